@@ -1,0 +1,51 @@
+//! Generates the C++ side of the cxx bridge and compiles it into the static library.
+//!
+//! The generated headers (and cxx's `rust/cxx.h`) are also copied to
+//! `<target>/<profile>/cxxbridge/include/`, a path that does not depend on cargo's build hash,
+//! so the ns-3 module's build (wscript) can find them.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const BRIDGES: &[&str] = &["src/switch.rs"];
+
+fn main() {
+    let std = std::env::var("RDMACC_CXX_STD").unwrap_or_else(|_| "c++17".to_string());
+    cxx_build::bridges(BRIDGES)
+        .std(&std)
+        .flag_if_supported("-fPIC")
+        .compile("rdma-cc-bridge");
+    for b in BRIDGES {
+        println!("cargo:rerun-if-changed={b}");
+    }
+    println!("cargo:rerun-if-env-changed=RDMACC_CXX_STD");
+
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let include = out.join("cxxbridge").join("include");
+    // OUT_DIR = <target>/<profile>/build/<pkg>-<hash>/out
+    if let Some(profile_dir) = out.ancestors().nth(3) {
+        let dest = profile_dir.join("cxxbridge").join("include");
+        copy_headers(&include, &dest);
+    }
+}
+
+/// Copies every header below `from` to the same relative path below `to`, rewriting a file
+/// only when its content changed (so C++ dependants are not rebuilt needlessly).
+fn copy_headers(from: &Path, to: &Path) {
+    let Ok(entries) = fs::read_dir(from) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let target = to.join(e.file_name());
+        if p.is_dir() {
+            copy_headers(&p, &target);
+        } else if p.extension().is_some_and(|x| x == "h") {
+            let content = fs::read(&p).expect("read generated header");
+            if fs::read(&target).ok().as_deref() != Some(&content[..]) {
+                fs::create_dir_all(to).expect("create cxxbridge include dir");
+                fs::write(&target, content).expect("write cxxbridge header");
+            }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "rdma-cc-output.h"
+
+#include "rdma-cc-error.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <sys/stat.h>
+
+namespace ns3
+{
+namespace rdmacc
+{
+
+uint64_t
+CheckedBytes(const std::string& field, double value)
+{
+    if (!std::isfinite(value) || value < 0 || value != std::floor(value) || value > 1e18)
+    {
+        std::ostringstream os;
+        os << "invalid " << field << " = " << value << ": must be a whole number of bytes >= 0";
+        ConfigFatal("command line", os.str());
+    }
+    return static_cast<uint64_t>(value);
+}
+
+double
+CheckedRange(const std::string& field, double value, double lo, double hi)
+{
+    if (!std::isfinite(value) || value < lo || value > hi)
+    {
+        std::ostringstream os;
+        os << "invalid " << field << " = " << value << ": must be in [" << lo << ", " << hi
+           << "]";
+        ConfigFatal("command line", os.str());
+    }
+    return value;
+}
+
+void
+MakeOutputDir(const std::string& dir)
+{
+    std::string partial;
+    std::istringstream parts(dir);
+    std::string part;
+    if (!dir.empty() && dir[0] == '/')
+    {
+        partial = "/";
+    }
+    while (std::getline(parts, part, '/'))
+    {
+        if (part.empty())
+        {
+            continue;
+        }
+        partial += part + "/";
+        struct stat st;
+        if (stat(partial.c_str(), &st) == 0)
+        {
+            if (!S_ISDIR(st.st_mode))
+            {
+                ConfigFatal("--out", partial + " exists and is not a directory");
+            }
+            continue;
+        }
+        if (mkdir(partial.c_str(), 0755) != 0)
+        {
+            ConfigFatal("--out", "cannot create directory " + partial);
+        }
+    }
+}
+
+namespace
+{
+std::string
+Quote(const std::string& s)
+{
+    std::ostringstream os;
+    os << '"';
+    for (char c : s)
+    {
+        switch (c)
+        {
+        case '"':
+            os << "\\\"";
+            break;
+        case '\\':
+            os << "\\\\";
+            break;
+        case '\n':
+            os << "\\n";
+            break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20)
+            {
+                os << "\\u" << std::hex << std::setw(4) << std::setfill('0') << int(c);
+            }
+            else
+            {
+                os << c;
+            }
+        }
+    }
+    os << '"';
+    return os.str();
+}
+} // namespace
+
+JsonObject&
+JsonObject::Int(const std::string& key, int64_t v)
+{
+    m_members.emplace_back(key, std::to_string(v));
+    return *this;
+}
+
+JsonObject&
+JsonObject::UInt(const std::string& key, uint64_t v)
+{
+    m_members.emplace_back(key, std::to_string(v));
+    return *this;
+}
+
+JsonObject&
+JsonObject::Num(const std::string& key, double v)
+{
+    if (!std::isfinite(v))
+    {
+        m_members.emplace_back(key, "null");
+        return *this;
+    }
+    std::ostringstream os;
+    os << std::setprecision(10) << v;
+    m_members.emplace_back(key, os.str());
+    return *this;
+}
+
+JsonObject&
+JsonObject::Str(const std::string& key, const std::string& v)
+{
+    m_members.emplace_back(key, Quote(v));
+    return *this;
+}
+
+JsonObject&
+JsonObject::Obj(const std::string& key, const JsonObject& v)
+{
+    m_nested.push_back(v);
+    m_members.emplace_back(key, "\x01" + std::to_string(m_nested.size() - 1));
+    return *this;
+}
+
+std::string
+JsonObject::ToString(int indent) const
+{
+    std::string pad(2 * (indent + 1), ' ');
+    std::ostringstream os;
+    os << "{\n";
+    for (size_t i = 0; i < m_members.size(); i++)
+    {
+        const auto& [k, v] = m_members[i];
+        os << pad << Quote(k) << ": ";
+        if (!v.empty() && v[0] == '\x01')
+        {
+            os << m_nested[std::stoul(v.substr(1))].ToString(indent + 1);
+        }
+        else
+        {
+            os << v;
+        }
+        os << (i + 1 < m_members.size() ? ",\n" : "\n");
+    }
+    os << std::string(2 * indent, ' ') << "}";
+    return os.str();
+}
+
+void
+JsonObject::WriteFile(const std::string& path) const
+{
+    std::string tmp = path + ".tmp";
+    {
+        std::ofstream f(tmp);
+        f << ToString() << "\n";
+        if (!f)
+        {
+            ConfigFatal("--out", "cannot write " + tmp);
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    {
+        ConfigFatal("--out", "cannot rename " + tmp + " to " + path);
+    }
+}
+
+} // namespace rdmacc
+} // namespace ns3

@@ -1,0 +1,74 @@
+/*
+ * rdma-cc: small helpers shared by the examples: checked conversion of command-line values,
+ * the output directory, and a minimal JSON object writer (deterministic key order).
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef RDMA_CC_OUTPUT_H
+#define RDMA_CC_OUTPUT_H
+
+#include <cstdint>
+#include <map>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+namespace rdmacc
+{
+
+/**
+ * \ingroup rdma-cc
+ * \return `value` as a byte count; stops the program with a message naming `field` when it is
+ * negative, not finite or not a whole number.
+ * \param field option name, e.g. "--kmin"
+ * \param value the value given
+ */
+uint64_t CheckedBytes(const std::string& field, double value);
+
+/**
+ * \ingroup rdma-cc
+ * \return `value` when it lies in [lo, hi], else stops with a message naming `field`.
+ */
+double CheckedRange(const std::string& field, double value, double lo, double hi);
+
+/**
+ * \ingroup rdma-cc
+ * Creates directory `dir` (and parents); stops the program with a clear message if it cannot.
+ */
+void MakeOutputDir(const std::string& dir);
+
+/**
+ * \ingroup rdma-cc
+ * Writes a JSON object whose values are numbers, strings or nested objects, in insertion order,
+ * so that the same run produces the same bytes.
+ */
+class JsonObject
+{
+  public:
+    /// Adds an integer member.
+    JsonObject& Int(const std::string& key, int64_t v);
+    /// Adds an unsigned integer member.
+    JsonObject& UInt(const std::string& key, uint64_t v);
+    /// Adds a floating-point member (printed with 6 significant decimals, "null" if not finite).
+    JsonObject& Num(const std::string& key, double v);
+    /// Adds a string member.
+    JsonObject& Str(const std::string& key, const std::string& v);
+    /// Adds a nested object.
+    JsonObject& Obj(const std::string& key, const JsonObject& v);
+    /// \return the serialised object, indented by `indent` levels.
+    std::string ToString(int indent = 0) const;
+    /// Writes the object to `path`, atomically (temporary file + rename).
+    void WriteFile(const std::string& path) const;
+
+  private:
+    std::vector<std::pair<std::string, std::string>> m_members; //!< key, serialised value
+    std::vector<JsonObject> m_nested; //!< nested objects, referenced from m_members
+};
+
+} // namespace rdmacc
+} // namespace ns3
+
+#endif /* RDMA_CC_OUTPUT_H */

@@ -1,0 +1,126 @@
+/*
+ * rdma-cc: RED/ECN marking on the instantaneous queue with WRED threshold drop of Not-ECT
+ * packets, as an ns-3 traffic-control queue disc. The decisions are made by the Rust policy
+ * rdma_cc_switch::red behind the cxx bridge.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef RED_ECN_QUEUE_DISC_H
+#define RED_ECN_QUEUE_DISC_H
+
+#include "ns3/queue-disc.h"
+#include "ns3/random-variable-stream.h"
+
+#include <array>
+#include <memory>
+#include <string>
+
+namespace rdmacc_ffi
+{
+struct RedEcn;
+} // namespace rdmacc_ffi
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma-cc
+ *
+ * FIFO queue disc that marks ECN-capable packets with a probability that grows linearly with
+ * the instantaneous queue length between KMin and KMax (1 at and above KMax), and treats
+ * Not-ECT packets by NotEctMode: accept, drop at or above KFs (LDCP fast start's WRED
+ * threshold drop), or drop where an ECN-capable packet would be marked (classic RED).
+ * Any packet that would take the queue past BufMax bytes is tail-dropped.
+ *
+ * The queue length used is the queue disc's byte count before the arriving packet is added.
+ * Every decision is taken by the Rust policy (rust/switch/src/red.rs); this class converts the
+ * packet to (queue bytes, size, ECN bits, random draw) and acts on the verdict.
+ *
+ * Drops are reported through the QueueDisc "Drop"/"DropBeforeEnqueue" trace sources and
+ * QueueDisc::Stats with the reasons in DropReasonName(); marks through "Mark" with reason
+ * MARK_REASON.
+ */
+class RedEcnQueueDisc : public QueueDisc
+{
+  public:
+    /// Not-ECT treatment, mirrors rdma_cc_switch::red::NotEct.
+    enum NotEctMode
+    {
+        NOT_ECT_ACCEPT = 0,         //!< enqueue; only BufMax applies
+        NOT_ECT_THRESHOLD_DROP = 1, //!< drop at or above KFs
+        NOT_ECT_RED_DROP = 2,       //!< drop where an ECT packet would be marked
+    };
+
+    /// Mark reason reported to QueueDisc::Stats.
+    static constexpr const char* MARK_REASON = "ecn_mark";
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    RedEcnQueueDisc();
+    ~RedEcnQueueDisc() override;
+
+    /**
+     * Checks the attributes with the Rust validation.
+     * \return "" when valid, else the message naming the attribute, its value and the rule.
+     */
+    std::string ValidateConfig() const;
+
+    /**
+     * \param q queue length in bytes
+     * \return the marking probability of an ECN-capable packet arriving at queue length q
+     */
+    double MarkProbability(uint64_t q) const;
+
+    /**
+     * \param reason a drop-reason code of the Rust policy
+     * \return the stable name used in traces and QueueDisc::Stats ("queue_full",
+     *         "buffer_full", "not_ect_threshold", "red_early_drop", "headroom_overrun")
+     */
+    static const char* DropReasonName(uint8_t reason);
+
+    /**
+     * \param reason a drop-reason code
+     * \return the name the Rust policy gives it ("" for an unknown code); equals
+     *         DropReasonName(reason) for every known code (checked by the test suite)
+     */
+    static std::string PolicyDropReasonName(uint8_t reason);
+
+    /// \return the number of drop-reason codes the Rust policy knows
+    static uint8_t PolicyDropReasonCount();
+
+    /// Number of drop-reason codes.
+    static constexpr uint8_t N_DROP_REASONS = 5;
+
+    /**
+     * Assign a fixed random variable stream number to the random variables used by this model.
+     * \param stream first stream index to use
+     * \return the number of stream indices assigned by this model
+     */
+    int64_t AssignStreams(int64_t stream);
+
+  private:
+    bool DoEnqueue(Ptr<QueueDiscItem> item) override;
+    Ptr<QueueDiscItem> DoDequeue() override;
+    Ptr<const QueueDiscItem> DoPeek() override;
+    bool CheckConfig() override;
+    void InitializeParams() override;
+
+    /// \return the ECN bits of the item's IP header (Not-ECT for non-IP items)
+    static uint8_t EcnBits(Ptr<const QueueDiscItem> item);
+
+    uint32_t m_kMin;                   //!< KMin attribute, bytes
+    uint32_t m_kMax;                   //!< KMax attribute, bytes
+    double m_pMax;                     //!< PMax attribute
+    NotEctMode m_notEct;               //!< NotEctMode attribute
+    uint32_t m_kFs;                    //!< KFs attribute, bytes
+    uint32_t m_bufMax;                 //!< BufMax attribute, bytes
+    Ptr<UniformRandomVariable> m_uv;   //!< marking draws
+    rdmacc_ffi::RedEcn* m_policy;     //!< the Rust policy (owned; freed in the destructor)
+};
+
+} // namespace ns3
+
+#endif /* RED_ECN_QUEUE_DISC_H */

@@ -1,0 +1,13 @@
+//! The cxx bridge between the ns-3 module (C++) and the rdma-cc algorithm crates.
+//!
+//! This crate holds no algorithm: it converts plain-data structs filled from ns-3 attributes
+//! into validated Rust configurations, owns one opaque Rust object per switch queue or flow,
+//! and forwards per-packet calls with `Copy` values (no strings, no heap allocation per packet).
+//!
+//! Construction returns `Result`; on the C++ side an error arrives as a `rust::Error` whose
+//! message names the offending attribute, and the module stops the program with it.
+//!
+//! Bridges, one per area:
+//! - [`switch`]: RED/ECN + WRED egress queue policy.
+
+pub mod switch;
