@@ -153,10 +153,12 @@ def _ns3_system(conf):
 
 def _ns3_pypi(conf):
     py = sys.executable
+    # --no-deps: we need the wheel's headers and C++ libraries only, not its Python bindings
+    # (cppyy), which would be compiled from source.
     Logs.pprint("CYAN", "Installing/locating PyPI %s in %s (one download of ~70 MB the first time)" % (PYPI_NS3, sys.prefix))
     try:
         conf.cmd_and_log(
-            [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", PYPI_NS3],
+            [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", PYPI_NS3],
             output=Context.BOTH,
             quiet=Context.BOTH,
         )

@@ -91,6 +91,18 @@ main(int argc, char* argv[])
     {
         rdmacc::ConfigFatal("command line", "invalid --senders = 0: must be >= 1");
     }
+    rdmacc::CheckAttributeValue("--notEct", "ns3::RedEcnQueueDisc", "NotEctMode", notEct);
+    rdmacc::CheckAttributeValue("--accessRate", "ns3::PointToPointNetDevice", "DataRate", accessRate);
+    rdmacc::CheckAttributeValue("--bottleneckRate",
+                                "ns3::PointToPointNetDevice",
+                                "DataRate",
+                                bottleneckRate);
+    const Time linkDelay = NanoSeconds(rdmacc::CheckedTimeNs("--delay", delay));
+    const Time sampleEvery = NanoSeconds(rdmacc::CheckedTimeNs("--sample", sample));
+    if (sampleEvery.IsZero())
+    {
+        rdmacc::ConfigFatal("command line", "invalid --sample = 0: must be > 0");
+    }
     rdmacc::CheckedRange("--simTime", simTime, 1e-6, 1e6);
     rdmacc::CheckedRange("--udpLoad", udpLoad, 0, 100);
     const uint64_t kMinB = rdmacc::CheckedBytes("--kmin", kmin);
@@ -120,10 +132,10 @@ main(int argc, char* argv[])
 
     PointToPointHelper access;
     access.SetDeviceAttribute("DataRate", StringValue(accessRate));
-    access.SetChannelAttribute("Delay", StringValue(delay));
+    access.SetChannelAttribute("Delay", TimeValue(linkDelay));
     PointToPointHelper bottleneck;
     bottleneck.SetDeviceAttribute("DataRate", StringValue(bottleneckRate));
-    bottleneck.SetChannelAttribute("Delay", StringValue(delay));
+    bottleneck.SetChannelAttribute("Delay", TimeValue(linkDelay));
     // keep the device queue minimal so the queue builds in the queue disc
     bottleneck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
 
@@ -189,7 +201,7 @@ main(int argc, char* argv[])
         src.Stop(Seconds(simTime));
     }
 
-    Simulator::Schedule(Seconds(start), &SampleQueue, qdiscs.Get(0), Time(sample));
+    Simulator::Schedule(Seconds(start), &SampleQueue, qdiscs.Get(0), sampleEvery);
     Simulator::Stop(Seconds(simTime));
     auto wall0 = std::chrono::steady_clock::now();
     Simulator::Run();

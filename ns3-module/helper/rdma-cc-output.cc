@@ -5,7 +5,11 @@
 
 #include "rdma-cc-error.h"
 
+#include "ns3/string.h"
+#include "ns3/type-id.h"
+
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -39,6 +43,62 @@ CheckedRange(const std::string& field, double value, double lo, double hi)
         ConfigFatal("command line", os.str());
     }
     return value;
+}
+
+void
+CheckAttributeValue(const std::string& option,
+                    const std::string& typeName,
+                    const std::string& attr,
+                    const std::string& value)
+{
+    TypeId tid;
+    TypeId::AttributeInformation info;
+    if (!TypeId::LookupByNameFailSafe(typeName, &tid) || !tid.LookupAttributeByName(attr, &info))
+    {
+        ConfigFatal("command line", "no attribute " + typeName + "::" + attr);
+    }
+    // the same test ObjectFactory applies before it aborts on a bad value
+    if (!info.checker->CreateValidValue(StringValue(value)))
+    {
+        ConfigFatal("command line",
+                    "invalid " + option + " = " + value + ": not a valid " + typeName +
+                        "::" + attr + " (accepted: " +
+                        info.checker->GetUnderlyingTypeInformation() + ")");
+    }
+}
+
+int64_t
+CheckedTimeNs(const std::string& option, const std::string& text)
+{
+    static const std::pair<const char*, double> units[] = {
+        {"ns", 1.0},
+        {"us", 1e3},
+        {"ms", 1e6},
+        {"s", 1e9},
+    };
+    std::string num = text;
+    double scale = 1e9;
+    for (const auto& [suffix, mult] : units)
+    {
+        const std::string sfx(suffix);
+        if (text.size() > sfx.size() &&
+            text.compare(text.size() - sfx.size(), sfx.size(), sfx) == 0)
+        {
+            num = text.substr(0, text.size() - sfx.size());
+            scale = mult;
+            break;
+        }
+    }
+    char* end = nullptr;
+    const double v = num.empty() ? NAN : std::strtod(num.c_str(), &end);
+    if (num.empty() || end != num.c_str() + num.size() || !std::isfinite(v) || v < 0 ||
+        v * scale > 9e18)
+    {
+        ConfigFatal("command line",
+                    "invalid " + option + " = " + text +
+                        ": must be a non-negative duration like 2us, 1.5ms, 0.1s or 800ns");
+    }
+    return static_cast<int64_t>(std::llround(v * scale));
 }
 
 void

@@ -36,6 +36,25 @@ double CheckedRange(const std::string& field, double value, double lo, double hi
 
 /**
  * \ingroup rdma-cc
+ * Checks that `value` is a valid value of attribute `attr` of ns-3 type `typeName` (e.g. an
+ * enum name); stops the program with a message naming `option` and the accepted values
+ * otherwise, instead of ns-3's abort.
+ */
+void CheckAttributeValue(const std::string& option,
+                         const std::string& typeName,
+                         const std::string& attr,
+                         const std::string& value);
+
+/**
+ * \ingroup rdma-cc
+ * Parses a non-negative duration such as "2us", "1.5ms", "0.1s" or "800ns" (no unit: seconds)
+ * and returns it in nanoseconds; stops the program with a message naming `option` when the
+ * text is not such a duration (ns-3's own parser aborts instead).
+ */
+int64_t CheckedTimeNs(const std::string& option, const std::string& text);
+
+/**
+ * \ingroup rdma-cc
  * Creates directory `dir` (and parents); stops the program with a clear message if it cannot.
  */
 void MakeOutputDir(const std::string& dir);
