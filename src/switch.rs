@@ -1,7 +1,10 @@
 //! Bridge for switch queue policies (`rdma-cc-switch`).
 
-use rdma_cc_core::Bytes;
+use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
+use rdma_cc_switch::core::{PacketMeta, SwitchCore as Core};
+use rdma_cc_switch::mmu::{MmuConfig, PfcAction, Xoff, PRIORITIES};
 use rdma_cc_switch::red::{EcnThresholds, NotEct, RedEcnConfig, RedEcnPolicy, Verdict};
+use rdma_cc_switch::routing::{FiveTuple, Routes, Topology as Topo};
 use rdma_cc_switch::{DropReason, Ecn};
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
@@ -41,10 +44,141 @@ mod ffi {
     struct RedEcnCounters {
         enqueued: u64,
         marked: u64,
-        drops: [u64; 5],
+        drops: [u64; 6],
+    }
+
+    /// Shared-buffer MMU parameters (ns-3 attributes of the switch).
+    #[derive(Clone, Copy)]
+    struct MmuParams {
+        buffer_size: u64,
+        ports: u32,
+        mtu: u64,
+        reserve: u64,
+        headroom: u64,
+        /// true: XOFF = beta * free shared / 8; false: XOFF = xoff_static bytes
+        xoff_dynamic: bool,
+        xoff_static: u64,
+        xoff_beta: f64,
+        xon_delta: u64,
+        /// bit p set: priority p is lossless (PFC)
+        lossless_mask: u8,
+        egress_limit: u64,
+    }
+
+    /// What the switch knows about an arriving packet.
+    #[derive(Clone, Copy)]
+    struct SwitchPacket {
+        in_port: u32,
+        prio: u8,
+        dst_node: u32,
+        src_ip: u32,
+        dst_ip: u32,
+        src_port: u16,
+        dst_port: u16,
+        protocol: u8,
+        size: u64,
+        ecn: u8,
+        draw: f64,
+    }
+
+    /// The switch's answer. `action`: 0 enqueue, 1 enqueue marked CE, 2 drop (`reason`).
+    /// `pfc` for the ingress (port, priority): 0 nothing, 1 send PAUSE, 2 send RESUME.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct SwitchDecision {
+        out_port: u32,
+        action: u8,
+        reason: u8,
+        pfc: u8,
+    }
+
+    /// Counters of one switch.
+    #[derive(Clone, Copy, Debug)]
+    struct SwitchCounters {
+        received: u64,
+        forwarded: u64,
+        marked: u64,
+        drops: [u64; 6],
+        drop_bytes: u64,
+        pauses: u64,
+        resumes: u64,
+        occupancy: u64,
+        max_occupancy: u64,
+        max_headroom_used: u64,
+    }
+
+    /// Marking thresholds looked up in a per-speed map.
+    #[derive(Clone, Copy, Debug)]
+    struct EcnLookup {
+        found: bool,
+        k_min: u64,
+        k_max: u64,
+        p_max: f64,
     }
 
     extern "Rust" {
+        /// Parses a per-link-speed marking map "GBPS:KMIN:KMAX:PMAX,..." and returns the
+        /// entry for a link of `rate_bps` (found = false for an empty map).
+        fn ecn_map_lookup(map: &str, rate_bps: u64) -> Result<EcnLookup>;
+
+        /// The fabric graph, for shortest-path routing.
+        type Topology;
+        /// A topology of `n` nodes and no links.
+        fn topology_new(n: u32) -> Box<Topology>;
+        /// Marks a node as a host.
+        fn set_host(self: &mut Topology, node: u32) -> Result<()>;
+        /// Adds a link between port `pa` of `a` and port `pb` of `b`.
+        fn add_link(self: &mut Topology, a: u32, pa: u32, b: u32, pb: u32) -> Result<()>;
+        /// Computes every node's shortest-path next hops (call after the last link).
+        fn compute_routes(self: &mut Topology);
+        /// Ports of `node` on shortest paths to `dst` (setup and tests only).
+        fn next_hops(self: &Topology, node: u32, dst: u32) -> Vec<u32>;
+
+        /// One switch's decisions (routing, egress policy, MMU with PFC).
+        type SwitchCore;
+        /// Builds the switch core of `node` with routes from `topo` (compute_routes first).
+        fn switch_core_new(
+            mmu: &MmuParams,
+            topo: &Topology,
+            node: u32,
+            seed: u64,
+        ) -> Result<Box<SwitchCore>>;
+        /// Installs the RED/ECN policy of egress queue (port, prio).
+        fn set_queue_policy(
+            self: &mut SwitchCore,
+            port: u32,
+            prio: u8,
+            p: &RedEcnParams,
+        ) -> Result<()>;
+        /// Decides for an arriving packet.
+        fn on_arrival(self: &mut SwitchCore, p: &SwitchPacket) -> SwitchDecision;
+        /// A packet left egress queue (out_port, prio); returns the PFC action (0/1/2) for
+        /// its ingress (in_port, prio).
+        fn on_departure(
+            self: &mut SwitchCore,
+            in_port: u32,
+            out_port: u32,
+            prio: u8,
+            size: u64,
+        ) -> u8;
+        /// Counters so far.
+        fn counters(self: &SwitchCore) -> SwitchCounters;
+        /// Bytes in egress queue (port, prio) as accounted by the MMU.
+        fn egress_bytes(self: &SwitchCore, port: u32, prio: u8) -> u64;
+        /// Bytes of ingress queue (port, prio).
+        fn ingress_bytes(self: &SwitchCore, port: u32, prio: u8) -> u64;
+        /// Whether a PAUSE is outstanding for ingress (port, prio).
+        fn is_paused(self: &SwitchCore, port: u32, prio: u8) -> bool;
+        /// "" when every accounting invariant holds, else what is wrong.
+        fn check_invariants(self: &SwitchCore) -> String;
+        /// Validates MMU parameters (error names the attribute).
+        fn mmu_validate(p: &MmuParams) -> Result<()>;
+        /// Start-up warnings: ECN before PFC (DCQCN §4), headroom vs. link BDP.
+        fn mmu_warnings(p: &MmuParams, k_min: u64, rate_bps: u64, delay_ns: u64) -> Vec<String>;
+        /// The largest ECN threshold for which ECN triggers before PFC.
+        fn mmu_max_ecn_threshold(p: &MmuParams) -> u64;
+        /// Headroom needed on a link of this rate and one-way delay.
+        fn mmu_headroom_needed(p: &MmuParams, rate_bps: u64, delay_ns: u64) -> u64;
+
         /// One RED/ECN + WRED egress queue policy.
         type RedEcn;
         /// Validates `p` and builds the policy; the error names the bad attribute.
@@ -69,13 +203,214 @@ mod ffi {
     }
 }
 
-pub use ffi::{EnqueueVerdict, NotEctMode, RedEcnCounters, RedEcnParams};
+pub use ffi::{
+    EnqueueVerdict, MmuParams, NotEctMode, RedEcnCounters, RedEcnParams, SwitchCounters,
+    SwitchDecision, SwitchPacket,
+};
+
+fn ecn_map_lookup(map: &str, rate_bps: u64) -> Result<ffi::EcnLookup, ConfigError> {
+    let m = rdma_cc_switch::red::SpeedMap::parse(map)?;
+    Ok(match m.lookup(Rate(rate_bps)) {
+        Some(t) => ffi::EcnLookup {
+            found: true,
+            k_min: t.k_min.0,
+            k_max: t.k_max.0,
+            p_max: t.p_max,
+        },
+        None => ffi::EcnLookup {
+            found: false,
+            k_min: 0,
+            k_max: 0,
+            p_max: 0.0,
+        },
+    })
+}
+
+/// Opaque handle: the fabric graph and, once computed, every node's routes.
+pub struct Topology {
+    topo: Topo,
+    routes: Vec<Routes>,
+}
+
+fn topology_new(n: u32) -> Box<Topology> {
+    Box::new(Topology {
+        topo: Topo::new(n as usize),
+        routes: Vec::new(),
+    })
+}
+
+impl Topology {
+    fn set_host(&mut self, node: u32) -> Result<(), ConfigError> {
+        self.topo.set_host(node)
+    }
+    fn add_link(&mut self, a: u32, pa: u32, b: u32, pb: u32) -> Result<(), ConfigError> {
+        self.topo.add_link(a, pa, b, pb)
+    }
+    fn compute_routes(&mut self) {
+        self.routes = self.topo.routes();
+    }
+    fn next_hops(&self, node: u32, dst: u32) -> Vec<u32> {
+        self.routes
+            .get(node as usize)
+            .map(|r| r.next_hops(dst).to_vec())
+            .unwrap_or_default()
+    }
+}
+
+impl TryFrom<&MmuParams> for MmuConfig {
+    type Error = ConfigError;
+    fn try_from(p: &MmuParams) -> Result<Self, ConfigError> {
+        let mut lossless = [false; PRIORITIES];
+        for (i, l) in lossless.iter_mut().enumerate() {
+            *l = p.lossless_mask & (1 << i) != 0;
+        }
+        Ok(MmuConfig {
+            buffer_size: Bytes(p.buffer_size),
+            ports: p.ports as usize,
+            mtu: Bytes(p.mtu),
+            reserve: Bytes(p.reserve),
+            headroom: Bytes(p.headroom),
+            xoff: if p.xoff_dynamic {
+                Xoff::Dynamic { beta: p.xoff_beta }
+            } else {
+                Xoff::Static(Bytes(p.xoff_static))
+            },
+            xon_delta: Bytes(p.xon_delta),
+            lossless,
+            egress_limit: Bytes(p.egress_limit),
+        })
+    }
+}
+
+fn mmu_validate(p: &MmuParams) -> Result<(), ConfigError> {
+    MmuConfig::try_from(p)?.validate()
+}
+
+fn mmu_warnings(p: &MmuParams, k_min: u64, rate_bps: u64, delay_ns: u64) -> Vec<String> {
+    match MmuConfig::try_from(p) {
+        Ok(c) => c.check(Bytes(k_min), Rate(rate_bps), Time(delay_ns)),
+        Err(e) => vec![e.to_string()],
+    }
+}
+
+fn mmu_max_ecn_threshold(p: &MmuParams) -> u64 {
+    MmuConfig::try_from(p).map_or(0, |c| c.max_ecn_threshold_before_pfc().0)
+}
+
+fn mmu_headroom_needed(p: &MmuParams, rate_bps: u64, delay_ns: u64) -> u64 {
+    MmuConfig::try_from(p).map_or(0, |c| c.headroom_needed(Rate(rate_bps), Time(delay_ns)).0)
+}
+
+/// Opaque handle owning one switch's [`Core`].
+pub struct SwitchCore(Core);
+
+fn switch_core_new(
+    mmu: &MmuParams,
+    topo: &Topology,
+    node: u32,
+    seed: u64,
+) -> Result<Box<SwitchCore>, ConfigError> {
+    let routes = topo.routes.get(node as usize).cloned().ok_or_else(|| {
+        ConfigError::new(
+            "node",
+            node,
+            "has no routes: call compute_routes after adding every link",
+        )
+    })?;
+    Ok(Box::new(SwitchCore(Core::new(
+        MmuConfig::try_from(mmu)?,
+        routes,
+        seed,
+    )?)))
+}
+
+fn pfc_code(a: PfcAction) -> u8 {
+    match a {
+        PfcAction::None => 0,
+        PfcAction::Pause => 1,
+        PfcAction::Resume => 2,
+    }
+}
+
+impl SwitchCore {
+    fn set_queue_policy(&mut self, port: u32, prio: u8, p: &RedEcnParams) -> Result<(), ConfigError> {
+        self.0.set_queue_policy(port, prio, RedEcnConfig::try_from(p)?)
+    }
+
+    #[inline]
+    fn on_arrival(&mut self, p: &SwitchPacket) -> SwitchDecision {
+        let d = self.0.on_arrival(&PacketMeta {
+            in_port: p.in_port,
+            prio: p.prio,
+            dst_node: p.dst_node,
+            tuple: FiveTuple {
+                src_ip: p.src_ip,
+                dst_ip: p.dst_ip,
+                src_port: p.src_port,
+                dst_port: p.dst_port,
+                protocol: p.protocol,
+            },
+            size: Bytes(p.size),
+            ecn: Ecn::from_bits(p.ecn),
+            draw: p.draw,
+        });
+        let (action, reason) = match d.verdict {
+            Verdict::Enqueue => (0, 0),
+            Verdict::Mark => (1, 0),
+            Verdict::Drop(r) => (2, r as u8),
+        };
+        SwitchDecision {
+            out_port: d.out_port,
+            action,
+            reason,
+            pfc: pfc_code(d.pfc),
+        }
+    }
+
+    #[inline]
+    fn on_departure(&mut self, in_port: u32, out_port: u32, prio: u8, size: u64) -> u8 {
+        pfc_code(self.0.on_departure(in_port, out_port, prio, Bytes(size)))
+    }
+
+    fn counters(&self) -> SwitchCounters {
+        let s = self.0.stats();
+        let m = self.0.mmu().stats();
+        SwitchCounters {
+            received: s.received,
+            forwarded: s.forwarded,
+            marked: s.marked,
+            drops: s.drops,
+            drop_bytes: s.drop_bytes,
+            pauses: m.pauses,
+            resumes: m.resumes,
+            occupancy: self.0.mmu().occupancy().0,
+            max_occupancy: m.max_occupancy.0,
+            max_headroom_used: m.max_headroom_used.0,
+        }
+    }
+
+    fn egress_bytes(&self, port: u32, prio: u8) -> u64 {
+        self.0.mmu().egress_bytes(port as usize, prio as usize).0
+    }
+
+    fn ingress_bytes(&self, port: u32, prio: u8) -> u64 {
+        self.0.mmu().ingress_bytes(port as usize, prio as usize).0
+    }
+
+    fn is_paused(&self, port: u32, prio: u8) -> bool {
+        self.0.mmu().is_paused(port as usize, prio as usize)
+    }
+
+    fn check_invariants(&self) -> String {
+        self.0.check_invariants().err().unwrap_or_default()
+    }
+}
 
 /// Opaque handle owning a [`RedEcnPolicy`].
 pub struct RedEcn(RedEcnPolicy);
 
 impl TryFrom<&RedEcnParams> for RedEcnConfig {
-    type Error = rdma_cc_core::ConfigError;
+    type Error = ConfigError;
     fn try_from(p: &RedEcnParams) -> Result<Self, Self::Error> {
         let not_ect = match p.not_ect {
             NotEctMode::Accept => NotEct::Accept,

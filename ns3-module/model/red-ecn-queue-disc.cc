@@ -33,6 +33,7 @@ const std::array<const char*, RedEcnQueueDisc::N_DROP_REASONS> kDropReasonNames 
     "not_ect_threshold",
     "red_early_drop",
     "headroom_overrun",
+    "no_route",
 };
 
 rdmacc_ffi::RedEcnParams

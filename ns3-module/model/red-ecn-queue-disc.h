@@ -77,7 +77,8 @@ class RedEcnQueueDisc : public QueueDisc
     /**
      * \param reason a drop-reason code of the Rust policy
      * \return the stable name used in traces and QueueDisc::Stats ("queue_full",
-     *         "buffer_full", "not_ect_threshold", "red_early_drop", "headroom_overrun")
+     *         "buffer_full", "not_ect_threshold", "red_early_drop", "headroom_overrun",
+     *         "no_route")
      */
     static const char* DropReasonName(uint8_t reason);
 
@@ -92,7 +93,7 @@ class RedEcnQueueDisc : public QueueDisc
     static uint8_t PolicyDropReasonCount();
 
     /// Number of drop-reason codes.
-    static constexpr uint8_t N_DROP_REASONS = 5;
+    static constexpr uint8_t N_DROP_REASONS = 6;
 
     /**
      * Assign a fixed random variable stream number to the random variables used by this model.

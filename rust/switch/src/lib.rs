@@ -2,6 +2,8 @@
 //!
 //! - [`red`]: RED/ECN marking on the instantaneous egress queue and WRED threshold drop of
 //!   Not-ECT packets at `K_fs` (LDCP fast start), answering each enqueue with a [`red::Verdict`].
+//! - [`routing`]: shortest-path next hops from the topology and per-flow ECMP.
+//! - [`core`]: one switch's decisions per packet (route, egress policy, MMU, PFC), combining the above.
 //! - [`mmu`]: shared-buffer accounting with PFC (static or dynamic XOFF, XON hysteresis,
 //!   headroom), answering each arrival and departure with admission and Pause/Resume decisions.
 //!
@@ -11,8 +13,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod core;
 pub mod mmu;
 pub mod red;
+pub mod routing;
 
 /// IP ECN codepoint of a packet (RFC 3168).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -60,16 +64,19 @@ pub enum DropReason {
     RedEarlyDrop = 3,
     /// A lossless (PFC) priority overran its headroom: a configuration error.
     HeadroomOverrun = 4,
+    /// The switch has no route to the packet's destination.
+    NoRoute = 5,
 }
 
 impl DropReason {
     /// All reasons, in their numeric order.
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 6] = [
         DropReason::QueueFull,
         DropReason::BufferFull,
         DropReason::NotEctThreshold,
         DropReason::RedEarlyDrop,
         DropReason::HeadroomOverrun,
+        DropReason::NoRoute,
     ];
 
     /// Stable snake-case name used in output files.
@@ -80,6 +87,7 @@ impl DropReason {
             DropReason::NotEctThreshold => "not_ect_threshold",
             DropReason::RedEarlyDrop => "red_early_drop",
             DropReason::HeadroomOverrun => "headroom_overrun",
+            DropReason::NoRoute => "no_route",
         }
     }
 }

@@ -1,0 +1,375 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "fabric-helper.h"
+
+#include "rdma-cc-error.h"
+
+#include "ns3/log.h"
+#include "ns3/node-list.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include "ns3/qbb-channel.h"
+#include "ns3/roce-header.h"
+
+#include "rdma-cc/src/switch.rs.h"
+#include "rust/cxx.h"
+
+#include <iostream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricHelper");
+
+namespace
+{
+struct TopologyDeleter
+{
+    void operator()(rdmacc_ffi::Topology* t) const
+    {
+        (void)rust::Box<rdmacc_ffi::Topology>::from_raw(t);
+    }
+};
+} // namespace
+
+std::vector<uint32_t>
+Fabric::NextHops(uint32_t node, uint32_t dst) const
+{
+    std::vector<uint32_t> out;
+    if (topology)
+    {
+        for (auto p : topology->next_hops(node, dst))
+        {
+            out.push_back(p);
+        }
+    }
+    return out;
+}
+
+Time
+Fabric::BaseRtt(uint32_t srcHost, uint32_t dstHost, uint32_t frameBytes, uint32_t ackBytes) const
+{
+    Time rtt = Seconds(0);
+    uint32_t node = srcHost;
+    for (int hops = 0; node != dstHost && hops < 64; hops++)
+    {
+        auto next = NextHops(node, dstHost);
+        if (next.empty())
+        {
+            return Seconds(-1);
+        }
+        Ptr<Node> n = NodeList::GetNode(node);
+        Ptr<QbbNetDevice> dev = DynamicCast<QbbNetDevice>(n->GetDevice(next[0]));
+        rtt += 2 * dev->GetDelay() + dev->WireTime(frameBytes) + dev->WireTime(ackBytes);
+        Ptr<QbbChannel> ch = DynamicCast<QbbChannel>(dev->GetChannel());
+        node = ch->GetPeer(dev)->GetNode()->GetId();
+    }
+    return rtt;
+}
+
+DataRate
+Fabric::HostRate() const
+{
+    return hostDevices.empty() ? DataRate(0) : hostDevices[0]->GetDataRate();
+}
+
+FabricHelper::FabricHelper()
+    : m_queuePrios(0xFF),
+      m_kMin(100000),
+      m_kMax(400000),
+      m_pMax(0.2),
+      m_notEct(0),
+      m_kFs(0),
+      m_printWarnings(true)
+{
+    m_switchFactory.SetTypeId("ns3::SwitchNode");
+    m_deviceFactory.SetTypeId("ns3::QbbNetDevice");
+    m_channelFactory.SetTypeId("ns3::QbbChannel");
+}
+
+FabricHelper::~FabricHelper() = default;
+
+void
+FabricHelper::SetSwitchAttribute(const std::string& n, const AttributeValue& v)
+{
+    m_switchFactory.Set(n, v);
+}
+
+void
+FabricHelper::SetDeviceAttribute(const std::string& n, const AttributeValue& v)
+{
+    m_deviceFactory.Set(n, v);
+}
+
+void
+FabricHelper::SetChannelAttribute(const std::string& n, const AttributeValue& v)
+{
+    m_channelFactory.Set(n, v);
+}
+
+void
+FabricHelper::SetQueuePriorities(uint8_t mask)
+{
+    m_queuePrios = mask;
+}
+
+void
+FabricHelper::SetEcn(uint64_t kMin, uint64_t kMax, double pMax)
+{
+    m_kMin = kMin;
+    m_kMax = kMax;
+    m_pMax = pMax;
+}
+
+void
+FabricHelper::SetEcnMap(const std::string& map)
+{
+    try
+    {
+        rdmacc_ffi::ecn_map_lookup(map, 0);
+    }
+    catch (const rust::Error& e)
+    {
+        rdmacc::ConfigFatal("FabricHelper::SetEcnMap", e.what());
+    }
+    m_ecnMap = map;
+}
+
+void
+FabricHelper::SetNotEct(uint8_t mode, uint64_t kFs)
+{
+    m_notEct = mode;
+    m_kFs = kFs;
+}
+
+Ptr<Node>
+FabricHelper::AddHost()
+{
+    Ptr<Node> n = CreateObject<Node>();
+    m_fabric.hosts.Add(n);
+    m_fabric.hostDevices.push_back(nullptr);
+    return n;
+}
+
+Ptr<SwitchNode>
+FabricHelper::AddSwitch()
+{
+    Ptr<SwitchNode> s = m_switchFactory.Create<SwitchNode>();
+    m_fabric.switches.push_back(s);
+    return s;
+}
+
+void
+FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay)
+{
+    Ptr<QbbChannel> ch = m_channelFactory.Create<QbbChannel>();
+    if (!delay.IsNegative())
+    {
+        ch->SetAttribute("Delay", TimeValue(delay));
+    }
+    uint32_t ports[2];
+    Ptr<Node> ends[2] = {a, b};
+    for (int k = 0; k < 2; k++)
+    {
+        Ptr<QbbNetDevice> d = m_deviceFactory.Create<QbbNetDevice>();
+        if (rate.GetBitRate() > 0)
+        {
+            d->SetAttribute("DataRate", DataRateValue(rate));
+        }
+        d->SetAddress(Mac48Address::Allocate());
+        Ptr<SwitchNode> sw = DynamicCast<SwitchNode>(ends[k]);
+        if (sw)
+        {
+            ports[k] = sw->AddPort(d);
+        }
+        else
+        {
+            NS_ABORT_MSG_IF(ends[k]->GetNDevices() > 0,
+                            "host " << ends[k]->GetId() << " already has a link");
+            ports[k] = ends[k]->AddDevice(d);
+            for (uint32_t i = 0; i < m_fabric.hosts.GetN(); i++)
+            {
+                if (m_fabric.hosts.Get(i) == ends[k])
+                {
+                    m_fabric.hostDevices[i] = d;
+                }
+            }
+        }
+        d->Attach(ch);
+    }
+    Ptr<QbbNetDevice> d0 = DynamicCast<QbbNetDevice>(a->GetDevice(ports[0]));
+    m_fabric.links.push_back(
+        Fabric::Link{a->GetId(), ports[0], b->GetId(), ports[1], d0->GetDataRate(), ch->GetDelay()});
+}
+
+Fabric
+FabricHelper::Finalize()
+{
+    const uint32_t nNodes = NodeList::GetNNodes();
+    rust::Box<rdmacc_ffi::Topology> topo = rdmacc_ffi::topology_new(nNodes);
+    try
+    {
+        for (uint32_t i = 0; i < m_fabric.hosts.GetN(); i++)
+        {
+            NS_ABORT_MSG_UNLESS(m_fabric.hostDevices[i],
+                                "host " << m_fabric.hosts.Get(i)->GetId() << " has no link");
+            topo->set_host(m_fabric.hosts.Get(i)->GetId());
+        }
+        for (const auto& l : m_fabric.links)
+        {
+            topo->add_link(l.a, l.aPort, l.b, l.bPort);
+        }
+    }
+    catch (const rust::Error& e)
+    {
+        rdmacc::ConfigFatal("FabricHelper::Finalize", e.what());
+    }
+    topo->compute_routes();
+    m_fabric.topology =
+        std::shared_ptr<rdmacc_ffi::Topology>(topo.into_raw(), TopologyDeleter());
+
+    m_warnings.clear();
+    for (const auto& sw : m_fabric.switches)
+    {
+        sw->Setup(*m_fabric.topology);
+        uint64_t minKMin = UINT64_MAX;
+        for (uint32_t port = 0; port < sw->GetNPorts(); port++)
+        {
+            const uint64_t bps = sw->GetPort(port)->GetDataRate().GetBitRate();
+            uint64_t kMin = m_kMin;
+            uint64_t kMax = m_kMax;
+            double pMax = m_pMax;
+            if (!m_ecnMap.empty())
+            {
+                auto t = rdmacc_ffi::ecn_map_lookup(m_ecnMap, bps);
+                if (t.found)
+                {
+                    kMin = t.k_min;
+                    kMax = t.k_max;
+                    pMax = t.p_max;
+                }
+            }
+            minKMin = std::min(minKMin, kMin);
+            UintegerValue limit;
+            sw->GetAttribute("EgressLimit", limit);
+            for (uint8_t prio = 0; prio < QbbNetDevice::N_PRIO; prio++)
+            {
+                if (!(m_queuePrios & (1u << prio)))
+                {
+                    continue;
+                }
+                const bool lossless = sw->GetPfcPriorities() & (1u << prio);
+                sw->SetQueuePolicy(port,
+                                   prio,
+                                   kMin,
+                                   kMax,
+                                   pMax,
+                                   lossless ? 0 : m_notEct,
+                                   m_kFs,
+                                   limit.Get());
+            }
+        }
+        for (const auto& w : sw->ConfigWarnings(minKMin == UINT64_MAX ? m_kMin : minKMin))
+        {
+            const std::string msg = "switch " + std::to_string(sw->GetId()) + ": " + w;
+            if (std::find(m_warnings.begin(), m_warnings.end(), msg) == m_warnings.end())
+            {
+                m_warnings.push_back(msg);
+            }
+        }
+    }
+    if (m_printWarnings)
+    {
+        for (const auto& w : m_warnings)
+        {
+            std::cerr << "rdma-cc: warning: " << w << "\n";
+        }
+    }
+    Fabric f = m_fabric;
+    m_fabric = Fabric();
+    return f;
+}
+
+Fabric
+FabricHelper::SingleSwitch(uint32_t nHosts)
+{
+    Ptr<SwitchNode> sw = AddSwitch();
+    for (uint32_t i = 0; i < nHosts; i++)
+    {
+        Connect(AddHost(), sw);
+    }
+    return Finalize();
+}
+
+Fabric
+FabricHelper::Dumbbell(uint32_t nLeft, uint32_t nRight, DataRate bottleneck)
+{
+    Ptr<SwitchNode> l = AddSwitch();
+    Ptr<SwitchNode> r = AddSwitch();
+    for (uint32_t i = 0; i < nLeft; i++)
+    {
+        Connect(AddHost(), l);
+    }
+    for (uint32_t i = 0; i < nRight; i++)
+    {
+        Connect(AddHost(), r);
+    }
+    Connect(l, r, bottleneck);
+    return Finalize();
+}
+
+Fabric
+FabricHelper::Clos(uint32_t pods,
+                   uint32_t torsPerPod,
+                   uint32_t leavesPerPod,
+                   uint32_t spines,
+                   uint32_t hostsPerTor,
+                   DataRate fabricRate)
+{
+    std::vector<Ptr<SwitchNode>> spineNodes;
+    for (uint32_t s = 0; s < spines; s++)
+    {
+        spineNodes.push_back(AddSwitch());
+    }
+    for (uint32_t p = 0; p < pods; p++)
+    {
+        std::vector<Ptr<SwitchNode>> leaves;
+        for (uint32_t l = 0; l < leavesPerPod; l++)
+        {
+            leaves.push_back(AddSwitch());
+            for (auto& s : spineNodes)
+            {
+                Connect(leaves.back(), s, fabricRate);
+            }
+        }
+        for (uint32_t t = 0; t < torsPerPod; t++)
+        {
+            Ptr<SwitchNode> tor = AddSwitch();
+            for (auto& l : leaves)
+            {
+                Connect(tor, l, fabricRate);
+            }
+            for (uint32_t h = 0; h < hostsPerTor; h++)
+            {
+                Connect(AddHost(), tor);
+            }
+        }
+    }
+    return Finalize();
+}
+
+const std::vector<std::string>&
+FabricHelper::GetWarnings() const
+{
+    return m_warnings;
+}
+
+void
+FabricHelper::SetPrintWarnings(bool on)
+{
+    m_printWarnings = on;
+}
+
+} // namespace ns3

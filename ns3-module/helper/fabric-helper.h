@@ -1,0 +1,150 @@
+/*
+ * rdma-cc: builds datacenter fabrics (hosts, switches, Qbb links), computes routes, installs
+ * switch queue policies and reports configuration warnings.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef FABRIC_HELPER_H
+#define FABRIC_HELPER_H
+
+#include "ns3/attribute.h"
+#include "ns3/data-rate.h"
+#include "ns3/node-container.h"
+#include "ns3/nstime.h"
+#include "ns3/object-factory.h"
+#include "ns3/qbb-net-device.h"
+#include "ns3/switch-node.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rdmacc_ffi
+{
+struct Topology;
+} // namespace rdmacc_ffi
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma-cc
+ * A built fabric: its nodes, devices and links. Node ids are ns-3 node ids; every host has
+ * exactly one QbbNetDevice (its NIC port) and the address RoceHeader::NodeToIp(id).
+ */
+struct Fabric
+{
+    NodeContainer hosts;                          //!< end hosts
+    std::vector<Ptr<SwitchNode>> switches;        //!< switches
+    std::vector<Ptr<QbbNetDevice>> hostDevices;   //!< hostDevices[i] = NIC of hosts.Get(i)
+
+    /// One link: (node, port) at each end, rate, delay.
+    struct Link
+    {
+        uint32_t a;       //!< node id
+        uint32_t aPort;   //!< port (device index) on a
+        uint32_t b;       //!< node id
+        uint32_t bPort;   //!< port on b
+        DataRate rate;    //!< rate
+        Time delay;       //!< one-way delay
+    };
+
+    std::vector<Link> links;                      //!< every link
+    std::shared_ptr<rdmacc_ffi::Topology> topology; //!< the graph with routes (Rust)
+
+    /// \return the ports of switch or host `node` on shortest paths to host `dst`
+    std::vector<uint32_t> NextHops(uint32_t node, uint32_t dst) const;
+    /// \return the smallest base RTT between two hosts: propagation both ways plus the
+    ///         serialisation of one `frameBytes` data frame per hop and one ACK per hop back
+    Time BaseRtt(uint32_t srcHost, uint32_t dstHost, uint32_t frameBytes, uint32_t ackBytes) const;
+    /// \return the host NIC rate (all hosts' rates are the same in the built topologies)
+    DataRate HostRate() const;
+};
+
+/**
+ * \ingroup rdma-cc
+ *
+ * Builds fabrics of QbbNetDevices and SwitchNodes. Attributes of every switch, device and
+ * channel are set with SetSwitchAttribute / SetDeviceAttribute / SetChannelAttribute (ns-3
+ * attribute names of ns3::SwitchNode, ns3::QbbNetDevice, ns3::QbbChannel). The egress queue
+ * policy of the switches (RED/ECN marking, Not-ECT threshold drop) is set with SetEcn /
+ * SetEcnMap / SetNotEct for the priorities given by SetQueuePriorities.
+ *
+ * Topologies: SingleSwitch (N hosts on one switch), Dumbbell (two switches joined by a
+ * bottleneck link), Clos (3 tiers: ToRs with hosts, leaves per pod, spines), or any graph
+ * from AddHost / AddSwitch / Connect followed by Finalize.
+ */
+class FabricHelper
+{
+  public:
+    FabricHelper();
+    ~FabricHelper();
+
+    /// Sets an attribute of every switch created afterwards.
+    void SetSwitchAttribute(const std::string& n, const AttributeValue& v);
+    /// Sets an attribute of every device created afterwards.
+    void SetDeviceAttribute(const std::string& n, const AttributeValue& v);
+    /// Sets an attribute of every channel created afterwards.
+    void SetChannelAttribute(const std::string& n, const AttributeValue& v);
+
+    /// Marks egress queues of priorities in `mask` to get the RED/ECN policy (default 0xFF).
+    void SetQueuePriorities(uint8_t mask);
+    /// RED/ECN marking thresholds for all links (bytes, bytes, probability).
+    void SetEcn(uint64_t kMin, uint64_t kMax, double pMax);
+    /**
+     * Per-link-speed marking thresholds "GBPS:KMIN:KMAX:PMAX,..." (bytes); a port uses the
+     * entry of the largest speed not above its rate. Overrides SetEcn where it applies.
+     */
+    void SetEcnMap(const std::string& map);
+    /// Not-ECT treatment: 0 Accept, 1 ThresholdDrop at kFs, 2 RedDrop.
+    void SetNotEct(uint8_t mode, uint64_t kFs);
+
+    /// Creates a host (a Node with one QbbNetDevice, added by Connect).
+    Ptr<Node> AddHost();
+    /// Creates a switch.
+    Ptr<SwitchNode> AddSwitch();
+    /// Joins two nodes with a new link (rate, delay of the current attributes unless given).
+    void Connect(Ptr<Node> a, Ptr<Node> b, DataRate rate = DataRate(0), Time delay = Seconds(-1));
+    /// Computes routes, sets up every switch (buffer, policies) and prints warnings.
+    Fabric Finalize();
+
+    /// N hosts on one switch.
+    Fabric SingleSwitch(uint32_t nHosts);
+    /// nLeft hosts on switch 0, nRight on switch 1, joined by one link of `bottleneck`.
+    Fabric Dumbbell(uint32_t nLeft, uint32_t nRight, DataRate bottleneck);
+    /**
+     * 3-tier Clos: `pods` pods of `torsPerPod` ToRs (each with `hostsPerTor` hosts) and
+     * `leavesPerPod` leaves (every ToR of a pod to every leaf of the pod), every leaf to every
+     * one of `spines` spines. `fabricRate` = 0: same rate as the host links.
+     */
+    Fabric Clos(uint32_t pods,
+                uint32_t torsPerPod,
+                uint32_t leavesPerPod,
+                uint32_t spines,
+                uint32_t hostsPerTor,
+                DataRate fabricRate = DataRate(0));
+
+    /// \return the warnings printed by the last Finalize
+    const std::vector<std::string>& GetWarnings() const;
+    /// Prints warnings to stderr at Finalize (default true).
+    void SetPrintWarnings(bool on);
+
+  private:
+    ObjectFactory m_switchFactory;   //!< switches
+    ObjectFactory m_deviceFactory;   //!< devices
+    ObjectFactory m_channelFactory;  //!< channels
+    uint8_t m_queuePrios;            //!< priorities with the RED/ECN policy
+    uint64_t m_kMin;                 //!< marking
+    uint64_t m_kMax;                 //!< marking
+    double m_pMax;                   //!< marking
+    std::string m_ecnMap;            //!< per-speed marking
+    uint8_t m_notEct;                //!< Not-ECT mode
+    uint64_t m_kFs;                  //!< Not-ECT threshold
+    bool m_printWarnings;            //!< print at Finalize
+    Fabric m_fabric;                 //!< being built
+    std::vector<std::string> m_warnings; //!< from Finalize
+};
+
+} // namespace ns3
+
+#endif /* FABRIC_HELPER_H */

@@ -1,0 +1,173 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "raw-host.h"
+
+#include "roce-header.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RawHost");
+NS_OBJECT_ENSURE_REGISTERED(RawHost);
+
+TypeId
+RawHost::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RawHost")
+                            .SetParent<Object>()
+                            .SetGroupName("RdmaCc")
+                            .AddConstructor<RawHost>()
+                            .AddAttribute("Payload",
+                                          "Payload bytes per frame (the MTU of the flows).",
+                                          UintegerValue(1000),
+                                          MakeUintegerAccessor(&RawHost::m_payload),
+                                          MakeUintegerChecker<uint32_t>(1, 9000));
+    return tid;
+}
+
+RawHost::RawHost()
+    : m_nodeId(0),
+      m_payload(1000),
+      m_rr(0),
+      m_rxBytes(0),
+      m_rxFrames(0),
+      m_firstRx(Seconds(-1)),
+      m_lastRx(Seconds(0))
+{
+}
+
+void
+RawHost::DoDispose()
+{
+    if (m_dev)
+    {
+        m_dev->SetDataSource(nullptr);
+    }
+    m_dev = nullptr;
+    Object::DoDispose();
+}
+
+void
+RawHost::Attach(Ptr<QbbNetDevice> dev, uint32_t nodeId)
+{
+    m_dev = dev;
+    m_nodeId = nodeId;
+    dev->SetDataSource(this);
+    dev->SetRxHandler(MakeCallback(&RawHost::Receive, this));
+}
+
+uint32_t
+RawHost::AddFlow(uint32_t dstNode, uint8_t prio, uint64_t bytes, Time start, uint16_t srcPort)
+{
+    Flow f{dstNode, prio, bytes, 0, srcPort, start, Seconds(0), Seconds(0), false};
+    m_flows.push_back(f);
+    const uint32_t i = static_cast<uint32_t>(m_flows.size() - 1);
+    Simulator::Schedule(start - Simulator::Now(), &RawHost::StartFlow, this, i);
+    return i;
+}
+
+void
+RawHost::StartFlow(uint32_t i)
+{
+    m_flows[i].started = true;
+    m_dev->TriggerTransmit();
+}
+
+Ptr<Packet>
+RawHost::PullData(uint8_t pausedMask)
+{
+    const uint32_t n = static_cast<uint32_t>(m_flows.size());
+    for (uint32_t k = 0; k < n; k++)
+    {
+        const uint32_t i = (m_rr + k) % n;
+        Flow& f = m_flows[i];
+        if (!f.started || f.sent >= f.bytes || (pausedMask & (1u << f.prio)))
+        {
+            continue;
+        }
+        const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(m_payload, f.bytes - f.sent));
+        RoceHeader h;
+        h.kind = RoceHeader::DATA;
+        h.prio = f.prio;
+        h.ecn = 2; // ECT(0)
+        h.srcIp = RoceHeader::NodeToIp(m_nodeId);
+        h.dstIp = RoceHeader::NodeToIp(f.dstNode);
+        h.srcPort = f.srcPort;
+        h.flowId = i;
+        h.seq = f.sent;
+        f.sent += len;
+        if (f.sent == f.bytes)
+        {
+            h.flags |= RoceHeader::FLAG_LAST;
+        }
+        if (f.firstTx.IsZero())
+        {
+            f.firstTx = Simulator::Now();
+        }
+        f.lastTx = Simulator::Now();
+        Ptr<Packet> p = Create<Packet>(len);
+        p->AddHeader(h);
+        m_rr = (i + 1) % n;
+        return p;
+    }
+    return nullptr;
+}
+
+void
+RawHost::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
+{
+    RoceHeader h;
+    p->RemoveHeader(h);
+    if (h.kind != RoceHeader::DATA)
+    {
+        return;
+    }
+    const uint64_t len = p->GetSize();
+    m_rxBySource[RoceHeader::IpToNode(h.srcIp)] += len;
+    m_rxBytes += len;
+    m_rxFrames++;
+    if (m_firstRx.IsNegative())
+    {
+        m_firstRx = Simulator::Now();
+    }
+    m_lastRx = Simulator::Now();
+}
+
+const std::vector<RawHost::Flow>&
+RawHost::GetFlows() const
+{
+    return m_flows;
+}
+
+const std::map<uint32_t, uint64_t>&
+RawHost::GetReceivedBySource() const
+{
+    return m_rxBySource;
+}
+
+uint64_t
+RawHost::GetReceivedBytes() const
+{
+    return m_rxBytes;
+}
+
+uint64_t
+RawHost::GetReceivedFrames() const
+{
+    return m_rxFrames;
+}
+
+std::pair<Time, Time>
+RawHost::GetReceiveWindow() const
+{
+    return {m_firstRx, m_lastRx};
+}
+
+} // namespace ns3

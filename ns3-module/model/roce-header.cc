@@ -1,0 +1,125 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-header.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RoceHeader);
+
+RoceHeader::RoceHeader()
+    : kind(DATA),
+      prio(0),
+      ecn(0),
+      flags(0),
+      srcIp(0),
+      dstIp(0),
+      srcPort(0),
+      dstPort(ROCE_PORT),
+      flowId(0),
+      seq(0)
+{
+}
+
+TypeId
+RoceHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("RdmaCc")
+                            .AddConstructor<RoceHeader>();
+    return tid;
+}
+
+TypeId
+RoceHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+RoceHeader::Print(std::ostream& os) const
+{
+    static const char* names[] = {"DATA", "ACK", "NACK", "CNP", "PROBE", "PROBE_RESP"};
+    os << (kind <= PROBE_RESP ? names[kind] : "?") << " prio=" << int(prio) << " ecn=" << int(ecn)
+       << " flags=" << int(flags) << " " << srcIp << ":" << srcPort << "->" << dstIp << ":"
+       << dstPort << " qp=" << flowId << " seq=" << seq;
+}
+
+uint32_t
+RoceHeader::GetSerializedSize() const
+{
+    switch (kind)
+    {
+    case ACK:
+    case NACK:
+        return DATA_OVERHEAD + AETH;
+    case CNP:
+        return DATA_OVERHEAD + CNP_PAYLOAD;
+    default:
+        return DATA_OVERHEAD;
+    }
+}
+
+void
+RoceHeader::Serialize(Buffer::Iterator i) const
+{
+    // Ethernet (14): MACs unused, EtherType IPv4; the priority goes in the last MAC byte
+    for (int k = 0; k < 11; k++)
+    {
+        i.WriteU8(0);
+    }
+    i.WriteU8(prio);
+    i.WriteHtonU16(0x0800);
+    // IPv4 (20): version/IHL, DSCP/ECN, ..., protocol 17, addresses
+    i.WriteU8(0x45);
+    i.WriteU8(static_cast<uint8_t>((prio << 5) | (ecn & 3)));
+    i.WriteHtonU16(static_cast<uint16_t>(GetSerializedSize() - 18));
+    i.WriteU8(kind);
+    i.WriteU8(flags);
+    i.WriteHtonU16(0);
+    i.WriteU8(64);
+    i.WriteU8(17);
+    i.WriteHtonU16(0);
+    i.WriteHtonU32(srcIp);
+    i.WriteHtonU32(dstIp);
+    // UDP (8)
+    i.WriteHtonU16(srcPort);
+    i.WriteHtonU16(dstPort);
+    i.WriteHtonU32(0);
+    // BTH (12): QPN and the sequence number (bytes, 64 bit here)
+    i.WriteHtonU32(flowId);
+    i.WriteHtonU64(seq);
+    // AETH / CNP payload, then ICRC + FCS: zeros
+    for (uint32_t k = 54; k < GetSerializedSize(); k++)
+    {
+        i.WriteU8(0);
+    }
+}
+
+uint32_t
+RoceHeader::Deserialize(Buffer::Iterator i)
+{
+    i.Next(11);
+    prio = i.ReadU8();
+    i.Next(2);
+    i.Next(1);
+    ecn = i.ReadU8() & 3;
+    i.Next(2);
+    kind = static_cast<Kind>(i.ReadU8());
+    flags = i.ReadU8();
+    i.Next(2 + 1 + 1 + 2);
+    srcIp = i.ReadNtohU32();
+    dstIp = i.ReadNtohU32();
+    srcPort = i.ReadNtohU16();
+    dstPort = i.ReadNtohU16();
+    i.Next(4);
+    flowId = i.ReadNtohU32();
+    seq = i.ReadNtohU64();
+    const uint32_t size = GetSerializedSize();
+    i.Next(size - 54);
+    return size;
+}
+
+} // namespace ns3

@@ -1,0 +1,98 @@
+/*
+ * rdma-cc: the headers of a RoCEv2 packet, as one ns-3 Header.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_HEADER_H
+#define ROCE_HEADER_H
+
+#include "ns3/header.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma-cc
+ *
+ * Everything in front of and behind a RoCEv2 payload, serialised with the sizes of the real
+ * headers so that every frame has its real length on the wire (fabric.md "Wire overhead"):
+ * Ethernet header (14) + IPv4 (20) + UDP (8) + BTH (12) + ICRC (4) + FCS (4) = 62 bytes, plus the
+ * AETH (4) on ACK and NACK packets and the 16 reserved bytes of a CNP. The fields the simulator
+ * uses (addresses, ports, ECN, priority, packet kind, PSN as a byte sequence number, flow id,
+ * flags) are written into the space of those headers; the rest is zero. The preamble and
+ * inter-frame gap (20 B) and the padding of short frames to 64 B are added by QbbNetDevice
+ * when it computes the transmission time.
+ */
+class RoceHeader : public Header
+{
+  public:
+    /// Packet kinds.
+    enum Kind : uint8_t
+    {
+        DATA = 0,       //!< payload of a queue pair
+        ACK = 1,        //!< cumulative acknowledgement (AETH)
+        NACK = 2,       //!< go-back-N request (AETH)
+        CNP = 3,        //!< congestion notification packet
+        PROBE = 4,      //!< RTT probe (LDCP rate-based variant)
+        PROBE_RESP = 5, //!< RTT probe response
+    };
+
+    /// Flag bits.
+    enum Flags : uint8_t
+    {
+        FLAG_LAST = 1,         //!< data: carries the message's last byte
+        FLAG_ECE = 2,          //!< ACK/NACK: ECN echo
+        FLAG_RETX = 4,         //!< data: retransmission
+    };
+
+    /// Bytes of headers and trailers around a data payload.
+    static constexpr uint32_t DATA_OVERHEAD = 62;
+    /// ACK extended transport header.
+    static constexpr uint32_t AETH = 4;
+    /// Reserved payload of a CNP.
+    static constexpr uint32_t CNP_PAYLOAD = 16;
+    /// RoCEv2's UDP destination port.
+    static constexpr uint16_t ROCE_PORT = 4791;
+
+    RoceHeader();
+
+    /// \return the IPv4 address (host order) the fabric gives node `id`: 11.x.y.1 with x.y = id
+    static uint32_t NodeToIp(uint32_t id)
+    {
+        return 0x0B000001u | ((id & 0xFFFFu) << 8);
+    }
+
+    /// \return the node id encoded in a fabric address (inverse of NodeToIp)
+    static uint32_t IpToNode(uint32_t ip)
+    {
+        return (ip >> 8) & 0xFFFFu;
+    }
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    void Print(std::ostream& os) const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+
+    Kind kind;        //!< packet kind
+    uint8_t prio;     //!< priority class (0..7), carried in the DSCP / VLAN PCP
+    uint8_t ecn;      //!< IP ECN bits (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE)
+    uint8_t flags;    //!< Flags
+    uint32_t srcIp;   //!< source IPv4 address
+    uint32_t dstIp;   //!< destination IPv4 address
+    uint16_t srcPort; //!< UDP source port (flow entropy)
+    uint16_t dstPort; //!< UDP destination port
+    uint32_t flowId;  //!< queue pair number
+    uint64_t seq;     //!< data: first byte; ACK/NACK: cumulative / expected byte; probe: id
+};
+
+} // namespace ns3
+
+#endif /* ROCE_HEADER_H */

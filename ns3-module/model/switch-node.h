@@ -1,0 +1,149 @@
+/*
+ * rdma-cc: a datacenter switch: forwarding with per-flow ECMP, shared-buffer MMU with PFC and
+ * RED/ECN egress policies, all decided by the Rust switch core.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SWITCH_NODE_H
+#define SWITCH_NODE_H
+
+#include "qbb-net-device.h"
+
+#include "ns3/node.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace rdmacc_ffi
+{
+struct SwitchCore;
+struct Topology;
+struct MmuParams;
+} // namespace rdmacc_ffi
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma-cc
+ *
+ * A switch node. Its ports are its QbbNetDevices, in the order they were added (port i =
+ * device i). For each arriving RoCE frame the switch asks the Rust switch core
+ * (rust/switch/src/core.rs) for the egress port (shortest paths, per-flow ECMP on the
+ * 5-tuple with the EcmpSeed), the egress policy's verdict (RED/ECN mark, WRED Not-ECT drop,
+ * queue limit) and the MMU's admission and PFC action, and carries them out: drop, mark CE,
+ * queue at the egress port's priority class, send PAUSE/RESUME on the ingress port. When a
+ * frame leaves an egress queue the MMU is told, and may answer RESUME.
+ *
+ * Buffer attributes (DCQCN §4): BufferSize, Reserve, Headroom, XoffBeta (dynamic XOFF) or
+ * XoffStatic, XonDelta, PfcPriorities (lossless priorities), EgressLimit (lossy tail drop).
+ */
+class SwitchNode : public Node
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    SwitchNode();
+    ~SwitchNode() override;
+
+    /// Adds a port (the device is added to the node; its index is the port number).
+    uint32_t AddPort(Ptr<QbbNetDevice> dev);
+    /// \return the number of ports
+    uint32_t GetNPorts() const;
+    /// \return port `i`
+    Ptr<QbbNetDevice> GetPort(uint32_t i) const;
+
+    /**
+     * Builds the switch core: validates the buffer attributes (a bad value stops the program
+     * with a message naming the attribute) and takes this node's routes from `topo`.
+     */
+    void Setup(const rdmacc_ffi::Topology& topo);
+
+    /**
+     * Installs a RED/ECN + WRED policy on egress queue (port, prio) (after Setup).
+     * notEct: 0 Accept, 1 ThresholdDrop at kFs, 2 RedDrop. A bad value stops the program.
+     */
+    void SetQueuePolicy(uint32_t port,
+                        uint8_t prio,
+                        uint64_t kMin,
+                        uint64_t kMax,
+                        double pMax,
+                        uint8_t notEct,
+                        uint64_t kFs,
+                        uint64_t bufMax);
+
+    /// Counters of the switch (mirrors the Rust SwitchCounters).
+    struct Counters
+    {
+        uint64_t received;                 //!< frames received (non-PFC)
+        uint64_t forwarded;                //!< frames admitted to an egress queue
+        uint64_t marked;                   //!< frames marked CE
+        std::array<uint64_t, 6> drops;     //!< drops by reason code
+        uint64_t dropBytes;                //!< bytes dropped
+        uint64_t pauses;                   //!< PAUSEs the MMU asked for
+        uint64_t resumes;                  //!< RESUMEs the MMU asked for
+        uint64_t occupancy;                //!< bytes buffered now
+        uint64_t maxOccupancy;             //!< most bytes buffered at once
+        uint64_t maxHeadroomUsed;          //!< most headroom one ingress queue used
+    };
+
+    /// \return the counters
+    Counters GetCounters() const;
+    /// \return "" when every MMU accounting invariant holds, else what is wrong
+    std::string CheckInvariants() const;
+    /// \return bytes in egress queue (port, prio), as accounted by the MMU
+    uint64_t GetEgressBytes(uint32_t port, uint8_t prio) const;
+    /// \return the lossless priority mask
+    uint8_t GetPfcPriorities() const;
+    /**
+     * \return start-up warnings for this switch's buffer settings: whether ECN (threshold
+     * kMin) triggers before PFC (DCQCN §4) and whether the headroom covers each port's link.
+     */
+    std::vector<std::string> ConfigWarnings(uint64_t kMin) const;
+    /// \return the MMU parameters from the attributes
+    rdmacc_ffi::MmuParams GetMmuParams() const;
+
+    /**
+     * Assign a fixed random variable stream number to the random variables used by this model.
+     * \param stream first stream index to use
+     * \return the number of stream indices assigned by this model
+     */
+    int64_t AssignStreams(int64_t stream);
+
+    /// Drop trace signature: (frame, ingress port, priority, reason name).
+    typedef void (*DropTracedCallback)(Ptr<const Packet>, uint32_t, uint8_t, const char*);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
+    void OnDequeue(Ptr<QbbNetDevice> dev, uint8_t prio, uint32_t inPort, uint32_t size);
+    void ApplyPfc(uint32_t port, uint8_t prio, uint8_t action);
+
+    std::vector<Ptr<QbbNetDevice>> m_ports; //!< ports
+    rdmacc_ffi::SwitchCore* m_core;         //!< the Rust core (owned)
+    Ptr<UniformRandomVariable> m_uv;        //!< RED draws
+    uint64_t m_bufferSize;                  //!< BufferSize attribute
+    uint64_t m_reserve;                     //!< Reserve attribute
+    uint64_t m_headroom;                    //!< Headroom attribute
+    double m_xoffBeta;                      //!< XoffBeta attribute
+    uint64_t m_xoffStatic;                  //!< XoffStatic attribute
+    uint64_t m_xonDelta;                    //!< XonDelta attribute
+    uint8_t m_pfcPriorities;                //!< PfcPriorities attribute
+    uint64_t m_egressLimit;                 //!< EgressLimit attribute
+    uint64_t m_mtu;                         //!< MmuMtu attribute
+    uint64_t m_ecmpSeed;                    //!< EcmpSeed attribute
+
+    TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, const char*> m_dropTrace; //!< drops
+};
+
+} // namespace ns3
+
+#endif /* SWITCH_NODE_H */

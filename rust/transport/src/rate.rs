@@ -1,0 +1,156 @@
+//! LDCP's rate-based variant for NICs without per-packet ACK (draft-dai-tsvwg-ldcp-01 §3.2,
+//! ldcp.md "Rate-based variant").
+//!
+//! The same window `cw` (same [`Rules`], same stages) is turned into a pacing rate
+//! `R = cw·MTU / srtt`, capped at the line rate. Congestion control does not use ACKs:
+//! - each RTT-probe response: `cw ← cw + α` (draft §3.2: "Upon the arrival of an RTT response,
+//!   it is for sure that one RTT has elapsed and the window should increase by alpha");
+//!   the probe also gives the RTT sample (the transport runs the probe schedule);
+//! - each CNP: treated exactly like one ECE-marked packet of the window scheme: `cw ← cw − β`
+//!   in PAWA, entering the sub-packet regime at `max(result, γ)`, and `cw ← max(γ, η·cw)` below
+//!   one packet (draft §3.2: "window is decreased by beta upon *every* CNP"; ldcp.md: "floor γ,
+//!   sub-packet rule as above");
+//! - retransmission timeout: `cw ← max(γ, η·cw)` as in the window scheme.
+//!
+//! Decisions: every data packet is ECT(0) (the draft's commercial-NIC variant has no first-RTT
+//! Not-ECT stage); the initial window is IW (rate = line rate at the base RTT, like DCQCN's
+//! start at line rate) with `fast_start`, else 1 packet; the probe response adds `α` whatever
+//! the regime (the draft's rule; the sub-packet regime only shapes decreases).
+
+use crate::config::SenderConfig;
+use crate::controller::Controller;
+use crate::ldcp::{Rules, Stage};
+use rdma_cc_core::{ConfigError, Rate, Time};
+
+/// LDCP rate-based controller (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct LdcpRate {
+    rules: Rules,
+    stage: Stage,
+    mtu: u64,
+    line_rate: Rate,
+}
+
+impl LdcpRate {
+    /// The controller for `cfg` (validated here).
+    pub fn new(cfg: &SenderConfig) -> Result<LdcpRate, ConfigError> {
+        cfg.validate()?;
+        let rules = Rules::new(&cfg.ldcp);
+        let cw0 = if cfg.ldcp.fast_start {
+            cfg.iw_packets()
+        } else {
+            1.0
+        };
+        Ok(LdcpRate {
+            rules,
+            stage: rules.stable(cw0),
+            mtu: cfg.mtu.0,
+            line_rate: cfg.line_rate,
+        })
+    }
+
+    /// Current stage (always a stable one).
+    pub fn stage(&self) -> Stage {
+        self.stage
+    }
+
+    /// Pacing rate for a smoothed RTT `srtt`: `min(line rate, cw·MTU·8/srtt)` bit/s, at least
+    /// 1 bit/s.
+    pub fn rate_for(&self, srtt: Time) -> Rate {
+        // ldcp.md: "R = cw·MTU / RTT"
+        let bits_per_s = self.stage.cw() * (self.mtu * 8) as f64 * 1e9 / srtt.0.max(1) as f64;
+        let r = if bits_per_s.is_finite() {
+            (bits_per_s as u64).max(1)
+        } else {
+            u64::MAX
+        };
+        Rate(r.min(self.line_rate.0))
+    }
+}
+
+impl Controller for LdcpRate {
+    fn cw(&self) -> f64 {
+        self.stage.cw()
+    }
+
+    fn pacing_rate(&self, srtt: Time) -> Option<Rate> {
+        Some(self.rate_for(srtt))
+    }
+
+    fn uses_probes(&self) -> bool {
+        true
+    }
+
+    fn rtt_from_acks(&self) -> bool {
+        // standard RoCE ACKs are coalesced; the variant measures RTT with its probes only
+        false
+    }
+
+    fn on_timeout(&mut self, _now: Time, _acked_packets: u64) {
+        self.stage = self.rules.on_congestion(self.stage);
+    }
+
+    fn on_cnp(&mut self, _now: Time) {
+        // one CNP = one marked packet: PAWA cw −= β, sub-packet cw = max(γ, η·cw)
+        self.stage = self.rules.on_ack(self.stage, 1, true);
+    }
+
+    fn on_probe_response(&mut self, _now: Time) {
+        // draft §3.2: one RTT elapsed → cw += alpha
+        self.stage = self.rules.on_rtt_elapsed(self.stage);
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        Some(self.stage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{LdcpConfig, Scheme};
+
+    fn ctl(fast_start: bool) -> LdcpRate {
+        LdcpRate::new(&SenderConfig {
+            scheme: Scheme::LdcpRate,
+            ldcp: LdcpConfig {
+                fast_start,
+                ..LdcpConfig::default()
+            },
+            ..SenderConfig::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn starts_at_line_rate_with_fast_start_else_one_packet_per_rtt() {
+        // IW = 100 packets → 100 · 1000 B · 8 / 8 µs = 100 Gb/s
+        assert_eq!(ctl(true).rate_for(Time::us(8)), Rate::gbps(100));
+        // 1 packet per 8 µs = 1 Gb/s
+        assert_eq!(ctl(false).rate_for(Time::us(8)), Rate::gbps(1));
+    }
+
+    #[test]
+    fn probe_response_adds_alpha_and_cnp_subtracts_beta() {
+        let mut c = ctl(false);
+        c.on_probe_response(Time::us(8));
+        assert_eq!(c.cw(), 2.0);
+        c.on_cnp(Time::us(9));
+        assert_eq!(c.cw(), 1.5);
+        c.on_cnp(Time::us(9));
+        c.on_cnp(Time::us(9));
+        // 1.5 − 0.5 = 1.0 − 0.5 = 0.5 (sub-packet)
+        assert_eq!(c.stage(), Stage::SubPacket { cw: 0.5 });
+        c.on_cnp(Time::us(9));
+        assert_eq!(c.stage(), Stage::SubPacket { cw: 0.25 });
+        c.on_cnp(Time::us(9));
+        c.on_cnp(Time::us(9));
+        assert_eq!(c.stage(), Stage::SubPacket { cw: 0.125 });
+    }
+
+    #[test]
+    fn rate_is_capped_at_line_rate() {
+        let c = ctl(true);
+        assert_eq!(c.rate_for(Time(1)), Rate::gbps(100));
+    }
+}
