@@ -56,6 +56,10 @@ SMOKE = [
         2,
         "invalid PMax = 1.5",
     ),
+    ("pfc-incast", "--senders=4 --size=2000000 --out=build/smoke/pfc-incast", 0, "drops 0\n"),
+    ("pfc-incast", "--senders=4 --size=200000 --pfc=0 --out=build/smoke/pfc-incast-off", 0, "queue_full="),
+    ("pfc-incast", "--delay=-1us --out=build/smoke/bad", 2, "invalid --delay = -1us"),
+    ("pfc-incast", "--xoffBeta=-2 --out=build/smoke/bad", 2, "invalid --xoffBeta = -2"),
 ]
 
 
@@ -297,6 +301,7 @@ def build(bld):
     for h in headers:
         bld(features="subst", source=h, target="include/ns3/" + h.name, is_copy=True)
     module_header = bld.path.find_or_declare("include/ns3/rdma-cc-module.h")
+    bld.env.RDMACC_HEADERS = sorted(h.name for h in headers)  # regenerate when the list changes
     bld(
         rule=lambda t: t.outputs[0].write(
             "// rdma-cc ns-3 module: every public header\n#ifndef RDMA_CC_MODULE_H\n#define RDMA_CC_MODULE_H\n"
@@ -304,7 +309,7 @@ def build(bld):
             + "#endif\n"
         ),
         target=module_header,
-        vars=["NS3_VERSION"],
+        vars=["NS3_VERSION", "RDMACC_HEADERS"],
     )
     bld.add_group()
 
@@ -441,7 +446,7 @@ def _check(bld):
         results.append(("smoke", name + " " + args, int(ok), int(not ok)))
 
     # 4. tests/*.py end-to-end tests (unittest), each test method counts
-    tests = sorted(bld.path.ant_glob("tests/test_*.py"))
+    tests = sorted(bld.path.ant_glob("tests/test_*.py"), key=lambda n: n.name)
     if tests:
         Logs.pprint("CYAN", "== tests/")
         e = _run_env(bld)

@@ -333,8 +333,14 @@ fn pfc_code(a: PfcAction) -> u8 {
 }
 
 impl SwitchCore {
-    fn set_queue_policy(&mut self, port: u32, prio: u8, p: &RedEcnParams) -> Result<(), ConfigError> {
-        self.0.set_queue_policy(port, prio, RedEcnConfig::try_from(p)?)
+    fn set_queue_policy(
+        &mut self,
+        port: u32,
+        prio: u8,
+        p: &RedEcnParams,
+    ) -> Result<(), ConfigError> {
+        self.0
+            .set_queue_policy(port, prio, RedEcnConfig::try_from(p)?)
     }
 
     #[inline]

@@ -208,6 +208,12 @@ Fabric
 FabricHelper::Finalize()
 {
     const uint32_t nNodes = NodeList::GetNNodes();
+    if (nNodes >= (1u << 24))
+    {
+        rdmacc::ConfigFatal("FabricHelper::Finalize",
+                            "too many nodes (" + std::to_string(nNodes) +
+                                "): fabric addresses encode node ids in 24 bits");
+    }
     rust::Box<rdmacc_ffi::Topology> topo = rdmacc_ffi::topology_new(nNodes);
     try
     {

@@ -58,16 +58,17 @@ class RoceHeader : public Header
 
     RoceHeader();
 
-    /// \return the IPv4 address (host order) the fabric gives node `id`: 11.x.y.1 with x.y = id
+    /// \return the IPv4 address (host order) the fabric gives node `id` (< 2^24): 11.x.y.z
+    /// with x.y.z = id
     static uint32_t NodeToIp(uint32_t id)
     {
-        return 0x0B000001u | ((id & 0xFFFFu) << 8);
+        return 0x0B000000u | (id & 0xFFFFFFu);
     }
 
     /// \return the node id encoded in a fabric address (inverse of NodeToIp)
     static uint32_t IpToNode(uint32_t ip)
     {
-        return (ip >> 8) & 0xFFFFu;
+        return ip & 0xFFFFFFu;
     }
 
     /**

@@ -69,12 +69,23 @@ pub struct SwitchStats {
     pub drop_bytes: u64,
 }
 
+/// How the switch picks one of the equal-cost next hops (fabric.md: "A hook lets RCM's SAR
+/// override the choice"). Every policy sees the same candidate ports; an adaptive policy
+/// (RCM's switch-level adaptive routing) is added as a variant carrying its state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RoutePolicy {
+    /// Per-flow ECMP: a hash of the 5-tuple and the switch seed; a flow never changes path.
+    #[default]
+    Ecmp,
+}
+
 /// The decisions of one switch.
 #[derive(Debug, Clone)]
 pub struct SwitchCore {
     mmu: Mmu,
     policies: Vec<Option<RedEcnPolicy>>,
     routes: Routes,
+    route_policy: RoutePolicy,
     seed: u64,
     stats: SwitchStats,
 }
@@ -89,6 +100,7 @@ impl SwitchCore {
             mmu,
             policies: vec![None; ports * PRIORITIES],
             routes,
+            route_policy: RoutePolicy::Ecmp,
             seed,
             stats: SwitchStats::default(),
         })
@@ -102,6 +114,20 @@ impl SwitchCore {
     /// The routing table.
     pub fn routes(&self) -> &Routes {
         &self.routes
+    }
+
+    /// Sets how one of the equal-cost next hops is chosen.
+    pub fn set_route_policy(&mut self, p: RoutePolicy) {
+        self.route_policy = p;
+    }
+
+    /// The egress port for a packet, `None` without a route.
+    #[inline]
+    fn route(&self, m: &PacketMeta) -> Option<u32> {
+        let candidates = self.routes.next_hops(m.dst_node);
+        match self.route_policy {
+            RoutePolicy::Ecmp => ecmp_select(self.seed, &m.tuple, candidates),
+        }
     }
 
     /// Installs the RED/ECN + WRED policy of egress queue (`port`, `prio`). On a lossless
@@ -145,7 +171,7 @@ impl SwitchCore {
     pub fn on_arrival(&mut self, m: &PacketMeta) -> Decision {
         self.stats.received += 1;
         let prio = (m.prio as usize).min(PRIORITIES - 1);
-        let Some(out) = ecmp_select(self.seed, &m.tuple, self.routes.next_hops(m.dst_node)) else {
+        let Some(out) = self.route(m) else {
             return self.dropped(m, 0, DropReason::NoRoute, PfcAction::None);
         };
         let idx = out as usize * PRIORITIES + prio;
@@ -188,7 +214,13 @@ impl SwitchCore {
 
     /// A packet admitted earlier left egress queue (`out_port`, `prio`).
     #[inline]
-    pub fn on_departure(&mut self, in_port: u32, out_port: u32, prio: u8, size: Bytes) -> PfcAction {
+    pub fn on_departure(
+        &mut self,
+        in_port: u32,
+        out_port: u32,
+        prio: u8,
+        size: Bytes,
+    ) -> PfcAction {
         let prio = (prio as usize).min(PRIORITIES - 1);
         self.mmu
             .on_departure(in_port as usize, out_port as usize, prio, size)
@@ -292,9 +324,7 @@ mod tests {
                     k_max: Bytes(20_000),
                     p_max: 0.2,
                 },
-                not_ect: NotEct::ThresholdDrop {
-                    k_fs: Bytes(3000),
-                },
+                not_ect: NotEct::ThresholdDrop { k_fs: Bytes(3000) },
                 buf_max: Bytes(100_000),
             },
         )
@@ -309,7 +339,10 @@ mod tests {
         assert_eq!(d.verdict, Verdict::Drop(DropReason::NotEctThreshold));
         assert_eq!(c.mmu().egress_bytes(2, 1), Bytes(3000));
         // ECT packets pass and are marked once above K_min... at 3000 B: not yet
-        assert_eq!(c.on_arrival(&meta(0, 9, 1, Ecn::Ect0)).verdict, Verdict::Enqueue);
+        assert_eq!(
+            c.on_arrival(&meta(0, 9, 1, Ecn::Ect0)).verdict,
+            Verdict::Enqueue
+        );
         c.check_invariants().unwrap();
     }
 

@@ -228,7 +228,8 @@ mod tests {
         }
         for l in 0..leaves {
             for s in 0..spines {
-                t.add_link(hosts + l, hpl + s, hosts + leaves + s, l).unwrap();
+                t.add_link(hosts + l, hpl + s, hosts + leaves + s, l)
+                    .unwrap();
             }
         }
         (t, hosts)

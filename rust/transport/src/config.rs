@@ -152,6 +152,12 @@ pub struct SenderConfig {
     pub base_rtt: Time,
     /// Retransmission timeout for tail loss; `None` → 4 × `base_rtt` (ldcp.md decision).
     pub rto: Option<Time>,
+    /// Most doublings of the RTO after consecutive timeouts (Karn's backoff); 0 keeps the RTO
+    /// fixed. The backoff resets when an ACK newly acknowledges a packet that was never
+    /// retransmitted. Default 6 (up to 64 × RTO): without it, a queue deeper than the RTO (a
+    /// fast-start incast of hundreds of flows) times every packet out, and Karn's rule then
+    /// hides the RTT samples that would have raised the smoothed RTT.
+    pub rto_backoff: u32,
     /// A NACK for the same sequence as the previous one within this time is ignored;
     /// `None` → the current smoothed RTT (ldcp.md decision: "within one RTT"); `Some(0)` turns
     /// the filter off.
@@ -169,6 +175,7 @@ impl Default for SenderConfig {
             line_rate: Rate::gbps(100),
             base_rtt: Time::us(8),
             rto: None,
+            rto_backoff: 6,
             dup_nack_holdoff: None,
             ldcp: LdcpConfig::default(),
         }
@@ -190,10 +197,21 @@ impl SenderConfig {
             self.line_rate,
             "must be > 0",
         )?;
-        ConfigError::check(self.base_rtt.0 > 0, "base_rtt", self.base_rtt, "must be > 0")?;
+        ConfigError::check(
+            self.base_rtt.0 > 0,
+            "base_rtt",
+            self.base_rtt,
+            "must be > 0",
+        )?;
         if let Some(rto) = self.rto {
             ConfigError::check(rto.0 > 0, "rto", rto, "must be > 0")?;
         }
+        ConfigError::check(
+            self.rto_backoff <= 32,
+            "rto_backoff",
+            self.rto_backoff,
+            "must be <= 32 doublings",
+        )?;
         self.ldcp.validate()?;
         let iw = self.iw_packets();
         ConfigError::check(
@@ -206,8 +224,7 @@ impl SenderConfig {
 
     /// The retransmission timeout in effect: [`Self::rto`] or 4 × [`Self::base_rtt`].
     pub fn effective_rto(&self) -> Time {
-        self.rto
-            .unwrap_or(Time(self.base_rtt.0.saturating_mul(4)))
+        self.rto.unwrap_or(Time(self.base_rtt.0.saturating_mul(4)))
     }
 
     /// The initial window in effect, in packets: [`LdcpConfig::iw`] or the BDP
@@ -278,7 +295,12 @@ impl ReceiverConfig {
 
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        ConfigError::check(self.ack_every >= 1, "ack_every", self.ack_every, "must be >= 1")?;
+        ConfigError::check(
+            self.ack_every >= 1,
+            "ack_every",
+            self.ack_every,
+            "must be >= 1",
+        )?;
         ConfigError::check(self.mtu.0 > 0, "mtu", self.mtu, "must be > 0")
     }
 
@@ -342,6 +364,7 @@ mod tests {
         check(&|c| c.line_rate = Rate(0), "line_rate");
         check(&|c| c.base_rtt = Time::ZERO, "base_rtt");
         check(&|c| c.rto = Some(Time::ZERO), "rto");
+        check(&|c| c.rto_backoff = 33, "rto_backoff");
         // a BDP below one byte cannot be the initial window
         check(
             &|c| {

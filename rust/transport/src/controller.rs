@@ -205,6 +205,6 @@ impl Controller for SchemeController {
         dispatch!(self, c => c.fast_start_exit())
     }
     fn stage(&self) -> Option<Stage> {
-        dispatch!(self, c => c.stage())
+        dispatch!(self, c => Controller::stage(c))
     }
 }

@@ -432,13 +432,19 @@ mod tests {
             r.on_ack(Stage::Pawa { cw: 1.25 }, 1, true),
             Stage::Pawa { cw: 1.0 }
         );
-        assert_eq!(r.on_congestion(Stage::Pawa { cw: 1.0 }), Stage::Pawa { cw: 1.0 });
+        assert_eq!(
+            r.on_congestion(Stage::Pawa { cw: 1.0 }),
+            Stage::Pawa { cw: 1.0 }
+        );
     }
 
     #[test]
     fn congestion_timeout_multiplies_by_eta() {
         let r = rules();
-        assert_eq!(r.on_congestion(Stage::Pawa { cw: 10.0 }), Stage::Pawa { cw: 5.0 });
+        assert_eq!(
+            r.on_congestion(Stage::Pawa { cw: 10.0 }),
+            Stage::Pawa { cw: 5.0 }
+        );
         assert_eq!(
             r.on_congestion(Stage::Pawa { cw: 1.5 }),
             Stage::SubPacket { cw: 0.75 }

@@ -1,0 +1,200 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "fabric-monitor.h"
+
+#include "rdma-cc-error.h"
+
+#include "ns3/callback.h"
+#include "ns3/simulator.h"
+
+#include <cstdio>
+
+namespace ns3
+{
+
+FabricMonitor::FabricMonitor(const Fabric& fabric,
+                             const std::string& outDir,
+                             Time interval,
+                             uint8_t prioMask)
+    : m_fabric(fabric),
+      m_dir(outDir),
+      m_interval(interval),
+      m_prios(prioMask),
+      m_samples(0),
+      m_pauses(0),
+      m_resumes(0),
+      m_finished(false)
+{
+    m_pfc.open(m_dir + "/pfc.csv.partial");
+    m_drops.open(m_dir + "/drops.csv.partial");
+    if (!m_pfc || !m_drops)
+    {
+        rdmacc::ConfigFatal("--out", "cannot write in " + m_dir);
+    }
+    m_pfc << "time_ns,node,port,prio,kind,quanta,duration_ns\n";
+    m_drops << "time_ns,node,port,prio,reason,bytes\n";
+    if (m_interval.IsStrictlyPositive())
+    {
+        m_queue.open(m_dir + "/queue.csv.partial");
+        m_queue << "time_ns,node,port,prio,bytes\n";
+        Simulator::Schedule(Seconds(0), &FabricMonitor::Sample, this);
+    }
+    for (const auto& sw : fabric.switches)
+    {
+        const uint32_t id = sw->GetId();
+        for (uint32_t port = 0; port < sw->GetNPorts(); port++)
+        {
+            sw->GetPort(port)->TraceConnectWithoutContext(
+                "PfcTx",
+                MakeBoundCallback(&FabricMonitor::OnPfcTx,
+                                  this,
+                                  id,
+                                  port,
+                                  sw->GetPort(port)->GetDataRate().GetBitRate()));
+        }
+        sw->TraceConnectWithoutContext("Drop", MakeBoundCallback(&FabricMonitor::OnDrop, this, id));
+    }
+    for (const auto& d : fabric.hostDevices)
+    {
+        d->TraceConnectWithoutContext(
+            "PfcTx",
+            MakeBoundCallback(&FabricMonitor::OnPfcTx,
+                              this,
+                              d->GetNode()->GetId(),
+                              0u,
+                              d->GetDataRate().GetBitRate()));
+    }
+}
+
+FabricMonitor::~FabricMonitor()
+{
+    // files of a run that did not reach Finish() keep their .partial names
+}
+
+void
+FabricMonitor::OnPfcTx(FabricMonitor* self,
+                       uint32_t node,
+                       uint32_t port,
+                       uint64_t bps,
+                       uint8_t prio,
+                       uint16_t quanta)
+{
+    (quanta ? self->m_pauses : self->m_resumes)++;
+    const uint64_t durationNs = uint64_t(quanta) * 512 * 1000000000ULL / bps;
+    self->m_pfc << Simulator::Now().GetNanoSeconds() << ',' << node << ',' << port << ',' << int(prio)
+          << ',' << (quanta ? "pause" : "resume") << ',' << quanta << ',' << durationNs << '\n';
+}
+
+void
+FabricMonitor::OnDrop(FabricMonitor* self,
+                      uint32_t node,
+                      Ptr<const Packet> p,
+                      uint32_t port,
+                      uint8_t prio,
+                      const char* reason)
+{
+    self->m_drops << Simulator::Now().GetNanoSeconds() << ',' << node << ',' << port << ','
+            << int(prio) << ',' << reason << ',' << p->GetSize() << '\n';
+}
+
+void
+FabricMonitor::Sample()
+{
+    if (m_finished)
+    {
+        return;
+    }
+    m_samples++;
+    const int64_t now = Simulator::Now().GetNanoSeconds();
+    for (const auto& sw : m_fabric.switches)
+    {
+        const uint32_t id = sw->GetId();
+        for (uint32_t port = 0; port < sw->GetNPorts(); port++)
+        {
+            for (uint8_t prio = 0; prio < QbbNetDevice::N_PRIO; prio++)
+            {
+                if (!(m_prios & (1u << prio)))
+                {
+                    continue;
+                }
+                const uint64_t b = sw->GetEgressBytes(port, prio);
+                auto& s = m_q[{id, port, prio}];
+                s.sum += b;
+                s.max = std::max(s.max, b);
+                if (b)
+                {
+                    m_queue << now << ',' << id << ',' << port << ',' << int(prio) << ',' << b
+                            << '\n';
+                }
+            }
+        }
+    }
+    Simulator::Schedule(m_interval, &FabricMonitor::Sample, this);
+}
+
+void
+FabricMonitor::Finish()
+{
+    if (m_finished)
+    {
+        return;
+    }
+    m_finished = true;
+    for (auto* f : {&m_pfc, &m_drops, &m_queue})
+    {
+        if (f->is_open())
+        {
+            f->close();
+        }
+    }
+    for (const char* name : {"pfc.csv", "drops.csv", "queue.csv"})
+    {
+        const std::string from = m_dir + "/" + name + ".partial";
+        const std::string to = m_dir + "/" + name;
+        if (std::FILE* f = std::fopen(from.c_str(), "r"))
+        {
+            std::fclose(f);
+            std::rename(from.c_str(), to.c_str());
+        }
+    }
+}
+
+uint64_t
+FabricMonitor::MaxQueue(uint32_t node, uint32_t port, uint8_t prio) const
+{
+    auto it = m_q.find({node, port, prio});
+    return it == m_q.end() ? 0 : it->second.max;
+}
+
+double
+FabricMonitor::AvgQueue(uint32_t node, uint32_t port, uint8_t prio) const
+{
+    auto it = m_q.find({node, port, prio});
+    return (it == m_q.end() || m_samples == 0) ? 0 : it->second.sum / m_samples;
+}
+
+uint64_t
+FabricMonitor::MaxQueueAnywhere() const
+{
+    uint64_t m = 0;
+    for (const auto& [k, s] : m_q)
+    {
+        m = std::max(m, s.max);
+    }
+    return m;
+}
+
+uint64_t
+FabricMonitor::PauseFrames() const
+{
+    return m_pauses;
+}
+
+uint64_t
+FabricMonitor::ResumeFrames() const
+{
+    return m_resumes;
+}
+
+} // namespace ns3

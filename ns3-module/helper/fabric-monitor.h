@@ -1,0 +1,98 @@
+/*
+ * rdma-cc: CSV traces of a fabric: PFC frames, switch drops, egress queue samples.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef FABRIC_MONITOR_H
+#define FABRIC_MONITOR_H
+
+#include "fabric-helper.h"
+
+#include "ns3/nstime.h"
+
+#include <fstream>
+#include <map>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma-cc
+ *
+ * Writes, into an output directory:
+ * - `pfc.csv`: `time_ns,node,port,prio,kind,quanta,duration_ns` — every PFC frame a device
+ *   sends (kind `pause` or `resume`; duration = quanta x 512 bit times at the port's rate);
+ * - `drops.csv`: `time_ns,node,port,prio,reason,bytes` — every frame a switch drops (port =
+ *   ingress port);
+ * - `queue.csv`: `time_ns,node,port,prio,bytes` — every `interval`, each switch egress queue of
+ *   the sampled priorities that is not empty (absent rows are empty queues).
+ *
+ * Files are written as NAME.partial and renamed at Finish(), so a file named .csv is complete.
+ * The monitor also keeps the maximum and the time average of every sampled queue.
+ */
+class FabricMonitor
+{
+  public:
+    /**
+     * \param fabric the fabric (switch ports and host devices are traced)
+     * \param outDir existing output directory
+     * \param interval queue sampling interval (0: no queue.csv)
+     * \param prioMask priorities whose egress queues are sampled
+     */
+    FabricMonitor(const Fabric& fabric, const std::string& outDir, Time interval, uint8_t prioMask);
+    ~FabricMonitor();
+
+    /// Flushes and renames the files; call after Simulator::Run.
+    void Finish();
+
+    /// \return the largest sampled egress queue (bytes) of (node, port, prio)
+    uint64_t MaxQueue(uint32_t node, uint32_t port, uint8_t prio) const;
+    /// \return the time-average of the samples of (node, port, prio)
+    double AvgQueue(uint32_t node, uint32_t port, uint8_t prio) const;
+    /// \return the largest sampled egress queue of any switch port
+    uint64_t MaxQueueAnywhere() const;
+    /// \return PFC PAUSE frames (time > 0) sent by every device together
+    uint64_t PauseFrames() const;
+    /// \return RESUME frames sent by every device together
+    uint64_t ResumeFrames() const;
+
+  private:
+    void Sample();
+    static void OnPfcTx(FabricMonitor* self,
+                        uint32_t node,
+                        uint32_t port,
+                        uint64_t bps,
+                        uint8_t prio,
+                        uint16_t quanta);
+    static void OnDrop(FabricMonitor* self,
+                       uint32_t node,
+                       Ptr<const Packet> p,
+                       uint32_t port,
+                       uint8_t prio,
+                       const char* reason);
+
+    /// Accumulated samples of one queue.
+    struct QueueStat
+    {
+        uint64_t max = 0;   //!< largest sample
+        double sum = 0;     //!< sum of samples
+    };
+
+    const Fabric& m_fabric;                                       //!< traced fabric
+    std::string m_dir;                                            //!< output directory
+    Time m_interval;                                              //!< sampling interval
+    uint8_t m_prios;                                              //!< sampled priorities
+    std::ofstream m_pfc;                                          //!< pfc.csv
+    std::ofstream m_drops;                                        //!< drops.csv
+    std::ofstream m_queue;                                        //!< queue.csv
+    uint64_t m_samples;                                           //!< samples taken
+    std::map<std::tuple<uint32_t, uint32_t, uint8_t>, QueueStat> m_q; //!< per-queue stats
+    uint64_t m_pauses;                                            //!< PAUSE frames
+    uint64_t m_resumes;                                           //!< RESUME frames
+    bool m_finished;                                              //!< Finish() done
+};
+
+} // namespace ns3
+
+#endif /* FABRIC_MONITOR_H */

@@ -1,0 +1,498 @@
+/*
+ * Tests of the lossless fabric: PFC timing on a QbbNetDevice, incast through a SwitchNode with
+ * and without PFC, headroom overrun, ECMP over a Clos, and the MMU accounting invariants.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/rdma-cc-module.h"
+#include "ns3/test.h"
+
+#include <map>
+#include <set>
+
+using namespace ns3;
+
+namespace
+{
+
+const uint32_t kPayload = 1000;
+const uint32_t kFrame = kPayload + RoceHeader::DATA_OVERHEAD; // 1062
+const double kEfficiency = double(kPayload) / (kFrame + QbbNetDevice::PREAMBLE_IFG);
+
+/// Arrival times of data frames at a device (rx handler after RawHost's).
+struct ArrivalLog
+{
+    std::vector<Time> times;
+
+    void Record(Ptr<const Packet>)
+    {
+        times.push_back(Simulator::Now());
+    }
+
+    /// Largest gap between consecutive arrivals after `from`, and where it starts.
+    std::pair<Time, Time> LargestGap(Time from) const
+    {
+        Time best = Seconds(0);
+        Time at = Seconds(0);
+        for (size_t i = 1; i < times.size(); i++)
+        {
+            if (times[i - 1] >= from && times[i] - times[i - 1] > best)
+            {
+                best = times[i] - times[i - 1];
+                at = times[i - 1];
+            }
+        }
+        return {best, at};
+    }
+};
+
+/// Two hosts on one link; A streams raw frames to B at line rate.
+struct HostPair
+{
+    Fabric fabric;
+    Ptr<RawHost> a;
+    Ptr<RawHost> b;
+    ArrivalLog log;
+
+    explicit HostPair(uint16_t pauseQuanta = 0xFFFF)
+    {
+        FabricHelper fh;
+        fh.SetPrintWarnings(false);
+        fh.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+        fh.SetDeviceAttribute("PauseQuanta", UintegerValue(pauseQuanta));
+        fh.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+        Ptr<Node> na = fh.AddHost();
+        Ptr<Node> nb = fh.AddHost();
+        fh.Connect(na, nb);
+        fabric = fh.Finalize();
+        a = CreateObject<RawHost>();
+        b = CreateObject<RawHost>();
+        a->Attach(fabric.hostDevices[0], na->GetId());
+        b->Attach(fabric.hostDevices[1], nb->GetId());
+        fabric.hostDevices[1]->TraceConnectWithoutContext(
+            "MacRx",
+            MakeCallback(&ArrivalLog::Record, &log));
+        a->AddFlow(nb->GetId(), 3, 100000000, Seconds(0), 1);
+    }
+};
+
+Time
+FrameTime()
+{
+    return DataRate("100Gbps").CalculateBytesTxTime(kFrame + QbbNetDevice::PREAMBLE_IFG);
+}
+
+} // namespace
+
+/// A PAUSE with time q stops the peer for q x 512 bit times (within one frame time).
+class PfcPauseTimingTestCase : public TestCase
+{
+  public:
+    PfcPauseTimingTestCase()
+        : TestCase("PAUSE of q quanta stops the peer for q*512 bit times")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        HostPair hp;
+        const uint16_t q = 1000; // 512000 bit times = 5.12 us at 100 Gb/s
+        Simulator::Schedule(MicroSeconds(20),
+                            &QbbNetDevice::SendPfcFrame,
+                            hp.fabric.hostDevices[1],
+                            3,
+                            q);
+        Simulator::Stop(MicroSeconds(60));
+        Simulator::Run();
+        const Time d = NanoSeconds(q * 512 / 100); // 5120 ns
+        auto [gap, at] = hp.log.LargestGap(MicroSeconds(15));
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(gap, d, "paused at least the pause time (gap at " << at << ")");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(gap, d + FrameTime() + NanoSeconds(2), "at most one frame more");
+        NS_TEST_ASSERT_MSG_EQ(hp.fabric.hostDevices[0]->GetStats().pfcRx[3], 1, "one PAUSE received");
+        NS_TEST_ASSERT_MSG_EQ(hp.fabric.hostDevices[0]->GetPausedTime(3), d, "paused time");
+        // before the pause the link runs at exactly line rate: 100 frames of 1082 B on the
+        // wire in 8656 ns (sub-nanosecond remainders are carried, not lost)
+        NS_TEST_ASSERT_MSG_EQ((hp.log.times[110] - hp.log.times[10]), NanoSeconds(8656), "line rate");
+        Simulator::Destroy();
+    }
+};
+
+/// A zero-time frame resumes at once.
+class PfcResumeTestCase : public TestCase
+{
+  public:
+    PfcResumeTestCase()
+        : TestCase("a zero-time PFC frame resumes the peer at once")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        HostPair hp;
+        Ptr<QbbNetDevice> b = hp.fabric.hostDevices[1];
+        Simulator::Schedule(MicroSeconds(20), &QbbNetDevice::SendPfcFrame, b, 3, 65535);
+        Simulator::Schedule(MicroSeconds(30), &QbbNetDevice::SendPfcFrame, b, 3, 0);
+        Simulator::Stop(MicroSeconds(60));
+        Simulator::Run();
+        auto [gap, at] = hp.log.LargestGap(MicroSeconds(15));
+        // 65535 quanta would be 335 us; the RESUME 10 us later ends it
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(gap, MicroSeconds(10), "paused until the RESUME");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(gap, MicroSeconds(10) + FrameTime() + NanoSeconds(2), "resumed at once");
+        NS_TEST_ASSERT_MSG_EQ(hp.fabric.hostDevices[0]->GetStats().resumeRx[3], 1, "one RESUME");
+        // the two frames' serialisation differs by the 1 ns of carried sub-nanosecond remainder
+        NS_TEST_ASSERT_MSG_EQ_TOL(hp.fabric.hostDevices[0]->GetPausedTime(3),
+                                  MicroSeconds(10),
+                                  NanoSeconds(1),
+                                  "paused time");
+        Simulator::Destroy();
+    }
+};
+
+/// SendPfc refreshes the PAUSE while it is wanted, so the peer stays paused past one pause time.
+class PfcRefreshTestCase : public TestCase
+{
+  public:
+    PfcRefreshTestCase()
+        : TestCase("refreshed PAUSE keeps the peer paused until RESUME")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        HostPair hp(1000); // each PAUSE lasts 5.12 us; refreshed every 2.56 us
+        Ptr<QbbNetDevice> b = hp.fabric.hostDevices[1];
+        Simulator::Schedule(MicroSeconds(20), &QbbNetDevice::SendPfc, b, 3, true);
+        Simulator::Schedule(MicroSeconds(70), &QbbNetDevice::SendPfc, b, 3, false);
+        Simulator::Stop(MicroSeconds(100));
+        Simulator::Run();
+        auto [gap, at] = hp.log.LargestGap(MicroSeconds(15));
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(gap, MicroSeconds(50), "paused for the whole 50 us");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(gap, MicroSeconds(50) + FrameTime() + NanoSeconds(2), "then resumed");
+        // 50 us / 2.56 us refresh period: the first PAUSE and 19 refreshes
+        NS_TEST_ASSERT_MSG_EQ(b->GetStats().pfcTx[3], 20, "PAUSE refreshed");
+        NS_TEST_ASSERT_MSG_EQ(b->GetStats().resumeTx[3], 1, "one RESUME");
+        Simulator::Destroy();
+    }
+};
+
+/// Incast of N raw line-rate senders through one switch.
+struct Incast
+{
+    Fabric fabric;
+    std::vector<Ptr<RawHost>> raw;
+    uint64_t sent = 0;
+    uint64_t received = 0;
+    double goodput = 0;
+    SwitchNode::Counters c{};
+    std::string invariants;
+    uint64_t pausesRx = 0;
+    std::vector<std::string> warnings;
+
+    Incast(uint32_t senders, bool pfc, uint64_t bytes, uint64_t buffer, uint64_t headroom)
+    {
+        FabricHelper fh;
+        fh.SetPrintWarnings(false);
+        fh.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+        fh.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+        fh.SetSwitchAttribute("BufferSize", UintegerValue(buffer));
+        fh.SetSwitchAttribute("Headroom", UintegerValue(headroom));
+        fh.SetSwitchAttribute("EgressLimit", UintegerValue(200000));
+        fh.SetSwitchAttribute("PfcPriorities", UintegerValue(pfc ? 0x08 : 0));
+        fh.SetQueuePriorities(0);
+        fabric = fh.SingleSwitch(senders + 1);
+        warnings = fh.GetWarnings();
+        for (uint32_t i = 0; i <= senders; i++)
+        {
+            raw.push_back(CreateObject<RawHost>());
+            raw.back()->Attach(fabric.hostDevices[i], fabric.hosts.Get(i)->GetId());
+        }
+        for (uint32_t i = 1; i <= senders; i++)
+        {
+            raw[i]->AddFlow(fabric.hosts.Get(0)->GetId(), 3, bytes, Seconds(0), 100 + i);
+        }
+        Simulator::Run(); // no periodic events: runs until the last frame
+        for (uint32_t i = 1; i <= senders; i++)
+        {
+            sent += raw[i]->GetFlows()[0].sent;
+            pausesRx += fabric.hostDevices[i]->GetStats().pfcRx[3];
+        }
+        received = raw[0]->GetReceivedBytes();
+        auto [t0, t1] = raw[0]->GetReceiveWindow();
+        // frames after the first one, over the time between first and last arrival
+        goodput = (received - double(received) / raw[0]->GetReceivedFrames()) * 8 /
+                  (t1 - t0).GetSeconds();
+        c = fabric.switches[0]->GetCounters();
+        invariants = fabric.switches[0]->CheckInvariants();
+        Simulator::Destroy();
+    }
+
+    uint64_t Drops() const
+    {
+        uint64_t d = 0;
+        for (auto x : c.drops)
+        {
+            d += x;
+        }
+        return d;
+    }
+};
+
+/// N-to-1 at line rate with PFC: no drops, PAUSEs, goodput at the wire limit.
+class PfcIncastTestCase : public TestCase
+{
+  public:
+    PfcIncastTestCase(uint32_t n, uint64_t bytes, uint64_t buffer)
+        : TestCase(std::to_string(n) + "-to-1 at line rate with PFC: zero drops, PAUSEs, goodput "
+                                       "within 2% of the wire limit"),
+          m_n(n),
+          m_bytes(bytes),
+          m_buffer(buffer)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Incast r(m_n, true, m_bytes, m_buffer, 32000);
+        NS_TEST_ASSERT_MSG_EQ(r.Drops(), 0, "no drop on a lossless priority");
+        NS_TEST_ASSERT_MSG_EQ(r.received, r.sent, "every byte delivered");
+        NS_TEST_ASSERT_MSG_EQ(r.sent, m_n * m_bytes, "every byte sent");
+        NS_TEST_ASSERT_MSG_GT(r.c.pauses, 0, "the switch paused the senders");
+        NS_TEST_ASSERT_MSG_GT(r.pausesRx, 0, "the senders received PAUSEs");
+        NS_TEST_ASSERT_MSG_EQ(r.c.pauses, r.c.resumes, "every PAUSE was resumed");
+        const double limit = 100e9 * kEfficiency;
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(r.goodput, 0.98 * limit, "goodput near the wire limit");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(r.goodput, 1.0001 * limit, "goodput cannot beat the wire");
+        NS_TEST_ASSERT_MSG_EQ(r.invariants, "", "MMU accounting");
+        NS_TEST_ASSERT_MSG_EQ(r.c.occupancy, 0, "buffer empty at the end");
+        NS_TEST_ASSERT_MSG_EQ(r.c.received, r.c.forwarded, "received = forwarded");
+    }
+
+    uint32_t m_n;
+    uint64_t m_bytes;
+    uint64_t m_buffer;
+};
+
+/// The same incast with PFC off loses frames, counted by reason, and conserves bytes.
+class NoPfcIncastTestCase : public TestCase
+{
+  public:
+    NoPfcIncastTestCase()
+        : TestCase("8-to-1 with PFC off: tail drops counted by reason, bytes conserved")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Incast r(8, false, 500000, 2000000, 32000);
+        NS_TEST_ASSERT_MSG_GT(r.c.drops[0], 1000, "queue_full drops");
+        NS_TEST_ASSERT_MSG_EQ(r.Drops(), r.c.drops[0], "all drops are queue_full");
+        NS_TEST_ASSERT_MSG_EQ(r.c.pauses, 0, "no PFC");
+        NS_TEST_ASSERT_MSG_EQ(r.pausesRx, 0, "no PFC");
+        // conservation in frames: every frame sent was delivered or dropped
+        const uint64_t framesSent = r.sent / kPayload;
+        NS_TEST_ASSERT_MSG_EQ(r.received / kPayload + r.Drops(), framesSent, "frames conserved");
+        NS_TEST_ASSERT_MSG_EQ(r.c.dropBytes, r.Drops() * kFrame, "drop bytes");
+        NS_TEST_ASSERT_MSG_EQ(r.invariants, "", "MMU accounting");
+        NS_TEST_ASSERT_MSG_EQ(r.c.occupancy, 0, "buffer empty at the end");
+    }
+};
+
+/// A headroom smaller than the link needs overruns, and is reported.
+class HeadroomOverrunTestCase : public TestCase
+{
+  public:
+    HeadroomOverrunTestCase()
+        : TestCase("too small a PFC headroom overruns: counted, warned, never silent")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Incast r(4, true, 2000000, 1000000, 3000);
+        NS_TEST_ASSERT_MSG_GT(r.c.drops[4], 0, "headroom_overrun drops counted");
+        NS_TEST_ASSERT_MSG_EQ(r.Drops(), r.c.drops[4], "the only drops are overruns");
+        bool warned = false;
+        for (const auto& w : r.warnings)
+        {
+            warned |= w.find("Headroom (3000 B) is below") != std::string::npos;
+        }
+        NS_TEST_ASSERT_MSG_EQ(warned, true, "start-up warning about the headroom");
+        NS_TEST_ASSERT_MSG_EQ(r.received + r.Drops() * kPayload, r.sent, "bytes conserved");
+        NS_TEST_ASSERT_MSG_EQ(r.invariants, "", "MMU accounting");
+    }
+};
+
+/// ECMP spreads flows over every spine of a Clos; a flow never changes path.
+class EcmpClosTestCase : public TestCase
+{
+  public:
+    EcmpClosTestCase()
+        : TestCase("ECMP: 64 flows spread over all spines (<= 2x share), one path per flow")
+    {
+    }
+
+  private:
+    // (switch id, egress port) used by each flow (src node, flow index)
+    std::map<std::pair<uint32_t, uint32_t>, std::set<std::pair<uint32_t, uint32_t>>> m_paths;
+    std::map<uint32_t, uint32_t> m_spineFrames; //!< switch id -> frames
+
+    void OnTx(uint32_t sw, uint32_t port, Ptr<const Packet> p)
+    {
+        RoceHeader h;
+        p->PeekHeader(h);
+        if (h.kind != RoceHeader::DATA)
+        {
+            return;
+        }
+        m_paths[{RoceHeader::IpToNode(h.srcIp), h.flowId}].insert({sw, port});
+    }
+
+    void DoRun() override
+    {
+        FabricHelper fh;
+        fh.SetPrintWarnings(false);
+        fh.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+        fh.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+        fh.SetQueuePriorities(0);
+        // 2 pods x (2 ToRs, 2 leaves), 4 spines, 8 hosts per ToR: 4 leaf-spine paths per pod pair
+        Fabric f = fh.Clos(2, 2, 2, 4, 8);
+        NS_TEST_ASSERT_MSG_EQ(f.hosts.GetN(), 32, "hosts");
+        const uint32_t firstSpine = f.switches[0]->GetId();
+        for (const auto& sw : f.switches)
+        {
+            for (uint32_t port = 0; port < sw->GetNPorts(); port++)
+            {
+                sw->GetPort(port)->TraceConnectWithoutContext(
+                    "PhyTxBegin",
+                    MakeCallback(&EcmpClosTestCase::OnTx, this).Bind(sw->GetId(), port));
+            }
+        }
+        std::vector<Ptr<RawHost>> raw;
+        for (uint32_t i = 0; i < f.hosts.GetN(); i++)
+        {
+            raw.push_back(CreateObject<RawHost>());
+            raw.back()->Attach(f.hostDevices[i], f.hosts.Get(i)->GetId());
+        }
+        // 64 flows from pod 0's hosts (0..15) to pod 1's hosts (16..31), 20 frames each
+        for (uint32_t k = 0; k < 64; k++)
+        {
+            const uint32_t src = k % 16;
+            const uint32_t dst = 16 + (k * 7) % 16;
+            raw[src]->AddFlow(f.hosts.Get(dst)->GetId(), 3, 20 * kPayload, MicroSeconds(k), 5000 + k);
+        }
+        Simulator::Run();
+        uint32_t flows = 0;
+        std::map<uint32_t, uint32_t> perSpine;
+        for (const auto& [flow, hops] : m_paths)
+        {
+            flows++;
+            // one egress port per switch on the path: ToR, leaf, spine, leaf, ToR
+            std::set<uint32_t> switches;
+            for (const auto& [sw, port] : hops)
+            {
+                NS_TEST_ASSERT_MSG_EQ(switches.count(sw), 0, "flow changed port at switch " << sw);
+                switches.insert(sw);
+                if (sw >= firstSpine && sw < firstSpine + 4)
+                {
+                    perSpine[sw]++;
+                }
+            }
+            NS_TEST_ASSERT_MSG_EQ(switches.size(), 5, "5 switch hops");
+        }
+        NS_TEST_ASSERT_MSG_EQ(flows, 64, "every flow seen");
+        NS_TEST_ASSERT_MSG_EQ(perSpine.size(), 4, "every spine used");
+        for (const auto& [sw, n] : perSpine)
+        {
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(n, 32, "spine " << sw << " carries <= 2x its share of 16");
+        }
+        uint64_t delivered = 0;
+        for (const auto& r : raw)
+        {
+            delivered += r->GetReceivedBytes();
+        }
+        NS_TEST_ASSERT_MSG_EQ(delivered, 64 * 20 * kPayload, "every byte delivered");
+        for (const auto& sw : f.switches)
+        {
+            NS_TEST_ASSERT_MSG_EQ(sw->CheckInvariants(), "", "MMU accounting at " << sw->GetId());
+            NS_TEST_ASSERT_MSG_EQ(sw->GetCounters().occupancy, 0, "empty at the end");
+        }
+        Simulator::Destroy();
+    }
+};
+
+/// Start-up warnings: ECN must trigger before PFC (DCQCN section 4).
+class EcnBeforePfcWarningTestCase : public TestCase
+{
+  public:
+    EcnBeforePfcWarningTestCase()
+        : TestCase("start-up warning when ECN would trigger after PFC (DCQCN section 4)")
+    {
+    }
+
+  private:
+    static std::vector<std::string> Warnings(uint64_t kMin)
+    {
+        FabricHelper fh;
+        fh.SetPrintWarnings(false);
+        fh.SetDeviceAttribute("DataRate", StringValue("40Gbps"));
+        fh.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+        // the paper's switch: B = 12 MB, 32 ports, t_flight 22.4 KB on all 8 priorities, beta 8
+        fh.SetSwitchAttribute("BufferSize", UintegerValue(12000000));
+        fh.SetSwitchAttribute("Headroom", UintegerValue(22400));
+        fh.SetSwitchAttribute("PfcPriorities", UintegerValue(0xFF));
+        fh.SetSwitchAttribute("MmuMtu", UintegerValue(1500));
+        fh.SetEcn(kMin, kMin * 4, 0.1);
+        fh.SingleSwitch(32);
+        auto w = fh.GetWarnings();
+        Simulator::Destroy();
+        return w;
+    }
+
+    void DoRun() override
+    {
+        // bound: 8 (B - 8 n t_flight) / (8 n (8 + 1)) = 21.75 KB
+        auto low = Warnings(20000);
+        auto high = Warnings(25000);
+        bool lowEcn = false;
+        bool highEcn = false;
+        for (const auto& w : low)
+        {
+            lowEcn |= w.find("ECN threshold KMin") != std::string::npos;
+        }
+        for (const auto& w : high)
+        {
+            highEcn |= w.find("ECN threshold KMin (25000 B) is not below 21") != std::string::npos;
+        }
+        NS_TEST_ASSERT_MSG_EQ(lowEcn, false, "20 KB is below the 21.75 KB bound");
+        NS_TEST_ASSERT_MSG_EQ(highEcn, true, "25 KB is above the bound");
+    }
+};
+
+/// The suite.
+class FabricTestSuite : public TestSuite
+{
+  public:
+    FabricTestSuite()
+        : TestSuite("rdma-cc-fabric")
+    {
+        AddTestCase(new PfcPauseTimingTestCase);
+        AddTestCase(new PfcResumeTestCase);
+        AddTestCase(new PfcRefreshTestCase);
+        AddTestCase(new PfcIncastTestCase(2, 4000000, 2000000));
+        AddTestCase(new PfcIncastTestCase(8, 1000000, 2000000));
+        AddTestCase(new NoPfcIncastTestCase);
+        AddTestCase(new HeadroomOverrunTestCase);
+        AddTestCase(new EcmpClosTestCase);
+        AddTestCase(new EcnBeforePfcWarningTestCase);
+    }
+};
+
+static FabricTestSuite g_fabricTestSuite; //!< registers the suite

@@ -1,0 +1,477 @@
+//! The receiving side of a queue pair: in-order delivery, ACK / NACK policy and CNPs.
+//!
+//! Rules (ldcp.md "Roles" and "Receiver ACK policy"; draft §2.2):
+//! - In-order data (`seq ≤ expected < seq + len`) is accepted; `expected` moves to its end.
+//! - ACKs are cumulative (`seq` = next expected byte). Per-packet ACK by default, ECE = CE of
+//!   the packet. Delayed ACK (`ack_every = m`): one ACK per at most `m` unmarked packets; a
+//!   CE-marked packet is acknowledged at once, and when unmarked packets are pending the
+//!   receiver first flushes an ACK (ECE = 0) for them, so every ACK covers packets of a single
+//!   CE state (ldcp.md decision). The message's last packet, and a packet with AckReq set, are
+//!   acknowledged at once.
+//! - Out-of-order data (`seq > expected`) is dropped and NACKed with the expected sequence
+//!   (ECE = CE of that packet), once: further out-of-order packets are not NACKed until
+//!   `expected` advances (ldcp.md decision; optional re-NACK after `renack_interval`). Pending
+//!   delayed ACKs are flushed first.
+//! - Duplicates (entirely below `expected`) are dropped and the cumulative sequence is ACKed
+//!   again (ECE = 0), which recovers a lost final ACK.
+//! - CNP: with `send_cnp`, every CE-marked arrival (in order or not) triggers a CNP unless one
+//!   was sent less than `cnp_interval` ago (0: a CNP per marked packet).
+//!
+//! [`RxAction`] carries up to two ACKs — first the flush, then the current one — so that it
+//! stays a `Copy` value.
+
+use crate::config::ReceiverConfig;
+use rdma_cc_core::{ConfigError, Time};
+
+/// An ACK or NACK to send back to the sender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AckOut {
+    /// Cumulative sequence: the next byte expected (everything below arrived in order).
+    pub seq: u64,
+    /// ECN-Echo: the packets this (N)ACK answers were CE-marked.
+    pub ece: bool,
+    /// This is a NACK: out-of-order data was dropped; resend from `seq`.
+    pub nack: bool,
+}
+
+/// What the receiver NIC does with an arriving data packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RxAction {
+    /// The packet carried new in-order data, now delivered.
+    pub accepted: bool,
+    /// Payload bytes newly delivered (less than the packet's length only when it overlaps data
+    /// already delivered).
+    pub delivered: u32,
+    /// First (N)ACK to send, if any.
+    pub ack: Option<AckOut>,
+    /// Second (N)ACK to send after [`Self::ack`]; only set when `ack` is.
+    pub ack2: Option<AckOut>,
+    /// Send a congestion notification packet to the sender.
+    pub cnp: bool,
+}
+
+impl RxAction {
+    fn push(&mut self, a: AckOut) {
+        if self.ack.is_none() {
+            self.ack = Some(a);
+        } else {
+            debug_assert!(self.ack2.is_none());
+            self.ack2 = Some(a);
+        }
+    }
+
+    /// The (N)ACKs to send, in order.
+    pub fn acks(&self) -> impl Iterator<Item = AckOut> {
+        self.ack.into_iter().chain(self.ack2)
+    }
+}
+
+/// Counters of a receiver.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    /// Data packets that arrived.
+    pub packets: u64,
+    /// Arrivals with CE set.
+    pub ce_packets: u64,
+    /// Out-of-order arrivals (dropped).
+    pub out_of_order: u64,
+    /// Duplicate arrivals (dropped).
+    pub duplicates: u64,
+    /// ACKs sent (not NACKs).
+    pub acks: u64,
+    /// NACKs sent.
+    pub nacks: u64,
+    /// Out-of-order arrivals whose NACK was suppressed.
+    pub nacks_suppressed: u64,
+    /// CNPs sent.
+    pub cnps: u64,
+}
+
+/// Receiving side of one queue pair.
+#[derive(Debug, Clone)]
+pub struct QpReceiver {
+    ack_every: u32,
+    cnp_interval: Time,
+    send_cnp: bool,
+    split: bool,
+    renack_interval: Option<Time>,
+    flow_size: u64,
+    /// Next byte expected in order.
+    expected: u64,
+    /// In-order unmarked packets not yet acknowledged.
+    pending: u32,
+    /// Sequence and time of the last NACK.
+    nacked: Option<(u64, Time)>,
+    last_cnp: Option<Time>,
+    stats: ReceiverStats,
+}
+
+impl QpReceiver {
+    /// The receiver of a `flow_size`-byte message (≥ 1). Errors name the bad field.
+    pub fn new(cfg: &ReceiverConfig, flow_size: u64) -> Result<QpReceiver, ConfigError> {
+        cfg.validate()?;
+        ConfigError::check(flow_size >= 1, "flow_size", flow_size, "must be >= 1 byte")?;
+        Ok(QpReceiver {
+            ack_every: cfg.ack_every,
+            cnp_interval: cfg.cnp_interval,
+            send_cnp: cfg.send_cnp,
+            split: cfg.split_ack_on_ce_change,
+            renack_interval: cfg.renack_interval,
+            flow_size,
+            expected: 0,
+            pending: 0,
+            nacked: None,
+            last_cnp: None,
+            stats: ReceiverStats::default(),
+        })
+    }
+
+    /// A data packet `[seq, seq + len)` arrived at `now`; `ce`: it carries CE; `last`: it
+    /// carries the message's final byte. Same as [`Self::on_data_req`] without AckReq.
+    pub fn on_data(&mut self, now: Time, seq: u64, len: u32, ce: bool, last: bool) -> RxAction {
+        self.on_data_req(now, seq, len, ce, last, false)
+    }
+
+    /// [`Self::on_data`] with the packet's AckReq bit ([`crate::TxPacket::ack_req`]): when set,
+    /// the packet is acknowledged at once even with delayed ACK.
+    pub fn on_data_req(
+        &mut self,
+        now: Time,
+        seq: u64,
+        len: u32,
+        ce: bool,
+        last: bool,
+        ack_req: bool,
+    ) -> RxAction {
+        let mut a = RxAction::default();
+        self.stats.packets += 1;
+        if ce {
+            self.stats.ce_packets += 1;
+            a.cnp = self.cnp_due(now);
+        }
+        let end = seq.saturating_add(u64::from(len)).min(self.flow_size);
+        if seq > self.expected {
+            // out of order: go-back-N receiver drops it and NACKs the expected sequence
+            self.stats.out_of_order += 1;
+            self.flush(&mut a);
+            if self.nack_allowed(now) {
+                self.nacked = Some((self.expected, now));
+                self.stats.nacks += 1;
+                a.push(AckOut {
+                    seq: self.expected,
+                    ece: ce,
+                    nack: true,
+                });
+            } else {
+                self.stats.nacks_suppressed += 1;
+            }
+        } else if end <= self.expected {
+            // duplicate: drop, re-acknowledge the cumulative sequence (covers pending packets)
+            self.stats.duplicates += 1;
+            self.pending = 0;
+            self.ack(&mut a, false);
+        } else {
+            // in order (possibly overlapping delivered data at its start)
+            a.accepted = true;
+            a.delivered = (end - self.expected) as u32;
+            if ce && self.pending > 0 && self.split {
+                // ldcp.md decision: flush an ACK for the pending unmarked packets first
+                self.flush(&mut a);
+            }
+            self.expected = end;
+            self.pending += 1;
+            let complete = self.expected >= self.flow_size;
+            // draft §2.2: "generate an ACK for at most m data packets if they all are not
+            // marked, but would generate an ACK with ECE flag immediately once a CE marked
+            // packet is received"
+            if ce || self.pending >= self.ack_every || last || complete || ack_req {
+                self.pending = 0;
+                self.ack(&mut a, ce);
+            }
+        }
+        a
+    }
+
+    /// ACK for the pending unmarked packets, which end at `expected`.
+    fn flush(&mut self, a: &mut RxAction) {
+        if self.pending > 0 {
+            self.pending = 0;
+            self.ack(a, false);
+        }
+    }
+
+    fn ack(&mut self, a: &mut RxAction, ece: bool) {
+        self.stats.acks += 1;
+        a.push(AckOut {
+            seq: self.expected,
+            ece,
+            nack: false,
+        });
+    }
+
+    fn nack_allowed(&self, now: Time) -> bool {
+        match self.nacked {
+            Some((s, t)) if s == self.expected => match self.renack_interval {
+                Some(iv) => now >= t.saturating_add(iv),
+                None => false,
+            },
+            _ => true,
+        }
+    }
+
+    fn cnp_due(&mut self, now: Time) -> bool {
+        if !self.send_cnp {
+            return false;
+        }
+        let due = self.cnp_interval == Time::ZERO
+            || match self.last_cnp {
+                Some(t) => now >= t.saturating_add(self.cnp_interval),
+                None => true,
+            };
+        if due {
+            self.last_cnp = Some(now);
+            self.stats.cnps += 1;
+        }
+        due
+    }
+
+    /// Bytes delivered in order so far.
+    pub fn received(&self) -> u64 {
+        self.expected
+    }
+
+    /// Every byte of the message has been delivered.
+    pub fn is_complete(&self) -> bool {
+        self.expected >= self.flow_size
+    }
+
+    /// Message size in bytes.
+    pub fn flow_size(&self) -> u64 {
+        self.flow_size
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> ReceiverStats {
+        self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Scheme;
+
+    const T: Time = Time(0);
+
+    fn rx(ack_every: u32) -> QpReceiver {
+        QpReceiver::new(
+            &ReceiverConfig {
+                ack_every,
+                ..ReceiverConfig::default()
+            },
+            10_000,
+        )
+        .unwrap()
+    }
+
+    fn ack(seq: u64, ece: bool) -> Option<AckOut> {
+        Some(AckOut {
+            seq,
+            ece,
+            nack: false,
+        })
+    }
+
+    fn nack(seq: u64, ece: bool) -> Option<AckOut> {
+        Some(AckOut {
+            seq,
+            ece,
+            nack: true,
+        })
+    }
+
+    #[test]
+    fn per_packet_ack_echoes_ce_of_each_packet() {
+        // draft §2.2: "generate an ACK for every received data packet (i.e., per-packet ACK)
+        // and set the ECE flag if the corresponding packet has a CE mark"
+        let mut r = rx(1);
+        let a = r.on_data(T, 0, 1000, false, false);
+        assert!(a.accepted);
+        assert_eq!(a.delivered, 1000);
+        assert_eq!((a.ack, a.ack2), (ack(1000, false), None));
+        let a = r.on_data(T, 1000, 1000, true, false);
+        assert_eq!((a.ack, a.ack2), (ack(2000, true), None));
+        assert!(!a.cnp, "window LDCP receivers send no CNP");
+        assert_eq!(r.received(), 2000);
+    }
+
+    #[test]
+    fn delayed_ack_coalesces_m_unmarked_packets() {
+        let mut r = rx(3);
+        assert_eq!(r.on_data(T, 0, 1000, false, false).ack, None);
+        assert_eq!(r.on_data(T, 1000, 1000, false, false).ack, None);
+        assert_eq!(r.on_data(T, 2000, 1000, false, false).ack, ack(3000, false));
+        assert_eq!(r.on_data(T, 3000, 1000, false, false).ack, None);
+    }
+
+    #[test]
+    fn delayed_ack_flushes_unmarked_packets_before_a_ce_packet() {
+        let mut r = rx(4);
+        r.on_data(T, 0, 1000, false, false);
+        r.on_data(T, 1000, 1000, false, false);
+        let a = r.on_data(T, 2000, 1000, true, false);
+        // first the two unmarked packets (ECE = 0), then the marked one (ECE = 1)
+        assert_eq!(a.ack, ack(2000, false));
+        assert_eq!(a.ack2, ack(3000, true));
+        assert_eq!(a.acks().count(), 2);
+        // a marked packet with nothing pending: one ACK
+        let a = r.on_data(T, 3000, 1000, true, false);
+        assert_eq!((a.ack, a.ack2), (ack(4000, true), None));
+    }
+
+    #[test]
+    fn delayed_ack_without_split_covers_all_with_ece() {
+        let mut r = QpReceiver::new(
+            &ReceiverConfig {
+                ack_every: 4,
+                split_ack_on_ce_change: false,
+                ..ReceiverConfig::default()
+            },
+            10_000,
+        )
+        .unwrap();
+        r.on_data(T, 0, 1000, false, false);
+        let a = r.on_data(T, 1000, 1000, true, false);
+        assert_eq!((a.ack, a.ack2), (ack(2000, true), None));
+    }
+
+    #[test]
+    fn last_packet_and_ack_req_are_acked_at_once() {
+        let mut r = rx(8);
+        assert_eq!(r.on_data(T, 0, 1000, false, false).ack, None);
+        assert_eq!(
+            r.on_data_req(T, 1000, 1000, false, false, true).ack,
+            ack(2000, false)
+        );
+        let mut r = QpReceiver::new(
+            &ReceiverConfig {
+                ack_every: 8,
+                ..ReceiverConfig::default()
+            },
+            2500,
+        )
+        .unwrap();
+        r.on_data(T, 0, 1000, false, false);
+        r.on_data(T, 1000, 1000, false, false);
+        let a = r.on_data(T, 2000, 500, false, true);
+        assert_eq!(a.ack, ack(2500, false));
+        assert!(r.is_complete());
+    }
+
+    #[test]
+    fn gap_is_nacked_once_until_expected_advances() {
+        let mut r = rx(1);
+        r.on_data(T, 0, 1000, false, false);
+        // 1000 lost; 2000 arrives out of order → NACK 1000 with the packet's CE
+        let a = r.on_data(T, 2000, 1000, true, false);
+        assert!(!a.accepted);
+        assert_eq!((a.ack, a.ack2), (nack(1000, true), None));
+        // further out-of-order packets: suppressed
+        assert_eq!(r.on_data(T, 3000, 1000, false, false).ack, None);
+        assert_eq!(r.stats().nacks_suppressed, 1);
+        // the retransmission of 1000 arrives; then 3000 (2000 was dropped) → a new NACK
+        assert_eq!(r.on_data(T, 1000, 1000, false, false).ack, ack(2000, false));
+        assert_eq!(
+            r.on_data(T, 3000, 1000, false, false).ack,
+            nack(2000, false)
+        );
+        assert_eq!(r.received(), 2000);
+    }
+
+    #[test]
+    fn renack_interval_allows_a_repeat_nack() {
+        let mut r = QpReceiver::new(
+            &ReceiverConfig {
+                renack_interval: Some(Time::us(10)),
+                ..ReceiverConfig::default()
+            },
+            10_000,
+        )
+        .unwrap();
+        assert_eq!(r.on_data(T, 1000, 1000, false, false).ack, nack(0, false));
+        assert_eq!(r.on_data(Time::us(9), 2000, 1000, false, false).ack, None);
+        assert_eq!(
+            r.on_data(Time::us(10), 2000, 1000, false, false).ack,
+            nack(0, false)
+        );
+    }
+
+    #[test]
+    fn gap_flushes_pending_delayed_acks_before_the_nack() {
+        let mut r = rx(4);
+        r.on_data(T, 0, 1000, false, false);
+        let a = r.on_data(T, 2000, 1000, false, false);
+        assert_eq!((a.ack, a.ack2), (ack(1000, false), nack(1000, false)));
+    }
+
+    #[test]
+    fn duplicate_is_dropped_and_reacked() {
+        let mut r = rx(1);
+        r.on_data(T, 0, 1000, false, false);
+        r.on_data(T, 1000, 1000, false, false);
+        let a = r.on_data(T, 0, 1000, true, false);
+        assert!(!a.accepted);
+        assert_eq!((a.ack, a.ack2), (ack(2000, false), None));
+        assert_eq!(r.received(), 2000);
+        assert_eq!(r.stats().duplicates, 1);
+    }
+
+    #[test]
+    fn overlapping_packet_delivers_only_new_bytes() {
+        let mut r = rx(1);
+        r.on_data(T, 0, 1500, false, false);
+        let a = r.on_data(T, 1000, 1000, false, false);
+        assert!(a.accepted);
+        assert_eq!(a.delivered, 500);
+        assert_eq!(r.received(), 2000);
+    }
+
+    #[test]
+    fn cnp_per_marked_packet_when_interval_is_zero() {
+        let mut r = QpReceiver::new(&ReceiverConfig::for_scheme(Scheme::LdcpRate), 10_000).unwrap();
+        assert!(r.on_data(T, 0, 1000, true, false).cnp);
+        assert!(r.on_data(T, 1000, 1000, true, false).cnp);
+        assert!(!r.on_data(T, 2000, 1000, false, false).cnp);
+        // out-of-order marked packets count too
+        assert!(r.on_data(T, 5000, 1000, true, false).cnp);
+        assert_eq!(r.stats().cnps, 3);
+    }
+
+    #[test]
+    fn cnp_interval_limits_cnps() {
+        let mut r = QpReceiver::new(
+            &ReceiverConfig {
+                send_cnp: true,
+                cnp_interval: Time::us(50),
+                ..ReceiverConfig::default()
+            },
+            100_000,
+        )
+        .unwrap();
+        assert!(r.on_data(Time::us(0), 0, 1000, true, false).cnp);
+        assert!(!r.on_data(Time::us(10), 1000, 1000, true, false).cnp);
+        assert!(!r.on_data(Time::us(49), 2000, 1000, true, false).cnp);
+        assert!(r.on_data(Time::us(50), 3000, 1000, true, false).cnp);
+        assert!(!r.on_data(Time::us(60), 4000, 1000, true, false).cnp);
+    }
+
+    #[test]
+    fn zero_flow_size_is_rejected() {
+        assert_eq!(
+            QpReceiver::new(&ReceiverConfig::default(), 0)
+                .unwrap_err()
+                .field,
+            "flow_size"
+        );
+    }
+}

@@ -1,0 +1,102 @@
+//! Send times of recent packets, for per-ACK RTT samples without per-packet allocation.
+//!
+//! A fixed ring allocated once per flow: slot `⌊(end − 1)/mtu⌋ mod capacity` remembers the end
+//! offset and send time of the last packet that ended in it. An ACK for byte `a` samples the
+//! packet ending exactly at `a` (the most recently sent packet it covers, since sends are in
+//! sequence order between go-backs). Packets with an ambiguous send time are recorded as
+//! "no sample" (Karn's rule; the sender decides which). When more than `capacity` packets are in flight their slots have been reused, the end
+//! offsets no longer match, and those ACKs give no sample (the smoothed RTT then keeps its
+//! value until the window is back under the capacity).
+
+use rdma_cc_core::Time;
+
+/// Most packets whose send times are remembered (16 bytes each; 16 KiB per flow at most).
+pub(crate) const CAPACITY: u64 = 1024;
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    /// End (exclusive byte offset) of the packet; 0 = empty.
+    end: u64,
+    /// Send time, or `Time::MAX` when ambiguous (no sample).
+    sent_at: Time,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct SendLog {
+    slots: Box<[Slot]>,
+    mtu: u64,
+}
+
+impl SendLog {
+    /// A log for a flow of `packets` packets of `mtu` bytes.
+    pub(crate) fn new(packets: u64, mtu: u64) -> SendLog {
+        let n = packets.clamp(1, CAPACITY) as usize;
+        SendLog {
+            slots: vec![Slot::default(); n].into_boxed_slice(),
+            mtu: mtu.max(1),
+        }
+    }
+
+    #[inline]
+    fn index(&self, end: u64) -> usize {
+        // end >= 1 for every recorded packet; slots.len() >= 1
+        ((end.saturating_sub(1) / self.mtu) % self.slots.len() as u64) as usize
+    }
+
+    /// Records a packet ending at `end` sent at `at`.
+    #[inline]
+    pub(crate) fn record(&mut self, end: u64, at: Time, ambiguous: bool) {
+        let i = self.index(end);
+        self.slots[i] = Slot {
+            end,
+            sent_at: if ambiguous { Time::MAX } else { at },
+        };
+    }
+
+    /// Send time of the packet ending at `end`, if remembered and unambiguous.
+    #[inline]
+    pub(crate) fn sent_at(&self, end: u64) -> Option<Time> {
+        let s = self.slots[self.index(end)];
+        (s.end == end && end > 0 && s.sent_at != Time::MAX).then_some(s.sent_at)
+    }
+}
+
+/// EWMA `srtt ← srtt + g·(sample − srtt)`, rounded to the nanosecond.
+#[inline]
+pub(crate) fn ewma(srtt: Time, sample: Time, gain: f64) -> Time {
+    let s = srtt.0 as f64 + gain * (sample.0 as f64 - srtt.0 as f64);
+    // the result lies between srtt and sample, so it fits in u64; `as` saturates anyway
+    Time(s.round().max(1.0) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_only_original_transmissions() {
+        let mut l = SendLog::new(10, 1000);
+        l.record(1000, Time(5), false);
+        l.record(2000, Time(7), false);
+        assert_eq!(l.sent_at(1000), Some(Time(5)));
+        assert_eq!(l.sent_at(2000), Some(Time(7)));
+        assert_eq!(l.sent_at(1500), None);
+        l.record(1000, Time(9), true);
+        assert_eq!(l.sent_at(1000), None);
+    }
+
+    #[test]
+    fn reused_slots_give_no_sample() {
+        let mut l = SendLog::new(1 << 20, 1000);
+        l.record(1000, Time(1), false);
+        l.record(1000 + CAPACITY * 1000, Time(2), false);
+        assert_eq!(l.sent_at(1000), None);
+        assert_eq!(l.sent_at(1000 + CAPACITY * 1000), Some(Time(2)));
+    }
+
+    #[test]
+    fn ewma_moves_an_eighth_of_the_way() {
+        assert_eq!(ewma(Time(8000), Time(16000), 0.125), Time(9000));
+        assert_eq!(ewma(Time(8000), Time(0), 0.125), Time(7000));
+    }
+}

@@ -1,0 +1,1075 @@
+//! The sending side of a queue pair: sequence numbers, window / pacing gates, go-back-N,
+//! retransmission timer, RTT estimation and RTT probes, around a [`Controller`].
+//!
+//! # Contract with the NIC
+//! - Call [`QpSender::poll`] when the QP's turn comes on an idle link and after every event.
+//!   [`Poll::Send`] means "put this data packet on the wire now" (it is recorded as sent at
+//!   `now`); [`Poll::SendProbe`] means "send an RTT probe now" — poll again right away for data.
+//!   [`Poll::WaitUntil`] `t`: poll again at `t`; [`Poll::Blocked`]: poll again after the next
+//!   ACK / NACK / CNP / probe response / timer; [`Poll::Done`]: the message is acknowledged.
+//! - Keep one timer per QP at [`QpSender::next_timer`] (re-read it after every call) and call
+//!   [`QpSender::on_timer`] when it fires, then poll. `on_timer` handles whatever has expired
+//!   and is harmless when called early or late; afterwards `next_timer` is in the future.
+//! - Set the packet's ECN field to [`TxPacket::ecn`] and the BTH AckReq bit to
+//!   [`TxPacket::ack_req`], and hand the receiver that bit through
+//!   [`crate::QpReceiver::on_data_req`] (needed only with delayed ACK).
+//!
+//! # Rules (ldcp.md is authoritative)
+//! - Window (controller gives `w = window()`): `w ≥ 1`: in-flight + next packet ≤ `w·MTU`;
+//!   `w < 1`: at most one packet in flight and the next no sooner than `srtt/w` after the
+//!   previous send (draft §2.2: "A flow with a cw < 1 is ticked out by a timer, whose timeout is
+//!   set as RTT/cw"). In-flight = `snd_nxt − snd_una`.
+//! - Pacing (controller gives a rate `R`): the next packet no sooner than
+//!   `previous packet length / R` after the previous send (`R` re-read at each poll).
+//! - Smoothed RTT: EWMA with gain `rtt_gain` (1/8) over samples, initialised to `base_rtt`.
+//!   Sample = now − send time of the packet ending at the ACKed byte — see `rtt.rs` for the
+//!   bounded send-time log. Karn's rule: no sample when the send time is ambiguous, i.e. the
+//!   packet was resent after a *timeout* (its original may still be in flight: bytes below
+//!   `snd_max` at the last RTO). Decision: packets resent after a *NACK* are timed, because
+//!   the fabric keeps a flow's packets in order (per-flow ECMP) and the go-back-N receiver
+//!   discards every earlier copy at or above the NACKed sequence — they all arrive before the
+//!   retransmission. Without this, a flow whose fast-start burst was WRED-dropped sends nothing
+//!   but retransmissions, never samples the RTT, and its sub-packet timer `srtt/cw` stays
+//!   at the base RTT however deep the queue.
+//! - Go-back-N on NACK: `snd_nxt ← expected_seq`. A NACK for the same sequence as the previous
+//!   one within `dup_nack_holdoff` (default: srtt) is ignored, as is a NACK below `snd_una`.
+//! - Retransmission timer: armed while data is in flight, `now + rto·2^b` at the first send into
+//!   an empty pipe and at every ACK that advances `snd_una`; disarmed when nothing is in flight
+//!   (including right after a go-back). On expiry: go back to `snd_una`, tell the controller
+//!   (congestion: LDCP `cw ← max(γ, η·cw)`), and back off `b ← min(b + 1, rto_backoff)`.
+//!   `b` returns to 0 when an ACK newly acknowledges a never-retransmitted packet (Karn's
+//!   algorithm: the ambiguous ACKs of retransmissions neither give samples nor end the backoff).
+//! - ACK / NACK sequence numbers above the highest byte sent are clamped to it.
+
+use crate::config::SenderConfig;
+use crate::controller::{AckEvent, Controller, NackEvent, SchemeController};
+use crate::ldcp::FastStartExit;
+use crate::rtt::{ewma, SendLog};
+use crate::Ecn;
+use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
+
+/// A data packet to put on the wire.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TxPacket {
+    /// Byte offset of the first payload byte within the message.
+    pub seq: u64,
+    /// Payload bytes (≤ MTU).
+    pub len: u32,
+    /// IP ECN codepoint to send with.
+    pub ecn: Ecn,
+    /// Some byte of this packet was sent before (go-back-N or timeout).
+    pub retransmission: bool,
+    /// Carries the message's final byte.
+    pub last: bool,
+    /// Ask the receiver to acknowledge at once (RoCE BTH AckReq): set when the sender cannot
+    /// send again until feedback arrives (window full, one packet in flight below `cw = 1`, or
+    /// nothing left to send), so a delayed-ACK receiver does not stall it.
+    pub ack_req: bool,
+}
+
+/// What the QP wants to do now.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Poll {
+    /// Send this data packet now (already recorded as sent).
+    Send(TxPacket),
+    /// Send an RTT probe with this id now (rate-based LDCP); poll again for data.
+    SendProbe {
+        /// Identifier to echo in the response ([`QpSender::on_probe_response`]).
+        probe_id: u64,
+    },
+    /// Nothing before this time (pacing or sub-packet timer): poll again then.
+    WaitUntil(Time),
+    /// Window full or nothing to send: wait for an ACK, NACK, CNP, probe response or timer.
+    Blocked,
+    /// Every byte is acknowledged.
+    Done,
+}
+
+/// Counters and state of a sender, for traces and summaries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SenderStats {
+    /// Payload bytes put on the wire, retransmissions included.
+    pub bytes_sent: u64,
+    /// Payload bytes of retransmitted packets.
+    pub retx_bytes: u64,
+    /// Data packets put on the wire.
+    pub packets_sent: u64,
+    /// Retransmitted data packets.
+    pub retx_packets: u64,
+    /// ACKs received (duplicates included).
+    pub acks: u64,
+    /// ACKs received with ECN-Echo.
+    pub ece_acks: u64,
+    /// NACKs received (ignored ones included).
+    pub nacks: u64,
+    /// NACKs ignored: duplicates within the hold-off, or below `snd_una`.
+    pub nacks_ignored: u64,
+    /// Retransmission timeouts with data in flight.
+    pub timeouts: u64,
+    /// CNPs received.
+    pub cnps: u64,
+    /// RTT probes sent.
+    pub probes_sent: u64,
+    /// RTT probes that timed out (no response within the RTO).
+    pub probe_timeouts: u64,
+    /// Smallest window seen (packets); `INFINITY` without a window.
+    pub min_cw: f64,
+    /// How the flow left fast start.
+    pub fast_start_exit: FastStartExit,
+    /// Data packets sent while `cw < 1`.
+    pub sub_packet_sends: u64,
+    /// Current smoothed RTT.
+    pub srtt: Time,
+}
+
+/// One outstanding RTT probe at most (ldcp.md "Rate-based variant").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Probe {
+    /// The controller does not probe, or the flow is done.
+    Off,
+    /// A probe should be sent at the next poll.
+    Due,
+    /// Waiting for the response to probe `id`, sent at `sent_at`.
+    Outstanding { id: u64, sent_at: Time },
+}
+
+/// Why the next data packet can or cannot go now.
+enum Gate {
+    Done,
+    Probe,
+    Blocked,
+    Wait(Time),
+    Send(u32),
+}
+
+/// Window tolerance in bytes, so that `cw = 3.9999999999` still admits four packets.
+const WINDOW_SLACK: f64 = 1e-6;
+
+/// Sending side of one queue pair, generic over its congestion controller.
+#[derive(Debug, Clone)]
+pub struct QpSender<C: Controller = SchemeController> {
+    cc: C,
+    mtu: u64,
+    flow_size: u64,
+    rto: Time,
+    rto_backoff_max: u32,
+    /// Current backoff exponent.
+    backoff: u32,
+    rtt_gain: f64,
+    dup_nack_holdoff: Option<Time>,
+    start: Time,
+    /// Lowest unacknowledged byte.
+    snd_una: u64,
+    /// Next byte to send.
+    snd_nxt: u64,
+    /// One past the highest byte ever sent.
+    snd_max: u64,
+    /// `snd_max` at the last timeout: retransmissions below it have ambiguous send times.
+    karn_limit: u64,
+    srtt: Time,
+    /// Time and length of the previous data packet.
+    last_send: Option<(Time, u32)>,
+    /// Gate time returned by the last `WaitUntil`, until it expires.
+    wait_until: Option<Time>,
+    rto_deadline: Option<Time>,
+    last_nack: Option<(u64, Time)>,
+    probe: Probe,
+    next_probe_id: u64,
+    log: SendLog,
+    stats: SenderStats,
+    done_at: Option<Time>,
+}
+
+impl QpSender<SchemeController> {
+    /// The sender of a `flow_size`-byte message (≥ 1) starting at `now`, with the controller
+    /// `cfg.scheme` names. Errors name the bad configuration field (or `flow_size`).
+    pub fn new(
+        cfg: &SenderConfig,
+        flow_size: u64,
+        now: Time,
+    ) -> Result<QpSender<SchemeController>, ConfigError> {
+        let cc = SchemeController::new(cfg, flow_size)?;
+        QpSender::with_controller(cfg, cc, flow_size, now)
+    }
+}
+
+impl<C: Controller> QpSender<C> {
+    /// The sender of a `flow_size`-byte message starting at `now` with controller `cc`; `cfg`
+    /// gives the transport parameters (MTU, base RTT, RTO, NACK hold-off, RTT gain).
+    pub fn with_controller(
+        cfg: &SenderConfig,
+        cc: C,
+        flow_size: u64,
+        now: Time,
+    ) -> Result<QpSender<C>, ConfigError> {
+        cfg.validate()?;
+        ConfigError::check(flow_size >= 1, "flow_size", flow_size, "must be >= 1 byte")?;
+        let mtu = cfg.mtu.0;
+        let probe = if cc.uses_probes() {
+            Probe::Due
+        } else {
+            Probe::Off
+        };
+        let min_cw = cc.cw();
+        Ok(QpSender {
+            mtu,
+            flow_size,
+            rto: cfg.effective_rto(),
+            rto_backoff_max: cfg.rto_backoff,
+            backoff: 0,
+            rtt_gain: cfg.ldcp.rtt_gain,
+            dup_nack_holdoff: cfg.dup_nack_holdoff,
+            start: now,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            karn_limit: 0,
+            srtt: cfg.base_rtt,
+            last_send: None,
+            wait_until: None,
+            rto_deadline: None,
+            last_nack: None,
+            probe,
+            next_probe_id: 0,
+            log: SendLog::new(flow_size.div_ceil(mtu), mtu),
+            stats: SenderStats {
+                bytes_sent: 0,
+                retx_bytes: 0,
+                packets_sent: 0,
+                retx_packets: 0,
+                acks: 0,
+                ece_acks: 0,
+                nacks: 0,
+                nacks_ignored: 0,
+                timeouts: 0,
+                cnps: 0,
+                probes_sent: 0,
+                probe_timeouts: 0,
+                min_cw,
+                fast_start_exit: FastStartExit::None,
+                sub_packet_sends: 0,
+                srtt: cfg.base_rtt,
+            },
+            done_at: None,
+            cc,
+        })
+    }
+
+    /// Next action for the NIC at `now` (see the module documentation). A returned data packet
+    /// is recorded as sent at `now`.
+    pub fn poll(&mut self, now: Time) -> Poll {
+        match self.gate(now) {
+            Gate::Done => {
+                self.wait_until = None;
+                Poll::Done
+            }
+            Gate::Probe => {
+                let id = self.next_probe_id;
+                self.next_probe_id = self.next_probe_id.wrapping_add(1);
+                self.probe = Probe::Outstanding { id, sent_at: now };
+                self.stats.probes_sent += 1;
+                Poll::SendProbe { probe_id: id }
+            }
+            Gate::Blocked => {
+                self.wait_until = None;
+                Poll::Blocked
+            }
+            Gate::Wait(t) => {
+                self.wait_until = Some(t);
+                Poll::WaitUntil(t)
+            }
+            Gate::Send(len) => {
+                self.wait_until = None;
+                Poll::Send(self.send(now, len))
+            }
+        }
+    }
+
+    fn gate(&self, now: Time) -> Gate {
+        if self.is_done() {
+            return Gate::Done;
+        }
+        if self.probe == Probe::Due {
+            return Gate::Probe;
+        }
+        if self.snd_nxt >= self.flow_size {
+            return Gate::Blocked;
+        }
+        let len = self.next_len();
+        let in_flight = self.snd_nxt - self.snd_una;
+        let mut earliest = Time::ZERO;
+        if let Some(w) = self.cc.window() {
+            if w < 1.0 {
+                // draft §2.2: with cw < 1 one packet at a time, "ticked out by a timer, whose
+                // timeout is set as RTT/cw"
+                if in_flight > 0 {
+                    return Gate::Blocked;
+                }
+                if let Some((t, _)) = self.last_send {
+                    earliest = t.saturating_add(Time((self.srtt.0 as f64 / w).ceil() as u64));
+                }
+            } else if (in_flight + u64::from(len)) as f64 > w * self.mtu as f64 + WINDOW_SLACK {
+                // ldcp.md: in-flight bytes ≤ cw·MTU
+                return Gate::Blocked;
+            }
+        }
+        if let Some(rate) = self.cc.pacing_rate(self.srtt) {
+            // ldcp.md rate variant: R = cw·MTU/RTT paces the flow
+            if let Some((t, prev_len)) = self.last_send {
+                earliest = earliest.max(t.saturating_add(rate.tx_time(Bytes(prev_len.into()))));
+            }
+        }
+        if now < earliest {
+            Gate::Wait(earliest)
+        } else {
+            Gate::Send(len)
+        }
+    }
+
+    /// Payload of the packet starting at `snd_nxt` (`snd_nxt < flow_size`).
+    #[inline]
+    fn next_len(&self) -> u32 {
+        // ≤ mtu ≤ u32::MAX (validated)
+        self.mtu.min(self.flow_size - self.snd_nxt) as u32
+    }
+
+    fn send(&mut self, now: Time, len: u32) -> TxPacket {
+        let seq = self.snd_nxt;
+        let end = seq + u64::from(len);
+        debug_assert!(end <= self.flow_size);
+        let retransmission = seq < self.snd_max;
+        let ecn = self.cc.ecn(seq, len);
+        let cw = self.cc.cw();
+        self.snd_nxt = end;
+        self.snd_max = self.snd_max.max(end);
+        // Karn: only resends after a timeout are ambiguous (see the module documentation)
+        self.log.record(end, now, seq < self.karn_limit);
+        self.last_send = Some((now, len));
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now.saturating_add(self.current_rto()));
+        }
+        let ack_req = self.snd_nxt >= self.flow_size
+            || match self.cc.window() {
+                Some(w) if w < 1.0 => true,
+                Some(w) => {
+                    let in_flight = self.snd_nxt - self.snd_una;
+                    (in_flight + u64::from(self.next_len())) as f64
+                        > w * self.mtu as f64 + WINDOW_SLACK
+                }
+                None => false,
+            };
+        let s = &mut self.stats;
+        s.packets_sent += 1;
+        s.bytes_sent += u64::from(len);
+        if retransmission {
+            s.retx_packets += 1;
+            s.retx_bytes += u64::from(len);
+        }
+        if cw < 1.0 {
+            s.sub_packet_sends += 1;
+        }
+        let pkt = TxPacket {
+            seq,
+            len,
+            ecn,
+            retransmission,
+            last: end == self.flow_size,
+            ack_req,
+        };
+        self.cc.on_sent(now, &pkt);
+        pkt
+    }
+
+    /// Cumulative ACK: every byte below `ack_seq` arrived in order; `ece` echoes CE of the
+    /// packets it covers.
+    pub fn on_ack(&mut self, now: Time, ack_seq: u64, ece: bool) {
+        self.stats.acks += 1;
+        if ece {
+            self.stats.ece_acks += 1;
+        }
+        if self.is_done() {
+            return;
+        }
+        let ack_seq = ack_seq.min(self.snd_max);
+        let newly = ack_seq.saturating_sub(self.snd_una);
+        if newly > 0 {
+            // RTT sample from the most recent packet the ACK covers; none if its send time is
+            // ambiguous (Karn), and then the RTO backoff stays too
+            if let Some(sent) = self.log.sent_at(ack_seq) {
+                self.backoff = 0;
+                if self.cc.rtt_from_acks() {
+                    self.rtt_sample(now.saturating_sub(sent));
+                }
+            }
+            self.advance(now, ack_seq);
+        }
+        self.cc.on_ack(&AckEvent {
+            now,
+            newly_acked: newly.div_ceil(self.mtu),
+            ece,
+            snd_una: self.snd_una,
+            acked_packets: self.snd_una.div_ceil(self.mtu),
+        });
+        self.after_event();
+    }
+
+    /// NACK: the receiver expects `expected_seq`; go back N from there. `ece` echoes CE of the
+    /// out-of-order packet that triggered it.
+    pub fn on_nack(&mut self, now: Time, expected_seq: u64, ece: bool) {
+        self.stats.nacks += 1;
+        if ece {
+            self.stats.ece_acks += 1;
+        }
+        if self.is_done() {
+            return;
+        }
+        let expected = expected_seq.min(self.snd_max);
+        let holdoff = self.dup_nack_holdoff.unwrap_or(self.srtt);
+        let duplicate = matches!(self.last_nack,
+            Some((s, t)) if s == expected && now < t.saturating_add(holdoff));
+        if expected < self.snd_una || duplicate {
+            // stale (below snd_una) or ldcp.md decision: "duplicate NACKs for the same
+            // sequence within one RTT are ignored"
+            self.stats.nacks_ignored += 1;
+            return;
+        }
+        self.last_nack = Some((expected, now));
+        if expected > self.snd_una {
+            // the NACK is cumulative too: the ACKs for these bytes were lost; no RTT sample and
+            // no window change for them (their marks are unknown)
+            self.advance(now, expected);
+            if self.is_done() {
+                self.after_event();
+                return;
+            }
+        }
+        self.cc.on_nack(&NackEvent {
+            now,
+            expected_seq: expected,
+            ece,
+            acked_packets: expected.div_ceil(self.mtu),
+        });
+        // go-back-N: retransmit from the NACKed sequence
+        self.snd_nxt = expected;
+        self.rto_deadline = None;
+        self.after_event();
+    }
+
+    /// Congestion notification packet (rate-based LDCP: `cw −= β`; others ignore it).
+    pub fn on_cnp(&mut self, now: Time) {
+        self.stats.cnps += 1;
+        if self.is_done() {
+            return;
+        }
+        self.cc.on_cnp(now);
+        self.after_event();
+    }
+
+    /// Response to RTT probe `probe_id`: an RTT sample and, for rate-based LDCP, `cw += α`.
+    /// Responses to other than the outstanding probe (late, after a timeout) are ignored.
+    pub fn on_probe_response(&mut self, now: Time, probe_id: u64) {
+        if let Probe::Outstanding { id, sent_at } = self.probe {
+            if id == probe_id {
+                self.rtt_sample(now.saturating_sub(sent_at));
+                self.cc.on_probe_response(now);
+                // ldcp.md: the next probe is sent when the previous response returns
+                self.probe = if self.is_done() {
+                    Probe::Off
+                } else {
+                    Probe::Due
+                };
+                self.after_event();
+            }
+        }
+    }
+
+    /// Earliest time this QP wants [`Self::on_timer`]: the retransmission timeout, the
+    /// outstanding probe's timeout, or the end of a pacing / sub-packet wait announced by the
+    /// last [`Poll::WaitUntil`]. `None` when nothing is pending.
+    pub fn next_timer(&self) -> Option<Time> {
+        if self.is_done() {
+            return None;
+        }
+        let probe = match self.probe {
+            Probe::Outstanding { sent_at, .. } => Some(sent_at.saturating_add(self.rto)),
+            _ => None,
+        };
+        [self.rto_deadline, probe, self.wait_until]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// Handles every timer that has expired by `now`; harmless when nothing has.
+    pub fn on_timer(&mut self, now: Time) {
+        if self.is_done() {
+            return;
+        }
+        if matches!(self.wait_until, Some(t) if t <= now) {
+            // the NIC polls next; the gate re-computes the wait if still needed
+            self.wait_until = None;
+        }
+        if let Some(deadline) = self.rto_deadline {
+            if deadline <= now {
+                self.rto_deadline = None;
+                if self.snd_nxt > self.snd_una {
+                    // ldcp.md "Loss recovery": go back N from the lowest unacknowledged byte and
+                    // treat it as a congestion signal
+                    self.stats.timeouts += 1;
+                    self.snd_nxt = self.snd_una;
+                    self.karn_limit = self.snd_max;
+                    self.backoff = (self.backoff + 1).min(self.rto_backoff_max);
+                    self.cc.on_timeout(now, self.snd_una.div_ceil(self.mtu));
+                }
+            }
+        }
+        if let Probe::Outstanding { sent_at, .. } = self.probe {
+            if sent_at.saturating_add(self.rto) <= now {
+                // ldcp.md: a new probe when the previous response returns "(or times out)"
+                self.stats.probe_timeouts += 1;
+                self.probe = Probe::Due;
+            }
+        }
+        self.after_event();
+        debug_assert!(match self.next_timer() {
+            Some(t) => t > now,
+            None => true,
+        });
+    }
+
+    /// Moves `snd_una` up to `to` (> `snd_una`, ≤ `snd_max`) and re-arms the RTO.
+    fn advance(&mut self, now: Time, to: u64) {
+        debug_assert!(to > self.snd_una && to <= self.snd_max);
+        self.snd_una = to;
+        if self.snd_nxt < to {
+            self.snd_nxt = to;
+        }
+        if self.snd_una >= self.flow_size {
+            self.done_at = Some(now);
+            self.rto_deadline = None;
+            self.wait_until = None;
+            self.probe = Probe::Off;
+        } else if self.snd_nxt > self.snd_una {
+            // RTO re-armed on each ACK that advances snd_una
+            self.rto_deadline = Some(now.saturating_add(self.current_rto()));
+        } else {
+            self.rto_deadline = None;
+        }
+    }
+
+    /// The RTO with the current backoff applied.
+    fn current_rto(&self) -> Time {
+        Time(self.rto.0.saturating_mul(1u64 << self.backoff.min(63)))
+    }
+
+    fn rtt_sample(&mut self, sample: Time) {
+        // ldcp.md decision: EWMA gain 1/8 over per-ACK samples, initialised to the base RTT
+        self.srtt = ewma(self.srtt, sample, self.rtt_gain);
+    }
+
+    fn after_event(&mut self) {
+        let cw = self.cc.cw();
+        debug_assert!(cw > 0.0 && !cw.is_nan());
+        if cw < self.stats.min_cw {
+            self.stats.min_cw = cw;
+        }
+    }
+
+    /// Every byte has been acknowledged.
+    pub fn is_done(&self) -> bool {
+        self.snd_una >= self.flow_size
+    }
+
+    /// When the last byte was acknowledged, if it was.
+    pub fn completion_time(&self) -> Option<Time> {
+        self.done_at
+    }
+
+    /// When the flow started (the `now` given at construction).
+    pub fn start_time(&self) -> Time {
+        self.start
+    }
+
+    /// Congestion window in packets (for traces); `f64::INFINITY` without a window.
+    pub fn cw(&self) -> f64 {
+        self.cc.cw()
+    }
+
+    /// Pacing rate, if the controller paces (rate-based LDCP).
+    pub fn rate(&self) -> Option<Rate> {
+        self.cc.pacing_rate(self.srtt)
+    }
+
+    /// Counters and state.
+    pub fn stats(&self) -> SenderStats {
+        SenderStats {
+            fast_start_exit: self.cc.fast_start_exit(),
+            srtt: self.srtt,
+            ..self.stats
+        }
+    }
+
+    /// Bytes sent and not yet acknowledged, counted from `snd_una` to `snd_nxt`.
+    pub fn in_flight(&self) -> Bytes {
+        Bytes(self.snd_nxt - self.snd_una)
+    }
+
+    /// Lowest unacknowledged byte.
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
+    /// Next byte to send.
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+
+    /// Message size in bytes.
+    pub fn flow_size(&self) -> u64 {
+        self.flow_size
+    }
+
+    /// Current smoothed RTT.
+    pub fn srtt(&self) -> Time {
+        self.srtt
+    }
+
+    /// The congestion controller.
+    pub fn controller(&self) -> &C {
+        &self.cc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{LdcpConfig, Scheme};
+    use crate::ldcp::Stage;
+
+    /// 1000 B packets, 100 Gb/s, base RTT 8 µs (srtt starts at 8000 ns), RTO 32 µs.
+    fn cfg(scheme: Scheme, iw: f64, fast_start: bool) -> SenderConfig {
+        SenderConfig {
+            scheme,
+            ldcp: LdcpConfig {
+                iw: Some(iw),
+                fast_start,
+                ..LdcpConfig::default()
+            },
+            ..SenderConfig::default()
+        }
+    }
+
+    fn sender(iw: f64, fast_start: bool, flow: u64) -> QpSender {
+        QpSender::new(&cfg(Scheme::Ldcp, iw, fast_start), flow, Time::ZERO).unwrap()
+    }
+
+    fn us(n: u64) -> Time {
+        Time::us(n)
+    }
+
+    /// Polls at `now` and expects a data packet.
+    #[track_caller]
+    fn send(s: &mut QpSender, now: Time) -> TxPacket {
+        match s.poll(now) {
+            Poll::Send(p) => p,
+            other => panic!("expected Send, got {other:?}"),
+        }
+    }
+
+    fn stage(s: &QpSender) -> Stage {
+        s.controller().stage().unwrap()
+    }
+
+    #[test]
+    fn fast_start_sends_iw_packets_back_to_back_not_ect_except_the_iw_th() {
+        let mut s = sender(4.0, true, 10_000);
+        let pkts: Vec<TxPacket> = (0..4).map(|_| send(&mut s, Time::ZERO)).collect();
+        assert_eq!(
+            pkts.iter().map(|p| p.seq).collect::<Vec<_>>(),
+            [0, 1000, 2000, 3000]
+        );
+        assert_eq!(
+            pkts.iter().map(|p| p.ecn).collect::<Vec<_>>(),
+            [Ecn::NotEct, Ecn::NotEct, Ecn::NotEct, Ecn::Ect0]
+        );
+        assert!(pkts
+            .iter()
+            .all(|p| p.len == 1000 && !p.retransmission && !p.last));
+        // the window (IW) is full after the 4th: it asks for an immediate ACK
+        assert_eq!(
+            pkts.iter().map(|p| p.ack_req).collect::<Vec<_>>(),
+            [false, false, false, true]
+        );
+        assert_eq!(s.poll(Time::ZERO), Poll::Blocked);
+        assert_eq!(s.in_flight(), Bytes(4000));
+        assert_eq!(s.cw(), 4.0);
+    }
+
+    #[test]
+    fn message_shorter_than_iw_sends_its_last_packet_ect() {
+        let mut s = sender(4.0, true, 2500);
+        let p: Vec<TxPacket> = (0..3).map(|_| send(&mut s, Time::ZERO)).collect();
+        assert_eq!(
+            p.iter()
+                .map(|p| (p.seq, p.len, p.ecn, p.last))
+                .collect::<Vec<_>>(),
+            [
+                (0, 1000, Ecn::NotEct, false),
+                (1000, 1000, Ecn::NotEct, false),
+                (2000, 500, Ecn::Ect0, true)
+            ]
+        );
+        assert_eq!(s.poll(Time::ZERO), Poll::Blocked);
+    }
+
+    #[test]
+    fn first_ack_ends_first_rtt_and_new_packets_are_ect() {
+        let mut s = sender(4.0, true, 10_000);
+        for _ in 0..4 {
+            send(&mut s, Time::ZERO);
+        }
+        s.on_ack(us(8), 1000, false);
+        // window stays IW (4 packets): exactly one new packet, ECT
+        let p = send(&mut s, us(8));
+        assert_eq!((p.seq, p.ecn, p.retransmission), (4000, Ecn::Ect0, false));
+        assert_eq!(s.poll(us(8)), Poll::Blocked);
+        assert_eq!(
+            stage(&s),
+            Stage::FastStart {
+                iw: 4.0,
+                first_rtt: false
+            }
+        );
+        assert_eq!(s.stats().fast_start_exit, FastStartExit::None);
+    }
+
+    #[test]
+    fn all_iw_packets_acked_exits_fast_start_with_cw_iw() {
+        let mut s = sender(4.0, true, 10_000);
+        for _ in 0..4 {
+            send(&mut s, Time::ZERO);
+        }
+        s.on_ack(us(8), 1000, false);
+        s.on_ack(us(8), 2000, true); // ECE during fast start does not change the window
+        s.on_ack(us(8), 3000, false);
+        assert_eq!(s.cw(), 4.0);
+        assert!(!stage(&s).is_stable());
+        s.on_ack(us(8), 4000, false);
+        // draft §3.1 condition 2: cw is set to IW
+        assert_eq!(stage(&s), Stage::Pawa { cw: 4.0 });
+        assert_eq!(s.stats().fast_start_exit, FastStartExit::AllAcked);
+        // PAWA from now on: draft eq. (1) cw = cw + alpha/cw = 4 + 1/4
+        for _ in 0..4 {
+            send(&mut s, us(8));
+        }
+        s.on_ack(us(16), 5000, false);
+        assert_eq!(s.cw(), 4.25);
+        // and cw = cw - beta
+        s.on_ack(us(16), 6000, true);
+        assert_eq!(s.cw(), 3.75);
+        assert_eq!(s.stats().ece_acks, 2);
+    }
+
+    #[test]
+    fn nack_in_fast_start_sets_cw_to_acked_packets_and_goes_back_n() {
+        let mut s = sender(4.0, true, 10_000);
+        for _ in 0..4 {
+            send(&mut s, Time::ZERO);
+        }
+        s.on_ack(us(8), 1000, false);
+        let p = send(&mut s, us(8)); // [4000, 5000)
+        assert_eq!(p.seq, 4000);
+        // packet [1000, 2000) was dropped by WRED; [2000, 3000) exposed the gap
+        s.on_nack(us(8), 1000, false);
+        // draft §3.1 condition 1: cw = packets acknowledged before the loss = 1
+        assert_eq!(stage(&s), Stage::Pawa { cw: 1.0 });
+        assert_eq!(s.stats().fast_start_exit, FastStartExit::Loss);
+        assert_eq!(s.snd_nxt(), 1000);
+        let p = send(&mut s, us(8));
+        assert_eq!(
+            (p.seq, p.ecn, p.retransmission, p.ack_req),
+            (1000, Ecn::Ect0, true, true)
+        );
+        assert_eq!(s.poll(us(8)), Poll::Blocked);
+        assert_eq!(s.stats().retx_bytes, 1000);
+        assert_eq!(s.stats().retx_packets, 1);
+    }
+
+    #[test]
+    fn nack_before_any_ack_sets_cw_to_gamma_and_waits_rtt_over_cw() {
+        let mut s = sender(4.0, true, 10_000);
+        for _ in 0..4 {
+            send(&mut s, Time::ZERO);
+        }
+        s.on_nack(us(8), 0, false);
+        // nothing acknowledged: cw = max(0, γ) = 1/8, sub-packet regime
+        assert_eq!(stage(&s), Stage::SubPacket { cw: 0.125 });
+        // last send at 0, srtt 8 µs: next packet at 0 + 8000/0.125 = 64 µs
+        assert_eq!(s.poll(us(8)), Poll::WaitUntil(us(64)));
+        assert_eq!(s.next_timer(), Some(us(64)));
+        s.on_timer(us(64));
+        let p = send(&mut s, us(64));
+        assert_eq!((p.seq, p.retransmission, p.ecn), (0, true, Ecn::Ect0));
+        assert_eq!(s.stats().sub_packet_sends, 1);
+        assert_eq!(s.stats().min_cw, 0.125);
+    }
+
+    #[test]
+    fn sub_packet_timer_is_last_send_plus_srtt_over_cw() {
+        let mut s = sender(1.0, false, 10_000);
+        assert_eq!(stage(&s), Stage::Pawa { cw: 1.0 });
+        let p = send(&mut s, Time::ZERO);
+        assert_eq!(p.ecn, Ecn::Ect0, "without fast start every packet is ECT");
+        // ACK after 16 µs with ECE: srtt = 8000 + (16000 − 8000)/8 = 9000; cw = 1 − 1/2
+        s.on_ack(us(16), 1000, true);
+        assert_eq!(s.srtt(), Time(9000));
+        assert_eq!(stage(&s), Stage::SubPacket { cw: 0.5 });
+        // draft §2.2: timeout RTT/cw after the previous send: 0 + 9000/0.5
+        assert_eq!(s.poll(us(16)), Poll::WaitUntil(Time(18_000)));
+        assert_eq!(s.poll(Time(17_999)), Poll::WaitUntil(Time(18_000)));
+        let p = send(&mut s, Time(18_000));
+        assert!(p.ack_req, "cw < 1: every packet asks for an immediate ACK");
+        // at most one packet in flight
+        assert_eq!(s.poll(Time(18_000)), Poll::Blocked);
+        // unmarked ACK: cw = 0.5 + 1/8 (draft §2.2 "cw = cw + gamma")
+        s.on_ack(Time(26_000), 2000, false);
+        assert_eq!(stage(&s), Stage::SubPacket { cw: 0.625 });
+        assert_eq!(s.stats().sub_packet_sends, 1);
+    }
+
+    #[test]
+    fn flow_finishing_in_the_first_rtt_never_enters_the_stable_stage() {
+        let mut s = sender(4.0, true, 3000);
+        for _ in 0..3 {
+            send(&mut s, Time::ZERO);
+        }
+        s.on_ack(us(8), 1000, false);
+        s.on_ack(us(8), 2000, false);
+        assert!(!s.is_done());
+        s.on_ack(us(9), 3000, false);
+        assert!(s.is_done());
+        assert_eq!(s.poll(us(9)), Poll::Done);
+        assert_eq!(s.completion_time(), Some(us(9)));
+        assert!(!stage(&s).is_stable());
+        assert_eq!(s.stats().fast_start_exit, FastStartExit::None);
+        assert_eq!(s.next_timer(), None);
+    }
+
+    #[test]
+    fn window_limits_bytes_in_flight_to_cw_mtu() {
+        let mut s = sender(1.0, false, 10_000);
+        send(&mut s, Time::ZERO);
+        assert_eq!(s.poll(Time::ZERO), Poll::Blocked);
+        // cw = 1 + 1/1 = 2
+        s.on_ack(us(8), 1000, false);
+        assert_eq!(s.cw(), 2.0);
+        let a = send(&mut s, us(8));
+        let b = send(&mut s, us(8));
+        assert_eq!(
+            (a.seq, a.ack_req, b.seq, b.ack_req),
+            (1000, false, 2000, true)
+        );
+        assert_eq!(s.poll(us(8)), Poll::Blocked);
+        assert_eq!(s.in_flight(), Bytes(2000));
+    }
+
+    #[test]
+    fn rto_recovers_tail_loss_and_cuts_cw_by_eta() {
+        let mut s = sender(1.0, false, 2000);
+        send(&mut s, Time::ZERO);
+        s.on_ack(us(8), 1000, false); // cw 2, RTO re-armed at 8 + 32 µs
+        let p = send(&mut s, us(8));
+        assert!(p.last && p.ack_req);
+        assert_eq!(s.next_timer(), Some(us(40)));
+        s.on_timer(us(39)); // early: nothing
+        assert_eq!(s.stats().timeouts, 0);
+        assert_eq!(s.poll(us(39)), Poll::Blocked);
+        s.on_timer(us(40));
+        assert_eq!(s.stats().timeouts, 1);
+        // ldcp.md: on timeout cw ← max(γ, η·cw) = 1
+        assert_eq!(s.cw(), 1.0);
+        assert_eq!(s.next_timer(), None, "nothing in flight after going back");
+        let p = send(&mut s, us(40));
+        assert_eq!((p.seq, p.retransmission, p.last), (1000, true, true));
+        assert_eq!(s.next_timer(), Some(us(72)));
+        s.on_ack(us(48), 2000, false);
+        assert!(s.is_done());
+    }
+
+    #[test]
+    fn duplicate_nack_within_one_rtt_is_ignored() {
+        let mut s = sender(4.0, true, 10_000);
+        for _ in 0..4 {
+            send(&mut s, Time::ZERO);
+        }
+        s.on_ack(us(8), 1000, false); // srtt stays 8 µs
+        s.on_nack(us(9), 1000, false);
+        assert_eq!(send(&mut s, us(9)).seq, 1000);
+        // the same NACK again within srtt (e.g. triggered by an older packet): ignored
+        s.on_nack(us(10), 1000, false);
+        assert_eq!(s.stats().nacks_ignored, 1);
+        assert_eq!(s.snd_nxt(), 2000);
+        // a stale NACK below snd_una: ignored
+        s.on_nack(us(10), 0, false);
+        assert_eq!(s.stats().nacks_ignored, 2);
+        // one srtt later the same sequence is a new loss: go back again
+        s.on_nack(us(17), 1000, false);
+        assert_eq!(s.snd_nxt(), 1000);
+        assert_eq!(s.stats().nacks, 4);
+    }
+
+    #[test]
+    fn stable_nack_with_ece_counts_as_a_marked_packet() {
+        let mut s = sender(1.0, false, 10_000);
+        send(&mut s, Time::ZERO);
+        s.on_ack(us(8), 1000, false); // cw 2
+        send(&mut s, us(8));
+        send(&mut s, us(8));
+        s.on_nack(us(9), 1000, true);
+        assert_eq!(s.cw(), 1.5);
+        assert_eq!(s.snd_nxt(), 1000);
+    }
+
+    #[test]
+    fn nack_above_snd_una_acknowledges_the_bytes_below() {
+        let mut s = sender(4.0, true, 10_000);
+        for _ in 0..4 {
+            send(&mut s, Time::ZERO);
+        }
+        // ACKs for the first two packets were lost
+        s.on_nack(us(8), 2000, false);
+        assert_eq!(s.snd_una(), 2000);
+        assert_eq!(stage(&s), Stage::Pawa { cw: 2.0 });
+    }
+
+    #[test]
+    fn karn_retransmitted_packets_give_no_rtt_sample() {
+        let mut s = sender(1.0, false, 10_000);
+        send(&mut s, Time::ZERO);
+        s.on_timer(us(32)); // lost: go back
+        send(&mut s, us(32));
+        // the ACK is ambiguous (original or retransmission): srtt unchanged
+        s.on_ack(us(100), 1000, false);
+        assert_eq!(s.srtt(), us(8));
+        // an original transmission does give a sample
+        let t = s.next_timer();
+        assert_eq!(t, None);
+        send(&mut s, us(100));
+        s.on_ack(us(116), 2000, false);
+        assert_eq!(s.srtt(), Time(9000));
+    }
+
+    #[test]
+    fn ack_sequence_is_clamped_to_bytes_sent() {
+        let mut s = sender(1.0, false, 10_000);
+        send(&mut s, Time::ZERO);
+        s.on_ack(us(8), 9_000, false);
+        assert_eq!(s.snd_una(), 1000);
+        assert!(!s.is_done());
+        // a stray ACK for nothing new changes nothing
+        s.on_ack(us(9), 500, true);
+        assert_eq!(s.snd_una(), 1000);
+    }
+
+    fn rate_sender(flow: u64) -> QpSender {
+        QpSender::new(&cfg(Scheme::LdcpRate, 1.0, false), flow, Time::ZERO).unwrap()
+    }
+
+    #[test]
+    fn ldcp_rate_probe_adds_alpha_cnp_subtracts_beta_and_paces() {
+        let mut s = rate_sender(100_000);
+        // ldcp.md: a probe at flow start
+        assert_eq!(s.poll(Time::ZERO), Poll::SendProbe { probe_id: 0 });
+        let p = send(&mut s, Time::ZERO);
+        assert_eq!((p.seq, p.ecn, p.ack_req), (0, Ecn::Ect0, false));
+        // cw = 1: R = 1 · 1000 B · 8 / 8 µs = 1 Gb/s: 1000 B every 8 µs
+        assert_eq!(s.rate(), Some(Rate::gbps(1)));
+        assert_eq!(s.poll(Time::ZERO), Poll::WaitUntil(us(8)));
+        // draft §3.2: response → cw += alpha; RTT sample 8 µs
+        s.on_probe_response(us(8), 0);
+        assert_eq!(s.cw(), 2.0);
+        assert_eq!(s.rate(), Some(Rate::gbps(2)));
+        // the next probe goes as soon as the response is back
+        assert_eq!(s.poll(us(8)), Poll::SendProbe { probe_id: 1 });
+        send(&mut s, us(8));
+        // 2 Gb/s: 1000 B take 4 µs
+        assert_eq!(s.poll(us(8)), Poll::WaitUntil(us(12)));
+        // draft §3.2: "window is decreased by beta upon *every* CNP"
+        s.on_cnp(us(9));
+        assert_eq!(s.cw(), 1.5);
+        assert_eq!(s.rate(), Some(Rate(1_500_000_000)));
+        // 8000 bits at 1.5 Gb/s = 5333.3 ns, rounded up
+        assert_eq!(s.poll(us(9)), Poll::WaitUntil(Time(13_334)));
+        // ACKs advance snd_una but leave cw alone
+        s.on_ack(us(10), 2000, true);
+        assert_eq!(s.snd_una(), 2000);
+        assert_eq!(s.cw(), 1.5);
+    }
+
+    #[test]
+    fn ldcp_rate_probe_times_out_after_rto_and_late_response_is_ignored() {
+        let mut s = rate_sender(100_000);
+        assert_eq!(s.poll(Time::ZERO), Poll::SendProbe { probe_id: 0 });
+        assert_eq!(s.next_timer(), Some(us(32)));
+        s.on_timer(us(32));
+        assert_eq!(s.stats().probe_timeouts, 1);
+        assert_eq!(s.poll(us(32)), Poll::SendProbe { probe_id: 1 });
+        s.on_probe_response(us(33), 0);
+        assert_eq!(s.cw(), 1.0);
+        s.on_probe_response(us(40), 1);
+        assert_eq!(s.cw(), 2.0);
+        // sample 8 µs from probe 1
+        assert_eq!(s.srtt(), us(8));
+    }
+
+    #[test]
+    fn ldcp_rate_with_fast_start_starts_at_line_rate() {
+        let mut c = cfg(Scheme::LdcpRate, 100.0, true);
+        c.ldcp.iw = None;
+        let s = QpSender::new(&c, 100_000, Time::ZERO).unwrap();
+        assert_eq!(s.cw(), 100.0);
+        assert_eq!(s.rate(), Some(Rate::gbps(100)));
+    }
+
+    #[test]
+    fn line_rate_sends_everything_back_to_back_and_goes_back_n() {
+        let mut s = QpSender::new(&cfg(Scheme::None, 1.0, true), 4500, Time::ZERO).unwrap();
+        let pkts: Vec<TxPacket> = (0..5).map(|_| send(&mut s, Time::ZERO)).collect();
+        assert!(pkts.iter().all(|p| p.ecn == Ecn::Ect0));
+        assert_eq!(pkts[4].len, 500);
+        assert!(pkts[4].last && pkts[4].ack_req && !pkts[3].ack_req);
+        assert_eq!(s.poll(Time::ZERO), Poll::Blocked);
+        assert_eq!(s.cw(), f64::INFINITY);
+        assert_eq!(s.rate(), None);
+        s.on_cnp(us(1)); // ignored
+        s.on_nack(us(8), 2000, false);
+        let p = send(&mut s, us(8));
+        assert_eq!((p.seq, p.retransmission), (2000, true));
+        s.on_ack(us(20), 4500, false);
+        assert!(s.is_done());
+        assert_eq!(s.poll(us(20)), Poll::Done);
+    }
+
+    #[test]
+    fn flow_size_zero_is_rejected() {
+        let e = QpSender::new(&SenderConfig::default(), 0, Time::ZERO).unwrap_err();
+        assert_eq!(e.field, "flow_size");
+        let mut c = SenderConfig::default();
+        c.ldcp.alpha = 0.0;
+        assert_eq!(c.build(1, Time::ZERO).unwrap_err().field, "alpha");
+    }
+
+    #[test]
+    fn events_after_completion_are_harmless() {
+        let mut s = sender(4.0, true, 1000);
+        send(&mut s, Time::ZERO);
+        s.on_ack(us(8), 1000, false);
+        s.on_ack(us(9), 1000, true);
+        s.on_nack(us(9), 0, true);
+        s.on_cnp(us(9));
+        s.on_timer(us(100));
+        s.on_probe_response(us(100), 7);
+        assert_eq!(s.poll(us(100)), Poll::Done);
+        assert_eq!(s.stats().acks, 2);
+    }
+}
