@@ -25,7 +25,7 @@ top = "."
 out = "build"
 
 # configure automatically (with default options) when ./waf build/--run/check is used first
-Configure.autoconfig = True
+Configure.autoconfig = "clobber"  # re-configure with the options of the last configure
 
 # ns-3 modules our library and programs link with (dependencies first is not required)
 NS3_MODULES = [

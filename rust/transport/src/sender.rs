@@ -24,8 +24,8 @@
 //! - Smoothed RTT: EWMA with gain `rtt_gain` (1/8) over samples, initialised to `base_rtt`.
 //!   Sample = now − send time of the packet ending at the ACKed byte — see `rtt.rs` for the
 //!   bounded send-time log. Karn's rule: no sample when the send time is ambiguous, i.e. the
-//!   packet was resent after a *timeout* (its original may still be in flight: bytes below
-//!   `snd_max` at the last RTO). Decision: packets resent after a *NACK* are timed, because
+//!   packet was resent after a *timeout* (an earlier copy may still be in flight: bytes below
+//!   `snd_nxt` at the last RTO). Decision: packets resent after a *NACK* are timed, because
 //!   the fabric keeps a flow's packets in order (per-flow ECMP) and the go-back-N receiver
 //!   discards every earlier copy at or above the NACKed sequence — they all arrive before the
 //!   retransmission. Without this, a flow whose fast-start burst was WRED-dropped sends nothing
@@ -35,7 +35,10 @@
 //!   one within `dup_nack_holdoff` (default: srtt) is ignored, as is a NACK below `snd_una`.
 //! - Retransmission timer: armed while data is in flight, `now + rto·2^b` at the first send into
 //!   an empty pipe and at every ACK that advances `snd_una`; disarmed when nothing is in flight
-//!   (including right after a go-back). On expiry: go back to `snd_una`, tell the controller
+//!   (including right after a go-back). Decision: below one packet (`w < 1`) the timeout is at
+//!   least the tick `srtt/w` — a retransmission could not leave before the tick anyway, and a
+//!   shorter timeout only turns ACKs delayed by a deep queue into spurious retransmissions
+//!   whose ambiguous ACKs then hide the very RTT growth that slows the tick down. On expiry: go back to `snd_una`, tell the controller
 //!   (congestion: LDCP `cw ← max(γ, η·cw)`), and back off `b ← min(b + 1, rto_backoff)`.
 //!   `b` returns to 0 when an ACK newly acknowledges a never-retransmitted packet (Karn's
 //!   algorithm: the ambiguous ACKs of retransmissions neither give samples nor end the backoff).
@@ -120,6 +123,8 @@ pub struct SenderStats {
     pub sub_packet_sends: u64,
     /// Current smoothed RTT.
     pub srtt: Time,
+    /// RTT samples taken (ACKs of unambiguous packets, or probe responses).
+    pub rtt_samples: u64,
 }
 
 /// One outstanding RTT probe at most (ldcp.md "Rate-based variant").
@@ -164,7 +169,7 @@ pub struct QpSender<C: Controller = SchemeController> {
     snd_nxt: u64,
     /// One past the highest byte ever sent.
     snd_max: u64,
-    /// `snd_max` at the last timeout: retransmissions below it have ambiguous send times.
+    /// Highest `snd_nxt` at a timeout: resends below it have ambiguous send times (Karn).
     karn_limit: u64,
     srtt: Time,
     /// Time and length of the previous data packet.
@@ -249,6 +254,7 @@ impl<C: Controller> QpSender<C> {
                 fast_start_exit: FastStartExit::None,
                 sub_packet_sends: 0,
                 srtt: cfg.base_rtt,
+                rtt_samples: 0,
             },
             done_at: None,
             cc,
@@ -516,8 +522,8 @@ impl<C: Controller> QpSender<C> {
                     // ldcp.md "Loss recovery": go back N from the lowest unacknowledged byte and
                     // treat it as a congestion signal
                     self.stats.timeouts += 1;
+                    self.karn_limit = self.karn_limit.max(self.snd_nxt);
                     self.snd_nxt = self.snd_una;
-                    self.karn_limit = self.snd_max;
                     self.backoff = (self.backoff + 1).min(self.rto_backoff_max);
                     self.cc.on_timeout(now, self.snd_una.div_ceil(self.mtu));
                 }
@@ -557,14 +563,19 @@ impl<C: Controller> QpSender<C> {
         }
     }
 
-    /// The RTO with the current backoff applied.
+    /// The RTO with the current backoff applied, at least the sub-packet tick `srtt/w`.
     fn current_rto(&self) -> Time {
-        Time(self.rto.0.saturating_mul(1u64 << self.backoff.min(63)))
+        let rto = Time(self.rto.0.saturating_mul(1u64 << self.backoff.min(63)));
+        match self.cc.window() {
+            Some(w) if w < 1.0 => rto.max(Time((self.srtt.0 as f64 / w).ceil() as u64)),
+            _ => rto,
+        }
     }
 
     fn rtt_sample(&mut self, sample: Time) {
         // ldcp.md decision: EWMA gain 1/8 over per-ACK samples, initialised to the base RTT
         self.srtt = ewma(self.srtt, sample, self.rtt_gain);
+        self.stats.rtt_samples += 1;
     }
 
     fn after_event(&mut self) {

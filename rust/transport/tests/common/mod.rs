@@ -45,6 +45,8 @@ pub struct Params {
     pub seed: u64,
     pub time_limit: Time,
     pub check: bool,
+    /// Sample the queue and the active flows' mean cw / srtt this often (for diagnostics).
+    pub trace_every: Option<Time>,
 }
 
 impl Params {
@@ -74,6 +76,7 @@ impl Params {
             seed: 1,
             time_limit: Time::ms(200),
             check: true,
+            trace_every: None,
         }
     }
 }
@@ -97,6 +100,8 @@ pub struct Report {
     /// Time of the last event processed.
     pub end: Time,
     pub events: u64,
+    /// `(time, queue bytes, active flows, mean cw, mean srtt ns, flows with cw < 1)`.
+    pub trace: Vec<(Time, u64, usize, f64, f64, usize)>,
 }
 
 impl Report {
@@ -176,6 +181,7 @@ struct Sim {
     r: Report,
     q_area: f64,
     q_last_t: Time,
+    next_trace: Time,
 }
 
 /// Runs the scenario; `max_queue_settled` counts from 10 base RTTs on.
@@ -221,9 +227,11 @@ pub fn run_with_settle(p: Params, settle: Time) -> Report {
             drops_random: 0,
             end: Time::ZERO,
             events: 0,
+            trace: Vec::new(),
         },
         q_area: 0.0,
         q_last_t: Time::ZERO,
+        next_trace: Time::ZERO,
         senders,
         receivers,
         p,
@@ -238,6 +246,13 @@ pub fn run_with_settle(p: Params, settle: Time) -> Report {
         }
         let ev = sim.slab[id].take().expect("event");
         sim.free.push(id);
+        if let Some(every) = sim.p.trace_every {
+            while sim.next_trace <= t {
+                let at = sim.next_trace;
+                sim.sample(at);
+                sim.next_trace = at + every;
+            }
+        }
         sim.now = t;
         sim.r.events += 1;
         sim.handle(ev);
@@ -269,6 +284,20 @@ impl Sim {
         // simultaneous events run in insertion order (a flush ACK before its NACK)
         self.counter += 1;
         self.heap.push(Reverse((t, self.counter, id)));
+    }
+
+    fn sample(&mut self, at: Time) {
+        self.drain(at);
+        let active: Vec<&QpSender> = self
+            .senders
+            .iter()
+            .filter(|s| !s.is_done() && s.start_time() <= at)
+            .collect();
+        let n = active.len().max(1) as f64;
+        let cw = active.iter().map(|s| s.cw()).sum::<f64>() / n;
+        let srtt = active.iter().map(|s| s.srtt().0 as f64).sum::<f64>() / n;
+        let sub = active.iter().filter(|s| s.cw() < 1.0).count();
+        self.r.trace.push((at, self.q_bytes, active.len(), cw, srtt, sub));
     }
 
     fn wake(&mut self, i: usize, t: Time) {
