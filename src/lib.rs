@@ -8,6 +8,8 @@
 //! message names the offending attribute, and the module stops the program with it.
 //!
 //! Bridges, one per area:
-//! - [`switch`]: RED/ECN + WRED egress queue policy.
+//! - [`switch`]: RED/ECN + WRED egress queue policy, switch core (routing, MMU, PFC).
+//! - [`transport`]: queue-pair sender/receiver and congestion controllers (LDCP).
 
 pub mod switch;
+pub mod transport;

@@ -165,7 +165,7 @@ void
 FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay)
 {
     Ptr<QbbChannel> ch = m_channelFactory.Create<QbbChannel>();
-    if (!delay.IsNegative())
+    if (!delay.IsStrictlyNegative())
     {
         ch->SetAttribute("Delay", TimeValue(delay));
     }

@@ -224,6 +224,32 @@ JsonObject::Obj(const std::string& key, const JsonObject& v)
     return *this;
 }
 
+JsonObject&
+JsonObject::Merge(const JsonObject& other)
+{
+    for (const auto& [k, v] : other.m_members)
+    {
+        bool have = false;
+        for (const auto& m : m_members)
+        {
+            have |= m.first == k;
+        }
+        if (have)
+        {
+            continue;
+        }
+        if (!v.empty() && v[0] == '\x01')
+        {
+            Obj(k, other.m_nested[std::stoul(v.substr(1))]);
+        }
+        else
+        {
+            m_members.emplace_back(k, v);
+        }
+    }
+    return *this;
+}
+
 std::string
 JsonObject::ToString(int indent) const
 {

@@ -77,6 +77,8 @@ class JsonObject
     JsonObject& Str(const std::string& key, const std::string& v);
     /// Adds a nested object.
     JsonObject& Obj(const std::string& key, const JsonObject& v);
+    /// Appends `other`'s members whose keys this object does not have yet.
+    JsonObject& Merge(const JsonObject& other);
     /// \return the serialised object, indented by `indent` levels.
     std::string ToString(int indent = 0) const;
     /// Writes the object to `path`, atomically (temporary file + rename).

@@ -133,7 +133,7 @@ RawHost::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     m_rxBySource[RoceHeader::IpToNode(h.srcIp)] += len;
     m_rxBytes += len;
     m_rxFrames++;
-    if (m_firstRx.IsNegative())
+    if (m_firstRx.IsStrictlyNegative())
     {
         m_firstRx = Simulator::Now();
     }

@@ -45,6 +45,8 @@ class RoceHeader : public Header
         FLAG_LAST = 1,         //!< data: carries the message's last byte
         FLAG_ECE = 2,          //!< ACK/NACK: ECN echo
         FLAG_RETX = 4,         //!< data: retransmission
+        FLAG_ACKREQ = 8,       //!< data: acknowledge at once (BTH AckReq)
+        FLAG_FIRST_RTT = 16,   //!< data: sent before the flow's first ACK/NACK (for statistics)
     };
 
     /// Bytes of headers and trailers around a data payload.

@@ -176,6 +176,7 @@ SwitchNode::Setup(const rdmacc_ffi::Topology& topo)
             (void)rust::Box<rdmacc_ffi::SwitchCore>::from_raw(m_core);
         }
         m_core = core.into_raw();
+        m_maxEgress.assign(m_ports.size() * QbbNetDevice::N_PRIO, 0);
     }
     catch (const rust::Error& e)
     {
@@ -257,7 +258,26 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
         h.ecn = 3;
         p->AddHeader(h);
     }
+    const uint32_t qi = d.out_port * QbbNetDevice::N_PRIO + (h.prio & 7);
+    const uint64_t q = m_core->egress_bytes(d.out_port, h.prio);
+    if (q > m_maxEgress[qi])
+    {
+        m_maxEgress[qi] = q;
+    }
     m_ports[d.out_port]->EnqueueData(h.prio, p, inPort);
+}
+
+uint64_t
+SwitchNode::GetMaxEgressBytes(uint32_t port, uint8_t prio) const
+{
+    const size_t i = port * QbbNetDevice::N_PRIO + (prio & 7);
+    return i < m_maxEgress.size() ? m_maxEgress[i] : 0;
+}
+
+void
+SwitchNode::ResetMaxEgress()
+{
+    std::fill(m_maxEgress.begin(), m_maxEgress.end(), 0);
 }
 
 void

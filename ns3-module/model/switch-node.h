@@ -99,6 +99,12 @@ class SwitchNode : public Node
     std::string CheckInvariants() const;
     /// \return bytes in egress queue (port, prio), as accounted by the MMU
     uint64_t GetEgressBytes(uint32_t port, uint8_t prio) const;
+    /// \return the largest egress queue (port, prio) reached since the start or the last
+    ///         ResetMaxEgress(), in bytes (exact: updated at every admission)
+    uint64_t GetMaxEgressBytes(uint32_t port, uint8_t prio) const;
+    /// Restarts the maxima of GetMaxEgressBytes (e.g. after the first RTT).
+    void ResetMaxEgress();
+
     /// \return the lossless priority mask
     uint8_t GetPfcPriorities() const;
     /**
@@ -128,6 +134,7 @@ class SwitchNode : public Node
     void ApplyPfc(uint32_t port, uint8_t prio, uint8_t action);
 
     std::vector<Ptr<QbbNetDevice>> m_ports; //!< ports
+    std::vector<uint64_t> m_maxEgress;      //!< per (port, prio): largest egress queue
     rdmacc_ffi::SwitchCore* m_core;         //!< the Rust core (owned)
     Ptr<UniformRandomVariable> m_uv;        //!< RED draws
     uint64_t m_bufferSize;                  //!< BufferSize attribute

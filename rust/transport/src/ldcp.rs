@@ -21,6 +21,8 @@
 //! - During fast start the window stays `IW`; ECE on ACKs is counted but does not change it.
 //!   The ACK that completes the IW packets sets `cw = IW` exactly (no PAWA step on top).
 //! - A retransmission timeout during fast start is a loss (exit 1), not an extra `η` cut.
+//! - Rate variant, one RTT-probe response below one packet: `cw += γ·cw` (see
+//!   [`Rules::on_rtt_elapsed`]).
 //! - A NACK in the stable stage does not change `cw` by itself; a NACK with ECE (the dropped
 //!   out-of-order packet was CE-marked) counts as one marked packet.
 //! - `fast_start = false`: the flow starts in the stable stage with `cw = 1`, ECT packets.
@@ -166,11 +168,17 @@ impl Rules {
         self.stable((self.eta * stage.cw()).max(self.floor))
     }
 
-    /// One RTT has elapsed (rate variant's probe response): `cw ← cw + α`
-    /// (draft §3.2: "Upon the arrival of an RTT response ... the window should increase by
-    /// alpha").
+    /// One RTT without congestion has elapsed (rate variant's probe response).
+    /// PAWA: `cw ← cw + α` (draft §3.2: "Upon the arrival of an RTT response ... the window
+    /// should increase by alpha" — the per-RTT sum of eq. (1)'s `α/cw` over `cw` ACKs).
+    /// Sub-packet regime (decision): `cw ← cw + γ·cw`, the per-RTT sum of the window scheme's
+    /// `+γ` per unmarked packet over the `cw` packets an RTT carries; a literal `+α` would
+    /// multiply a flow at `γ = 1/8` by nine in one RTT.
     pub fn on_rtt_elapsed(&self, stage: Stage) -> Stage {
-        self.stable(stage.cw() + self.alpha)
+        match stage {
+            Stage::SubPacket { cw } => self.stable(cw + self.gamma * cw),
+            s => self.stable(s.cw() + self.alpha),
+        }
     }
 }
 

@@ -4,8 +4,10 @@
 //! The same window `cw` (same [`Rules`], same stages) is turned into a pacing rate
 //! `R = cw·MTU / srtt`, capped at the line rate. Congestion control does not use ACKs:
 //! - each RTT-probe response: `cw ← cw + α` (draft §3.2: "Upon the arrival of an RTT response,
-//!   it is for sure that one RTT has elapsed and the window should increase by alpha");
-//!   the probe also gives the RTT sample (the transport runs the probe schedule);
+//!   it is for sure that one RTT has elapsed and the window should increase by alpha"); below
+//!   one packet `cw ← cw + γ·cw`, what one RTT of unmarked packets gives the window scheme
+//!   (decision, [`Rules::on_rtt_elapsed`]); the probe also gives the RTT sample (the transport
+//!   runs the probe schedule);
 //! - each CNP: treated exactly like one ECE-marked packet of the window scheme: `cw ← cw − β`
 //!   in PAWA, entering the sub-packet regime at `max(result, γ)`, and `cw ← max(γ, η·cw)` below
 //!   one packet (draft §3.2: "window is decreased by beta upon *every* CNP"; ldcp.md: "floor γ,
@@ -14,8 +16,7 @@
 //!
 //! Decisions: every data packet is ECT(0) (the draft's commercial-NIC variant has no first-RTT
 //! Not-ECT stage); the initial window is IW (rate = line rate at the base RTT, like DCQCN's
-//! start at line rate) with `fast_start`, else 1 packet; the probe response adds `α` whatever
-//! the regime (the draft's rule; the sub-packet regime only shapes decreases).
+//! start at line rate) with `fast_start`, else 1 packet.
 
 use crate::config::SenderConfig;
 use crate::controller::Controller;

@@ -3,10 +3,11 @@
 //! A fixed ring allocated once per flow: slot `⌊(end − 1)/mtu⌋ mod capacity` remembers the end
 //! offset and send time of the last packet that ended in it. An ACK for byte `a` samples the
 //! packet ending exactly at `a` (the most recently sent packet it covers, since sends are in
-//! sequence order between go-backs). Packets with an ambiguous send time are recorded as
-//! "no sample" (Karn's rule; the sender decides which). When more than `capacity` packets are in flight their slots have been reused, the end
-//! offsets no longer match, and those ACKs give no sample (the smoothed RTT then keeps its
-//! value until the window is back under the capacity).
+//! sequence order between go-backs). Packets that may have an earlier copy still in flight are
+//! recorded as ambiguous (Karn; the sender decides which). When more than `capacity` packets
+//! are in flight their slots have been reused, the end offsets no longer match, and those ACKs
+//! give no sample (the smoothed RTT then keeps its value until the window is back under the
+//! capacity).
 
 use rdma_cc_core::Time;
 
@@ -17,8 +18,20 @@ pub(crate) const CAPACITY: u64 = 1024;
 struct Slot {
     /// End (exclusive byte offset) of the packet; 0 = empty.
     end: u64,
-    /// Send time, or `Time::MAX` when ambiguous (no sample).
+    /// Send time of the latest copy.
     sent_at: Time,
+    /// An earlier copy may still be in flight: an ACK may belong to either.
+    ambiguous: bool,
+}
+
+/// Send time of a remembered packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sent {
+    /// Only one live copy: `now − t` is the RTT.
+    At(Time),
+    /// The latest copy left at `t` but an earlier one may be what the ACK answers: `now − t` is
+    /// a lower bound on the RTT of whichever copy arrived.
+    AmbiguousAt(Time),
 }
 
 #[derive(Debug, Clone)]
@@ -49,15 +62,20 @@ impl SendLog {
         let i = self.index(end);
         self.slots[i] = Slot {
             end,
-            sent_at: if ambiguous { Time::MAX } else { at },
+            sent_at: at,
+            ambiguous,
         };
     }
 
-    /// Send time of the packet ending at `end`, if remembered and unambiguous.
+    /// Send time of the packet ending at `end`, if remembered.
     #[inline]
-    pub(crate) fn sent_at(&self, end: u64) -> Option<Time> {
+    pub(crate) fn sent_at(&self, end: u64) -> Option<Sent> {
         let s = self.slots[self.index(end)];
-        (s.end == end && end > 0 && s.sent_at != Time::MAX).then_some(s.sent_at)
+        (s.end == end && end > 0).then_some(if s.ambiguous {
+            Sent::AmbiguousAt(s.sent_at)
+        } else {
+            Sent::At(s.sent_at)
+        })
     }
 }
 
@@ -74,15 +92,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn samples_only_original_transmissions() {
+    fn remembers_the_latest_copy_and_its_ambiguity() {
         let mut l = SendLog::new(10, 1000);
         l.record(1000, Time(5), false);
         l.record(2000, Time(7), false);
-        assert_eq!(l.sent_at(1000), Some(Time(5)));
-        assert_eq!(l.sent_at(2000), Some(Time(7)));
+        assert_eq!(l.sent_at(1000), Some(Sent::At(Time(5))));
+        assert_eq!(l.sent_at(2000), Some(Sent::At(Time(7))));
         assert_eq!(l.sent_at(1500), None);
         l.record(1000, Time(9), true);
-        assert_eq!(l.sent_at(1000), None);
+        assert_eq!(l.sent_at(1000), Some(Sent::AmbiguousAt(Time(9))));
     }
 
     #[test]
@@ -91,7 +109,7 @@ mod tests {
         l.record(1000, Time(1), false);
         l.record(1000 + CAPACITY * 1000, Time(2), false);
         assert_eq!(l.sent_at(1000), None);
-        assert_eq!(l.sent_at(1000 + CAPACITY * 1000), Some(Time(2)));
+        assert_eq!(l.sent_at(1000 + CAPACITY * 1000), Some(Sent::At(Time(2))));
     }
 
     #[test]

@@ -28,26 +28,36 @@
 //!   `snd_nxt` at the last RTO). Decision: packets resent after a *NACK* are timed, because
 //!   the fabric keeps a flow's packets in order (per-flow ECMP) and the go-back-N receiver
 //!   discards every earlier copy at or above the NACKed sequence — they all arrive before the
-//!   retransmission. Without this, a flow whose fast-start burst was WRED-dropped sends nothing
-//!   but retransmissions, never samples the RTT, and its sub-packet timer `srtt/cw` stays
-//!   at the base RTT however deep the queue.
+//!   retransmission. For the same reason a NACK that arrives when nothing has been sent since
+//!   the last timeout clears the ambiguity at and above its sequence (the copies the timeout
+//!   made ambiguous were all sent before the NACK's trigger and are dead). And an ambiguous ACK
+//!   still bounds the RTT from below (`now −` the latest copy's send time is at most the RTT
+//!   of whichever copy arrived), so it updates srtt when it exceeds it, never to lower it.
+//!   Without these, a flow whose fast-start burst was WRED-dropped (or timed out behind a deep
+//!   incast queue) sends nothing but retransmissions, never samples the RTT, and its
+//!   sub-packet timer `srtt/cw` stays at the base RTT however deep the queue.
 //! - Go-back-N on NACK: `snd_nxt ← expected_seq`. A NACK for the same sequence as the previous
 //!   one within `dup_nack_holdoff` (default: srtt) is ignored, as is a NACK below `snd_una`.
+//! - RTT probes (controllers that ask for them): one outstanding; the next is due when the
+//!   response returns or after `max(rto, 2·srtt)` without one (decision); a late response to
+//!   one of the last four probes that timed out still gives an RTT sample (probe ids are
+//!   unique).
 //! - Retransmission timer: armed while data is in flight, `now + rto·2^b` at the first send into
 //!   an empty pipe and at every ACK that advances `snd_una`; disarmed when nothing is in flight
-//!   (including right after a go-back). Decision: below one packet (`w < 1`) the timeout is at
-//!   least the tick `srtt/w` — a retransmission could not leave before the tick anyway, and a
-//!   shorter timeout only turns ACKs delayed by a deep queue into spurious retransmissions
-//!   whose ambiguous ACKs then hide the very RTT growth that slows the tick down. On expiry: go back to `snd_una`, tell the controller
-//!   (congestion: LDCP `cw ← max(γ, η·cw)`), and back off `b ← min(b + 1, rto_backoff)`.
-//!   `b` returns to 0 when an ACK newly acknowledges a never-retransmitted packet (Karn's
-//!   algorithm: the ambiguous ACKs of retransmissions neither give samples nor end the backoff).
+//!   (including right after a go-back). Decision: the timeout is at least the send interval of
+//!   one packet — the sub-packet tick `srtt/w`, or one MTU at the pacing rate: a
+//!   retransmission could not leave earlier anyway, and a shorter timeout only turns ACKs
+//!   delayed by a deep queue into spurious retransmissions whose ambiguous ACKs then hide the
+//!   very RTT growth that slows the sender down. On expiry: go back to `snd_una`, tell the
+//!   controller (congestion: LDCP `cw ← max(γ, η·cw)`), and back off
+//!   `b ← min(b + 1, rto_backoff)`. `b` returns to 0 when an ACK newly acknowledges a packet
+//!   with an unambiguous send time (Karn's algorithm: ambiguous ACKs do not end the backoff).
 //! - ACK / NACK sequence numbers above the highest byte sent are clamped to it.
 
 use crate::config::SenderConfig;
 use crate::controller::{AckEvent, Controller, NackEvent, SchemeController};
 use crate::ldcp::FastStartExit;
-use crate::rtt::{ewma, SendLog};
+use crate::rtt::{ewma, SendLog, Sent};
 use crate::Ecn;
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 
@@ -101,7 +111,7 @@ pub struct SenderStats {
     pub retx_packets: u64,
     /// ACKs received (duplicates included).
     pub acks: u64,
-    /// ACKs received with ECN-Echo.
+    /// ACKs and NACKs received with ECN-Echo.
     pub ece_acks: u64,
     /// NACKs received (ignored ones included).
     pub nacks: u64,
@@ -147,6 +157,9 @@ enum Gate {
     Send(u32),
 }
 
+/// Timed-out probes whose late responses are still used as RTT samples.
+const LATE_PROBES: usize = 4;
+
 /// Window tolerance in bytes, so that `cw = 3.9999999999` still admits four packets.
 const WINDOW_SLACK: f64 = 1e-6;
 
@@ -171,6 +184,8 @@ pub struct QpSender<C: Controller = SchemeController> {
     snd_max: u64,
     /// Highest `snd_nxt` at a timeout: resends below it have ambiguous send times (Karn).
     karn_limit: u64,
+    /// A data packet was sent since the last timeout.
+    sent_since_rto: bool,
     srtt: Time,
     /// Time and length of the previous data packet.
     last_send: Option<(Time, u32)>,
@@ -179,6 +194,9 @@ pub struct QpSender<C: Controller = SchemeController> {
     rto_deadline: Option<Time>,
     last_nack: Option<(u64, Time)>,
     probe: Probe,
+    /// Id and send time of the last probes that timed out (slot `id mod 4`): their late
+    /// responses still give RTT samples.
+    late_probes: [(u64, Time); LATE_PROBES],
     next_probe_id: u64,
     log: SendLog,
     stats: SenderStats,
@@ -229,12 +247,14 @@ impl<C: Controller> QpSender<C> {
             snd_nxt: 0,
             snd_max: 0,
             karn_limit: 0,
+            sent_since_rto: false,
             srtt: cfg.base_rtt,
             last_send: None,
             wait_until: None,
             rto_deadline: None,
             last_nack: None,
             probe,
+            late_probes: [(u64::MAX, Time::ZERO); LATE_PROBES],
             next_probe_id: 0,
             log: SendLog::new(flow_size.div_ceil(mtu), mtu),
             stats: SenderStats {
@@ -350,6 +370,7 @@ impl<C: Controller> QpSender<C> {
         self.snd_max = self.snd_max.max(end);
         // Karn: only resends after a timeout are ambiguous (see the module documentation)
         self.log.record(end, now, seq < self.karn_limit);
+        self.sent_since_rto = true;
         self.last_send = Some((now, len));
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now.saturating_add(self.current_rto()));
@@ -399,13 +420,23 @@ impl<C: Controller> QpSender<C> {
         let ack_seq = ack_seq.min(self.snd_max);
         let newly = ack_seq.saturating_sub(self.snd_una);
         if newly > 0 {
-            // RTT sample from the most recent packet the ACK covers; none if its send time is
-            // ambiguous (Karn), and then the RTO backoff stays too
-            if let Some(sent) = self.log.sent_at(ack_seq) {
-                self.backoff = 0;
-                if self.cc.rtt_from_acks() {
-                    self.rtt_sample(now.saturating_sub(sent));
+            // RTT sample from the most recent packet the ACK covers
+            match self.log.sent_at(ack_seq) {
+                Some(Sent::At(sent)) => {
+                    self.backoff = 0;
+                    if self.cc.rtt_from_acks() {
+                        self.rtt_sample(now.saturating_sub(sent));
+                    }
                 }
+                Some(Sent::AmbiguousAt(latest)) => {
+                    // Karn: the backoff stays. `now − latest` is a lower bound on a real RTT,
+                    // so it may raise srtt but never lower it.
+                    let bound = now.saturating_sub(latest);
+                    if self.cc.rtt_from_acks() && bound > self.srtt {
+                        self.rtt_sample(bound);
+                    }
+                }
+                None => {}
             }
             self.advance(now, ack_seq);
         }
@@ -455,6 +486,10 @@ impl<C: Controller> QpSender<C> {
             ece,
             acked_packets: expected.div_ceil(self.mtu),
         });
+        if !self.sent_since_rto {
+            // every copy at or above `expected` predates the NACK's trigger: resends are timed
+            self.karn_limit = self.karn_limit.min(expected);
+        }
         // go-back-N: retransmit from the NACKed sequence
         self.snd_nxt = expected;
         self.rto_deadline = None;
@@ -472,10 +507,12 @@ impl<C: Controller> QpSender<C> {
     }
 
     /// Response to RTT probe `probe_id`: an RTT sample and, for rate-based LDCP, `cw += α`.
-    /// Responses to other than the outstanding probe (late, after a timeout) are ignored.
+    /// A late response to one of the last four probes that timed out still gives its RTT
+    /// sample (probe ids are unique, so it is unambiguous) but no window increase; other
+    /// responses are ignored.
     pub fn on_probe_response(&mut self, now: Time, probe_id: u64) {
-        if let Probe::Outstanding { id, sent_at } = self.probe {
-            if id == probe_id {
+        match self.probe {
+            Probe::Outstanding { id, sent_at } if id == probe_id => {
                 self.rtt_sample(now.saturating_sub(sent_at));
                 self.cc.on_probe_response(now);
                 // ldcp.md: the next probe is sent when the previous response returns
@@ -486,7 +523,21 @@ impl<C: Controller> QpSender<C> {
                 };
                 self.after_event();
             }
+            _ => {
+                let slot = &mut self.late_probes[(probe_id % LATE_PROBES as u64) as usize];
+                if slot.0 == probe_id {
+                    let sent_at = slot.1;
+                    *slot = (u64::MAX, Time::ZERO);
+                    self.rtt_sample(now.saturating_sub(sent_at));
+                }
+            }
         }
+    }
+
+    /// How long a probe may stay unanswered: `max(rto, 2·srtt)` (decision: a queue deeper
+    /// than the RTO must not time every probe out).
+    fn probe_timeout(&self) -> Time {
+        self.rto.max(Time(self.srtt.0.saturating_mul(2)))
     }
 
     /// Earliest time this QP wants [`Self::on_timer`]: the retransmission timeout, the
@@ -497,7 +548,9 @@ impl<C: Controller> QpSender<C> {
             return None;
         }
         let probe = match self.probe {
-            Probe::Outstanding { sent_at, .. } => Some(sent_at.saturating_add(self.rto)),
+            Probe::Outstanding { sent_at, .. } => {
+                Some(sent_at.saturating_add(self.probe_timeout()))
+            }
             _ => None,
         };
         [self.rto_deadline, probe, self.wait_until]
@@ -523,16 +576,18 @@ impl<C: Controller> QpSender<C> {
                     // treat it as a congestion signal
                     self.stats.timeouts += 1;
                     self.karn_limit = self.karn_limit.max(self.snd_nxt);
+                    self.sent_since_rto = false;
                     self.snd_nxt = self.snd_una;
                     self.backoff = (self.backoff + 1).min(self.rto_backoff_max);
                     self.cc.on_timeout(now, self.snd_una.div_ceil(self.mtu));
                 }
             }
         }
-        if let Probe::Outstanding { sent_at, .. } = self.probe {
-            if sent_at.saturating_add(self.rto) <= now {
+        if let Probe::Outstanding { id, sent_at } = self.probe {
+            if sent_at.saturating_add(self.probe_timeout()) <= now {
                 // ldcp.md: a new probe when the previous response returns "(or times out)"
                 self.stats.probe_timeouts += 1;
+                self.late_probes[(id % LATE_PROBES as u64) as usize] = (id, sent_at);
                 self.probe = Probe::Due;
             }
         }
@@ -563,13 +618,19 @@ impl<C: Controller> QpSender<C> {
         }
     }
 
-    /// The RTO with the current backoff applied, at least the sub-packet tick `srtt/w`.
+    /// The RTO with the current backoff applied, at least the send interval of one packet
+    /// (sub-packet tick `srtt/w`, or one MTU at the pacing rate).
     fn current_rto(&self) -> Time {
-        let rto = Time(self.rto.0.saturating_mul(1u64 << self.backoff.min(63)));
-        match self.cc.window() {
-            Some(w) if w < 1.0 => rto.max(Time((self.srtt.0 as f64 / w).ceil() as u64)),
-            _ => rto,
+        let mut rto = Time(self.rto.0.saturating_mul(1u64 << self.backoff.min(63)));
+        if let Some(w) = self.cc.window() {
+            if w < 1.0 {
+                rto = rto.max(Time((self.srtt.0 as f64 / w).ceil() as u64));
+            }
         }
+        if let Some(rate) = self.cc.pacing_rate(self.srtt) {
+            rto = rto.max(rate.tx_time(Bytes(self.mtu)));
+        }
+        rto
     }
 
     fn rtt_sample(&mut self, sample: Time) {
@@ -902,9 +963,103 @@ mod tests {
         assert_eq!(s.next_timer(), None, "nothing in flight after going back");
         let p = send(&mut s, us(40));
         assert_eq!((p.seq, p.retransmission, p.last), (1000, true, true));
-        assert_eq!(s.next_timer(), Some(us(72)));
+        // backed off: 2 × 32 µs
+        assert_eq!(s.next_timer(), Some(us(104)));
         s.on_ack(us(48), 2000, false);
         assert!(s.is_done());
+    }
+
+    #[test]
+    fn rto_backs_off_until_an_unambiguous_ack() {
+        let mut s = sender(1.0, false, 100_000);
+        send(&mut s, Time::ZERO);
+        s.on_timer(us(32)); // RTO 1 → backoff 2×, cw 0.5
+        send(&mut s, us(32));
+        // RTO 2 armed at 32 + max(64, tick 8/0.5 = 16) µs
+        assert_eq!(s.next_timer(), Some(us(96)));
+        s.on_timer(us(96)); // → 4×, cw 0.25
+        send(&mut s, us(96));
+        assert_eq!(s.next_timer(), Some(us(96 + 128)));
+        // the ACK of a resent packet is ambiguous (Karn): backoff stays
+        s.on_ack(us(100), 1000, false);
+        let t = match s.poll(us(100)) {
+            Poll::WaitUntil(t) => t,
+            other => panic!("{other:?}"),
+        };
+        send(&mut s, t);
+        assert_eq!(s.next_timer(), Some(t + us(128)));
+        // an ACK of a never-resent packet ends the backoff
+        s.on_ack(t + us(8), 2000, false);
+        let t2 = match s.poll(t + us(8)) {
+            Poll::WaitUntil(t2) => t2,
+            other => panic!("{other:?}"),
+        };
+        send(&mut s, t2);
+        let tick = Time((s.srtt().0 as f64 / s.cw()).ceil() as u64);
+        assert_eq!(s.next_timer(), Some(t2 + us(32).max(tick)));
+        assert_eq!(s.stats().timeouts, 2);
+    }
+
+    #[test]
+    fn rto_below_one_packet_is_at_least_the_tick() {
+        let mut s = sender(1.0, false, 10_000);
+        send(&mut s, Time::ZERO);
+        s.on_ack(us(8), 1000, true); // cw 0.5 → tick 16 µs, RTO 32 µs
+        s.on_ack(us(8), 1000, true); // duplicate ACK: nothing
+        assert_eq!(s.cw(), 0.5);
+        let p = send(&mut s, us(16));
+        assert_eq!(p.seq, 1000);
+        assert_eq!(s.next_timer(), Some(us(48)));
+        s.on_ack(us(24), 2000, true); // cw 0.25 → tick 32 µs
+        s.on_ack(us(24), 2000, true);
+        send(&mut s, us(48));
+        s.on_ack(us(56), 3000, true); // cw 0.125 → tick 64 µs > RTO
+        assert_eq!(s.cw(), 0.125);
+        assert_eq!(s.poll(us(56)), Poll::WaitUntil(us(48 + 64)));
+        send(&mut s, us(112));
+        // RTO = max(32 µs, srtt/cw = 8 µs / 0.125)
+        assert_eq!(s.next_timer(), Some(us(112 + 64)));
+    }
+
+    #[test]
+    fn ambiguous_ack_can_raise_srtt_but_not_lower_it() {
+        let mut s = sender(1.0, false, 10_000);
+        send(&mut s, Time::ZERO);
+        s.on_timer(us(32)); // the packet (or its ACK) is late: resend at 32
+        send(&mut s, us(32));
+        // an ACK 48 µs after the resend: whichever copy it answers, the RTT was ≥ 48 µs
+        s.on_ack(us(80), 1000, false);
+        assert_eq!(s.srtt(), Time(8000 + (48_000 - 8000) / 8));
+        // a quick ambiguous ACK says nothing about a short RTT: ignored
+        let mut s = sender(1.0, false, 10_000);
+        send(&mut s, Time::ZERO);
+        s.on_timer(us(32));
+        send(&mut s, us(32));
+        s.on_ack(us(33), 1000, false);
+        assert_eq!(s.srtt(), us(8));
+        assert_eq!(s.stats().rtt_samples, 0);
+    }
+
+    #[test]
+    fn nack_after_a_timeout_makes_resends_timed_again() {
+        let mut s = sender(4.0, true, 10_000);
+        for _ in 0..4 {
+            send(&mut s, Time::ZERO);
+        }
+        // spurious fast-start timeout (deep queue), then the NACK from the ECT packet
+        s.on_timer(us(32));
+        assert_eq!(s.stats().fast_start_exit, FastStartExit::Loss);
+        s.on_nack(us(50), 0, false);
+        let t = match s.poll(us(50)) {
+            Poll::WaitUntil(t) => t,
+            Poll::Send(_) => us(50),
+            other => panic!("{other:?}"),
+        };
+        let p = send(&mut s, t);
+        assert!(p.retransmission);
+        // unambiguous: a real sample of 20 µs
+        s.on_ack(t + us(20), 1000, false);
+        assert_eq!(s.srtt(), Time(8000 + (20_000 - 8000) / 8));
     }
 
     #[test]
@@ -954,14 +1109,15 @@ mod tests {
     }
 
     #[test]
-    fn karn_retransmitted_packets_give_no_rtt_sample() {
+    fn karn_timeout_resends_give_no_rtt_sample_below_srtt() {
         let mut s = sender(1.0, false, 10_000);
         send(&mut s, Time::ZERO);
         s.on_timer(us(32)); // lost: go back
         send(&mut s, us(32));
         // the ACK is ambiguous (original or retransmission): srtt unchanged
-        s.on_ack(us(100), 1000, false);
+        s.on_ack(us(34), 1000, false);
         assert_eq!(s.srtt(), us(8));
+        assert_eq!(s.stats().rtt_samples, 0);
         // an original transmission does give a sample
         let t = s.next_timer();
         assert_eq!(t, None);
@@ -1018,19 +1174,25 @@ mod tests {
     }
 
     #[test]
-    fn ldcp_rate_probe_times_out_after_rto_and_late_response_is_ignored() {
+    fn ldcp_rate_probe_times_out_after_rto_and_late_response_only_samples_rtt() {
         let mut s = rate_sender(100_000);
         assert_eq!(s.poll(Time::ZERO), Poll::SendProbe { probe_id: 0 });
         assert_eq!(s.next_timer(), Some(us(32)));
         s.on_timer(us(32));
         assert_eq!(s.stats().probe_timeouts, 1);
         assert_eq!(s.poll(us(32)), Poll::SendProbe { probe_id: 1 });
-        s.on_probe_response(us(33), 0);
+        // the late response to probe 0: an RTT sample of 40 µs, no window increase
+        s.on_probe_response(us(40), 0);
         assert_eq!(s.cw(), 1.0);
-        s.on_probe_response(us(40), 1);
+        assert_eq!(s.srtt(), Time(8000 + (40_000 - 8000) / 8));
+        s.on_probe_response(us(41), 0); // once only
+        s.on_probe_response(us(41), 9); // never sent
+        assert_eq!(s.stats().rtt_samples, 1);
+        // srtt 12 µs: the next timeout is max(32 µs, 2·srtt)
+        assert_eq!(s.next_timer(), Some(us(32 + 32)));
+        s.on_probe_response(us(52), 1);
         assert_eq!(s.cw(), 2.0);
-        // sample 8 µs from probe 1
-        assert_eq!(s.srtt(), us(8));
+        assert_eq!(s.srtt(), Time(12_000 + (20_000 - 12_000) / 8));
     }
 
     #[test]

@@ -101,7 +101,7 @@ proptest! {
         let mut last_send: Option<Time> = None;
         let mut last_probe: Option<u64> = None;
         for (op, dt) in ops {
-            now = now + Time(dt);
+            now += Time(dt);
             match op {
                 Op::Poll => loop {
                     match s.poll(now) {
@@ -113,7 +113,8 @@ proptest! {
                                 let cw = s.cw();
                                 if st.is_stable() {
                                     if cw >= 1.0 {
-                                        prop_assert!(s.in_flight().0 as f64 <= cw * mtu as f64 + 1e-6);
+                                        let limit = cw * mtu as f64 + 1e-6;
+                                        prop_assert!(s.in_flight().0 as f64 <= limit);
                                     } else {
                                         prop_assert_eq!(s.in_flight(), Bytes(p.len.into()));
                                         if let Some(prev) = last_send {

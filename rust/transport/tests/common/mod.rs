@@ -47,6 +47,8 @@ pub struct Params {
     pub check: bool,
     /// Sample the queue and the active flows' mean cw / srtt this often (for diagnostics).
     pub trace_every: Option<Time>,
+    /// Log every event of this flow into [`Report::flow_log`] (for diagnostics).
+    pub watch_flow: Option<usize>,
 }
 
 impl Params {
@@ -77,7 +79,39 @@ impl Params {
             time_limit: Time::ms(200),
             check: true,
             trace_every: None,
+            watch_flow: None,
         }
+    }
+}
+
+impl Params {
+    /// Spreads the start times over `[0, span)` deterministically (a fixed permutation), so
+    /// that identical flows do not tick in lock-step.
+    pub fn spread_starts(&mut self, span: Time) {
+        let n = self.starts.len() as u64;
+        for (i, s) in self.starts.iter_mut().enumerate() {
+            *s = Time((i as u64 * 7919 % n) * span.0 / n);
+        }
+    }
+
+    /// Time to move every flow's wire bytes through the bottleneck, plus one base RTT.
+    pub fn ideal_completion(&self) -> Time {
+        let mtu = self.sender.mtu.0;
+        let wire: u64 = self
+            .flow_sizes
+            .iter()
+            .map(|&f| {
+                let full = f / mtu;
+                let rest = f % mtu;
+                full * wire::data_on_wire(Bytes(mtu)).0
+                    + if rest > 0 {
+                        wire::data_on_wire(Bytes(rest)).0
+                    } else {
+                        0
+                    }
+            })
+            .sum();
+        self.bottleneck_rate.tx_time(Bytes(wire)) + self.sender.base_rtt
     }
 }
 
@@ -102,6 +136,8 @@ pub struct Report {
     pub events: u64,
     /// `(time, queue bytes, active flows, mean cw, mean srtt ns, flows with cw < 1)`.
     pub trace: Vec<(Time, u64, usize, f64, f64, usize)>,
+    /// Events of [`Params::watch_flow`].
+    pub flow_log: Vec<String>,
 }
 
 impl Report {
@@ -228,6 +264,7 @@ pub fn run_with_settle(p: Params, settle: Time) -> Report {
             end: Time::ZERO,
             events: 0,
             trace: Vec::new(),
+            flow_log: Vec::new(),
         },
         q_area: 0.0,
         q_last_t: Time::ZERO,
@@ -297,7 +334,9 @@ impl Sim {
         let cw = active.iter().map(|s| s.cw()).sum::<f64>() / n;
         let srtt = active.iter().map(|s| s.srtt().0 as f64).sum::<f64>() / n;
         let sub = active.iter().filter(|s| s.cw() < 1.0).count();
-        self.r.trace.push((at, self.q_bytes, active.len(), cw, srtt, sub));
+        self.r
+            .trace
+            .push((at, self.q_bytes, active.len(), cw, srtt, sub));
     }
 
     fn wake(&mut self, i: usize, t: Time) {
@@ -315,8 +354,35 @@ impl Sim {
         self.p.host_delay + self.p.bottleneck_delay
     }
 
+    fn log(&mut self, i: usize, what: std::fmt::Arguments) {
+        if self.p.watch_flow == Some(i) {
+            let s = &self.senders[i];
+            let line = format!(
+                "{:>9} {what} | una={} nxt={} cw={:.3} srtt={} q={}",
+                self.now.0,
+                s.snd_una(),
+                s.snd_nxt(),
+                s.cw(),
+                s.srtt().0,
+                self.q_bytes
+            );
+            self.r.flow_log.push(line);
+        }
+    }
+
     fn handle(&mut self, ev: Ev) {
         let now = self.now;
+        if let Some(w) = self.p.watch_flow {
+            match ev {
+                Ev::Timer(i) if i == w => self.log(i, format_args!("timer")),
+                Ev::Ack(i, a) if i == w => self.log(i, format_args!("before {a:?}")),
+                Ev::Cnp(i) if i == w => self.log(i, format_args!("cnp")),
+                Ev::AtReceiver(p) if p.flow == w => {
+                    self.log(w, format_args!("rx seq={} ecn={:?}", p.seq, p.ecn))
+                }
+                _ => {}
+            }
+        }
         match ev {
             Ev::Wake(i) => {
                 if self.wake_at[i] == Some(now) {
@@ -390,6 +456,9 @@ impl Sim {
                 match self.senders[i].poll(now) {
                     Poll::Send(p) => {
                         self.on_sent(i, &p);
+                        if self.p.watch_flow == Some(i) {
+                            self.log(i, format_args!("send {p:?}"));
+                        }
                         let tx = self
                             .p
                             .host_rate

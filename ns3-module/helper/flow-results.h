@@ -1,0 +1,57 @@
+/*
+ * rdma-cc: the shared writer of per-flow results (fct.csv) and FCT statistics, so that every
+ * example writes the same formats.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef FLOW_RESULTS_H
+#define FLOW_RESULTS_H
+
+#include "rdma-cc-output.h"
+
+#include "ns3/rdma-nic.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+namespace rdmacc
+{
+
+/**
+ * \ingroup rdma-cc
+ * Percentiles of a sample (nearest rank; 0 for an empty sample).
+ */
+struct Percentiles
+{
+    double avg = 0; //!< mean
+    double p50 = 0; //!< median
+    double p95 = 0; //!< 95th percentile
+    double p99 = 0; //!< 99th percentile
+    double max = 0; //!< largest
+    size_t n = 0;   //!< sample size
+
+    /// \return the statistics of `v`
+    static Percentiles Of(std::vector<double> v);
+    /// \return the JSON object {avg, p50, p95, p99, max}
+    JsonObject ToJson() const;
+};
+
+/**
+ * \ingroup rdma-cc
+ * Writes `fct.csv`: header `flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,
+ * slowdown,retx_bytes,scheme`, one row per flow in flow-id order; unfinished flows have empty
+ * finish_ns, fct_ns and slowdown. Written as fct.csv.partial and renamed when complete.
+ */
+void WriteFctCsv(const std::string& path, std::vector<FlowRecord> flows);
+
+/// \return the FCTs (ns) of the finished flows
+std::vector<double> Fcts(const std::vector<FlowRecord>& flows);
+/// \return the slowdowns (fct / ideal fct) of the finished flows
+std::vector<double> Slowdowns(const std::vector<FlowRecord>& flows);
+
+} // namespace rdmacc
+} // namespace ns3
+
+#endif /* FLOW_RESULTS_H */
