@@ -59,6 +59,10 @@ SMOKE = [
     ("pfc-incast", "--senders=4 --size=2000000 --out=build/smoke/pfc-incast", 0, "drops 0\n"),
     ("pfc-incast", "--senders=4 --size=200000 --pfc=0 --out=build/smoke/pfc-incast-off", 0, "queue_full="),
     ("pfc-incast", "--delay=-1us --out=build/smoke/bad", 2, "invalid --delay = -1us"),
+    ("ldcp-incast", "--senders=4 --size=65536 --out=build/smoke/ldcp-incast", 0, "flows done        4 / 4"),
+    ("ldcp-incast", "--senders=4 --size=65536 --cc=ldcp-rate --out=build/smoke/ldcp-rate", 0, "flows done        4 / 4"),
+    ("ldcp-incast", "--cc=dctcp --out=build/smoke/bad", 2, "invalid --cc = dctcp"),
+    ("ldcp-churn", "--churn=50us --longSize=200000 --out=build/smoke/ldcp-churn", 0, "accounting        ok"),
     ("pfc-incast", "--xoffBeta=-2 --out=build/smoke/bad", 2, "invalid --xoffBeta = -2"),
 ]
 

@@ -217,6 +217,32 @@ RdmaScenario::OnDrop(RdmaScenario* self,
     if (h.kind == RoceHeader::DATA)
     {
         ((h.flags & RoceHeader::FLAG_FIRST_RTT) ? self->firstRttDrops : self->stableDrops)++;
+        auto it = self->m_flowOf.find((uint64_t(RoceHeader::IpToNode(h.srcIp)) << 32) | h.flowId);
+        if (it != self->m_flowOf.end())
+        {
+            self->dropsByFlow[it->second]++;
+        }
+    }
+}
+
+uint64_t
+RdmaScenario::DeliveredNow() const
+{
+    uint64_t d = 0;
+    for (const auto& nic : nics)
+    {
+        d += nic->GetDeliveredBytes();
+    }
+    return d;
+}
+
+void
+RdmaScenario::OnFlowComplete(RdmaScenario* self, const FlowRecord& r)
+{
+    if (self->firstDone.IsStrictlyNegative())
+    {
+        self->firstDone = Simulator::Now();
+        self->deliveredAtFirstDone = self->DeliveredNow();
     }
 }
 
@@ -226,6 +252,7 @@ RdmaScenario::OnFirstFeedback(RdmaScenario* self, uint32_t flowId)
     if (++self->m_firstFeedbacks == self->m_nextFlowId)
     {
         self->stableFrom = Simulator::Now();
+        self->deliveredAtStable = self->DeliveredNow();
         self->m_overallMax = self->sw->GetMaxEgressBytes(self->m_bottleneck, 3);
         self->sw->ResetMaxEgress();
     }
@@ -254,7 +281,10 @@ uint32_t
 RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start)
 {
     const uint32_t id = m_nextFlowId++;
-    nics[srcHost]->AddFlow(nics[dstHost], bytes, start, BaseRtt(srcHost, dstHost), id);
+    const uint32_t qp =
+        nics[srcHost]->AddFlow(nics[dstHost], bytes, start, BaseRtt(srcHost, dstHost), id);
+    m_flowOf[(uint64_t(nics[srcHost]->GetNodeId()) << 32) | qp] = id;
+    dropsByFlow.push_back(0);
     return id;
 }
 
@@ -285,6 +315,8 @@ RdmaScenario::Run(Time limit, uint32_t bottleneckPort)
     {
         nic->TraceConnectWithoutContext("FirstFeedback",
                                         MakeBoundCallback(&RdmaScenario::OnFirstFeedback, this));
+        nic->TraceConnectWithoutContext("FlowComplete",
+                                        MakeBoundCallback(&RdmaScenario::OnFlowComplete, this));
     }
     const uint64_t ev0 = Simulator::GetEventCount();
     auto t0 = std::chrono::steady_clock::now();
@@ -347,6 +379,16 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
     const double qAvg = m_monitor->AvgQueue(sid, bottleneckPort, 3);
     const std::string inv = sw->CheckInvariants();
 
+    // goodput while every flow is active and past its first RTT: from stableFrom to the first
+    // completion (0 when that interval does not exist)
+    double goodputActive = 0;
+    if (!stableFrom.IsStrictlyNegative() && firstDone > stableFrom)
+    {
+        goodputActive = double(deliveredAtFirstDone - deliveredAtStable) * 8 /
+                        (firstDone - stableFrom).GetSeconds();
+    }
+    const double wireLimit = DataRate(rate).GetBitRate() * double(mtu) /
+                             (mtu + RoceHeader::DATA_OVERHEAD + QbbNetDevice::PREAMBLE_IFG);
     rdmacc::JsonObject s;
     s.Str("scheme", cc)
         .UInt("seed", seed)
@@ -362,6 +404,9 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
         .UInt("stable_stage_drops", stableDrops)
         .UInt("first_rtt_drops", firstRttDrops)
         .Int("stable_from_ns", stableFrom.GetNanoSeconds())
+        .Int("first_done_ns", firstDone.GetNanoSeconds())
+        .Num("goodput_active_bps", goodputActive)
+        .Num("wire_limit_bps", wireLimit)
         .UInt("pfc_pause_frames", m_monitor->PauseFrames())
         .UInt("marks", c.marked)
         .UInt("queue_max_bytes", qMax)
@@ -410,7 +455,10 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
             std::cout << " " << RedEcnQueueDisc::DropReasonName(k) << "=" << c.drops[k];
         }
     }
-    std::cout << "\n  ECN marks         " << c.marked << "; PFC pauses " << m_monitor->PauseFrames()
+    std::cout << "\n" << std::setprecision(1) << "  goodput           " << goodputActive / 1e9
+              << " Gb/s while every flow is active after its first RTT (wire limit "
+              << wireLimit / 1e9 << " Gb/s)\n";
+    std::cout << "  ECN marks         " << c.marked << "; PFC pauses " << m_monitor->PauseFrames()
               << "\n";
     std::cout << std::setprecision(3) << "  smallest cw       "
               << (std::isfinite(minCw) ? minCw : -1) << " packets; sent with cw < 1: "

@@ -16,6 +16,7 @@
 #include "ns3/command-line.h"
 #include "ns3/rdma-nic.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -104,10 +105,17 @@ class RdmaScenario
     uint64_t stableDrops = 0;               //!< dropped data frames sent after the first RTT
     uint64_t firstRttDrops = 0;             //!< dropped data frames sent in the first RTT
     Time stableFrom = Seconds(-1);          //!< when every flow's first RTT was over
+    Time firstDone = Seconds(-1);           //!< when the first flow completed
+    uint64_t deliveredAtStable = 0;         //!< bytes delivered (all hosts) at stableFrom
+    uint64_t deliveredAtFirstDone = 0;      //!< bytes delivered (all hosts) at firstDone
+    std::vector<uint64_t> dropsByFlow;      //!< data frames dropped, per flow id
 
   private:
     void CheckDone(Time every);
     static void OnFirstFeedback(RdmaScenario* self, uint32_t flowId);
+    static void OnFlowComplete(RdmaScenario* self, const FlowRecord& r);
+    uint64_t DeliveredNow() const;
+    std::map<uint64_t, uint32_t> m_flowOf;       //!< (src node << 32 | qp) -> flow id
     uint32_t m_firstFeedbacks = 0;               //!< flows past their first RTT
     uint32_t m_bottleneck = 0;                   //!< bottleneck switch port
     uint64_t m_overallMax = 0;                   //!< bottleneck maximum before the reset

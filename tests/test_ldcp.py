@@ -1,0 +1,163 @@
+"""End-to-end checks of the NIC + LDCP on real ns-3 runs (ldcp-incast, ldcp-churn).
+
+Every bound is derived in README.md ("LDCP: what the tests check").
+"""
+
+import csv
+import json
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import read_bytes, run_example, summary  # noqa: E402
+
+FRAME = 1000 + 62  # payload + RoCE headers
+WIRE = FRAME + 20  # + preamble and inter-frame gap
+
+
+def fct_rows(out):
+    with open(os.path.join(out, "fct.csv")) as f:
+        return list(csv.DictReader(f))
+
+
+class IdlePath(unittest.TestCase):
+    def test_single_64k_flow_finishes_in_one_rtt_plus_serialisation(self):
+        _, out = run_example("ldcp-incast", "--senders=1", "--size=65536")
+        s = summary(out)
+        self.assertEqual(s["flows_done"], 1, s)
+        frames = (65536 + 999) // 1000
+        serialisation_ns = (65536 + frames * 82) * 8 / 100e9 * 1e9
+        bound = (s["base_rtt_ns"] + serialisation_ns) * 1.10
+        self.assertLessEqual(s["fct_ns"]["max"], bound, s)
+        self.assertEqual(s["drops_total"], 0, s)
+        self.assertEqual(s["retx_bytes"], 0, s)
+        row = fct_rows(out)[0]
+        self.assertEqual(int(row["size_bytes"]), 65536)
+        self.assertEqual(row["scheme"], "ldcp")
+
+
+class Incast16(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.p, cls.out = run_example("ldcp-incast")
+        cls.s = summary(cls.out)
+        _, cls.none_out = run_example("ldcp-incast", "--cc=none", "--pfc=0")
+        cls.none = summary(cls.none_out)
+
+    def test_all_flows_complete_and_bytes_are_conserved(self):
+        s = self.s
+        self.assertEqual(s["senders"], 16)
+        self.assertEqual(s["flows_total"], 16, s)
+        self.assertEqual(s["flows_done"], 16, s)
+        self.assertEqual(s["bytes_sent"], 16 * 256 * 1024, s)
+        self.assertEqual(s["bytes_delivered"], s["bytes_sent"], s)
+        self.assertEqual(s["invariants"], "ok", s)
+
+    def test_no_stable_stage_loss(self):
+        self.assertEqual(self.s["stable_stage_drops"], 0, self.s)
+        self.assertGreater(self.s["stable_from_ns"], 0, self.s)
+
+    def test_goodput_after_first_rtt_is_at_least_90_percent_of_the_wire_limit(self):
+        s = self.s
+        self.assertGreaterEqual(s["goodput_active_bps"], 0.90 * s["wire_limit_bps"], s)
+
+    def test_stable_queue_stays_below_the_derived_bound(self):
+        # K_max + what one RTT of marking delay lets in: each of N senders adds at most
+        # alpha = 1 packet per RTT and may round its window up by one packet.
+        s = self.s
+        bound = s["k_max_bytes"] + s["senders"] * 2 * FRAME
+        self.assertLessEqual(s["queue_max_stable_bytes"], bound, s)
+
+    def test_queue_max_is_at_most_half_of_line_rate_senders(self):
+        self.assertLessEqual(self.s["queue_max_bytes"], 0.5 * self.none["queue_max_bytes"],
+                             (self.s["queue_max_bytes"], self.none["queue_max_bytes"]))
+
+    def test_none_without_pfc_shows_the_losses_ldcp_avoids(self):
+        n, s = self.none, self.s
+        print("\n  %-6s %12s %12s %12s %14s %10s" % ("cc", "drops", "stable drops", "queue max", "retx bytes", "p99 FCT us"))
+        for name, x in (("ldcp", s), ("none", n)):
+            print("  %-6s %12d %12d %12d %14d %10.1f" % (
+                name, x["drops_total"], x["stable_stage_drops"], x["queue_max_bytes"], x["retx_bytes"],
+                x["fct_ns"]["p99"] / 1e3))
+        self.assertGreater(n["drops"]["queue_full"], 0, n)
+        self.assertEqual(n["flows_done"], 16, n)  # go-back-N still delivers everything
+        self.assertEqual(n["bytes_delivered"], n["bytes_sent"], n)
+        self.assertGreater(n["retx_bytes"], s["retx_bytes"], (n["retx_bytes"], s["retx_bytes"]))
+
+    def test_first_rtt_packets_are_dropped_by_wred_not_by_overflow(self):
+        s = self.s
+        self.assertEqual(s["first_rtt_drops"], s["drops"]["not_ect_threshold"], s)
+        self.assertEqual(s["drops"]["queue_full"], 0, s)
+
+
+class Incast1000(unittest.TestCase):
+    def test_thousand_senders_complete_with_cw_below_one_and_a_bounded_queue(self):
+        _, out = run_example("ldcp-incast", "--senders=1000", "--size=16384")
+        s = summary(out)
+        self.assertEqual(s["flows_done"], 1000, s)
+        self.assertEqual(s["bytes_delivered"], s["bytes_sent"], s)
+        self.assertLess(s["cw_min"], 1.0, s)
+        self.assertGreater(s["sub_packet_sends"], 0, s)
+        self.assertEqual(s["stable_stage_drops"], 0, s)
+        # at most one packet in flight per flow below cw = 1: N frames bound the queue
+        self.assertLessEqual(s["queue_max_stable_bytes"], s["senders"] * FRAME, s)
+
+
+class FastStartUnderLoad(unittest.TestCase):
+    def test_new_flows_lose_first_rtt_packets_long_flows_lose_nothing(self):
+        _, out = run_example("ldcp-churn", "--churn=300us", "--longSize=2000000")
+        s = summary(out)
+        self.assertEqual(s["flows_done"], s["flows_total"], s)
+        self.assertGreater(s["short_flows"], 10, s)
+        self.assertEqual(s["bytes_delivered"], s["bytes_sent"], s)
+        # the long flows are in the stable stage when the short flows arrive
+        self.assertEqual(s["stable_stage_drops"], 0, s)
+        self.assertGreater(s["first_rtt_drops"], 0, s)
+        self.assertEqual(s["first_rtt_drops"], s["drops"]["not_ect_threshold"], s)
+        # every drop is a short flow's first-RTT packet, recovered by go-back-N
+        self.assertEqual(s["short_flow_drops"] + s["long_flow_drops"], s["drops_total"], s)
+        self.assertGreater(s["retx_bytes"], 0, s)
+
+
+class Reproducible(unittest.TestCase):
+    def test_same_seed_gives_byte_identical_outputs(self):
+        args = ("--senders=8", "--size=100000", "--seed=7")
+        _, a = run_example("ldcp-incast", *args)
+        _, b = run_example("ldcp-incast", *args)
+        self.assertEqual(read_bytes(a, "fct.csv"), read_bytes(b, "fct.csv"))
+        sa, sb = summary(a), summary(b)
+        sa.pop("wall_s")
+        sb.pop("wall_s")
+        self.assertEqual(sa, sb)
+        _, c = run_example("ldcp-churn", "--churn=100us", "--longSize=500000", "--seed=3")
+        _, d = run_example("ldcp-churn", "--churn=100us", "--longSize=500000", "--seed=3")
+        self.assertEqual(read_bytes(c, "fct.csv"), read_bytes(d, "fct.csv"))
+
+
+class BadInput(unittest.TestCase):
+    def check(self, args, text):
+        p, out = run_example("ldcp-incast", *args, expect_rc=2)
+        self.assertIn(text, p.stdout)
+        self.assertFalse(os.path.exists(os.path.join(out, "summary.json")))
+        self.assertFalse(os.path.exists(os.path.join(out, "fct.csv")))
+
+    def test_unknown_cc(self):
+        self.check(["--cc=cubic"], "invalid --cc = cubic")
+
+    def test_alpha_not_positive(self):
+        self.check(["--alpha=0"], "alpha")
+        self.check(["--alpha=-1"], "alpha")
+
+    def test_gamma_above_one(self):
+        self.check(["--gamma=1.5"], "gamma")
+
+    def test_kfs_above_the_buffer(self):
+        self.check(["--kfs=3000000"], "invalid --kfs = 3000000 B: must be <= --bufMax")
+
+    def test_kmin_above_kmax(self):
+        self.check(["--kmin=60000", "--kmax=50000"], "invalid --kmin = 60000 B: must be <= --kmax")
+
+
+if __name__ == "__main__":
+    unittest.main()
