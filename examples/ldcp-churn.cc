@@ -43,7 +43,8 @@ main(int argc, char* argv[])
     cmd.AddValue("minShort", "smallest short flow, bytes", minShort);
     cmd.AddValue("maxShort", "largest short flow, bytes", maxShort);
     cmd.AddValue("load", "short-flow load, fraction of the bottleneck payload capacity", load);
-    cmd.AddValue("warmup", "short flows start after this (long flows reach the stable stage)", warmup);
+    cmd.AddValue(
+        "warmup", "short flows start after this (long flows reach the stable stage)", warmup);
     cmd.AddValue("churn", "period during which short flows arrive", churn);
     cmd.AddValue("limit", "simulated time limit (the run ends when every flow is done)", limit);
     sc.AddOptions(cmd);
@@ -51,7 +52,8 @@ main(int argc, char* argv[])
 
     if (nShortHosts == 0 || nLong + nShortHosts > 100000)
     {
-        rdmacc::ConfigFatal("command line", "invalid --shortHosts: must be >= 1 (and hosts <= 100000)");
+        rdmacc::ConfigFatal("command line",
+                            "invalid --shortHosts: must be >= 1 (and hosts <= 100000)");
     }
     const uint64_t longB = rdmacc::CheckedBytes("--longSize", longSize);
     const uint64_t minB = rdmacc::CheckedBytes("--minShort", minShort);
@@ -147,8 +149,8 @@ main(int argc, char* argv[])
     std::cout << std::fixed << std::setprecision(1) << "  long flows        " << nLong
               << ": frames dropped " << longDrops << ", retransmitted " << longRetx << " B\n"
               << "  short flows       " << nShort << ": FCT us p50 " << sFct.p50 / 1e3 << " p99 "
-              << sFct.p99 / 1e3 << "; slowdown p50 " << std::setprecision(2) << sSlow.p50
-              << " p99 " << sSlow.p99 << "; frames dropped " << shortDrops << "\n";
+              << sFct.p99 / 1e3 << "; slowdown p50 " << std::setprecision(2) << sSlow.p50 << " p99 "
+              << sSlow.p99 << "; frames dropped " << shortDrops << "\n";
     Simulator::Destroy();
     return 0;
 }

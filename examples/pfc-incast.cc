@@ -66,7 +66,8 @@ main(int argc, char* argv[])
     cmd.AddValue("size", "payload bytes per sender", size);
     cmd.AddValue("buffer", "switch buffer (SwitchNode::BufferSize), bytes", buffer);
     cmd.AddValue("headroom", "PFC headroom per port and priority (SwitchNode::Headroom)", headroom);
-    cmd.AddValue("xoffBeta", "dynamic PFC threshold beta (SwitchNode::XoffBeta); 0: static", xoffBeta);
+    cmd.AddValue(
+        "xoffBeta", "dynamic PFC threshold beta (SwitchNode::XoffBeta); 0: static", xoffBeta);
     cmd.AddValue("xoffStatic", "static PFC threshold, bytes (with --xoffBeta=0)", xoffStatic);
     cmd.AddValue("egressLimit", "lossy egress queue limit (SwitchNode::EgressLimit)", egressLimit);
     cmd.AddValue("prio", "priority of the data", prio);
@@ -139,7 +140,8 @@ main(int argc, char* argv[])
     const double efficiency = double(payload) / (frame + QbbNetDevice::PREAMBLE_IFG);
     const double ideal = double(senders) * sizeB / (r.GetBitRate() * efficiency / 8);
     Simulator::Stop(Seconds(ideal * 10 + 1e-3)); // safety net; CheckDone ends the run
-    Simulator::Schedule(MicroSeconds(1), &CheckDone, &raw, sw, MicroSeconds(1), 2 * linkDelay + MicroSeconds(1));
+    Simulator::Schedule(
+        MicroSeconds(1), &CheckDone, &raw, sw, MicroSeconds(1), 2 * linkDelay + MicroSeconds(1));
     auto wall0 = std::chrono::steady_clock::now();
     Simulator::Run();
     const double wall =
@@ -205,8 +207,8 @@ main(int argc, char* argv[])
     if (overrun)
     {
         std::cerr << "rdma-cc: ERROR: " << overrun
-                  << " lossless frames dropped by PFC headroom overrun: the headroom ("
-                  << headroom << " B) is too small for these links (configuration error)\n";
+                  << " lossless frames dropped by PFC headroom overrun: the headroom (" << headroom
+                  << " B) is too small for these links (configuration error)\n";
     }
     std::cout << "  accounting invariants: " << (inv.empty() ? "ok" : inv) << "\n";
     std::cout << "  wall " << wall << " s\n";

@@ -92,11 +92,10 @@ main(int argc, char* argv[])
         rdmacc::ConfigFatal("command line", "invalid --senders = 0: must be >= 1");
     }
     rdmacc::CheckAttributeValue("--notEct", "ns3::RedEcnQueueDisc", "NotEctMode", notEct);
-    rdmacc::CheckAttributeValue("--accessRate", "ns3::PointToPointNetDevice", "DataRate", accessRate);
-    rdmacc::CheckAttributeValue("--bottleneckRate",
-                                "ns3::PointToPointNetDevice",
-                                "DataRate",
-                                bottleneckRate);
+    rdmacc::CheckAttributeValue(
+        "--accessRate", "ns3::PointToPointNetDevice", "DataRate", accessRate);
+    rdmacc::CheckAttributeValue(
+        "--bottleneckRate", "ns3::PointToPointNetDevice", "DataRate", bottleneckRate);
     const Time linkDelay = NanoSeconds(rdmacc::CheckedTimeNs("--delay", delay));
     const Time sampleEvery = NanoSeconds(rdmacc::CheckedTimeNs("--sample", sample));
     if (sampleEvery.IsZero())
@@ -223,9 +222,9 @@ main(int argc, char* argv[])
     double dur = simTime - start;
     uint64_t rxTotal = 0;
 
-    std::cout << "red-ecn-dumbbell: " << senders << " x " << transport << " senders, "
-              << accessRate << " access, " << bottleneckRate << " bottleneck, " << delay
-              << " links, " << simTime << " s\n";
+    std::cout << "red-ecn-dumbbell: " << senders << " x " << transport << " senders, " << accessRate
+              << " access, " << bottleneckRate << " bottleneck, " << delay << " links, " << simTime
+              << " s\n";
     std::cout << "  RedEcnQueueDisc KMin=" << kMinB << " KMax=" << kMaxB << " PMax=" << pmax
               << " NotEctMode=" << notEct << " KFs=" << kFsB << " BufMax=" << bufB << "\n";
     std::cout << "  flow  goodput_Mbps\n";

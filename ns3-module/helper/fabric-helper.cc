@@ -7,15 +7,14 @@
 
 #include "ns3/log.h"
 #include "ns3/node-list.h"
-#include "ns3/uinteger.h"
-
-#include <algorithm>
 #include "ns3/qbb-channel.h"
 #include "ns3/roce-header.h"
+#include "ns3/uinteger.h"
 
 #include "rdma-cc/src/switch.rs.h"
 #include "rust/cxx.h"
 
+#include <algorithm>
 #include <iostream>
 
 namespace ns3
@@ -27,7 +26,8 @@ namespace
 {
 struct TopologyDeleter
 {
-    void operator()(rdmacc_ffi::Topology* t) const
+    void
+    operator()(rdmacc_ffi::Topology* t) const
     {
         (void)rust::Box<rdmacc_ffi::Topology>::from_raw(t);
     }
@@ -75,14 +75,14 @@ Fabric::HostRate() const
     return hostDevices.empty() ? DataRate(0) : hostDevices[0]->GetDataRate();
 }
 
-FabricHelper::FabricHelper()
-    : m_queuePrios(0xFF),
-      m_kMin(100000),
-      m_kMax(400000),
-      m_pMax(0.2),
-      m_notEct(0),
-      m_kFs(0),
-      m_printWarnings(true)
+FabricHelper::FabricHelper() :
+    m_queuePrios(0xFF),
+    m_kMin(100000),
+    m_kMax(400000),
+    m_pMax(0.2),
+    m_notEct(0),
+    m_kFs(0),
+    m_printWarnings(true)
 {
     m_switchFactory.SetTypeId("ns3::SwitchNode");
     m_deviceFactory.SetTypeId("ns3::QbbNetDevice");
@@ -200,8 +200,8 @@ FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay)
         d->Attach(ch);
     }
     Ptr<QbbNetDevice> d0 = DynamicCast<QbbNetDevice>(a->GetDevice(ports[0]));
-    m_fabric.links.push_back(
-        Fabric::Link{a->GetId(), ports[0], b->GetId(), ports[1], d0->GetDataRate(), ch->GetDelay()});
+    m_fabric.links.push_back(Fabric::Link{
+        a->GetId(), ports[0], b->GetId(), ports[1], d0->GetDataRate(), ch->GetDelay()});
 }
 
 Fabric
@@ -233,8 +233,7 @@ FabricHelper::Finalize()
         rdmacc::ConfigFatal("FabricHelper::Finalize", e.what());
     }
     topo->compute_routes();
-    m_fabric.topology =
-        std::shared_ptr<rdmacc_ffi::Topology>(topo.into_raw(), TopologyDeleter());
+    m_fabric.topology = std::shared_ptr<rdmacc_ffi::Topology>(topo.into_raw(), TopologyDeleter());
 
     m_warnings.clear();
     for (const auto& sw : m_fabric.switches)
@@ -267,14 +266,8 @@ FabricHelper::Finalize()
                     continue;
                 }
                 const bool lossless = sw->GetPfcPriorities() & (1u << prio);
-                sw->SetQueuePolicy(port,
-                                   prio,
-                                   kMin,
-                                   kMax,
-                                   pMax,
-                                   lossless ? 0 : m_notEct,
-                                   m_kFs,
-                                   limit.Get());
+                sw->SetQueuePolicy(
+                    port, prio, kMin, kMax, pMax, lossless ? 0 : m_notEct, m_kFs, limit.Get());
             }
         }
         for (const auto& w : sw->ConfigWarnings(minKMin == UINT64_MAX ? m_kMin : minKMin))

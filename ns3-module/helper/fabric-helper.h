@@ -34,22 +34,22 @@ namespace ns3
  */
 struct Fabric
 {
-    NodeContainer hosts;                          //!< end hosts
-    std::vector<Ptr<SwitchNode>> switches;        //!< switches
-    std::vector<Ptr<QbbNetDevice>> hostDevices;   //!< hostDevices[i] = NIC of hosts.Get(i)
+    NodeContainer hosts;                        //!< end hosts
+    std::vector<Ptr<SwitchNode>> switches;      //!< switches
+    std::vector<Ptr<QbbNetDevice>> hostDevices; //!< hostDevices[i] = NIC of hosts.Get(i)
 
     /// One link: (node, port) at each end, rate, delay.
     struct Link
     {
-        uint32_t a;       //!< node id
-        uint32_t aPort;   //!< port (device index) on a
-        uint32_t b;       //!< node id
-        uint32_t bPort;   //!< port on b
-        DataRate rate;    //!< rate
-        Time delay;       //!< one-way delay
+        uint32_t a;     //!< node id
+        uint32_t aPort; //!< port (device index) on a
+        uint32_t b;     //!< node id
+        uint32_t bPort; //!< port on b
+        DataRate rate;  //!< rate
+        Time delay;     //!< one-way delay
     };
 
-    std::vector<Link> links;                      //!< every link
+    std::vector<Link> links;                        //!< every link
     std::shared_ptr<rdmacc_ffi::Topology> topology; //!< the graph with routes (Rust)
 
     /// \return the ports of switch or host `node` on shortest paths to host `dst`
@@ -130,18 +130,18 @@ class FabricHelper
     void SetPrintWarnings(bool on);
 
   private:
-    ObjectFactory m_switchFactory;   //!< switches
-    ObjectFactory m_deviceFactory;   //!< devices
-    ObjectFactory m_channelFactory;  //!< channels
-    uint8_t m_queuePrios;            //!< priorities with the RED/ECN policy
-    uint64_t m_kMin;                 //!< marking
-    uint64_t m_kMax;                 //!< marking
-    double m_pMax;                   //!< marking
-    std::string m_ecnMap;            //!< per-speed marking
-    uint8_t m_notEct;                //!< Not-ECT mode
-    uint64_t m_kFs;                  //!< Not-ECT threshold
-    bool m_printWarnings;            //!< print at Finalize
-    Fabric m_fabric;                 //!< being built
+    ObjectFactory m_switchFactory;       //!< switches
+    ObjectFactory m_deviceFactory;       //!< devices
+    ObjectFactory m_channelFactory;      //!< channels
+    uint8_t m_queuePrios;                //!< priorities with the RED/ECN policy
+    uint64_t m_kMin;                     //!< marking
+    uint64_t m_kMax;                     //!< marking
+    double m_pMax;                       //!< marking
+    std::string m_ecnMap;                //!< per-speed marking
+    uint8_t m_notEct;                    //!< Not-ECT mode
+    uint64_t m_kFs;                      //!< Not-ECT threshold
+    bool m_printWarnings;                //!< print at Finalize
+    Fabric m_fabric;                     //!< being built
     std::vector<std::string> m_warnings; //!< from Finalize
 };
 

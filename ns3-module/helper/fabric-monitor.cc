@@ -16,15 +16,15 @@ namespace ns3
 FabricMonitor::FabricMonitor(const Fabric& fabric,
                              const std::string& outDir,
                              Time interval,
-                             uint8_t prioMask)
-    : m_fabric(fabric),
-      m_dir(outDir),
-      m_interval(interval),
-      m_prios(prioMask),
-      m_samples(0),
-      m_pauses(0),
-      m_resumes(0),
-      m_finished(false)
+                             uint8_t prioMask) :
+    m_fabric(fabric),
+    m_dir(outDir),
+    m_interval(interval),
+    m_prios(prioMask),
+    m_samples(0),
+    m_pauses(0),
+    m_resumes(0),
+    m_finished(false)
 {
     m_pfc.open(m_dir + "/pfc.csv.partial");
     m_drops.open(m_dir + "/drops.csv.partial");
@@ -57,13 +57,12 @@ FabricMonitor::FabricMonitor(const Fabric& fabric,
     }
     for (const auto& d : fabric.hostDevices)
     {
-        d->TraceConnectWithoutContext(
-            "PfcTx",
-            MakeBoundCallback(&FabricMonitor::OnPfcTx,
-                              this,
-                              d->GetNode()->GetId(),
-                              0u,
-                              d->GetDataRate().GetBitRate()));
+        d->TraceConnectWithoutContext("PfcTx",
+                                      MakeBoundCallback(&FabricMonitor::OnPfcTx,
+                                                        this,
+                                                        d->GetNode()->GetId(),
+                                                        0u,
+                                                        d->GetDataRate().GetBitRate()));
     }
 }
 
@@ -73,17 +72,14 @@ FabricMonitor::~FabricMonitor()
 }
 
 void
-FabricMonitor::OnPfcTx(FabricMonitor* self,
-                       uint32_t node,
-                       uint32_t port,
-                       uint64_t bps,
-                       uint8_t prio,
-                       uint16_t quanta)
+FabricMonitor::OnPfcTx(
+    FabricMonitor* self, uint32_t node, uint32_t port, uint64_t bps, uint8_t prio, uint16_t quanta)
 {
     (quanta ? self->m_pauses : self->m_resumes)++;
     const uint64_t durationNs = uint64_t(quanta) * 512 * 1000000000ULL / bps;
-    self->m_pfc << Simulator::Now().GetNanoSeconds() << ',' << node << ',' << port << ',' << int(prio)
-          << ',' << (quanta ? "pause" : "resume") << ',' << quanta << ',' << durationNs << '\n';
+    self->m_pfc << Simulator::Now().GetNanoSeconds() << ',' << node << ',' << port << ','
+                << int(prio) << ',' << (quanta ? "pause" : "resume") << ',' << quanta << ','
+                << durationNs << '\n';
 }
 
 void
@@ -95,7 +91,7 @@ FabricMonitor::OnDrop(FabricMonitor* self,
                       const char* reason)
 {
     self->m_drops << Simulator::Now().GetNanoSeconds() << ',' << node << ',' << port << ','
-            << int(prio) << ',' << reason << ',' << p->GetSize() << '\n';
+                  << int(prio) << ',' << reason << ',' << p->GetSize() << '\n';
 }
 
 void

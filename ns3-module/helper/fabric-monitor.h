@@ -75,22 +75,22 @@ class FabricMonitor
     /// Accumulated samples of one queue.
     struct QueueStat
     {
-        uint64_t max = 0;   //!< largest sample
-        double sum = 0;     //!< sum of samples
+        uint64_t max = 0; //!< largest sample
+        double sum = 0;   //!< sum of samples
     };
 
-    const Fabric& m_fabric;                                       //!< traced fabric
-    std::string m_dir;                                            //!< output directory
-    Time m_interval;                                              //!< sampling interval
-    uint8_t m_prios;                                              //!< sampled priorities
-    std::ofstream m_pfc;                                          //!< pfc.csv
-    std::ofstream m_drops;                                        //!< drops.csv
-    std::ofstream m_queue;                                        //!< queue.csv
-    uint64_t m_samples;                                           //!< samples taken
+    const Fabric& m_fabric;                                           //!< traced fabric
+    std::string m_dir;                                                //!< output directory
+    Time m_interval;                                                  //!< sampling interval
+    uint8_t m_prios;                                                  //!< sampled priorities
+    std::ofstream m_pfc;                                              //!< pfc.csv
+    std::ofstream m_drops;                                            //!< drops.csv
+    std::ofstream m_queue;                                            //!< queue.csv
+    uint64_t m_samples;                                               //!< samples taken
     std::map<std::tuple<uint32_t, uint32_t, uint8_t>, QueueStat> m_q; //!< per-queue stats
-    uint64_t m_pauses;                                            //!< PAUSE frames
-    uint64_t m_resumes;                                           //!< RESUME frames
-    bool m_finished;                                              //!< Finish() done
+    uint64_t m_pauses;                                                //!< PAUSE frames
+    uint64_t m_resumes;                                               //!< RESUME frames
+    bool m_finished;                                                  //!< Finish() done
 };
 
 } // namespace ns3

@@ -31,7 +31,8 @@ Percentiles::Of(std::vector<double> v)
     {
         sum += x;
     }
-    auto rank = [&](double q) {
+    auto rank = [&](double q)
+    {
         size_t k = static_cast<size_t>(std::ceil(q * v.size()));
         return v[std::min(v.size() - 1, k == 0 ? 0 : k - 1)];
     };
@@ -73,7 +74,8 @@ Slowdowns(const std::vector<FlowRecord>& flows)
     {
         if (!f.finish.IsStrictlyNegative() && f.idealFct.IsStrictlyPositive())
         {
-            v.push_back(double((f.finish - f.start).GetNanoSeconds()) / f.idealFct.GetNanoSeconds());
+            v.push_back(double((f.finish - f.start).GetNanoSeconds()) /
+                        f.idealFct.GetNanoSeconds());
         }
     }
     return v;
@@ -82,9 +84,9 @@ Slowdowns(const std::vector<FlowRecord>& flows)
 void
 WriteFctCsv(const std::string& path, std::vector<FlowRecord> flows)
 {
-    std::sort(flows.begin(), flows.end(), [](const FlowRecord& a, const FlowRecord& b) {
-        return a.flowId < b.flowId;
-    });
+    std::sort(flows.begin(),
+              flows.end(),
+              [](const FlowRecord& a, const FlowRecord& b) { return a.flowId < b.flowId; });
     const std::string tmp = path + ".partial";
     {
         std::ofstream f(tmp);

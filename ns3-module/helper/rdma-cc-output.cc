@@ -4,16 +4,16 @@
 #include "rdma-cc-output.h"
 
 #include "rdma-cc-error.h"
+#include <sys/stat.h>
 
 #include "ns3/string.h"
 #include "ns3/type-id.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
-#include <sys/stat.h>
 
 namespace ns3
 {
@@ -38,8 +38,7 @@ CheckedRange(const std::string& field, double value, double lo, double hi)
     if (!std::isfinite(value) || value < lo || value > hi)
     {
         std::ostringstream os;
-        os << "invalid " << field << " = " << value << ": must be in [" << lo << ", " << hi
-           << "]";
+        os << "invalid " << field << " = " << value << ": must be in [" << lo << ", " << hi << "]";
         ConfigFatal("command line", os.str());
     }
     return value;
@@ -73,8 +72,7 @@ CheckAttributeValue(const std::string& option,
     {
         ConfigFatal("command line",
                     "invalid " + option + " = " + value + ": not a valid " + typeName +
-                        "::" + attr + " (accepted: " +
-                        accepted + ")");
+                        "::" + attr + " (accepted: " + accepted + ")");
     }
 }
 

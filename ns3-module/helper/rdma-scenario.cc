@@ -5,9 +5,6 @@
 
 #include "rdma-cc-error.h"
 
-#include "rdma-cc/src/transport.rs.h"
-#include "rust/cxx.h"
-
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/red-ecn-queue-disc.h"
@@ -16,6 +13,9 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
+
+#include "rdma-cc/src/transport.rs.h"
+#include "rust/cxx.h"
 
 #include <chrono>
 #include <cmath>
@@ -26,33 +26,33 @@
 namespace ns3
 {
 
-RdmaScenario::RdmaScenario(const std::string& n)
-    : name(n),
-      cc("ldcp"),
-      rate("100Gbps"),
-      delay("1us"),
-      seed(1),
-      out("results/" + n),
-      alpha(1.0),
-      beta(0.5),
-      gamma(0.125),
-      eta(0.5),
-      iw(0),
-      fastStart(true),
-      subPacket(true),
-      ackEvery(1),
-      rto("0us"),
-      cnpInterval("0us"),
-      mtu(1000),
-      kmin(-1),
-      kmax(-1),
-      pmax(0.2),
-      kfs(-1),
-      bufMax(2000000),
-      buffer(12e6),
-      headroom(32000),
-      pfc(-1),
-      sample("1us")
+RdmaScenario::RdmaScenario(const std::string& n) :
+    name(n),
+    cc("ldcp"),
+    rate("100Gbps"),
+    delay("1us"),
+    seed(1),
+    out("results/" + n),
+    alpha(1.0),
+    beta(0.5),
+    gamma(0.125),
+    eta(0.5),
+    iw(0),
+    fastStart(true),
+    subPacket(true),
+    ackEvery(1),
+    rto("0us"),
+    cnpInterval("0us"),
+    mtu(1000),
+    kmin(-1),
+    kmax(-1),
+    pmax(0.2),
+    kfs(-1),
+    bufMax(2000000),
+    buffer(12e6),
+    headroom(32000),
+    pfc(-1),
+    sample("1us")
 {
 }
 
@@ -80,7 +80,8 @@ RdmaScenario::AddOptions(CommandLine& cmd)
     cmd.AddValue("kmin", "ECN K_min, bytes (-1: half the BDP of one hop)", kmin);
     cmd.AddValue("kmax", "ECN K_max, bytes (-1: 4 x K_min)", kmax);
     cmd.AddValue("pmax", "ECN P_max", pmax);
-    cmd.AddValue("kfs", "WRED drop threshold of Not-ECT (fast-start) packets, bytes (-1: K_min)", kfs);
+    cmd.AddValue(
+        "kfs", "WRED drop threshold of Not-ECT (fast-start) packets, bytes (-1: K_min)", kfs);
     cmd.AddValue("bufMax", "egress queue limit of the data priority, bytes", bufMax);
     cmd.AddValue("buffer", "switch buffer, bytes", buffer);
     cmd.AddValue("headroom", "PFC headroom per port and priority, bytes (with --pfc=1)", headroom);
@@ -108,7 +109,8 @@ RdmaScenario::Validate()
     {
         rdmacc::ConfigFatal("command line", "invalid --sample = 0: must be > 0");
     }
-    auto finite = [](const std::string& f, double v) {
+    auto finite = [](const std::string& f, double v)
+    {
         if (!std::isfinite(v))
         {
             rdmacc::ConfigFatal("command line", "invalid " + f + ": must be a number");
@@ -142,8 +144,8 @@ RdmaScenario::Validate()
     if (kMinB > kMaxB)
     {
         rdmacc::ConfigFatal("command line",
-                            "invalid --kmin = " + std::to_string(kMinB) + " B: must be <= --kmax (" +
-                                std::to_string(kMaxB) + " B)");
+                            "invalid --kmin = " + std::to_string(kMinB) +
+                                " B: must be <= --kmax (" + std::to_string(kMaxB) + " B)");
     }
     rdmacc::CheckedRange("--pmax", pmax, 0, 1);
     if (kFsB > uint64_t(bufMax))
@@ -191,26 +193,22 @@ RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
         nic->SetAttribute("SubPacket", BooleanValue(subPacket));
         nic->SetAttribute("AckEvery", UintegerValue(ackEvery));
         nic->SetAttribute("Rto", TimeValue(NanoSeconds(rdmacc::CheckedTimeNs("--rto", rto))));
-        nic->SetAttribute("CnpInterval",
-                          TimeValue(NanoSeconds(rdmacc::CheckedTimeNs("--cnpInterval", cnpInterval))));
+        nic->SetAttribute(
+            "CnpInterval",
+            TimeValue(NanoSeconds(rdmacc::CheckedTimeNs("--cnpInterval", cnpInterval))));
         nic->Attach(fabric.hostDevices[i], fabric.hosts.Get(i)->GetId());
         fabric.hosts.Get(i)->AggregateObject(nic);
         nics.push_back(nic);
     }
     sw->TraceConnectWithoutContext("Drop", MakeBoundCallback(&RdmaScenario::OnDrop, this));
     rdmacc::MakeOutputDir(out);
-    m_monitor = std::make_unique<FabricMonitor>(fabric,
-                                                out,
-                                                NanoSeconds(rdmacc::CheckedTimeNs("--sample", sample)),
-                                                0x08);
+    m_monitor = std::make_unique<FabricMonitor>(
+        fabric, out, NanoSeconds(rdmacc::CheckedTimeNs("--sample", sample)), 0x08);
 }
 
 void
-RdmaScenario::OnDrop(RdmaScenario* self,
-                     Ptr<const Packet> p,
-                     uint32_t port,
-                     uint8_t prio,
-                     const char* reason)
+RdmaScenario::OnDrop(
+    RdmaScenario* self, Ptr<const Packet> p, uint32_t port, uint8_t prio, const char* reason)
 {
     RoceHeader h;
     p->PeekHeader(h);
@@ -337,9 +335,9 @@ RdmaScenario::Flows() const
             all.push_back(f);
         }
     }
-    std::sort(all.begin(), all.end(), [](const FlowRecord& a, const FlowRecord& b) {
-        return a.flowId < b.flowId;
-    });
+    std::sort(all.begin(),
+              all.end(),
+              [](const FlowRecord& a, const FlowRecord& b) { return a.flowId < b.flowId; });
     return all;
 }
 
@@ -435,14 +433,15 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
               << std::setprecision(2) << pmax << ", K_fs " << kFsB << ", PFC "
               << (pfc == 1 ? "on" : "off") << "\n";
     std::cout << "  flows done        " << done << " / " << flows.size() << "\n";
-    std::cout << "  bytes delivered   " << delivered << " / " << sent << " (retransmitted "
-              << retx << ")\n";
+    std::cout << "  bytes delivered   " << delivered << " / " << sent << " (retransmitted " << retx
+              << ")\n";
     std::cout << std::setprecision(1);
-    std::cout << "  FCT us            avg " << fct.avg / 1e3 << "  p50 " << fct.p50 / 1e3 << "  p95 "
-              << fct.p95 / 1e3 << "  p99 " << fct.p99 / 1e3 << "  max " << fct.max / 1e3 << "\n";
+    std::cout << "  FCT us            avg " << fct.avg / 1e3 << "  p50 " << fct.p50 / 1e3
+              << "  p95 " << fct.p95 / 1e3 << "  p99 " << fct.p99 / 1e3 << "  max " << fct.max / 1e3
+              << "\n";
     std::cout << std::setprecision(2);
-    std::cout << "  slowdown          avg " << slow.avg << "  p50 " << slow.p50 << "  p95 " << slow.p95
-              << "  p99 " << slow.p99 << "  max " << slow.max << "\n";
+    std::cout << "  slowdown          avg " << slow.avg << "  p50 " << slow.p50 << "  p95 "
+              << slow.p95 << "  p99 " << slow.p99 << "  max " << slow.max << "\n";
     std::cout << "  bottleneck queue  max " << qMax << " B, after every first RTT ("
               << stableFrom.GetMicroSeconds() << " us) max " << qStable << " B, avg "
               << std::setprecision(0) << qAvg << " B\n";
@@ -455,14 +454,15 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
             std::cout << " " << RedEcnQueueDisc::DropReasonName(k) << "=" << c.drops[k];
         }
     }
-    std::cout << "\n" << std::setprecision(1) << "  goodput           " << goodputActive / 1e9
+    std::cout << "\n"
+              << std::setprecision(1) << "  goodput           " << goodputActive / 1e9
               << " Gb/s while every flow is active after its first RTT (wire limit "
               << wireLimit / 1e9 << " Gb/s)\n";
     std::cout << "  ECN marks         " << c.marked << "; PFC pauses " << m_monitor->PauseFrames()
               << "\n";
     std::cout << std::setprecision(3) << "  smallest cw       "
-              << (std::isfinite(minCw) ? minCw : -1) << " packets; sent with cw < 1: "
-              << subPacketSends << "\n";
+              << (std::isfinite(minCw) ? minCw : -1)
+              << " packets; sent with cw < 1: " << subPacketSends << "\n";
     std::cout << "  accounting        " << (inv.empty() ? "ok" : inv) << "\n";
     std::cout << std::setprecision(2) << "  wall " << wall << " s, " << events << " events ("
               << std::setprecision(0) << (wall > 0 ? events / wall : 0) << " events/s)\n";

@@ -66,65 +66,65 @@ class RdmaScenario
     uint64_t IwBytes(Time baseRtt) const;
 
     // ---- options (public: examples read them)
-    std::string name;          //!< example name
-    std::string cc;            //!< --cc: ldcp | ldcp-rate | none
-    std::string rate;          //!< --rate
-    std::string delay;         //!< --delay
-    uint32_t seed;             //!< --seed
-    std::string out;           //!< --out
-    double alpha;              //!< --alpha
-    double beta;               //!< --beta
-    double gamma;              //!< --gamma
-    double eta;                //!< --eta
-    double iw;                 //!< --iw (packets, 0: BDP)
-    bool fastStart;            //!< --fastStart
-    bool subPacket;            //!< --subPacket
-    uint32_t ackEvery;         //!< --ackEvery
-    std::string rto;           //!< --rto (0: 4 x base RTT)
-    std::string cnpInterval;   //!< --cnpInterval
-    uint32_t mtu;              //!< --mtu (payload bytes)
-    double kmin;               //!< --kmin (-1: auto)
-    double kmax;               //!< --kmax (-1: 4 kmin)
-    double pmax;               //!< --pmax
-    double kfs;                //!< --kfs (-1: kmin)
-    double bufMax;             //!< --bufMax: egress queue limit (lossy)
-    double buffer;             //!< --buffer: switch buffer
-    double headroom;           //!< --headroom
-    int pfc;                   //!< --pfc: 1 lossless data priority, 0 lossy
-    std::string sample;        //!< --sample: queue sampling interval
+    std::string name;        //!< example name
+    std::string cc;          //!< --cc: ldcp | ldcp-rate | none
+    std::string rate;        //!< --rate
+    std::string delay;       //!< --delay
+    uint32_t seed;           //!< --seed
+    std::string out;         //!< --out
+    double alpha;            //!< --alpha
+    double beta;             //!< --beta
+    double gamma;            //!< --gamma
+    double eta;              //!< --eta
+    double iw;               //!< --iw (packets, 0: BDP)
+    bool fastStart;          //!< --fastStart
+    bool subPacket;          //!< --subPacket
+    uint32_t ackEvery;       //!< --ackEvery
+    std::string rto;         //!< --rto (0: 4 x base RTT)
+    std::string cnpInterval; //!< --cnpInterval
+    uint32_t mtu;            //!< --mtu (payload bytes)
+    double kmin;             //!< --kmin (-1: auto)
+    double kmax;             //!< --kmax (-1: 4 kmin)
+    double pmax;             //!< --pmax
+    double kfs;              //!< --kfs (-1: kmin)
+    double bufMax;           //!< --bufMax: egress queue limit (lossy)
+    double buffer;           //!< --buffer: switch buffer
+    double headroom;         //!< --headroom
+    int pfc;                 //!< --pfc: 1 lossless data priority, 0 lossy
+    std::string sample;      //!< --sample: queue sampling interval
 
     // ---- built
-    Fabric fabric;                          //!< the fabric
-    std::vector<Ptr<RdmaNic>> nics;         //!< nics[i] = NIC of host i
-    Ptr<SwitchNode> sw;                     //!< the switch (single-switch fabrics)
-    uint64_t kMinB = 0;                     //!< effective K_min (bytes)
-    uint64_t kMaxB = 0;                     //!< effective K_max
-    uint64_t kFsB = 0;                      //!< effective K_fs
-    double wall = 0;                        //!< wall-clock seconds of Run
-    uint64_t events = 0;                    //!< simulator events executed
-    uint64_t stableDrops = 0;               //!< dropped data frames sent after the first RTT
-    uint64_t firstRttDrops = 0;             //!< dropped data frames sent in the first RTT
-    Time stableFrom = Seconds(-1);          //!< when every flow's first RTT was over
-    Time firstDone = Seconds(-1);           //!< when the first flow completed
-    uint64_t deliveredAtStable = 0;         //!< bytes delivered (all hosts) at stableFrom
-    uint64_t deliveredAtFirstDone = 0;      //!< bytes delivered (all hosts) at firstDone
-    std::vector<uint64_t> dropsByFlow;      //!< data frames dropped, per flow id
+    Fabric fabric;                     //!< the fabric
+    std::vector<Ptr<RdmaNic>> nics;    //!< nics[i] = NIC of host i
+    Ptr<SwitchNode> sw;                //!< the switch (single-switch fabrics)
+    uint64_t kMinB = 0;                //!< effective K_min (bytes)
+    uint64_t kMaxB = 0;                //!< effective K_max
+    uint64_t kFsB = 0;                 //!< effective K_fs
+    double wall = 0;                   //!< wall-clock seconds of Run
+    uint64_t events = 0;               //!< simulator events executed
+    uint64_t stableDrops = 0;          //!< dropped data frames sent after the first RTT
+    uint64_t firstRttDrops = 0;        //!< dropped data frames sent in the first RTT
+    Time stableFrom = Seconds(-1);     //!< when every flow's first RTT was over
+    Time firstDone = Seconds(-1);      //!< when the first flow completed
+    uint64_t deliveredAtStable = 0;    //!< bytes delivered (all hosts) at stableFrom
+    uint64_t deliveredAtFirstDone = 0; //!< bytes delivered (all hosts) at firstDone
+    std::vector<uint64_t> dropsByFlow; //!< data frames dropped, per flow id
 
   private:
     void CheckDone(Time every);
     static void OnFirstFeedback(RdmaScenario* self, uint32_t flowId);
     static void OnFlowComplete(RdmaScenario* self, const FlowRecord& r);
     uint64_t DeliveredNow() const;
-    std::map<uint64_t, uint32_t> m_flowOf;       //!< (src node << 32 | qp) -> flow id
-    uint32_t m_firstFeedbacks = 0;               //!< flows past their first RTT
-    uint32_t m_bottleneck = 0;                   //!< bottleneck switch port
-    uint64_t m_overallMax = 0;                   //!< bottleneck maximum before the reset
-    static void OnDrop(RdmaScenario* self, Ptr<const Packet> p, uint32_t port, uint8_t prio,
-                       const char* reason);
+    std::map<uint64_t, uint32_t> m_flowOf; //!< (src node << 32 | qp) -> flow id
+    uint32_t m_firstFeedbacks = 0;         //!< flows past their first RTT
+    uint32_t m_bottleneck = 0;             //!< bottleneck switch port
+    uint64_t m_overallMax = 0;             //!< bottleneck maximum before the reset
+    static void OnDrop(
+        RdmaScenario* self, Ptr<const Packet> p, uint32_t port, uint8_t prio, const char* reason);
 
-    uint32_t m_nextFlowId = 0;                   //!< flow ids
-    std::unique_ptr<FabricMonitor> m_monitor;    //!< CSV traces
-    Time m_linkDelay;                            //!< parsed --delay
+    uint32_t m_nextFlowId = 0;                //!< flow ids
+    std::unique_ptr<FabricMonitor> m_monitor; //!< CSV traces
+    Time m_linkDelay;                         //!< parsed --delay
 };
 
 } // namespace ns3

@@ -8,9 +8,9 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(PfcHeader);
 
-PfcHeader::PfcHeader()
-    : classEnable(0),
-      quanta{}
+PfcHeader::PfcHeader() :
+    classEnable(0),
+    quanta{}
 {
 }
 

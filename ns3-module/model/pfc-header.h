@@ -44,8 +44,8 @@ class PfcHeader : public Header
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
 
-    uint16_t classEnable;                //!< bit p: the time for class p is valid
-    std::array<uint16_t, 8> quanta;      //!< pause time per class, in 512-bit-time quanta
+    uint16_t classEnable;           //!< bit p: the time for class p is valid
+    std::array<uint16_t, 8> quanta; //!< pause time per class, in 512-bit-time quanta
 };
 
 } // namespace ns3

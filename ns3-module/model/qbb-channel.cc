@@ -30,8 +30,8 @@ QbbChannel::GetTypeId()
     return tid;
 }
 
-QbbChannel::QbbChannel()
-    : m_nDevices(0)
+QbbChannel::QbbChannel() :
+    m_nDevices(0)
 {
 }
 
@@ -47,11 +47,8 @@ QbbChannel::TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTime)
 {
     NS_ASSERT(m_nDevices == 2);
     Ptr<QbbNetDevice> dst = (m_dev[0] == src) ? m_dev[1] : m_dev[0];
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
-                                   txTime + m_delay,
-                                   &QbbNetDevice::Receive,
-                                   dst,
-                                   p);
+    Simulator::ScheduleWithContext(
+        dst->GetNode()->GetId(), txTime + m_delay, &QbbNetDevice::Receive, dst, p);
 }
 
 Time

@@ -53,9 +53,9 @@ class QbbChannel : public Channel
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
 
   private:
-    Time m_delay;                  //!< propagation delay
-    Ptr<QbbNetDevice> m_dev[2];    //!< the two ends
-    std::size_t m_nDevices;        //!< attached so far
+    Time m_delay;               //!< propagation delay
+    Ptr<QbbNetDevice> m_dev[2]; //!< the two ends
+    std::size_t m_nDevices;     //!< attached so far
 };
 
 } // namespace ns3

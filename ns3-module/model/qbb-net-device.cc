@@ -79,16 +79,16 @@ QbbNetDevice::GetTypeId()
     return tid;
 }
 
-QbbNetDevice::QbbNetDevice()
-    : m_ifIndex(0),
-      m_mtu(1500),
-      m_pfcEnabled(0xFF),
-      m_pauseQuanta(0xFFFF),
-      m_refreshFraction(0.5),
-      m_busy(false),
-      m_psCarry(0),
-      m_rrNext(0),
-      m_source(nullptr)
+QbbNetDevice::QbbNetDevice() :
+    m_ifIndex(0),
+    m_mtu(1500),
+    m_pfcEnabled(0xFF),
+    m_pauseQuanta(0xFFFF),
+    m_refreshFraction(0.5),
+    m_busy(false),
+    m_psCarry(0),
+    m_rrNext(0),
+    m_source(nullptr)
 {
     for (uint8_t p = 0; p < N_PRIO; p++)
     {
@@ -188,12 +188,10 @@ QbbNetDevice::SendPfc(uint8_t prio, bool pause)
         m_pausingPeer[prio] = true;
         SendPfcFrame(prio, m_pauseQuanta);
         m_refreshEvent[prio].Cancel();
-        Time pauseTime = m_rate.CalculateBytesTxTime(uint32_t(m_pauseQuanta) *
-                                                     PfcHeader::QUANTUM_BITS / 8);
-        m_refreshEvent[prio] = Simulator::Schedule(pauseTime * m_refreshFraction,
-                                                   &QbbNetDevice::RefreshPause,
-                                                   this,
-                                                   prio);
+        Time pauseTime =
+            m_rate.CalculateBytesTxTime(uint32_t(m_pauseQuanta) * PfcHeader::QUANTUM_BITS / 8);
+        m_refreshEvent[prio] = Simulator::Schedule(
+            pauseTime * m_refreshFraction, &QbbNetDevice::RefreshPause, this, prio);
     }
     else if (m_pausingPeer[prio])
     {

@@ -119,15 +119,15 @@ class QbbNetDevice : public NetDevice
     /// Counters of one device.
     struct Stats
     {
-        uint64_t txFrames = 0;                     //!< frames sent (all kinds)
-        uint64_t txBytes = 0;                      //!< frame bytes sent
-        uint64_t txDataBytes = 0;                  //!< data frame bytes sent (queued + source)
-        uint64_t rxFrames = 0;                     //!< frames received (all kinds)
-        uint64_t rxBytes = 0;                      //!< frame bytes received
-        std::array<uint64_t, N_PRIO> pfcTx{};      //!< PAUSE frames (time > 0) sent per class
-        std::array<uint64_t, N_PRIO> resumeTx{};   //!< RESUME frames (time 0) sent per class
-        std::array<uint64_t, N_PRIO> pfcRx{};      //!< PAUSE frames (time > 0) received
-        std::array<uint64_t, N_PRIO> resumeRx{};   //!< RESUME frames received
+        uint64_t txFrames = 0;                   //!< frames sent (all kinds)
+        uint64_t txBytes = 0;                    //!< frame bytes sent
+        uint64_t txDataBytes = 0;                //!< data frame bytes sent (queued + source)
+        uint64_t rxFrames = 0;                   //!< frames received (all kinds)
+        uint64_t rxBytes = 0;                    //!< frame bytes received
+        std::array<uint64_t, N_PRIO> pfcTx{};    //!< PAUSE frames (time > 0) sent per class
+        std::array<uint64_t, N_PRIO> resumeTx{}; //!< RESUME frames (time 0) sent per class
+        std::array<uint64_t, N_PRIO> pfcRx{};    //!< PAUSE frames (time > 0) received
+        std::array<uint64_t, N_PRIO> resumeRx{}; //!< RESUME frames received
     };
 
     /// \return the counters
@@ -182,38 +182,38 @@ class QbbNetDevice : public NetDevice
     void RefreshPause(uint8_t prio);
     uint8_t PausedMask() const;
 
-    Ptr<Node> m_node;                              //!< owner
-    Ptr<QbbChannel> m_channel;                     //!< link
-    uint32_t m_ifIndex;                            //!< interface index
-    Mac48Address m_address;                        //!< MAC (unused by the fabric)
-    uint16_t m_mtu;                                //!< MTU attribute
-    DataRate m_rate;                               //!< DataRate attribute
-    uint8_t m_pfcEnabled;                          //!< PfcEnabled attribute (class mask)
-    uint16_t m_pauseQuanta;                        //!< PauseQuanta attribute
-    double m_refreshFraction;                      //!< PauseRefreshFraction attribute
-    bool m_busy;                                   //!< a frame is being serialised
-    uint64_t m_psCarry;                            //!< sub-ns serialisation remainder (ps)
-    std::deque<Ptr<Packet>> m_pfcQueue;            //!< PFC frames to send
-    std::deque<Ptr<Packet>> m_ctrlQueue;           //!< control frames to send
-    std::array<std::deque<Entry>, N_PRIO> m_data;  //!< data class queues
-    std::array<uint64_t, N_PRIO> m_dataBytes{};    //!< bytes per data class queue
-    uint8_t m_rrNext;                              //!< next class in the round robin
-    QbbDataSource* m_source;                       //!< host data source (not owned)
-    std::array<Time, N_PRIO> m_pausedUntil;        //!< peer's pause per class
-    std::array<Time, N_PRIO> m_pauseSince;         //!< start of the current pause interval
-    std::array<bool, N_PRIO> m_pauseOpen{};        //!< a pause interval is being accounted
-    std::array<Time, N_PRIO> m_pausedTotal;        //!< closed pause time per class
-    std::array<EventId, N_PRIO> m_wakeEvent;       //!< resume transmission at pause expiry
-    std::array<bool, N_PRIO> m_pausingPeer{};      //!< we want the peer paused
-    std::array<EventId, N_PRIO> m_refreshEvent;    //!< PAUSE refresh timers
-    RxHandler m_rxHandler;                         //!< received frames go here
-    DequeueHandler m_dequeueHandler;               //!< data leaving class queues
-    Stats m_stats;                                 //!< counters
+    Ptr<Node> m_node;                             //!< owner
+    Ptr<QbbChannel> m_channel;                    //!< link
+    uint32_t m_ifIndex;                           //!< interface index
+    Mac48Address m_address;                       //!< MAC (unused by the fabric)
+    uint16_t m_mtu;                               //!< MTU attribute
+    DataRate m_rate;                              //!< DataRate attribute
+    uint8_t m_pfcEnabled;                         //!< PfcEnabled attribute (class mask)
+    uint16_t m_pauseQuanta;                       //!< PauseQuanta attribute
+    double m_refreshFraction;                     //!< PauseRefreshFraction attribute
+    bool m_busy;                                  //!< a frame is being serialised
+    uint64_t m_psCarry;                           //!< sub-ns serialisation remainder (ps)
+    std::deque<Ptr<Packet>> m_pfcQueue;           //!< PFC frames to send
+    std::deque<Ptr<Packet>> m_ctrlQueue;          //!< control frames to send
+    std::array<std::deque<Entry>, N_PRIO> m_data; //!< data class queues
+    std::array<uint64_t, N_PRIO> m_dataBytes{};   //!< bytes per data class queue
+    uint8_t m_rrNext;                             //!< next class in the round robin
+    QbbDataSource* m_source;                      //!< host data source (not owned)
+    std::array<Time, N_PRIO> m_pausedUntil;       //!< peer's pause per class
+    std::array<Time, N_PRIO> m_pauseSince;        //!< start of the current pause interval
+    std::array<bool, N_PRIO> m_pauseOpen{};       //!< a pause interval is being accounted
+    std::array<Time, N_PRIO> m_pausedTotal;       //!< closed pause time per class
+    std::array<EventId, N_PRIO> m_wakeEvent;      //!< resume transmission at pause expiry
+    std::array<bool, N_PRIO> m_pausingPeer{};     //!< we want the peer paused
+    std::array<EventId, N_PRIO> m_refreshEvent;   //!< PAUSE refresh timers
+    RxHandler m_rxHandler;                        //!< received frames go here
+    DequeueHandler m_dequeueHandler;              //!< data leaving class queues
+    Stats m_stats;                                //!< counters
 
-    TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;   //!< frame starts on the wire
-    TracedCallback<Ptr<const Packet>> m_macRxTrace;        //!< frame received (non-PFC)
-    TracedCallback<uint8_t, uint16_t> m_pfcTxTrace;        //!< PFC frame sent (prio, quanta)
-    TracedCallback<uint8_t, uint16_t, Time> m_pfcRxTrace;  //!< PFC received (prio, quanta, duration)
+    TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;  //!< frame starts on the wire
+    TracedCallback<Ptr<const Packet>> m_macRxTrace;       //!< frame received (non-PFC)
+    TracedCallback<uint8_t, uint16_t> m_pfcTxTrace;       //!< PFC frame sent (prio, quanta)
+    TracedCallback<uint8_t, uint16_t, Time> m_pfcRxTrace; //!< PFC received (prio, quanta, duration)
 };
 
 } // namespace ns3

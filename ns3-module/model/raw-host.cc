@@ -32,14 +32,14 @@ RawHost::GetTypeId()
     return tid;
 }
 
-RawHost::RawHost()
-    : m_nodeId(0),
-      m_payload(1000),
-      m_rr(0),
-      m_rxBytes(0),
-      m_rxFrames(0),
-      m_firstRx(Seconds(-1)),
-      m_lastRx(Seconds(0))
+RawHost::RawHost() :
+    m_nodeId(0),
+    m_payload(1000),
+    m_rr(0),
+    m_rxBytes(0),
+    m_rxFrames(0),
+    m_firstRx(Seconds(-1)),
+    m_lastRx(Seconds(0))
 {
 }
 

@@ -27,7 +27,9 @@ namespace ns3
  * time, as fast as the link and PFC allow; flows of one host share the link round-robin. No
  * ACKs, no retransmission: a dropped frame is lost (use it with PFC, or to measure loss).
  */
-class RawHost : public Object, public QbbDataSource
+class RawHost
+    : public Object
+    , public QbbDataSource
 {
   public:
     /**
@@ -54,15 +56,15 @@ class RawHost : public Object, public QbbDataSource
     /// Per-flow sender state and counters.
     struct Flow
     {
-        uint32_t dstNode;     //!< destination
-        uint8_t prio;         //!< priority
-        uint64_t bytes;       //!< payload to send
-        uint64_t sent;        //!< payload sent
-        uint16_t srcPort;     //!< UDP source port
-        Time start;           //!< start time
-        Time firstTx;         //!< first frame sent
-        Time lastTx;          //!< last frame started
-        bool started;         //!< start time reached
+        uint32_t dstNode; //!< destination
+        uint8_t prio;     //!< priority
+        uint64_t bytes;   //!< payload to send
+        uint64_t sent;    //!< payload sent
+        uint16_t srcPort; //!< UDP source port
+        Time start;       //!< start time
+        Time firstTx;     //!< first frame sent
+        Time lastTx;      //!< last frame started
+        bool started;     //!< start time reached
     };
 
     /// \return the flows
@@ -85,16 +87,16 @@ class RawHost : public Object, public QbbDataSource
     void StartFlow(uint32_t i);
     void Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
 
-    Ptr<QbbNetDevice> m_dev;                     //!< the host's device
-    uint32_t m_nodeId;                           //!< this host
-    uint32_t m_payload;                          //!< Payload attribute
-    std::vector<Flow> m_flows;                   //!< flows
-    uint32_t m_rr;                               //!< round-robin cursor
-    std::map<uint32_t, uint64_t> m_rxBySource;   //!< payload received per source
-    uint64_t m_rxBytes;                          //!< payload received
-    uint64_t m_rxFrames;                         //!< frames received
-    Time m_firstRx;                              //!< first data frame received
-    Time m_lastRx;                               //!< last data frame received
+    Ptr<QbbNetDevice> m_dev;                   //!< the host's device
+    uint32_t m_nodeId;                         //!< this host
+    uint32_t m_payload;                        //!< Payload attribute
+    std::vector<Flow> m_flows;                 //!< flows
+    uint32_t m_rr;                             //!< round-robin cursor
+    std::map<uint32_t, uint64_t> m_rxBySource; //!< payload received per source
+    uint64_t m_rxBytes;                        //!< payload received
+    uint64_t m_rxFrames;                       //!< frames received
+    Time m_firstRx;                            //!< first data frame received
+    Time m_lastRx;                             //!< last data frame received
 };
 
 } // namespace ns3

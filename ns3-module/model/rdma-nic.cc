@@ -173,22 +173,22 @@ RdmaNic::GetTypeId()
     return tid;
 }
 
-RdmaNic::RdmaNic()
-    : m_nodeId(0),
-      m_delivered(0),
-      m_scheme("ldcp"),
-      m_mtu(1000),
-      m_prio(3),
-      m_alpha(1),
-      m_beta(0.5),
-      m_gamma(0.125),
-      m_eta(0.5),
-      m_iw(0),
-      m_fastStart(true),
-      m_subPacket(true),
-      m_rttGain(0.125),
-      m_rtoBackoff(6),
-      m_ackEvery(1)
+RdmaNic::RdmaNic() :
+    m_nodeId(0),
+    m_delivered(0),
+    m_scheme("ldcp"),
+    m_mtu(1000),
+    m_prio(3),
+    m_alpha(1),
+    m_beta(0.5),
+    m_gamma(0.125),
+    m_eta(0.5),
+    m_iw(0),
+    m_fastStart(true),
+    m_subPacket(true),
+    m_rttGain(0.125),
+    m_rtoBackoff(6),
+    m_ackEvery(1)
 {
 }
 
@@ -472,10 +472,8 @@ RdmaNic::PullData(uint8_t pausedMask)
             {
                 q.wake.Cancel();
                 q.wakeAt = o.time_ns;
-                q.wake = Simulator::Schedule(NanoSeconds(o.time_ns - std::min(o.time_ns, now)),
-                                             &RdmaNic::OnWake,
-                                             this,
-                                             idx);
+                q.wake = Simulator::Schedule(
+                    NanoSeconds(o.time_ns - std::min(o.time_ns, now)), &RdmaNic::OnWake, this, idx);
             }
             UpdateTimer(idx);
         }
@@ -520,7 +518,8 @@ RdmaNic::Record(const Qp& q) const
     r.scheme = q.scheme < 3 ? names[q.scheme] : "?";
     // ideal: every frame of the message at line rate, plus the base RTT
     const uint64_t frames = (q.size + m_mtu - 1) / m_mtu;
-    const uint64_t wire = q.size + frames * (RoceHeader::DATA_OVERHEAD + QbbNetDevice::PREAMBLE_IFG);
+    const uint64_t wire =
+        q.size + frames * (RoceHeader::DATA_OVERHEAD + QbbNetDevice::PREAMBLE_IFG);
     const uint64_t bps = m_dev->GetDataRate().GetBitRate();
     r.idealFct = NanoSeconds((wire * 8 * 1000000000ULL + bps - 1) / bps) + q.baseRtt;
     if (q.sender)
@@ -608,7 +607,8 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     const uint32_t peer = RoceHeader::IpToNode(h.srcIp);
     switch (h.kind)
     {
-    case RoceHeader::DATA: {
+    case RoceHeader::DATA:
+    {
         auto it = m_rx.find((uint64_t(peer) << 32) | h.flowId);
         if (it == m_rx.end())
         {
@@ -646,7 +646,8 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     case RoceHeader::ACK:
     case RoceHeader::NACK:
     case RoceHeader::CNP:
-    case RoceHeader::PROBE_RESP: {
+    case RoceHeader::PROBE_RESP:
+    {
         if (h.flowId >= m_qps.size())
         {
             return;

@@ -36,22 +36,22 @@ namespace ns3
  */
 struct FlowRecord
 {
-    uint32_t flowId = 0;       //!< global flow id (as given to AddFlow)
-    uint32_t src = 0;          //!< source node
-    uint32_t dst = 0;          //!< destination node
-    uint64_t size = 0;         //!< message bytes
-    Time start;                //!< start time
-    Time finish;               //!< last byte acknowledged (negative: not finished)
-    Time idealFct;             //!< size on the wire at line rate + base RTT
-    uint64_t retxBytes = 0;    //!< retransmitted payload bytes
-    uint64_t bytesSent = 0;    //!< payload bytes put on the wire (retransmissions included)
-    uint64_t delivered = 0;    //!< bytes delivered in order at the receiver
-    double minCw = 0;          //!< smallest window (packets; inf without a window)
+    uint32_t flowId = 0;         //!< global flow id (as given to AddFlow)
+    uint32_t src = 0;            //!< source node
+    uint32_t dst = 0;            //!< destination node
+    uint64_t size = 0;           //!< message bytes
+    Time start;                  //!< start time
+    Time finish;                 //!< last byte acknowledged (negative: not finished)
+    Time idealFct;               //!< size on the wire at line rate + base RTT
+    uint64_t retxBytes = 0;      //!< retransmitted payload bytes
+    uint64_t bytesSent = 0;      //!< payload bytes put on the wire (retransmissions included)
+    uint64_t delivered = 0;      //!< bytes delivered in order at the receiver
+    double minCw = 0;            //!< smallest window (packets; inf without a window)
     uint64_t subPacketSends = 0; //!< packets sent while cw < 1
-    uint64_t timeouts = 0;     //!< retransmission timeouts
-    uint64_t nacks = 0;        //!< NACKs received
-    uint8_t fastStartExit = 0; //!< 0 none, 1 all IW acknowledged, 2 loss
-    std::string scheme;        //!< congestion control
+    uint64_t timeouts = 0;       //!< retransmission timeouts
+    uint64_t nacks = 0;          //!< NACKs received
+    uint8_t fastStartExit = 0;   //!< 0 none, 1 all IW acknowledged, 2 loss
+    std::string scheme;          //!< congestion control
 };
 
 /**
@@ -70,7 +70,9 @@ struct FlowRecord
  *
  * Attributes set the congestion-control parameters of the flows added afterwards.
  */
-class RdmaNic : public Object, public QbbDataSource
+class RdmaNic
+    : public Object
+    , public QbbDataSource
 {
   public:
     /**
@@ -134,34 +136,39 @@ class RdmaNic : public Object, public QbbDataSource
     void Finish(uint32_t qp);
     void AfterFeedback(uint32_t qp);
     void Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
-    void SendControl(uint8_t kind, uint32_t dstNode, uint32_t flowId, uint64_t seq, uint8_t flags,
-                     uint8_t prio, uint16_t srcPort);
+    void SendControl(uint8_t kind,
+                     uint32_t dstNode,
+                     uint32_t flowId,
+                     uint64_t seq,
+                     uint8_t flags,
+                     uint8_t prio,
+                     uint16_t srcPort);
     rdmacc_ffi::SenderParams Params(Time baseRtt) const;
     FlowRecord Record(const Qp& q) const;
 
-    Ptr<QbbNetDevice> m_dev;                          //!< the host's device
-    uint32_t m_nodeId;                                //!< this host
-    std::vector<std::unique_ptr<Qp>> m_qps;           //!< flows sent by this host
-    std::deque<uint32_t> m_ready;                     //!< QPs taking turns
+    Ptr<QbbNetDevice> m_dev;                                    //!< the host's device
+    uint32_t m_nodeId;                                          //!< this host
+    std::vector<std::unique_ptr<Qp>> m_qps;                     //!< flows sent by this host
+    std::deque<uint32_t> m_ready;                               //!< QPs taking turns
     std::unordered_map<uint64_t, std::unique_ptr<RxFlow>> m_rx; //!< (src, qp) -> receiver
-    uint64_t m_delivered;                             //!< bytes delivered to this host
+    uint64_t m_delivered;                                       //!< bytes delivered to this host
 
     // attributes
-    std::string m_scheme;      //!< Scheme
-    uint32_t m_mtu;            //!< Mtu (payload bytes per packet)
-    uint8_t m_prio;            //!< Priority
-    double m_alpha;            //!< Alpha
-    double m_beta;             //!< Beta
-    double m_gamma;            //!< Gamma
-    double m_eta;              //!< Eta
-    double m_iw;               //!< Iw (0: BDP)
-    bool m_fastStart;          //!< FastStart
-    bool m_subPacket;          //!< SubPacket
-    double m_rttGain;          //!< RttGain
-    Time m_rto;                //!< Rto (0: 4 x base RTT)
-    uint32_t m_rtoBackoff;     //!< RtoBackoff
-    uint32_t m_ackEvery;       //!< AckEvery
-    Time m_cnpInterval;        //!< CnpInterval
+    std::string m_scheme;  //!< Scheme
+    uint32_t m_mtu;        //!< Mtu (payload bytes per packet)
+    uint8_t m_prio;        //!< Priority
+    double m_alpha;        //!< Alpha
+    double m_beta;         //!< Beta
+    double m_gamma;        //!< Gamma
+    double m_eta;          //!< Eta
+    double m_iw;           //!< Iw (0: BDP)
+    bool m_fastStart;      //!< FastStart
+    bool m_subPacket;      //!< SubPacket
+    double m_rttGain;      //!< RttGain
+    Time m_rto;            //!< Rto (0: 4 x base RTT)
+    uint32_t m_rtoBackoff; //!< RtoBackoff
+    uint32_t m_ackEvery;   //!< AckEvery
+    Time m_cnpInterval;    //!< CnpInterval
 
     TracedCallback<const FlowRecord&> m_flowComplete; //!< FlowComplete trace
     TracedCallback<uint32_t> m_firstFeedback;         //!< FirstFeedback trace

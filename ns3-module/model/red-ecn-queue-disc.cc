@@ -109,16 +109,16 @@ RedEcnQueueDisc::GetTypeId()
     return tid;
 }
 
-RedEcnQueueDisc::RedEcnQueueDisc()
-    : QueueDisc(QueueDiscSizePolicy::NO_LIMITS),
-      m_kMin(0),
-      m_kMax(0),
-      m_pMax(0),
-      m_notEct(NOT_ECT_ACCEPT),
-      m_kFs(0),
-      m_bufMax(1),
-      m_uv(CreateObject<UniformRandomVariable>()),
-      m_policy(nullptr)
+RedEcnQueueDisc::RedEcnQueueDisc() :
+    QueueDisc(QueueDiscSizePolicy::NO_LIMITS),
+    m_kMin(0),
+    m_kMax(0),
+    m_pMax(0),
+    m_notEct(NOT_ECT_ACCEPT),
+    m_kFs(0),
+    m_bufMax(1),
+    m_uv(CreateObject<UniformRandomVariable>()),
+    m_policy(nullptr)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -163,8 +163,8 @@ RedEcnQueueDisc::ValidateConfig() const
 {
     try
     {
-        auto p = rdmacc_ffi::red_ecn_new(
-            MakeParams(m_kMin, m_kMax, m_pMax, m_notEct, m_kFs, m_bufMax));
+        auto p =
+            rdmacc_ffi::red_ecn_new(MakeParams(m_kMin, m_kMax, m_pMax, m_notEct, m_kFs, m_bufMax));
         return "";
     }
     catch (const rust::Error& e)
@@ -234,12 +234,13 @@ RedEcnQueueDisc::CheckConfig()
     NS_LOG_FUNCTION(this);
     if (GetNQueueDiscClasses() > 0 || GetNPacketFilters() > 0)
     {
-        rdmacc::ConfigFatal("ns3::RedEcnQueueDisc", "takes no queue disc classes or packet filters");
+        rdmacc::ConfigFatal("ns3::RedEcnQueueDisc",
+                            "takes no queue disc classes or packet filters");
     }
     try
     {
-        auto box = rdmacc_ffi::red_ecn_new(
-            MakeParams(m_kMin, m_kMax, m_pMax, m_notEct, m_kFs, m_bufMax));
+        auto box =
+            rdmacc_ffi::red_ecn_new(MakeParams(m_kMin, m_kMax, m_pMax, m_notEct, m_kFs, m_bufMax));
         if (m_policy)
         {
             (void)rust::Box<rdmacc_ffi::RedEcn>::from_raw(m_policy);

@@ -112,14 +112,14 @@ class RedEcnQueueDisc : public QueueDisc
     /// \return the ECN bits of the item's IP header (Not-ECT for non-IP items)
     static uint8_t EcnBits(Ptr<const QueueDiscItem> item);
 
-    uint32_t m_kMin;                   //!< KMin attribute, bytes
-    uint32_t m_kMax;                   //!< KMax attribute, bytes
-    double m_pMax;                     //!< PMax attribute
-    NotEctMode m_notEct;               //!< NotEctMode attribute
-    uint32_t m_kFs;                    //!< KFs attribute, bytes
-    uint32_t m_bufMax;                 //!< BufMax attribute, bytes
-    Ptr<UniformRandomVariable> m_uv;   //!< marking draws
-    rdmacc_ffi::RedEcn* m_policy;     //!< the Rust policy (owned; freed in the destructor)
+    uint32_t m_kMin;                 //!< KMin attribute, bytes
+    uint32_t m_kMax;                 //!< KMax attribute, bytes
+    double m_pMax;                   //!< PMax attribute
+    NotEctMode m_notEct;             //!< NotEctMode attribute
+    uint32_t m_kFs;                  //!< KFs attribute, bytes
+    uint32_t m_bufMax;               //!< BufMax attribute, bytes
+    Ptr<UniformRandomVariable> m_uv; //!< marking draws
+    rdmacc_ffi::RedEcn* m_policy;    //!< the Rust policy (owned; freed in the destructor)
 };
 
 } // namespace ns3

@@ -8,17 +8,17 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(RoceHeader);
 
-RoceHeader::RoceHeader()
-    : kind(DATA),
-      prio(0),
-      ecn(0),
-      flags(0),
-      srcIp(0),
-      dstIp(0),
-      srcPort(0),
-      dstPort(ROCE_PORT),
-      flowId(0),
-      seq(0)
+RoceHeader::RoceHeader() :
+    kind(DATA),
+    prio(0),
+    ecn(0),
+    flags(0),
+    srcIp(0),
+    dstIp(0),
+    srcPort(0),
+    dstPort(ROCE_PORT),
+    flowId(0),
+    seq(0)
 {
 }
 

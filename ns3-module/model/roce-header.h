@@ -42,11 +42,11 @@ class RoceHeader : public Header
     /// Flag bits.
     enum Flags : uint8_t
     {
-        FLAG_LAST = 1,         //!< data: carries the message's last byte
-        FLAG_ECE = 2,          //!< ACK/NACK: ECN echo
-        FLAG_RETX = 4,         //!< data: retransmission
-        FLAG_ACKREQ = 8,       //!< data: acknowledge at once (BTH AckReq)
-        FLAG_FIRST_RTT = 16,   //!< data: sent before the flow's first ACK/NACK (for statistics)
+        FLAG_LAST = 1,       //!< data: carries the message's last byte
+        FLAG_ECE = 2,        //!< ACK/NACK: ECN echo
+        FLAG_RETX = 4,       //!< data: retransmission
+        FLAG_ACKREQ = 8,     //!< data: acknowledge at once (BTH AckReq)
+        FLAG_FIRST_RTT = 16, //!< data: sent before the flow's first ACK/NACK (for statistics)
     };
 
     /// Bytes of headers and trailers around a data payload.
@@ -62,13 +62,15 @@ class RoceHeader : public Header
 
     /// \return the IPv4 address (host order) the fabric gives node `id` (< 2^24): 11.x.y.z
     /// with x.y.z = id
-    static uint32_t NodeToIp(uint32_t id)
+    static uint32_t
+    NodeToIp(uint32_t id)
     {
         return 0x0B000000u | (id & 0xFFFFFFu);
     }
 
     /// \return the node id encoded in a fabric address (inverse of NodeToIp)
-    static uint32_t IpToNode(uint32_t ip)
+    static uint32_t
+    IpToNode(uint32_t ip)
     {
         return ip & 0xFFFFFFu;
     }

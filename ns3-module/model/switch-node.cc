@@ -8,7 +8,6 @@
 #include "roce-header.h"
 
 #include "ns3/double.h"
-#include <algorithm>
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
@@ -16,6 +15,8 @@
 
 #include "rdma-cc/src/switch.rs.h"
 #include "rust/cxx.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -97,9 +98,9 @@ SwitchNode::GetTypeId()
     return tid;
 }
 
-SwitchNode::SwitchNode()
-    : m_core(nullptr),
-      m_uv(CreateObject<UniformRandomVariable>())
+SwitchNode::SwitchNode() :
+    m_core(nullptr),
+    m_uv(CreateObject<UniformRandomVariable>())
 {
 }
 
@@ -165,7 +166,8 @@ SwitchNode::Setup(const rdmacc_ffi::Topology& topo)
     const std::string where = "ns3::SwitchNode " + std::to_string(GetId());
     if (m_xoffBeta < 0)
     {
-        rdmacc::ConfigFatal(where, "invalid XoffBeta = " + std::to_string(m_xoffBeta) + ": must be >= 0");
+        rdmacc::ConfigFatal(where,
+                            "invalid XoffBeta = " + std::to_string(m_xoffBeta) + ": must be >= 0");
     }
     uint64_t seed = m_ecmpSeed ? m_ecmpSeed : 0x9E3779B97F4A7C15ULL * (GetId() + 1);
     try
@@ -209,8 +211,8 @@ SwitchNode::SetQueuePolicy(uint32_t port,
     catch (const rust::Error& e)
     {
         rdmacc::ConfigFatal("ns3::SwitchNode " + std::to_string(GetId()) + " port " +
-                        std::to_string(port) + " priority " + std::to_string(prio),
-                    e.what());
+                                std::to_string(port) + " priority " + std::to_string(prio),
+                            e.what());
     }
 }
 

@@ -81,16 +81,16 @@ class SwitchNode : public Node
     /// Counters of the switch (mirrors the Rust SwitchCounters).
     struct Counters
     {
-        uint64_t received;                 //!< frames received (non-PFC)
-        uint64_t forwarded;                //!< frames admitted to an egress queue
-        uint64_t marked;                   //!< frames marked CE
-        std::array<uint64_t, 6> drops;     //!< drops by reason code
-        uint64_t dropBytes;                //!< bytes dropped
-        uint64_t pauses;                   //!< PAUSEs the MMU asked for
-        uint64_t resumes;                  //!< RESUMEs the MMU asked for
-        uint64_t occupancy;                //!< bytes buffered now
-        uint64_t maxOccupancy;             //!< most bytes buffered at once
-        uint64_t maxHeadroomUsed;          //!< most headroom one ingress queue used
+        uint64_t received;             //!< frames received (non-PFC)
+        uint64_t forwarded;            //!< frames admitted to an egress queue
+        uint64_t marked;               //!< frames marked CE
+        std::array<uint64_t, 6> drops; //!< drops by reason code
+        uint64_t dropBytes;            //!< bytes dropped
+        uint64_t pauses;               //!< PAUSEs the MMU asked for
+        uint64_t resumes;              //!< RESUMEs the MMU asked for
+        uint64_t occupancy;            //!< bytes buffered now
+        uint64_t maxOccupancy;         //!< most bytes buffered at once
+        uint64_t maxHeadroomUsed;      //!< most headroom one ingress queue used
     };
 
     /// \return the counters

@@ -26,13 +26,15 @@ struct ArrivalLog
 {
     std::vector<Time> times;
 
-    void Record(Ptr<const Packet>)
+    void
+    Record(Ptr<const Packet>)
     {
         times.push_back(Simulator::Now());
     }
 
     /// Largest gap between consecutive arrivals after `from`, and where it starts.
-    std::pair<Time, Time> LargestGap(Time from) const
+    std::pair<Time, Time>
+    LargestGap(Time from) const
     {
         Time best = Seconds(0);
         Time at = Seconds(0);
@@ -71,9 +73,8 @@ struct HostPair
         b = CreateObject<RawHost>();
         a->Attach(fabric.hostDevices[0], na->GetId());
         b->Attach(fabric.hostDevices[1], nb->GetId());
-        fabric.hostDevices[1]->TraceConnectWithoutContext(
-            "MacRx",
-            MakeCallback(&ArrivalLog::Record, &log));
+        fabric.hostDevices[1]->TraceConnectWithoutContext("MacRx",
+                                                          MakeCallback(&ArrivalLog::Record, &log));
         a->AddFlow(nb->GetId(), 3, 100000000, Seconds(0), 1);
     }
 };
@@ -90,32 +91,33 @@ FrameTime()
 class PfcPauseTimingTestCase : public TestCase
 {
   public:
-    PfcPauseTimingTestCase()
-        : TestCase("PAUSE of q quanta stops the peer for q*512 bit times")
+    PfcPauseTimingTestCase() :
+        TestCase("PAUSE of q quanta stops the peer for q*512 bit times")
     {
     }
 
   private:
-    void DoRun() override
+    void
+    DoRun() override
     {
         HostPair hp;
         const uint16_t q = 1000; // 512000 bit times = 5.12 us at 100 Gb/s
-        Simulator::Schedule(MicroSeconds(20),
-                            &QbbNetDevice::SendPfcFrame,
-                            hp.fabric.hostDevices[1],
-                            3,
-                            q);
+        Simulator::Schedule(
+            MicroSeconds(20), &QbbNetDevice::SendPfcFrame, hp.fabric.hostDevices[1], 3, q);
         Simulator::Stop(MicroSeconds(60));
         Simulator::Run();
         const Time d = NanoSeconds(q * 512 / 100); // 5120 ns
         auto [gap, at] = hp.log.LargestGap(MicroSeconds(15));
         NS_TEST_ASSERT_MSG_GT_OR_EQ(gap, d, "paused at least the pause time (gap at " << at << ")");
-        NS_TEST_ASSERT_MSG_LT_OR_EQ(gap, d + FrameTime() + NanoSeconds(2), "at most one frame more");
-        NS_TEST_ASSERT_MSG_EQ(hp.fabric.hostDevices[0]->GetStats().pfcRx[3], 1, "one PAUSE received");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(
+            gap, d + FrameTime() + NanoSeconds(2), "at most one frame more");
+        NS_TEST_ASSERT_MSG_EQ(
+            hp.fabric.hostDevices[0]->GetStats().pfcRx[3], 1, "one PAUSE received");
         NS_TEST_ASSERT_MSG_EQ(hp.fabric.hostDevices[0]->GetPausedTime(3), d, "paused time");
         // before the pause the link runs at exactly line rate: 100 frames of 1082 B on the
         // wire in 8656 ns (sub-nanosecond remainders are carried, not lost)
-        NS_TEST_ASSERT_MSG_EQ((hp.log.times[110] - hp.log.times[10]), NanoSeconds(8656), "line rate");
+        NS_TEST_ASSERT_MSG_EQ(
+            (hp.log.times[110] - hp.log.times[10]), NanoSeconds(8656), "line rate");
         Simulator::Destroy();
     }
 };
@@ -124,13 +126,14 @@ class PfcPauseTimingTestCase : public TestCase
 class PfcResumeTestCase : public TestCase
 {
   public:
-    PfcResumeTestCase()
-        : TestCase("a zero-time PFC frame resumes the peer at once")
+    PfcResumeTestCase() :
+        TestCase("a zero-time PFC frame resumes the peer at once")
     {
     }
 
   private:
-    void DoRun() override
+    void
+    DoRun() override
     {
         HostPair hp;
         Ptr<QbbNetDevice> b = hp.fabric.hostDevices[1];
@@ -141,7 +144,8 @@ class PfcResumeTestCase : public TestCase
         auto [gap, at] = hp.log.LargestGap(MicroSeconds(15));
         // 65535 quanta would be 335 us; the RESUME 10 us later ends it
         NS_TEST_ASSERT_MSG_GT_OR_EQ(gap, MicroSeconds(10), "paused until the RESUME");
-        NS_TEST_ASSERT_MSG_LT_OR_EQ(gap, MicroSeconds(10) + FrameTime() + NanoSeconds(2), "resumed at once");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(
+            gap, MicroSeconds(10) + FrameTime() + NanoSeconds(2), "resumed at once");
         NS_TEST_ASSERT_MSG_EQ(hp.fabric.hostDevices[0]->GetStats().resumeRx[3], 1, "one RESUME");
         // the two frames' serialisation differs by the 1 ns of carried sub-nanosecond remainder
         NS_TEST_ASSERT_MSG_EQ_TOL(hp.fabric.hostDevices[0]->GetPausedTime(3),
@@ -156,13 +160,14 @@ class PfcResumeTestCase : public TestCase
 class PfcRefreshTestCase : public TestCase
 {
   public:
-    PfcRefreshTestCase()
-        : TestCase("refreshed PAUSE keeps the peer paused until RESUME")
+    PfcRefreshTestCase() :
+        TestCase("refreshed PAUSE keeps the peer paused until RESUME")
     {
     }
 
   private:
-    void DoRun() override
+    void
+    DoRun() override
     {
         HostPair hp(1000); // each PAUSE lasts 5.12 us; refreshed every 2.56 us
         Ptr<QbbNetDevice> b = hp.fabric.hostDevices[1];
@@ -172,7 +177,8 @@ class PfcRefreshTestCase : public TestCase
         Simulator::Run();
         auto [gap, at] = hp.log.LargestGap(MicroSeconds(15));
         NS_TEST_ASSERT_MSG_GT_OR_EQ(gap, MicroSeconds(50), "paused for the whole 50 us");
-        NS_TEST_ASSERT_MSG_LT_OR_EQ(gap, MicroSeconds(50) + FrameTime() + NanoSeconds(2), "then resumed");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(
+            gap, MicroSeconds(50) + FrameTime() + NanoSeconds(2), "then resumed");
         // 50 us / 2.56 us refresh period: the first PAUSE and 19 refreshes
         NS_TEST_ASSERT_MSG_EQ(b->GetStats().pfcTx[3], 20, "PAUSE refreshed");
         NS_TEST_ASSERT_MSG_EQ(b->GetStats().resumeTx[3], 1, "one RESUME");
@@ -231,7 +237,8 @@ struct Incast
         Simulator::Destroy();
     }
 
-    uint64_t Drops() const
+    uint64_t
+    Drops() const
     {
         uint64_t d = 0;
         for (auto x : c.drops)
@@ -246,17 +253,18 @@ struct Incast
 class PfcIncastTestCase : public TestCase
 {
   public:
-    PfcIncastTestCase(uint32_t n, uint64_t bytes, uint64_t buffer)
-        : TestCase(std::to_string(n) + "-to-1 at line rate with PFC: zero drops, PAUSEs, goodput "
-                                       "within 2% of the wire limit"),
-          m_n(n),
-          m_bytes(bytes),
-          m_buffer(buffer)
+    PfcIncastTestCase(uint32_t n, uint64_t bytes, uint64_t buffer) :
+        TestCase(std::to_string(n) + "-to-1 at line rate with PFC: zero drops, PAUSEs, goodput "
+                                     "within 2% of the wire limit"),
+        m_n(n),
+        m_bytes(bytes),
+        m_buffer(buffer)
     {
     }
 
   private:
-    void DoRun() override
+    void
+    DoRun() override
     {
         Incast r(m_n, true, m_bytes, m_buffer, 32000);
         NS_TEST_ASSERT_MSG_EQ(r.Drops(), 0, "no drop on a lossless priority");
@@ -282,13 +290,14 @@ class PfcIncastTestCase : public TestCase
 class NoPfcIncastTestCase : public TestCase
 {
   public:
-    NoPfcIncastTestCase()
-        : TestCase("8-to-1 with PFC off: tail drops counted by reason, bytes conserved")
+    NoPfcIncastTestCase() :
+        TestCase("8-to-1 with PFC off: tail drops counted by reason, bytes conserved")
     {
     }
 
   private:
-    void DoRun() override
+    void
+    DoRun() override
     {
         Incast r(8, false, 500000, 2000000, 32000);
         NS_TEST_ASSERT_MSG_GT(r.c.drops[0], 1000, "queue_full drops");
@@ -308,13 +317,14 @@ class NoPfcIncastTestCase : public TestCase
 class HeadroomOverrunTestCase : public TestCase
 {
   public:
-    HeadroomOverrunTestCase()
-        : TestCase("too small a PFC headroom overruns: counted, warned, never silent")
+    HeadroomOverrunTestCase() :
+        TestCase("too small a PFC headroom overruns: counted, warned, never silent")
     {
     }
 
   private:
-    void DoRun() override
+    void
+    DoRun() override
     {
         Incast r(4, true, 2000000, 1000000, 3000);
         NS_TEST_ASSERT_MSG_GT(r.c.drops[4], 0, "headroom_overrun drops counted");
@@ -334,8 +344,8 @@ class HeadroomOverrunTestCase : public TestCase
 class EcmpClosTestCase : public TestCase
 {
   public:
-    EcmpClosTestCase()
-        : TestCase("ECMP: 64 flows spread over all spines (<= 2x share), one path per flow")
+    EcmpClosTestCase() :
+        TestCase("ECMP: 64 flows spread over all spines (<= 2x share), one path per flow")
     {
     }
 
@@ -344,7 +354,8 @@ class EcmpClosTestCase : public TestCase
     std::map<std::pair<uint32_t, uint32_t>, std::set<std::pair<uint32_t, uint32_t>>> m_paths;
     std::map<uint32_t, uint32_t> m_spineFrames; //!< switch id -> frames
 
-    void OnTx(uint32_t sw, uint32_t port, Ptr<const Packet> p)
+    void
+    OnTx(uint32_t sw, uint32_t port, Ptr<const Packet> p)
     {
         RoceHeader h;
         p->PeekHeader(h);
@@ -355,7 +366,8 @@ class EcmpClosTestCase : public TestCase
         m_paths[{RoceHeader::IpToNode(h.srcIp), h.flowId}].insert({sw, port});
     }
 
-    void DoRun() override
+    void
+    DoRun() override
     {
         FabricHelper fh;
         fh.SetPrintWarnings(false);
@@ -386,7 +398,8 @@ class EcmpClosTestCase : public TestCase
         {
             const uint32_t src = k % 16;
             const uint32_t dst = 16 + (k * 7) % 16;
-            raw[src]->AddFlow(f.hosts.Get(dst)->GetId(), 3, 20 * kPayload, MicroSeconds(k), 5000 + k);
+            raw[src]->AddFlow(
+                f.hosts.Get(dst)->GetId(), 3, 20 * kPayload, MicroSeconds(k), 5000 + k);
         }
         Simulator::Run();
         uint32_t flows = 0;
@@ -432,13 +445,14 @@ class EcmpClosTestCase : public TestCase
 class EcnBeforePfcWarningTestCase : public TestCase
 {
   public:
-    EcnBeforePfcWarningTestCase()
-        : TestCase("start-up warning when ECN would trigger after PFC (DCQCN section 4)")
+    EcnBeforePfcWarningTestCase() :
+        TestCase("start-up warning when ECN would trigger after PFC (DCQCN section 4)")
     {
     }
 
   private:
-    static std::vector<std::string> Warnings(uint64_t kMin)
+    static std::vector<std::string>
+    Warnings(uint64_t kMin)
     {
         FabricHelper fh;
         fh.SetPrintWarnings(false);
@@ -456,7 +470,8 @@ class EcnBeforePfcWarningTestCase : public TestCase
         return w;
     }
 
-    void DoRun() override
+    void
+    DoRun() override
     {
         // bound: 8 (B - 8 n t_flight) / (8 n (8 + 1)) = 21.75 KB
         auto low = Warnings(20000);
@@ -480,8 +495,8 @@ class EcnBeforePfcWarningTestCase : public TestCase
 class FabricTestSuite : public TestSuite
 {
   public:
-    FabricTestSuite()
-        : TestSuite("rdma-cc-fabric")
+    FabricTestSuite() :
+        TestSuite("rdma-cc-fabric")
     {
         AddTestCase(new PfcPauseTimingTestCase);
         AddTestCase(new PfcResumeTestCase);

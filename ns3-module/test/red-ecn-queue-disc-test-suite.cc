@@ -16,7 +16,6 @@
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
-
 using namespace ns3;
 
 namespace
@@ -64,13 +63,14 @@ FillTo(Ptr<RedEcnQueueDisc> q, uint32_t bytes)
 class RedEcnThresholdsTestCase : public TestCase
 {
   public:
-    RedEcnThresholdsTestCase()
-        : TestCase("marks nothing below KMin, everything from KMax; drops Not-ECT at KFs")
+    RedEcnThresholdsTestCase() :
+        TestCase("marks nothing below KMin, everything from KMax; drops Not-ECT at KFs")
     {
     }
 
   private:
-    void DoRun() override
+    void
+    DoRun() override
     {
         // KMin 10 KB, KMax 40 KB, PMax 0.2, Not-ECT dropped from 20 KB, BufMax 100 KB
         auto q = MakeQueue(10000, 40000, 0.2, "ThresholdDrop", 20000);
@@ -79,9 +79,8 @@ class RedEcnThresholdsTestCase : public TestCase
         {
             NS_TEST_ASSERT_MSG_EQ(q->Enqueue(MakeItem(Ipv4Header::ECN_ECT0)), true, "enqueue");
         }
-        NS_TEST_ASSERT_MSG_EQ(q->GetStats().GetNMarkedPackets(RedEcnQueueDisc::MARK_REASON),
-                              0,
-                              "no mark below KMin");
+        NS_TEST_ASSERT_MSG_EQ(
+            q->GetStats().GetNMarkedPackets(RedEcnQueueDisc::MARK_REASON), 0, "no mark below KMin");
         // Not-ECT packets below KFs pass: q = 10000..19000
         for (int i = 0; i < 10; i++)
         {
@@ -91,9 +90,8 @@ class RedEcnThresholdsTestCase : public TestCase
         }
         NS_TEST_ASSERT_MSG_EQ(q->GetNBytes(), 20000, "queue at KFs");
         // at q = KFs a Not-ECT packet is dropped, an ECT one is not
-        NS_TEST_ASSERT_MSG_EQ(q->Enqueue(MakeItem(Ipv4Header::ECN_NotECT)),
-                              false,
-                              "Not-ECT at KFs dropped");
+        NS_TEST_ASSERT_MSG_EQ(
+            q->Enqueue(MakeItem(Ipv4Header::ECN_NotECT)), false, "Not-ECT at KFs dropped");
         NS_TEST_ASSERT_MSG_EQ(q->GetStats().GetNDroppedPackets("not_ect_threshold"),
                               1,
                               "drop counted under not_ect_threshold");
@@ -133,20 +131,20 @@ class RedEcnThresholdsTestCase : public TestCase
 class RedEcnLinearRegionTestCase : public TestCase
 {
   public:
-    RedEcnLinearRegionTestCase()
-        : TestCase("marks with the linear probability between KMin and KMax")
+    RedEcnLinearRegionTestCase() :
+        TestCase("marks with the linear probability between KMin and KMax")
     {
     }
 
   private:
-    void DoRun() override
+    void
+    DoRun() override
     {
         auto q = MakeQueue(10000, 40000, 0.2, "Accept", 0);
         FillTo(q, 25000); // p(25 KB) = 0.1
         NS_TEST_ASSERT_MSG_EQ_TOL(q->MarkProbability(25000), 0.1, 1e-12, "p at 25 KB");
         const int n = 20000;
-        const uint32_t marksBefore =
-            q->GetStats().GetNMarkedPackets(RedEcnQueueDisc::MARK_REASON);
+        const uint32_t marksBefore = q->GetStats().GetNMarkedPackets(RedEcnQueueDisc::MARK_REASON);
         uint32_t marks = 0;
         for (int i = 0; i < n; i++)
         {
@@ -169,13 +167,14 @@ class RedEcnLinearRegionTestCase : public TestCase
 class RedEcnRedDropTestCase : public TestCase
 {
   public:
-    RedEcnRedDropTestCase()
-        : TestCase("RedDrop mode drops Not-ECT packets above KMax")
+    RedEcnRedDropTestCase() :
+        TestCase("RedDrop mode drops Not-ECT packets above KMax")
     {
     }
 
   private:
-    void DoRun() override
+    void
+    DoRun() override
     {
         auto q = MakeQueue(10000, 40000, 0.2, "RedDrop", 0);
         FillTo(q, 40000);
@@ -192,15 +191,14 @@ class RedEcnRedDropTestCase : public TestCase
 class RedEcnConfigTestCase : public TestCase
 {
   public:
-    RedEcnConfigTestCase()
-        : TestCase("invalid attributes are named in the validation message")
+    RedEcnConfigTestCase() :
+        TestCase("invalid attributes are named in the validation message")
     {
     }
 
   private:
-    void Check(const std::string& attr,
-               const AttributeValue& value,
-               const std::string& expectPrefix)
+    void
+    Check(const std::string& attr, const AttributeValue& value, const std::string& expectPrefix)
     {
         auto q = CreateObject<RedEcnQueueDisc>();
         q->SetAttribute("KMin", UintegerValue(10000));
@@ -214,7 +212,8 @@ class RedEcnConfigTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(msg.rfind(expectPrefix, 0), 0, "message was: " + msg);
     }
 
-    void DoRun() override
+    void
+    DoRun() override
     {
         Check("KMin", UintegerValue(50000), "invalid KMin = 50000 B: must be <= KMax (40000 B)");
         Check("PMax", DoubleValue(1.5), "invalid PMax = 1.5");
@@ -227,13 +226,14 @@ class RedEcnConfigTestCase : public TestCase
 class RedEcnReasonNamesTestCase : public TestCase
 {
   public:
-    RedEcnReasonNamesTestCase()
-        : TestCase("drop reason names agree across the bridge")
+    RedEcnReasonNamesTestCase() :
+        TestCase("drop reason names agree across the bridge")
     {
     }
 
   private:
-    void DoRun() override
+    void
+    DoRun() override
     {
         NS_TEST_ASSERT_MSG_EQ(RedEcnQueueDisc::PolicyDropReasonCount(),
                               RedEcnQueueDisc::N_DROP_REASONS,
@@ -251,8 +251,8 @@ class RedEcnReasonNamesTestCase : public TestCase
 class RedEcnQueueDiscTestSuite : public TestSuite
 {
   public:
-    RedEcnQueueDiscTestSuite()
-        : TestSuite("rdma-cc-red-ecn-queue-disc")
+    RedEcnQueueDiscTestSuite() :
+        TestSuite("rdma-cc-red-ecn-queue-disc")
     {
         AddTestCase(new RedEcnThresholdsTestCase);
         AddTestCase(new RedEcnLinearRegionTestCase);
