@@ -1,0 +1,124 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "bridge-bench.h"
+
+#include "rdma-cc/src/switch.rs.h"
+#include "rdma-cc/src/transport.rs.h"
+#include "rust/cxx.h"
+
+#include <chrono>
+
+namespace ns3
+{
+namespace rdmacc
+{
+
+namespace
+{
+double
+NsPerCall(std::chrono::steady_clock::time_point t0, uint64_t n)
+{
+    const auto dt = std::chrono::steady_clock::now() - t0;
+    return std::chrono::duration<double, std::nano>(dt).count() / double(n ? n : 1);
+}
+} // namespace
+
+BridgeCost
+MeasureBridgeCost(uint64_t n)
+{
+    BridgeCost c{};
+    // RED/ECN verdicts
+    rdmacc_ffi::RedEcnParams rp{};
+    rp.k_min = 10000;
+    rp.k_max = 40000;
+    rp.p_max = 0.2;
+    rp.not_ect = rdmacc_ffi::NotEctMode::ThresholdDrop;
+    rp.k_fs = 20000;
+    rp.buf_max = 100000;
+    auto red = rdmacc_ffi::red_ecn_new(rp);
+    auto t0 = std::chrono::steady_clock::now();
+    for (uint64_t i = 0; i < n; i++)
+    {
+        c.checksum += red->on_enqueue(i % 50000, 1000, 2, double(i % 997) / 997).action;
+    }
+    c.redEnqueueNs = NsPerCall(t0, n);
+
+    // one packet through a 2-port switch: arrival then departure
+    auto topo = rdmacc_ffi::topology_new(3);
+    topo->set_host(0);
+    topo->set_host(2);
+    topo->add_link(0, 0, 1, 0);
+    topo->add_link(1, 1, 2, 0);
+    topo->compute_routes();
+    rdmacc_ffi::MmuParams mp{};
+    mp.buffer_size = 12000000;
+    mp.ports = 2;
+    mp.mtu = 1062;
+    mp.headroom = 32000;
+    mp.xoff_dynamic = true;
+    mp.xoff_beta = 8;
+    mp.xon_delta = 3000;
+    mp.lossless_mask = 0x08;
+    mp.egress_limit = 1000000;
+    auto sw = rdmacc_ffi::switch_core_new(mp, *topo, 1, 7);
+    rdmacc_ffi::SwitchPacket pkt{};
+    pkt.in_port = 0;
+    pkt.prio = 3;
+    pkt.dst_node = 2;
+    pkt.src_ip = 1;
+    pkt.dst_ip = 2;
+    pkt.src_port = 1000;
+    pkt.dst_port = 4791;
+    pkt.protocol = 17;
+    pkt.size = 1062;
+    pkt.ecn = 2;
+    t0 = std::chrono::steady_clock::now();
+    for (uint64_t i = 0; i < n; i++)
+    {
+        pkt.draw = double(i % 997) / 997;
+        const auto d = sw->on_arrival(pkt);
+        c.checksum += d.out_port + sw->on_departure(0, d.out_port, 3, 1062);
+    }
+    c.switchNs = NsPerCall(t0, n);
+
+    // one data packet of a queue pair: poll, receive, acknowledge
+    rdmacc_ffi::SenderParams sp{};
+    sp.scheme = 2; // line rate: never blocked
+    sp.mtu = 1000;
+    sp.line_rate_bps = 100000000000ULL;
+    sp.base_rtt_ns = 4000;
+    sp.rto_backoff = 6;
+    sp.alpha = 1;
+    sp.beta = 0.5;
+    sp.gamma = 0.125;
+    sp.eta = 0.5;
+    sp.rtt_gain = 0.125;
+    const uint64_t size = (n + 1) * 1000;
+    auto snd = rdmacc_ffi::sender_new(sp, size, 0);
+    rdmacc_ffi::ReceiverParams rcp{};
+    rcp.ack_every = 1;
+    rcp.mtu = 1000;
+    auto rcv = rdmacc_ffi::receiver_new(rcp, size);
+    t0 = std::chrono::steady_clock::now();
+    for (uint64_t i = 0; i < n; i++)
+    {
+        const uint64_t now = i * 100;
+        const auto o = snd->poll(now);
+        if (o.kind != 0)
+        {
+            continue;
+        }
+        const auto a = rcv->on_data(now + 50, o.seq, o.len, false, o.last, o.ack_req);
+        if (a.n_acks)
+        {
+            snd->on_ack(now + 90, a.ack1.seq, a.ack1.ece);
+        }
+        c.checksum += a.delivered;
+    }
+    c.senderNs = NsPerCall(t0, n);
+    return c;
+}
+
+} // namespace rdmacc
+} // namespace ns3
