@@ -150,13 +150,15 @@ pub struct SenderConfig {
     /// Base (unloaded) round-trip time (default 8 µs: two 2 µs hops each way, the
     /// `ldcp-incast` topology). Initial smoothed RTT and the BDP's time.
     pub base_rtt: Time,
-    /// Retransmission timeout for tail loss; `None` → 4 × `base_rtt` (ldcp.md decision).
+    /// Floor of the retransmission timeout (RFC 6298 §2.4's lower bound); `None` → 4 ×
+    /// `base_rtt` (ldcp.md decision). The RTO is `max(floor, srtt + 4·rttvar)` once the RTT
+    /// has been sampled, the floor before (see [`crate::sender`] for backoff and fast start).
     pub rto: Option<Time>,
     /// Most doublings of the RTO after consecutive timeouts (Karn's backoff); 0 keeps the RTO
     /// fixed. The backoff resets when an ACK newly acknowledges a packet that was never
-    /// retransmitted. Default 6 (up to 64 × RTO): without it, a queue deeper than the RTO (a
-    /// fast-start incast of hundreds of flows) times every packet out, and Karn's rule then
-    /// hides the RTT samples that would have raised the smoothed RTT.
+    /// retransmitted. Default 6. Backoff never takes the RTO past `floor·2^rto_backoff` (the
+    /// ceiling, 64 × floor), and in LDCP fast start before any RTT sample the RTO is that
+    /// ceiling: the first-RTT queue of a large incast is much deeper than the floor.
     pub rto_backoff: u32,
     /// A NACK for the same sequence as the previous one within this time is ignored;
     /// `None` → the current smoothed RTT (ldcp.md decision: "within one RTT"); `Some(0)` turns
@@ -222,7 +224,7 @@ impl SenderConfig {
         )
     }
 
-    /// The retransmission timeout in effect: [`Self::rto`] or 4 × [`Self::base_rtt`].
+    /// The RTO floor in effect: [`Self::rto`] or 4 × [`Self::base_rtt`].
     pub fn effective_rto(&self) -> Time {
         self.rto.unwrap_or(Time(self.base_rtt.0.saturating_mul(4)))
     }

@@ -1,4 +1,5 @@
-//! Send times of recent packets, for per-ACK RTT samples without per-packet allocation.
+//! Send times of recent packets, for per-ACK RTT samples without per-packet allocation, and
+//! the RFC 6298 RTT estimator (smoothed RTT and variation) the sender's tick and RTO use.
 //!
 //! A fixed ring allocated once per flow: slot `⌊(end − 1)/mtu⌋ mod capacity` remembers the end
 //! offset and send time of the last packet that ended in it. An ACK for byte `a` samples the
@@ -79,6 +80,85 @@ impl SendLog {
     }
 }
 
+/// Gain of the RTT variation estimate (RFC 6298 §2.3, β = 1/4).
+pub(crate) const RTTVAR_GAIN: f64 = 0.25;
+
+/// Smoothed RTT and RTT variation after RFC 6298 §2.2–2.3, for the sub-packet tick, pacing,
+/// the NACK hold-off and the retransmission timeout.
+///
+/// Until the first sample `srtt` is the configured base RTT and there is no variation (the RTO
+/// is then the sender's initial RTO). The first sample `R` sets `srtt ← R`, `rttvar ← R/2`;
+/// each later one sets `rttvar ← (1 − β)·rttvar + β·|srtt − R|` (β = 1/4), then
+/// `srtt ← srtt + g·(R − srtt)` (g = `rtt_gain`, 1/8).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RttEstimator {
+    srtt: Time,
+    rttvar: Time,
+    gain: f64,
+    measured: bool,
+}
+
+impl RttEstimator {
+    pub(crate) fn new(base_rtt: Time, gain: f64) -> RttEstimator {
+        RttEstimator {
+            srtt: base_rtt,
+            rttvar: Time::ZERO,
+            gain,
+            measured: false,
+        }
+    }
+
+    /// Takes one RTT sample.
+    #[inline]
+    pub(crate) fn sample(&mut self, r: Time) {
+        let r = Time(r.0.max(1));
+        if self.measured {
+            let dev = Time(self.srtt.0.abs_diff(r.0));
+            // RFC 6298 §2.3: RTTVAR first (with the old SRTT), then SRTT
+            self.rttvar = ewma0(self.rttvar, dev, RTTVAR_GAIN);
+            self.srtt = ewma(self.srtt, r, self.gain);
+        } else {
+            // RFC 6298 §2.2: the first measurement sets SRTT directly
+            self.srtt = r;
+            self.rttvar = Time(r.0 / 2);
+            self.measured = true;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn srtt(&self) -> Time {
+        self.srtt
+    }
+
+    #[cfg(test)]
+    pub(crate) fn rttvar(&self) -> Time {
+        self.rttvar
+    }
+
+    /// Whether a sample has been taken.
+    #[cfg(test)]
+    pub(crate) fn measured(&self) -> bool {
+        self.measured
+    }
+
+    /// RFC 6298 §2.3 `srtt + 4·rttvar` (no clock granularity term: time is in ns), or `None`
+    /// before the first sample.
+    #[inline]
+    pub(crate) fn rto_estimate(&self) -> Option<Time> {
+        self.measured.then(|| {
+            self.srtt
+                .saturating_add(Time(self.rttvar.0.saturating_mul(4)))
+        })
+    }
+}
+
+/// EWMA like [`ewma`] but allowed to reach 0 (for the variation).
+#[inline]
+fn ewma0(v: Time, sample: Time, gain: f64) -> Time {
+    let s = v.0 as f64 + gain * (sample.0 as f64 - v.0 as f64);
+    Time(s.round().max(0.0) as u64)
+}
+
 /// EWMA `srtt ← srtt + g·(sample − srtt)`, rounded to the nanosecond.
 #[inline]
 pub(crate) fn ewma(srtt: Time, sample: Time, gain: f64) -> Time {
@@ -110,6 +190,23 @@ mod tests {
         l.record(1000 + CAPACITY * 1000, Time(2), false);
         assert_eq!(l.sent_at(1000), None);
         assert_eq!(l.sent_at(1000 + CAPACITY * 1000), Some(Sent::At(Time(2))));
+    }
+
+    #[test]
+    fn first_sample_sets_srtt_then_rfc6298_smoothing() {
+        let mut e = RttEstimator::new(Time(8000), 0.125);
+        assert_eq!(
+            (e.srtt(), e.rto_estimate(), e.measured()),
+            (Time(8000), None, false)
+        );
+        // RFC 6298 §2.2: SRTT = R, RTTVAR = R/2
+        e.sample(Time(40_000));
+        assert_eq!((e.srtt(), e.rttvar()), (Time(40_000), Time(20_000)));
+        assert_eq!(e.rto_estimate(), Some(Time(120_000)));
+        // §2.3: RTTVAR = 3/4·20000 + 1/4·|40000 − 8000| = 23000; SRTT = 40000 − 32000/8
+        e.sample(Time(8000));
+        assert_eq!((e.srtt(), e.rttvar()), (Time(36_000), Time(23_000)));
+        assert_eq!(e.rto_estimate(), Some(Time(36_000 + 92_000)));
     }
 
     #[test]

@@ -18,10 +18,23 @@
 //! - Window (controller gives `w = window()`): `w ≥ 1`: in-flight + next packet ≤ `w·MTU`;
 //!   `w < 1`: at most one packet in flight and the next no sooner than `srtt/w` after the
 //!   previous send (draft §2.2: "A flow with a cw < 1 is ticked out by a timer, whose timeout is
-//!   set as RTT/cw"). In-flight = `snd_nxt − snd_una`.
+//!   set as RTT/cw"). In-flight = `snd_nxt − snd_una`. Decision: after a NACK the tick counts
+//!   from the later of the previous send and the NACK's arrival. A flow that leaves fast start
+//!   on loss last sent at the start of its burst, so `last send + srtt/γ` is the same instant
+//!   for every flow of an incast: a thousand flows would resend together, a wave of N packets
+//!   on top of the first-RTT queue. The NACKs themselves come back spread out at the rate the
+//!   bottleneck drains the first-RTT queue, so counting from them spreads the resends the same
+//!   way. (A timeout does not move the tick: it already fires at least one tick after the
+//!   last send.)
 //! - Pacing (controller gives a rate `R`): the next packet no sooner than
 //!   `previous packet length / R` after the previous send (`R` re-read at each poll).
-//! - Smoothed RTT: EWMA with gain `rtt_gain` (1/8) over samples, initialised to `base_rtt`.
+//! - Smoothed RTT and RTT variation after RFC 6298 §2 (see `rtt.rs`): `srtt` is `base_rtt`
+//!   until the first sample, which sets `srtt ← R`, `rttvar ← R/2` (decision, replacing
+//!   ldcp.md's "initialised to the configured base RTT" EWMA start); then
+//!   `rttvar ← 3/4·rttvar + 1/4·|srtt − R|` and `srtt ← srtt + rtt_gain·(R − srtt)` (1/8).
+//!   Starting the EWMA at the base RTT made the first sample after a deep first-RTT queue move
+//!   srtt only 1/8 of the way, so the sub-packet tick and the RTO lagged the real RTT by many
+//!   samples — and a flow below one packet takes one sample per `1/cw` RTTs.
 //!   Sample = now − send time of the packet ending at the ACKed byte — see `rtt.rs` for the
 //!   bounded send-time log. Karn's rule: no sample when the send time is ambiguous, i.e. the
 //!   packet was resent after a *timeout* (an earlier copy may still be in flight: bytes below
@@ -36,15 +49,35 @@
 //!   Without these, a flow whose fast-start burst was WRED-dropped (or timed out behind a deep
 //!   incast queue) sends nothing but retransmissions, never samples the RTT, and its
 //!   sub-packet timer `srtt/cw` stays at the base RTT however deep the queue.
+//!   Decision: a NACK bounds the RTT the same way. The packet that triggered it left no later
+//!   than the latest send, so `now −` the latest send time is at most its RTT; it updates the
+//!   estimator when it exceeds srtt (as an ambiguous ACK does). The bound is exact when the
+//!   trigger is the last packet sent — the ECT packet that ends a fast-start burst (the
+//!   Not-ECT ones after a gap are the ones WRED drops) or the one packet in flight below
+//!   `cw = 1`. A flow that leaves fast start on a NACK thus learns the first-RTT queueing
+//!   delay before its first retransmission, and its tick `srtt/γ` reflects it.
 //! - Go-back-N on NACK: `snd_nxt ← expected_seq`. A NACK for the same sequence as the previous
 //!   one within `dup_nack_holdoff` (default: srtt) is ignored, as is a NACK below `snd_una`.
 //! - RTT probes (controllers that ask for them): one outstanding; the next is due when the
 //!   response returns or after `max(rto, 2·srtt)` without one (decision); a late response to
 //!   one of the last four probes that timed out still gives an RTT sample (probe ids are
 //!   unique).
-//! - Retransmission timer: armed while data is in flight, `now + rto·2^b` at the first send into
+//! - Retransmission timer: armed while data is in flight, `now + RTO` at the first send into
 //!   an empty pipe and at every ACK that advances `snd_una`; disarmed when nothing is in flight
-//!   (including right after a go-back). Decision: the timeout is at least the send interval of
+//!   (including right after a go-back). RTO (decision, RFC 6298 with ldcp.md's
+//!   "4 × base RTT" as the floor): with `floor = cfg.rto` (default 4 × `base_rtt`),
+//!   `ceiling = floor·2^rto_backoff` and `base = max(floor, srtt + 4·rttvar)` once the RTT has
+//!   been sampled, else `floor`: `RTO = min(base·2^b, max(base, ceiling))` — a fixed
+//!   4 × base RTT timeout fires spuriously whenever the queue holds more than three base RTTs
+//!   (a 1000-flow incast queues ~100 µs behind a 4.2 µs RTT), and each spurious go-back adds
+//!   copies to that queue. Backoff never takes the RTO past the ceiling (the estimate itself
+//!   may be larger): `rttvar`-scaled RTOs doubled six times would idle a lossy line-rate flow
+//!   for tens of milliseconds. In LDCP fast start before any RTT sample the RTO is the
+//!   ceiling outright (decision): the last fast-start packet is ECT, so WRED cannot drop it
+//!   and it produces an ACK or NACK unless the buffer overflows, but that feedback may wait
+//!   behind the first-RTT packets of every flow that started together — far longer than
+//!   4 × base RTT — and a timeout there would resend in lock-step with all of them.
+//!   Decision: the timeout is at least the send interval of
 //!   one packet — the sub-packet tick `srtt/w`, or one MTU at the pacing rate: a
 //!   retransmission could not leave earlier anyway, and a shorter timeout only turns ACKs
 //!   delayed by a deep queue into spurious retransmissions whose ambiguous ACKs then hide the
@@ -56,8 +89,8 @@
 
 use crate::config::SenderConfig;
 use crate::controller::{AckEvent, Controller, NackEvent, SchemeController};
-use crate::ldcp::FastStartExit;
-use crate::rtt::{ewma, SendLog, Sent};
+use crate::ldcp::{FastStartExit, Stage};
+use crate::rtt::{RttEstimator, SendLog, Sent};
 use crate::Ecn;
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 
@@ -169,11 +202,11 @@ pub struct QpSender<C: Controller = SchemeController> {
     cc: C,
     mtu: u64,
     flow_size: u64,
-    rto: Time,
+    /// RTO floor (`cfg.rto`, default 4 × base RTT).
+    rto_floor: Time,
     rto_backoff_max: u32,
     /// Current backoff exponent.
     backoff: u32,
-    rtt_gain: f64,
     dup_nack_holdoff: Option<Time>,
     start: Time,
     /// Lowest unacknowledged byte.
@@ -186,9 +219,12 @@ pub struct QpSender<C: Controller = SchemeController> {
     karn_limit: u64,
     /// A data packet was sent since the last timeout.
     sent_since_rto: bool,
-    srtt: Time,
+    rtt: RttEstimator,
     /// Time and length of the previous data packet.
     last_send: Option<(Time, u32)>,
+    /// Arrival of the last NACK that made the sender go back: the sub-packet tick is measured
+    /// from it too.
+    go_back_at: Option<Time>,
     /// Gate time returned by the last `WaitUntil`, until it expires.
     wait_until: Option<Time>,
     rto_deadline: Option<Time>,
@@ -237,10 +273,9 @@ impl<C: Controller> QpSender<C> {
         Ok(QpSender {
             mtu,
             flow_size,
-            rto: cfg.effective_rto(),
+            rto_floor: cfg.effective_rto(),
             rto_backoff_max: cfg.rto_backoff,
             backoff: 0,
-            rtt_gain: cfg.ldcp.rtt_gain,
             dup_nack_holdoff: cfg.dup_nack_holdoff,
             start: now,
             snd_una: 0,
@@ -248,8 +283,9 @@ impl<C: Controller> QpSender<C> {
             snd_max: 0,
             karn_limit: 0,
             sent_since_rto: false,
-            srtt: cfg.base_rtt,
+            rtt: RttEstimator::new(cfg.base_rtt, cfg.ldcp.rtt_gain),
             last_send: None,
+            go_back_at: None,
             wait_until: None,
             rto_deadline: None,
             last_nack: None,
@@ -332,14 +368,16 @@ impl<C: Controller> QpSender<C> {
                     return Gate::Blocked;
                 }
                 if let Some((t, _)) = self.last_send {
-                    earliest = t.saturating_add(Time((self.srtt.0 as f64 / w).ceil() as u64));
+                    // decision: after a go-back the tick counts from the loss signal too
+                    let from = self.go_back_at.map_or(t, |g| g.max(t));
+                    earliest = from.saturating_add(self.tick(w));
                 }
             } else if (in_flight + u64::from(len)) as f64 > w * self.mtu as f64 + WINDOW_SLACK {
                 // ldcp.md: in-flight bytes ≤ cw·MTU
                 return Gate::Blocked;
             }
         }
-        if let Some(rate) = self.cc.pacing_rate(self.srtt) {
+        if let Some(rate) = self.cc.pacing_rate(self.rtt.srtt()) {
             // ldcp.md rate variant: R = cw·MTU/RTT paces the flow
             if let Some((t, prev_len)) = self.last_send {
                 earliest = earliest.max(t.saturating_add(rate.tx_time(Bytes(prev_len.into()))));
@@ -432,7 +470,7 @@ impl<C: Controller> QpSender<C> {
                     // Karn: the backoff stays. `now − latest` is a lower bound on a real RTT,
                     // so it may raise srtt but never lower it.
                     let bound = now.saturating_sub(latest);
-                    if self.cc.rtt_from_acks() && bound > self.srtt {
+                    if self.cc.rtt_from_acks() && bound > self.rtt.srtt() {
                         self.rtt_sample(bound);
                     }
                 }
@@ -461,7 +499,7 @@ impl<C: Controller> QpSender<C> {
             return;
         }
         let expected = expected_seq.min(self.snd_max);
-        let holdoff = self.dup_nack_holdoff.unwrap_or(self.srtt);
+        let holdoff = self.dup_nack_holdoff.unwrap_or(self.rtt.srtt());
         let duplicate = matches!(self.last_nack,
             Some((s, t)) if s == expected && now < t.saturating_add(holdoff));
         if expected < self.snd_una || duplicate {
@@ -471,6 +509,7 @@ impl<C: Controller> QpSender<C> {
             return;
         }
         self.last_nack = Some((expected, now));
+        self.nack_rtt_sample(now);
         if expected > self.snd_una {
             // the NACK is cumulative too: the ACKs for these bytes were lost; no RTT sample and
             // no window change for them (their marks are unknown)
@@ -492,8 +531,26 @@ impl<C: Controller> QpSender<C> {
         }
         // go-back-N: retransmit from the NACKed sequence
         self.snd_nxt = expected;
+        self.go_back_at = Some(now);
         self.rto_deadline = None;
         self.after_event();
+    }
+
+    /// RTT bound carried by a NACK (decision, see the module documentation): the packet that
+    /// triggered it left no later than the latest send, so `now −` that send time is a lower
+    /// bound on its RTT (exact when the trigger is the last packet sent, as for the ECT packet
+    /// that ends a fast-start burst, or the one packet in flight below `cw = 1`). Like an
+    /// ambiguous ACK it raises srtt, never lowers it.
+    fn nack_rtt_sample(&mut self, now: Time) {
+        if !self.cc.rtt_from_acks() {
+            return;
+        }
+        if let Some((sent, _)) = self.last_send {
+            let bound = now.saturating_sub(sent);
+            if bound > self.rtt.srtt() {
+                self.rtt_sample(bound);
+            }
+        }
     }
 
     /// Congestion notification packet (rate-based LDCP: `cw −= β`; others ignore it).
@@ -537,7 +594,8 @@ impl<C: Controller> QpSender<C> {
     /// How long a probe may stay unanswered: `max(rto, 2·srtt)` (decision: a queue deeper
     /// than the RTO must not time every probe out).
     fn probe_timeout(&self) -> Time {
-        self.rto.max(Time(self.srtt.0.saturating_mul(2)))
+        self.rto_floor
+            .max(Time(self.rtt.srtt().0.saturating_mul(2)))
     }
 
     /// Earliest time this QP wants [`Self::on_timer`]: the retransmission timeout, the
@@ -618,24 +676,49 @@ impl<C: Controller> QpSender<C> {
         }
     }
 
-    /// The RTO with the current backoff applied, at least the send interval of one packet
-    /// (sub-packet tick `srtt/w`, or one MTU at the pacing rate).
+    /// The sub-packet tick `srtt/w` (`0 < w < 1`).
+    #[inline]
+    fn tick(&self, w: f64) -> Time {
+        Time((self.rtt.srtt().0 as f64 / w).ceil() as u64)
+    }
+
+    /// The most the backoff can make of the RTO: `floor·2^rto_backoff`.
+    #[inline]
+    fn rto_ceiling(&self) -> Time {
+        Time(
+            self.rto_floor
+                .0
+                .saturating_mul(1u64 << self.rto_backoff_max.min(63)),
+        )
+    }
+
+    /// The RTO in effect (see the module documentation): `base = max(floor, srtt + 4·rttvar)`
+    /// once the RTT has been sampled, else the floor; `min(base·2^b, max(base, ceiling))`;
+    /// the ceiling `floor·2^rto_backoff` outright in fast start before any sample; at least
+    /// the send interval of one packet (sub-packet tick `srtt/w`, or one MTU at the pacing
+    /// rate).
     fn current_rto(&self) -> Time {
-        let mut rto = Time(self.rto.0.saturating_mul(1u64 << self.backoff.min(63)));
+        let mut rto = match self.rtt.rto_estimate() {
+            None if matches!(self.cc.stage(), Some(Stage::FastStart { .. })) => self.rto_ceiling(),
+            est => {
+                let base = est.map_or(self.rto_floor, |e| e.max(self.rto_floor));
+                let backed_off = Time(base.0.saturating_mul(1u64 << self.backoff.min(63)));
+                backed_off.min(self.rto_ceiling().max(base))
+            }
+        };
         if let Some(w) = self.cc.window() {
             if w < 1.0 {
-                rto = rto.max(Time((self.srtt.0 as f64 / w).ceil() as u64));
+                rto = rto.max(self.tick(w));
             }
         }
-        if let Some(rate) = self.cc.pacing_rate(self.srtt) {
+        if let Some(rate) = self.cc.pacing_rate(self.rtt.srtt()) {
             rto = rto.max(rate.tx_time(Bytes(self.mtu)));
         }
         rto
     }
 
     fn rtt_sample(&mut self, sample: Time) {
-        // ldcp.md decision: EWMA gain 1/8 over per-ACK samples, initialised to the base RTT
-        self.srtt = ewma(self.srtt, sample, self.rtt_gain);
+        self.rtt.sample(sample);
         self.stats.rtt_samples += 1;
     }
 
@@ -669,14 +752,14 @@ impl<C: Controller> QpSender<C> {
 
     /// Pacing rate, if the controller paces (rate-based LDCP).
     pub fn rate(&self) -> Option<Rate> {
-        self.cc.pacing_rate(self.srtt)
+        self.cc.pacing_rate(self.rtt.srtt())
     }
 
     /// Counters and state.
     pub fn stats(&self) -> SenderStats {
         SenderStats {
             fast_start_exit: self.cc.fast_start_exit(),
-            srtt: self.srtt,
+            srtt: self.rtt.srtt(),
             ..self.stats
         }
     }
@@ -703,7 +786,7 @@ impl<C: Controller> QpSender<C> {
 
     /// Current smoothed RTT.
     pub fn srtt(&self) -> Time {
-        self.srtt
+        self.rtt.srtt()
     }
 
     /// The congestion controller.
@@ -876,11 +959,15 @@ mod tests {
         s.on_nack(us(8), 0, false);
         // nothing acknowledged: cw = max(0, γ) = 1/8, sub-packet regime
         assert_eq!(stage(&s), Stage::SubPacket { cw: 0.125 });
-        // last send at 0, srtt 8 µs: next packet at 0 + 8000/0.125 = 64 µs
-        assert_eq!(s.poll(us(8)), Poll::WaitUntil(us(64)));
-        assert_eq!(s.next_timer(), Some(us(64)));
-        s.on_timer(us(64));
-        let p = send(&mut s, us(64));
+        // the NACK bounds the RTT from below by 8 µs since the last send: not above srtt (the
+        // base RTT), so no sample
+        assert_eq!((s.srtt(), s.stats().rtt_samples), (us(8), 0));
+        // the tick counts from the NACK (the later of it and the last send, 0):
+        // 8 µs + 8000/0.125 = 72 µs
+        assert_eq!(s.poll(us(8)), Poll::WaitUntil(us(72)));
+        assert_eq!(s.next_timer(), Some(us(72)));
+        s.on_timer(us(72));
+        let p = send(&mut s, us(72));
         assert_eq!((p.seq, p.retransmission, p.ecn), (0, true, Ecn::Ect0));
         assert_eq!(s.stats().sub_packet_sends, 1);
         assert_eq!(s.stats().min_cw, 0.125);
@@ -892,20 +979,23 @@ mod tests {
         assert_eq!(stage(&s), Stage::Pawa { cw: 1.0 });
         let p = send(&mut s, Time::ZERO);
         assert_eq!(p.ecn, Ecn::Ect0, "without fast start every packet is ECT");
-        // ACK after 16 µs with ECE: srtt = 8000 + (16000 − 8000)/8 = 9000; cw = 1 − 1/2
+        // ACK after 16 µs with ECE: the first sample sets srtt = 16 µs (RFC 6298 §2.2);
+        // cw = 1 − 1/2
         s.on_ack(us(16), 1000, true);
-        assert_eq!(s.srtt(), Time(9000));
+        assert_eq!(s.srtt(), Time(16_000));
         assert_eq!(stage(&s), Stage::SubPacket { cw: 0.5 });
-        // draft §2.2: timeout RTT/cw after the previous send: 0 + 9000/0.5
-        assert_eq!(s.poll(us(16)), Poll::WaitUntil(Time(18_000)));
-        assert_eq!(s.poll(Time(17_999)), Poll::WaitUntil(Time(18_000)));
-        let p = send(&mut s, Time(18_000));
+        // draft §2.2: timeout RTT/cw after the previous send: 0 + 16000/0.5
+        assert_eq!(s.poll(us(16)), Poll::WaitUntil(Time(32_000)));
+        assert_eq!(s.poll(Time(31_999)), Poll::WaitUntil(Time(32_000)));
+        let p = send(&mut s, Time(32_000));
         assert!(p.ack_req, "cw < 1: every packet asks for an immediate ACK");
         // at most one packet in flight
-        assert_eq!(s.poll(Time(18_000)), Poll::Blocked);
-        // unmarked ACK: cw = 0.5 + 1/8 (draft §2.2 "cw = cw + gamma")
-        s.on_ack(Time(26_000), 2000, false);
+        assert_eq!(s.poll(Time(32_000)), Poll::Blocked);
+        // unmarked ACK: cw = 0.5 + 1/8 (draft §2.2 "cw = cw + gamma");
+        // srtt = 16000 + (8000 − 16000)/8
+        s.on_ack(Time(40_000), 2000, false);
         assert_eq!(stage(&s), Stage::SubPacket { cw: 0.625 });
+        assert_eq!(s.srtt(), Time(15_000));
         assert_eq!(s.stats().sub_packet_sends, 1);
     }
 
@@ -970,33 +1060,105 @@ mod tests {
     }
 
     #[test]
+    fn rto_in_fast_start_before_any_sample_is_the_ceiling() {
+        let mut s = sender(4.0, true, 100_000);
+        for _ in 0..4 {
+            send(&mut s, Time::ZERO);
+        }
+        // fast start, nothing measured: floor 32 µs × 2^rto_backoff (6) = 2048 µs
+        assert_eq!(s.next_timer(), Some(us(2048)));
+        s.on_timer(us(2048));
+        assert_eq!(s.stats().timeouts, 1);
+        assert_eq!(stage(&s), Stage::SubPacket { cw: 0.125 });
+        // the tick (0 + 8/0.125 µs) has passed: resend at once; out of fast start the RTO is
+        // the floor backed off once, 64 µs (= the tick)
+        assert_eq!(send(&mut s, us(2048)).seq, 0);
+        assert_eq!(s.next_timer(), Some(us(2048 + 64)));
+        // without fast start the first RTO is the floor
+        let mut s = sender(1.0, false, 100_000);
+        send(&mut s, Time::ZERO);
+        assert_eq!(s.next_timer(), Some(us(32)));
+        // and without backoff the ceiling is the floor
+        let mut c = cfg(Scheme::Ldcp, 4.0, true);
+        c.rto_backoff = 0;
+        let mut s = QpSender::new(&c, 100_000, Time::ZERO).unwrap();
+        send(&mut s, Time::ZERO);
+        assert_eq!(s.next_timer(), Some(us(32)));
+    }
+
+    #[test]
+    fn rto_follows_rfc6298_and_backoff_stops_at_the_ceiling() {
+        let mut c = cfg(Scheme::Ldcp, 1.0, false);
+        c.rto_backoff = 2; // ceiling 4 × 32 = 128 µs
+        let mut s = QpSender::new(&c, 100_000, Time::ZERO).unwrap();
+        send(&mut s, Time::ZERO);
+        // first sample 40 µs: srtt 40, rttvar 20 → RTO = max(32, 40 + 4·20) = 120 µs; cw 2
+        s.on_ack(us(40), 1000, false);
+        send(&mut s, us(40));
+        send(&mut s, us(40));
+        assert_eq!(s.next_timer(), Some(us(40 + 120)));
+        s.on_timer(us(160)); // backoff 1: min(240, max(120, 128)) = 128 µs
+        send(&mut s, us(160));
+        assert_eq!(s.next_timer(), Some(us(160 + 128)));
+        s.on_timer(us(288)); // backoff 2: still 128 µs; cw 0.5, tick 80 µs
+        send(&mut s, us(288));
+        assert_eq!(s.next_timer(), Some(us(288 + 128)));
+        // an estimate above the ceiling is used as is: a late ACK of the resend (ambiguous,
+        // but 300 µs since it left) raises srtt: rttvar = 3/4·20 + 1/4·260, srtt = 40 + 260/8
+        s.on_ack(us(588), 2000, false);
+        assert_eq!(s.srtt(), Time(72_500));
+        let t = match s.poll(us(588)) {
+            Poll::Send(_) => us(588),
+            other => panic!("{other:?}"),
+        };
+        // RTO = max(32, 72.5 + 4·80) = 392.5 µs ≥ the ceiling, not backed off further
+        assert_eq!(s.next_timer(), Some(t + Time(392_500)));
+    }
+
+    #[test]
     fn rto_backs_off_until_an_unambiguous_ack() {
         let mut s = sender(1.0, false, 100_000);
         send(&mut s, Time::ZERO);
-        s.on_timer(us(32)); // RTO 1 → backoff 2×, cw 0.5
-        send(&mut s, us(32));
-        // RTO 2 armed at 32 + max(64, tick 8/0.5 = 16) µs
-        assert_eq!(s.next_timer(), Some(us(96)));
-        s.on_timer(us(96)); // → 4×, cw 0.25
-        send(&mut s, us(96));
-        assert_eq!(s.next_timer(), Some(us(96 + 128)));
+        // first sample 8 µs: srtt 8, rttvar 4, RTO = max(32, 8 + 4·4) = 32 µs; cw 2
+        s.on_ack(us(8), 1000, false);
+        send(&mut s, us(8));
+        send(&mut s, us(8));
+        assert_eq!(s.next_timer(), Some(us(40)));
+        s.on_timer(us(40)); // RTO 1 → backoff 2×, cw 1
+        assert_eq!(s.cw(), 1.0);
+        assert_eq!(send(&mut s, us(40)).seq, 1000);
+        assert_eq!(s.next_timer(), Some(us(40 + 64)));
+        s.on_timer(us(104)); // RTO 2 → backoff 4×, cw 0.5
+                             // the tick (40 + 8/0.5 µs) has passed: resend at once
+        send(&mut s, us(104));
+        // RTO 3 armed at 104 + max(128, tick 16) µs
+        assert_eq!(s.next_timer(), Some(us(104 + 128)));
         // the ACK of a resent packet is ambiguous (Karn): backoff stays
-        s.on_ack(us(100), 1000, false);
-        let t = match s.poll(us(100)) {
+        s.on_ack(us(108), 2000, false);
+        let t = match s.poll(us(108)) {
             Poll::WaitUntil(t) => t,
             other => panic!("{other:?}"),
         };
-        send(&mut s, t);
+        // cw 0.625: tick 12.8 µs after the send at 104
+        assert_eq!(t, Time(116_800));
+        assert_eq!(send(&mut s, t).seq, 2000);
         assert_eq!(s.next_timer(), Some(t + us(128)));
-        // an ACK of a never-resent packet ends the backoff
-        s.on_ack(t + us(8), 2000, false);
-        let t2 = match s.poll(t + us(8)) {
+        s.on_ack(t + us(4), 3000, false); // [2000, 3000) was resent too: still ambiguous
+        let t2 = match s.poll(t + us(4)) {
             Poll::WaitUntil(t2) => t2,
             other => panic!("{other:?}"),
         };
-        send(&mut s, t2);
+        assert_eq!(send(&mut s, t2).seq, 3000);
+        assert_eq!(s.next_timer(), Some(t2 + us(128)));
+        // an ACK of a never-resent packet ends the backoff: RTO back to max(32 µs, tick)
+        s.on_ack(t2 + us(8), 4000, false);
+        let t3 = match s.poll(t2 + us(8)) {
+            Poll::WaitUntil(t3) => t3,
+            other => panic!("{other:?}"),
+        };
+        send(&mut s, t3);
         let tick = Time((s.srtt().0 as f64 / s.cw()).ceil() as u64);
-        assert_eq!(s.next_timer(), Some(t2 + us(32).max(tick)));
+        assert_eq!(s.next_timer(), Some(t3 + us(32).max(tick)));
         assert_eq!(s.stats().timeouts, 2);
     }
 
@@ -1021,17 +1183,26 @@ mod tests {
         assert_eq!(s.next_timer(), Some(us(112 + 64)));
     }
 
+    /// Like [`sender`] but without RTO backoff, so the first timeout comes after the 32 µs
+    /// floor even before any RTT sample.
+    fn fixed_rto_sender(iw: f64, fast_start: bool, flow: u64) -> QpSender {
+        let mut c = cfg(Scheme::Ldcp, iw, fast_start);
+        c.rto_backoff = 0;
+        QpSender::new(&c, flow, Time::ZERO).unwrap()
+    }
+
     #[test]
     fn ambiguous_ack_can_raise_srtt_but_not_lower_it() {
-        let mut s = sender(1.0, false, 10_000);
+        let mut s = fixed_rto_sender(1.0, false, 10_000);
         send(&mut s, Time::ZERO);
         s.on_timer(us(32)); // the packet (or its ACK) is late: resend at 32
         send(&mut s, us(32));
-        // an ACK 48 µs after the resend: whichever copy it answers, the RTT was ≥ 48 µs
+        // an ACK 48 µs after the resend: whichever copy it answers, the RTT was ≥ 48 µs;
+        // as the first sample it sets srtt (RFC 6298 §2.2)
         s.on_ack(us(80), 1000, false);
-        assert_eq!(s.srtt(), Time(8000 + (48_000 - 8000) / 8));
+        assert_eq!(s.srtt(), Time(48_000));
         // a quick ambiguous ACK says nothing about a short RTT: ignored
-        let mut s = sender(1.0, false, 10_000);
+        let mut s = fixed_rto_sender(1.0, false, 10_000);
         send(&mut s, Time::ZERO);
         s.on_timer(us(32));
         send(&mut s, us(32));
@@ -1042,7 +1213,7 @@ mod tests {
 
     #[test]
     fn nack_after_a_timeout_makes_resends_timed_again() {
-        let mut s = sender(4.0, true, 10_000);
+        let mut s = fixed_rto_sender(4.0, true, 10_000);
         for _ in 0..4 {
             send(&mut s, Time::ZERO);
         }
@@ -1050,16 +1221,17 @@ mod tests {
         s.on_timer(us(32));
         assert_eq!(s.stats().fast_start_exit, FastStartExit::Loss);
         s.on_nack(us(50), 0, false);
-        let t = match s.poll(us(50)) {
-            Poll::WaitUntil(t) => t,
-            Poll::Send(_) => us(50),
-            other => panic!("{other:?}"),
-        };
+        // the NACK's bound: the last send was at 0 → at least 50 µs, above srtt: the first
+        // sample
+        assert_eq!(s.srtt(), us(50));
+        // cw = γ; the tick counts from the NACK: 50 + 50/0.125 µs
+        assert_eq!(s.poll(us(50)), Poll::WaitUntil(us(450)));
+        let t = us(450);
         let p = send(&mut s, t);
         assert!(p.retransmission);
-        // unambiguous: a real sample of 20 µs
+        // unambiguous: a real sample of 20 µs, srtt = 50 − (50 − 20)/8
         s.on_ack(t + us(20), 1000, false);
-        assert_eq!(s.srtt(), Time(8000 + (20_000 - 8000) / 8));
+        assert_eq!(s.srtt(), Time(46_250));
     }
 
     #[test]
@@ -1068,8 +1240,10 @@ mod tests {
         for _ in 0..4 {
             send(&mut s, Time::ZERO);
         }
-        s.on_ack(us(8), 1000, false); // srtt stays 8 µs
+        s.on_ack(us(8), 1000, false); // first sample: srtt 8 µs
+                                      // the NACK's bound (last send at 0): 9 µs > srtt → srtt 8.125 µs
         s.on_nack(us(9), 1000, false);
+        assert_eq!(s.srtt(), Time(8125));
         assert_eq!(send(&mut s, us(9)).seq, 1000);
         // the same NACK again within srtt (e.g. triggered by an older packet): ignored
         s.on_nack(us(10), 1000, false);
@@ -1078,10 +1252,13 @@ mod tests {
         // a stale NACK below snd_una: ignored
         s.on_nack(us(10), 0, false);
         assert_eq!(s.stats().nacks_ignored, 2);
-        // one srtt later the same sequence is a new loss: go back again
+        // still within srtt of the first NACK (17 < 9 + 8.125): ignored
         s.on_nack(us(17), 1000, false);
+        assert_eq!(s.stats().nacks_ignored, 3);
+        // one srtt later the same sequence is a new loss: go back again
+        s.on_nack(Time(17_125), 1000, false);
         assert_eq!(s.snd_nxt(), 1000);
-        assert_eq!(s.stats().nacks, 4);
+        assert_eq!(s.stats().nacks, 5);
     }
 
     #[test]
@@ -1110,7 +1287,7 @@ mod tests {
 
     #[test]
     fn karn_timeout_resends_give_no_rtt_sample_below_srtt() {
-        let mut s = sender(1.0, false, 10_000);
+        let mut s = fixed_rto_sender(1.0, false, 10_000);
         send(&mut s, Time::ZERO);
         s.on_timer(us(32)); // lost: go back
         send(&mut s, us(32));
@@ -1123,7 +1300,8 @@ mod tests {
         assert_eq!(t, None);
         send(&mut s, us(100));
         s.on_ack(us(116), 2000, false);
-        assert_eq!(s.srtt(), Time(9000));
+        // the first sample sets srtt (RFC 6298 §2.2)
+        assert_eq!(s.srtt(), Time(16_000));
     }
 
     #[test]
@@ -1184,15 +1362,16 @@ mod tests {
         // the late response to probe 0: an RTT sample of 40 µs, no window increase
         s.on_probe_response(us(40), 0);
         assert_eq!(s.cw(), 1.0);
-        assert_eq!(s.srtt(), Time(8000 + (40_000 - 8000) / 8));
+        // the first sample sets srtt (RFC 6298 §2.2)
+        assert_eq!(s.srtt(), Time(40_000));
         s.on_probe_response(us(41), 0); // once only
         s.on_probe_response(us(41), 9); // never sent
         assert_eq!(s.stats().rtt_samples, 1);
-        // srtt 12 µs: the next timeout is max(32 µs, 2·srtt)
-        assert_eq!(s.next_timer(), Some(us(32 + 32)));
+        // srtt 40 µs: the next timeout is max(32 µs, 2·srtt)
+        assert_eq!(s.next_timer(), Some(us(32 + 80)));
         s.on_probe_response(us(52), 1);
         assert_eq!(s.cw(), 2.0);
-        assert_eq!(s.srtt(), Time(12_000 + (20_000 - 12_000) / 8));
+        assert_eq!(s.srtt(), Time(40_000 - (40_000 - 20_000) / 8));
     }
 
     #[test]
