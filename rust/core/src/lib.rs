@@ -1,8 +1,8 @@
 //! Shared vocabulary of the rdma-cc algorithm crates.
 //!
 //! Everything here is plain data: integer newtypes that carry their unit in the type
-//! ([`Bytes`], [`Rate`] in bit/s, [`Time`] in nanoseconds), the wire-overhead constants of a
-//! RoCEv2 packet ([`wire`]), and [`ConfigError`], the error every configuration's
+//! ([`Bytes`], [`Rate`] in bit/s, [`Time`] in nanoseconds), the IP ECN codepoint ([`Ecn`]), the
+//! wire-overhead constants of a RoCEv2 packet ([`wire`]), and [`ConfigError`], the error every configuration's
 //! `validate()` returns, naming the field and the offending value.
 //!
 //! No clocks, no randomness, no I/O: callers pass time and random draws in.
@@ -10,9 +10,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod ecn;
 mod error;
 mod units;
 pub mod wire;
 
+pub use ecn::Ecn;
 pub use error::ConfigError;
 pub use units::{Bytes, Rate, Time};

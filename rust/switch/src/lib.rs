@@ -18,36 +18,7 @@ pub mod mmu;
 pub mod red;
 pub mod routing;
 
-/// IP ECN codepoint of a packet (RFC 3168).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum Ecn {
-    /// Not ECN-capable transport (0b00).
-    NotEct = 0,
-    /// ECN-capable transport, ECT(1) (0b01).
-    Ect1 = 1,
-    /// ECN-capable transport, ECT(0) (0b10).
-    Ect0 = 2,
-    /// Congestion experienced (0b11).
-    Ce = 3,
-}
-
-impl Ecn {
-    /// Decodes the two ECN bits of the IP TOS / traffic-class byte.
-    pub const fn from_bits(bits: u8) -> Ecn {
-        match bits & 3 {
-            0 => Ecn::NotEct,
-            1 => Ecn::Ect1,
-            2 => Ecn::Ect0,
-            _ => Ecn::Ce,
-        }
-    }
-
-    /// Whether routers may mark this packet instead of dropping it.
-    pub const fn is_capable(self) -> bool {
-        !matches!(self, Ecn::NotEct)
-    }
-}
+pub use rdma_cc_core::Ecn;
 
 /// Why a switch dropped a packet. Reported per reason in every run's statistics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
