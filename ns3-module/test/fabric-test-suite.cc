@@ -491,6 +491,59 @@ class EcnBeforePfcWarningTestCase : public TestCase
     }
 };
 
+/// Per-link-speed ECN maps: each port marks with the thresholds of its own link speed.
+class EcnSpeedMapTestCase : public TestCase
+{
+  public:
+    EcnSpeedMapTestCase() :
+        TestCase("per-link-speed ECN map: the 25G bottleneck uses the 25G thresholds")
+    {
+    }
+
+  private:
+    /// marks at the switches for 2 x 100G senders into a 25G bottleneck
+    static uint64_t
+    Marks(const std::string& map)
+    {
+        FabricHelper fh;
+        fh.SetPrintWarnings(false);
+        fh.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+        fh.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+        fh.SetSwitchAttribute("PfcPriorities", UintegerValue(0));
+        fh.SetSwitchAttribute("EgressLimit", UintegerValue(10000000));
+        fh.SetQueuePriorities(0x08);
+        fh.SetEcnMap(map);
+        Fabric f = fh.Dumbbell(2, 1, DataRate("25Gbps"));
+        std::vector<Ptr<RawHost>> raw;
+        for (uint32_t i = 0; i < 3; i++)
+        {
+            raw.push_back(CreateObject<RawHost>());
+            raw.back()->Attach(f.hostDevices[i], f.hosts.Get(i)->GetId());
+        }
+        raw[0]->AddFlow(f.hosts.Get(2)->GetId(), 3, 200 * kPayload, Seconds(0), 1);
+        raw[1]->AddFlow(f.hosts.Get(2)->GetId(), 3, 200 * kPayload, Seconds(0), 2);
+        Simulator::Run();
+        uint64_t marks = 0;
+        for (const auto& sw : f.switches)
+        {
+            marks += sw->GetCounters().marked;
+        }
+        NS_ASSERT(raw[2]->GetReceivedBytes() == 400 * kPayload);
+        Simulator::Destroy();
+        return marks;
+    }
+
+    void
+    DoRun() override
+    {
+        // only the 25G port builds a queue (200 KB over 25 Gb/s); 100G ports never do
+        const uint64_t low25 = Marks("25:2000:2000:1.0,100:100000000:100000000:1.0");
+        const uint64_t high25 = Marks("25:100000000:100000000:1.0,100:2000:2000:1.0");
+        NS_TEST_ASSERT_MSG_GT(low25, 300, "25G port marks from 2 KB");
+        NS_TEST_ASSERT_MSG_EQ(high25, 0, "the 100G thresholds are not used on the 25G port");
+    }
+};
+
 /// The suite.
 class FabricTestSuite : public TestSuite
 {
@@ -507,6 +560,7 @@ class FabricTestSuite : public TestSuite
         AddTestCase(new HeadroomOverrunTestCase);
         AddTestCase(new EcmpClosTestCase);
         AddTestCase(new EcnBeforePfcWarningTestCase);
+        AddTestCase(new EcnSpeedMapTestCase);
     }
 };
 
