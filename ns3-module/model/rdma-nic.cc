@@ -366,7 +366,7 @@ RdmaNic::UpdateTimer(uint32_t idx)
 {
     Qp& q = *m_qps[idx];
     const uint64_t t = q.sender->next_timer();
-    if (t == q.timerAt && q.timer.IsRunning())
+    if (t == q.timerAt && !q.timer.IsExpired())
     {
         return;
     }
