@@ -94,6 +94,13 @@ def options(opt):
         help='build, then run an example: --run "NAME --arg=value ..."',
     )
     opt.add_option(
+        "--schemes",
+        action="store",
+        default="ldcp,ldcp-rate,none",
+        dest="schemes",
+        help='with "compare": comma-separated --cc values to run the example with',
+    )
+    opt.add_option(
         "--cargo-offline",
         action="store_true",
         default=False,
@@ -386,6 +393,66 @@ def _run_example(bld):
 
 
 # ---------------------------------------------------------------------------------------------
+# compare: one scenario under several schemes, one table
+
+
+class CompareContext(Build.BuildContext):
+    """build, then run --run "EXAMPLE args" once per --schemes and print one table"""
+
+    cmd = "compare"
+    fun = "build"
+
+
+COMPARE_COLUMNS = [
+    ("flows done", lambda s: "%d/%d" % (s["flows_done"], s["flows_total"])),
+    ("FCT avg us", lambda s: "%.1f" % (s["fct_ns"]["avg"] / 1e3)),
+    ("FCT p99 us", lambda s: "%.1f" % (s["fct_ns"]["p99"] / 1e3)),
+    ("slowdown p99", lambda s: "%.2f" % s["slowdown"]["p99"]),
+    ("queue max KB", lambda s: "%.1f" % (s["queue_max_bytes"] / 1e3)),
+    ("queue avg KB", lambda s: "%.1f" % (s["queue_avg_bytes"] / 1e3)),
+    ("drops", lambda s: "%d" % s["drops_total"]),
+    ("stable drops", lambda s: "%d" % s.get("stable_stage_drops", 0)),
+    ("PAUSEs", lambda s: "%d" % s["pfc_pause_frames"]),
+    ("retx KB", lambda s: "%.1f" % (s["retx_bytes"] / 1e3)),
+    ("wall s", lambda s: "%.2f" % s["wall_s"]),
+]
+
+
+def _compare(bld):
+    import json
+
+    if not Options.options.run:
+        Logs.error('compare needs --run "EXAMPLE args...", e.g. ./waf compare --run "ldcp-incast --senders=64"')
+        sys.exit(2)
+    argv = shlex.split(Options.options.run)
+    name = argv[0]
+    if name not in _examples(bld):
+        Logs.error("unknown example %r; the examples are: %s" % (name, ", ".join(_examples(bld))))
+        sys.exit(2)
+    schemes = [x for x in Options.options.schemes.split(",") if x]
+    prog = os.path.join(bld.bldnode.abspath(), "examples", name)
+    rows = []
+    for cc in schemes:
+        out = os.path.join("results", "compare", "%s-%s" % (name, cc))
+        cmd = [prog] + argv[1:] + ["--cc=" + cc, "--out=" + out]
+        Logs.pprint("CYAN", " ".join(cmd))
+        rc = subprocess.call(cmd, env=_run_env(bld), cwd=bld.path.abspath(), stdout=subprocess.DEVNULL)
+        if rc != 0:
+            Logs.error("%s failed with exit status %d" % (" ".join(cmd), rc))
+            sys.exit(rc)
+        with open(os.path.join(bld.path.abspath(), out, "summary.json")) as f:
+            rows.append((cc, json.load(f)))
+    head = ["scheme"] + [c for c, _ in COMPARE_COLUMNS]
+    table = [head] + [[cc] + [fmt(s) for _, fmt in COMPARE_COLUMNS] for cc, s in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    print("")
+    print("%s %s" % (name, " ".join(argv[1:])))
+    for r in table:
+        print("  ".join(x.rjust(w) for x, w in zip(r, widths)))
+    print("outputs in results/compare/%s-SCHEME/" % name)
+
+
+# ---------------------------------------------------------------------------------------------
 # check: every test, one verdict line
 
 
@@ -482,6 +549,8 @@ def _check(bld):
 def _hook_check(bld):
     if bld.cmd == "check":
         bld.add_post_fun(_check)
+    elif bld.cmd == "compare":
+        bld.add_post_fun(_compare)
 
 
 # run _check after the build when the command is "check"
