@@ -9,7 +9,8 @@
 //!
 //! Bridges, one per area:
 //! - [`switch`]: RED/ECN + WRED egress queue policy, switch core (routing, MMU, PFC).
-//! - [`transport`]: queue-pair sender/receiver and congestion controllers (LDCP).
+//! - [`transport`]: queue-pair sender/receiver and congestion controllers (LDCP, chosen per
+//!   flow through `rdma-cc-schemes`).
 
 pub mod switch;
 pub mod transport;

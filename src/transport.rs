@@ -1,12 +1,13 @@
-//! Bridge for the queue-pair transport and congestion controllers (`rdma-cc-transport`).
+//! Bridge for the queue-pair transport (`rdma-cc-transport`) and its congestion controllers
+//! (`rdma-cc-ldcp`), chosen per flow through `rdma-cc-schemes`.
 //!
 //! One opaque `Sender` per flow at its source NIC and one `Receiver` at its destination. Every
 //! per-packet call takes and returns plain `Copy` values; nothing allocates per packet.
 
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
-use rdma_cc_transport::{
-    FastStartExit, LdcpConfig, Poll, QpReceiver, QpSender, ReceiverConfig, Scheme, SenderConfig,
-};
+use rdma_cc_ldcp::{FastStartExit, LdcpConfig};
+use rdma_cc_schemes::{FlowConfig, Scheme, SchemeController};
+use rdma_cc_transport::{Poll, QpReceiver, QpSender, ReceiverConfig, SenderConfig};
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
 mod ffi {
@@ -165,18 +166,21 @@ fn scheme_code(name: &str) -> Result<u8, ConfigError> {
     Ok(Scheme::ALL.iter().position(|&x| x == s).unwrap_or(0) as u8)
 }
 
-impl TryFrom<&SenderParams> for SenderConfig {
+impl TryFrom<&SenderParams> for FlowConfig {
     type Error = ConfigError;
-    fn try_from(p: &SenderParams) -> Result<SenderConfig, ConfigError> {
+    fn try_from(p: &SenderParams) -> Result<FlowConfig, ConfigError> {
         let nz = |v: u64| (v > 0).then_some(Time(v));
-        Ok(SenderConfig {
+        Ok(FlowConfig {
             scheme: scheme_of(p.scheme)?,
-            mtu: Bytes(p.mtu),
-            line_rate: Rate(p.line_rate_bps),
-            base_rtt: Time(p.base_rtt_ns),
-            rto: nz(p.rto_ns),
-            rto_backoff: p.rto_backoff,
-            dup_nack_holdoff: nz(p.dup_nack_holdoff_ns),
+            sender: SenderConfig {
+                mtu: Bytes(p.mtu),
+                line_rate: Rate(p.line_rate_bps),
+                base_rtt: Time(p.base_rtt_ns),
+                rto: nz(p.rto_ns),
+                rto_backoff: p.rto_backoff,
+                dup_nack_holdoff: nz(p.dup_nack_holdoff_ns),
+                rtt_gain: p.rtt_gain,
+            },
             ldcp: LdcpConfig {
                 alpha: p.alpha,
                 beta: p.beta,
@@ -184,27 +188,22 @@ impl TryFrom<&SenderParams> for SenderConfig {
                 eta: p.eta,
                 iw: (p.iw != 0.0).then_some(p.iw),
                 fast_start: p.fast_start,
-                rtt_gain: p.rtt_gain,
                 sub_packet: p.sub_packet,
             },
         })
     }
 }
 
-/// Opaque handle owning a [`QpSender`].
-pub struct Sender(QpSender);
+/// Opaque handle owning a [`QpSender`] with the controller its scheme names.
+pub struct Sender(QpSender<SchemeController>);
 
 fn sender_params_validate(p: &SenderParams) -> Result<(), ConfigError> {
-    SenderConfig::try_from(p)?.validate()
+    FlowConfig::try_from(p)?.validate()
 }
 
 fn sender_new(p: &SenderParams, flow_size: u64, now_ns: u64) -> Result<Box<Sender>, ConfigError> {
-    let cfg = SenderConfig::try_from(p)?;
-    Ok(Box::new(Sender(QpSender::new(
-        &cfg,
-        flow_size,
-        Time(now_ns),
-    )?)))
+    let cfg = FlowConfig::try_from(p)?;
+    Ok(Box::new(Sender(cfg.build(flow_size, Time(now_ns))?)))
 }
 
 const NO_POLL: PollOut = PollOut {
@@ -295,7 +294,7 @@ impl Sender {
             timeouts: s.timeouts,
             cnps: s.cnps,
             min_cw: s.min_cw,
-            fast_start_exit: fast_start_code(s.fast_start_exit),
+            fast_start_exit: fast_start_code(self.0.controller().fast_start_exit()),
             sub_packet_sends: s.sub_packet_sends,
             done_ns: self.0.completion_time().map_or(u64::MAX, |t| t.0),
         }

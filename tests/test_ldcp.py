@@ -50,6 +50,7 @@ class Incast16(unittest.TestCase):
         self.assertEqual(s["senders"], 16)
         self.assertEqual(s["flows_total"], 16, s)
         self.assertEqual(s["flows_done"], 16, s)
+        self.assertIs(s["complete"], True, s)
         self.assertEqual(s["bytes_sent"], 16 * 256 * 1024, s)
         self.assertEqual(s["bytes_delivered"], s["bytes_sent"], s)
         self.assertEqual(s["invariants"], "ok", s)
@@ -133,6 +134,17 @@ class Reproducible(unittest.TestCase):
         _, c = run_example("ldcp-churn", "--churn=100us", "--longSize=500000", "--seed=3")
         _, d = run_example("ldcp-churn", "--churn=100us", "--longSize=500000", "--seed=3")
         self.assertEqual(read_bytes(c, "fct.csv"), read_bytes(d, "fct.csv"))
+
+
+class TimeLimit(unittest.TestCase):
+    def test_a_run_cut_by_the_limit_says_so(self):
+        p, out = run_example("ldcp-incast", "--limit=20us")
+        s = summary(out)
+        self.assertIs(s["complete"], False, s)
+        self.assertLess(s["flows_done"], s["flows_total"], s)
+        self.assertIn("WARNING: the time limit ended the run", p.stdout)
+        rows = [r for r in fct_rows(out) if r["finish_ns"] == ""]
+        self.assertEqual(len(rows), s["flows_total"] - s["flows_done"])
 
 
 class BadInput(unittest.TestCase):

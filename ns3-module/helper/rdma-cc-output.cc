@@ -208,6 +208,13 @@ JsonObject::Num(const std::string& key, double v)
 }
 
 JsonObject&
+JsonObject::Bool(const std::string& key, bool v)
+{
+    m_members.emplace_back(key, v ? "true" : "false");
+    return *this;
+}
+
+JsonObject&
 JsonObject::Str(const std::string& key, const std::string& v)
 {
     m_members.emplace_back(key, Quote(v));

@@ -73,6 +73,8 @@ class JsonObject
     JsonObject& UInt(const std::string& key, uint64_t v);
     /// Adds a floating-point member (printed with 6 significant decimals, "null" if not finite).
     JsonObject& Num(const std::string& key, double v);
+    /// Adds a boolean member.
+    JsonObject& Bool(const std::string& key, bool v);
     /// Adds a string member.
     JsonObject& Str(const std::string& key, const std::string& v);
     /// Adds a nested object.

@@ -74,7 +74,10 @@ RdmaScenario::AddOptions(CommandLine& cmd)
     cmd.AddValue("fastStart", "LDCP zero-RTT fast start", fastStart);
     cmd.AddValue("subPacket", "LDCP sub-packet regime (cw < 1)", subPacket);
     cmd.AddValue("ackEvery", "receiver: ACK every m unmarked packets (delayed ACK)", ackEvery);
-    cmd.AddValue("rto", "retransmission timeout (0: 4 x base RTT)", rto);
+    cmd.AddValue("rto",
+                 "retransmission timeout floor (0: 4 x base RTT); the timeout is "
+                 "max(floor, srtt + 4 rttvar), doubling on repeated timeouts",
+                 rto);
     cmd.AddValue("cnpInterval", "receiver: minimum CNP interval per flow (ldcp-rate)", cnpInterval);
     cmd.AddValue("mtu", "payload bytes per packet", mtu);
     cmd.AddValue("kmin", "ECN K_min, bytes (-1: half the BDP of one hop)", kmin);
@@ -395,6 +398,7 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
         .UInt("events", events)
         .UInt("flows_total", flows.size())
         .UInt("flows_done", done)
+        .Bool("complete", done == flows.size())
         .UInt("bytes_sent", sent)
         .UInt("bytes_delivered", delivered)
         .Obj("drops", drops)
@@ -433,6 +437,11 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
               << std::setprecision(2) << pmax << ", K_fs " << kFsB << ", PFC "
               << (pfc == 1 ? "on" : "off") << "\n";
     std::cout << "  flows done        " << done << " / " << flows.size() << "\n";
+    if (done < flows.size())
+    {
+        std::cerr << "rdma-cc: WARNING: the time limit ended the run with " << flows.size() - done
+                  << " flows unfinished (summary.json: \"complete\": false; raise --limit)\n";
+    }
     std::cout << "  bytes delivered   " << delivered << " / " << sent << " (retransmitted " << retx
               << ")\n";
     std::cout << std::setprecision(1);

@@ -1,18 +1,17 @@
-//! The congestion-controller role of a queue pair, and the scheme dispatcher.
+//! The congestion-controller role of a queue pair, and the controller without congestion
+//! control ([`LineRate`]).
 //!
 //! A [`Controller`] (quinn-proto's `congestion::Controller` shape: small, no-op defaults) sees
 //! the events the transport has already interpreted — packets newly acknowledged, loss signals,
 //! CNPs, RTT probe responses, timeouts — and answers with a window, a pacing rate and the ECN
 //! codepoint of each packet. The transport ([`crate::QpSender`]) keeps sequence numbers, the
 //! smoothed RTT, go-back-N, the retransmission timer and the probe schedule, so a controller is
-//! only the algorithm.
+//! only the algorithm. Controllers live in their own crates (LDCP in `rdma-cc-ldcp`); the
+//! transport knows them only through this trait.
 
-use crate::config::{Scheme, SenderConfig};
-use crate::ldcp::{FastStartExit, Ldcp, Stage};
-use crate::rate::LdcpRate;
 use crate::sender::TxPacket;
 use crate::Ecn;
-use rdma_cc_core::{ConfigError, Rate, Time};
+use rdma_cc_core::{Rate, Time};
 
 /// An ACK as the controller sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -96,14 +95,12 @@ pub trait Controller {
     /// The response to the outstanding RTT probe arrived (one RTT has elapsed).
     fn on_probe_response(&mut self, _now: Time) {}
 
-    /// How the flow left fast start, if the controller has one.
-    fn fast_start_exit(&self) -> FastStartExit {
-        FastStartExit::None
-    }
-
-    /// The LDCP stage, for controllers that have one.
-    fn stage(&self) -> Option<Stage> {
-        None
+    /// Whether the controller is in a fast start: sending an initial window it sized without
+    /// any feedback (LDCP's zero-RTT fast start). Before the first RTT sample the transport then
+    /// arms the RTO at its ceiling, `floor·2^rto_backoff`: the first feedback may wait behind
+    /// the first-RTT packets of every flow that started together (see [`crate::sender`]).
+    fn in_fast_start(&self) -> bool {
+        false
     }
 }
 
@@ -116,95 +113,5 @@ pub struct LineRate;
 impl Controller for LineRate {
     fn cw(&self) -> f64 {
         f64::INFINITY
-    }
-}
-
-/// The controller chosen by [`SenderConfig::scheme`]: the default controller of
-/// [`crate::QpSender`].
-#[derive(Debug, Clone)]
-pub enum SchemeController {
-    /// [`Scheme::Ldcp`].
-    Ldcp(Ldcp),
-    /// [`Scheme::LdcpRate`].
-    LdcpRate(LdcpRate),
-    /// [`Scheme::None`].
-    LineRate(LineRate),
-}
-
-impl SchemeController {
-    /// Builds the controller `cfg.scheme` names for a `flow_size`-byte message.
-    pub fn new(cfg: &SenderConfig, flow_size: u64) -> Result<SchemeController, ConfigError> {
-        Ok(match cfg.scheme {
-            Scheme::Ldcp => SchemeController::Ldcp(Ldcp::new(cfg, flow_size)?),
-            Scheme::LdcpRate => SchemeController::LdcpRate(LdcpRate::new(cfg)?),
-            Scheme::None => {
-                cfg.validate()?;
-                SchemeController::LineRate(LineRate)
-            }
-        })
-    }
-
-    /// The scheme of this controller.
-    pub fn scheme(&self) -> Scheme {
-        match self {
-            SchemeController::Ldcp(_) => Scheme::Ldcp,
-            SchemeController::LdcpRate(_) => Scheme::LdcpRate,
-            SchemeController::LineRate(_) => Scheme::None,
-        }
-    }
-}
-
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            SchemeController::Ldcp($c) => $e,
-            SchemeController::LdcpRate($c) => $e,
-            SchemeController::LineRate($c) => $e,
-        }
-    };
-}
-
-impl Controller for SchemeController {
-    fn cw(&self) -> f64 {
-        dispatch!(self, c => c.cw())
-    }
-    fn window(&self) -> Option<f64> {
-        dispatch!(self, c => c.window())
-    }
-    fn pacing_rate(&self, srtt: Time) -> Option<Rate> {
-        dispatch!(self, c => c.pacing_rate(srtt))
-    }
-    fn ecn(&self, seq: u64, len: u32) -> Ecn {
-        dispatch!(self, c => c.ecn(seq, len))
-    }
-    fn uses_probes(&self) -> bool {
-        dispatch!(self, c => c.uses_probes())
-    }
-    fn rtt_from_acks(&self) -> bool {
-        dispatch!(self, c => c.rtt_from_acks())
-    }
-    fn on_sent(&mut self, now: Time, pkt: &TxPacket) {
-        dispatch!(self, c => c.on_sent(now, pkt))
-    }
-    fn on_ack(&mut self, ack: &AckEvent) {
-        dispatch!(self, c => c.on_ack(ack))
-    }
-    fn on_nack(&mut self, nack: &NackEvent) {
-        dispatch!(self, c => c.on_nack(nack))
-    }
-    fn on_timeout(&mut self, now: Time, acked_packets: u64) {
-        dispatch!(self, c => c.on_timeout(now, acked_packets))
-    }
-    fn on_cnp(&mut self, now: Time) {
-        dispatch!(self, c => c.on_cnp(now))
-    }
-    fn on_probe_response(&mut self, now: Time) {
-        dispatch!(self, c => c.on_probe_response(now))
-    }
-    fn fast_start_exit(&self) -> FastStartExit {
-        dispatch!(self, c => c.fast_start_exit())
-    }
-    fn stage(&self) -> Option<Stage> {
-        dispatch!(self, c => Controller::stage(c))
     }
 }

@@ -1,4 +1,4 @@
-//! Sans-IO RoCE-like queue-pair (QP) transport for the host NIC, and its congestion controllers.
+//! Sans-IO RoCE-like queue-pair (QP) transport for the host NIC.
 //!
 //! One [`QpSender`] per flow at the source and one [`QpReceiver`] per flow at the destination.
 //! The host (the ns-3 NIC, through the cxx bridge) owns packets, links and events; it passes the
@@ -13,18 +13,14 @@
 //!
 //! Sequence numbers are byte offsets within the message (`0..flow_size`); a packet carries at most
 //! `mtu` payload bytes. Loss recovery is go-back-N (the receiver drops out-of-order data and
-//! NACKs the expected byte, as RoCE does) plus a retransmission timeout for tail loss.
+//! NACKs the expected byte, as RoCE does) plus a retransmission timeout for tail loss; the
+//! smoothed RTT follows RFC 6298.
 //!
-//! Congestion control is a [`Controller`] the sender is generic over:
-//! - [`Ldcp`] — LDCP's window (draft-dai-tsvwg-ldcp-01 §2): per-ACK window adjustment (PAWA),
-//!   the sub-packet regime with `cw < 1`, and zero-RTT fast start (see [`ldcp`] and
-//!   `spec/ldcp.md`, which fixes every point the draft leaves open);
-//! - [`LdcpRate`] — LDCP's rate-based variant for NICs without per-packet ACKs (draft §3.2):
-//!   the same `cw` turned into a pacing rate `cw·MTU/RTT`, `+α` per RTT probe, `−β` per CNP;
-//! - [`LineRate`] — no congestion control (line rate; relies on PFC or loses).
-//!
-//! [`SchemeController`] picks one of them from [`SenderConfig::scheme`]; it is the default type
-//! parameter of [`QpSender`], so `QpSender::new(&cfg, size, now)` is all a NIC needs.
+//! Congestion control is a [`Controller`] the sender is generic over (`QpSender<C>`): this
+//! crate defines the role and its events ([`AckEvent`], [`NackEvent`]) and only the controller
+//! without congestion control, [`LineRate`]. The algorithms live in their own crates and depend
+//! on this one, never the other way round: LDCP (window and rate-based) in `rdma-cc-ldcp`; the
+//! runtime choice of a controller per flow in `rdma-cc-schemes`.
 //!
 //! Nothing here reads a clock, spawns a thread or draws random numbers, and nothing on the
 //! per-packet path allocates. After construction (which validates the configuration) no input
@@ -35,16 +31,12 @@
 
 pub mod config;
 pub mod controller;
-pub mod ldcp;
-pub mod rate;
 pub mod receiver;
 mod rtt;
 pub mod sender;
 
-pub use config::{LdcpConfig, ReceiverConfig, Scheme, SenderConfig};
-pub use controller::{AckEvent, Controller, LineRate, NackEvent, SchemeController};
-pub use ldcp::{FastStartExit, Ldcp, Rules, Stage};
-pub use rate::LdcpRate;
+pub use config::{ReceiverConfig, SenderConfig};
+pub use controller::{AckEvent, Controller, LineRate, NackEvent};
 pub use receiver::{AckOut, QpReceiver, ReceiverStats, RxAction};
 pub use sender::{Poll, QpSender, SenderStats, TxPacket};
 

@@ -259,7 +259,6 @@ impl QpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Scheme;
 
     const T: Time = Time(0);
 
@@ -438,7 +437,11 @@ mod tests {
 
     #[test]
     fn cnp_per_marked_packet_when_interval_is_zero() {
-        let mut r = QpReceiver::new(&ReceiverConfig::for_scheme(Scheme::LdcpRate), 10_000).unwrap();
+        let cfg = ReceiverConfig {
+            send_cnp: true,
+            ..ReceiverConfig::default()
+        };
+        let mut r = QpReceiver::new(&cfg, 10_000).unwrap();
         assert!(r.on_data(T, 0, 1000, true, false).cnp);
         assert!(r.on_data(T, 1000, 1000, true, false).cnp);
         assert!(!r.on_data(T, 2000, 1000, false, false).cnp);

@@ -3,12 +3,11 @@
 
 mod common;
 
-use common::{run, Params};
+use common::{receiver_for, run, Params, Scheme};
 use proptest::prelude::*;
 use rdma_cc_core::{Bytes, Time};
-use rdma_cc_transport::{
-    Controller, LdcpConfig, Poll, QpSender, ReceiverConfig, Scheme, SenderConfig, Stage,
-};
+use rdma_cc_ldcp::{LdcpConfig, Stage};
+use rdma_cc_transport::{Poll, ReceiverConfig, SenderConfig};
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -49,29 +48,19 @@ fn scheme() -> impl Strategy<Value = Scheme> {
     ]
 }
 
-fn sender_cfg(
-    scheme: Scheme,
-    iw: f64,
-    fast_start: bool,
-    gamma: f64,
-    sub_packet: bool,
-) -> SenderConfig {
-    SenderConfig {
-        scheme,
-        ldcp: LdcpConfig {
-            iw: Some(iw),
-            fast_start,
-            gamma,
-            sub_packet,
-            ..LdcpConfig::default()
-        },
-        ..SenderConfig::default()
+fn ldcp_cfg(iw: f64, fast_start: bool, gamma: f64, sub_packet: bool) -> LdcpConfig {
+    LdcpConfig {
+        iw: Some(iw),
+        fast_start,
+        gamma,
+        sub_packet,
+        ..LdcpConfig::default()
     }
 }
 
-fn floor(cfg: &SenderConfig) -> f64 {
-    if cfg.ldcp.sub_packet {
-        cfg.ldcp.gamma
+fn floor(cfg: &LdcpConfig) -> f64 {
+    if cfg.sub_packet {
+        cfg.gamma
     } else {
         1.0
     }
@@ -93,9 +82,10 @@ proptest! {
         flow in 1u64..40_000,
         ops in prop::collection::vec((op(), 0u64..20_000), 1..200),
     ) {
-        let cfg = sender_cfg(scheme, iw, fast_start, gamma, sub_packet);
-        let mtu = cfg.mtu.0;
-        let mut s = QpSender::new(&cfg, flow, Time::ZERO).unwrap();
+        let cfg = ldcp_cfg(iw, fast_start, gamma, sub_packet);
+        let path = SenderConfig::default();
+        let mtu = path.mtu.0;
+        let mut s = common::sender(scheme, &path, &cfg, flow, Time::ZERO).unwrap();
         let mut now = Time::ZERO;
         let mut una = 0;
         let mut last_send: Option<Time> = None;
@@ -188,10 +178,10 @@ proptest! {
     ) {
         let mut p = Params::incast(n, 1, scheme);
         p.flow_sizes = sizes[..n].to_vec();
-        p.sender.ldcp.iw = iw;
-        p.sender.ldcp.fast_start = fast_start;
-        p.sender.ldcp.sub_packet = sub_packet;
-        p.receiver = ReceiverConfig { ack_every, ..ReceiverConfig::for_scheme(scheme) };
+        p.ldcp.iw = iw;
+        p.ldcp.fast_start = fast_start;
+        p.ldcp.sub_packet = sub_packet;
+        p.receiver = ReceiverConfig { ack_every, ..receiver_for(scheme) };
         p.data_loss = data_loss;
         p.ack_loss = ack_loss;
         p.k_min = k_min;

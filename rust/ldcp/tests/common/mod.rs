@@ -12,15 +12,157 @@
 //!   lost with probability `ack_loss`. Probes queue at the bottleneck like data.
 //! - With `check` on, the QP invariants are asserted at every event (panics on violation, so
 //!   proptest can shrink).
+//! - Each flow's controller is chosen by a test-local [`Scheme`] (LDCP, its rate-based variant,
+//!   or the transport's `LineRate` as the baseline) through the test-local dispatcher [`Cc`]:
+//!   this crate cannot use the production dispatcher (`rdma-cc-schemes` depends on it).
 
 #![allow(dead_code)]
 
-use rdma_cc_core::{wire, Bytes, Rate, Time};
+use rdma_cc_core::{wire, Bytes, ConfigError, Rate, Time};
+use rdma_cc_ldcp::{FastStartExit, Ldcp, LdcpConfig, LdcpRate, Stage};
 use rdma_cc_transport::{
-    AckOut, Controller, Ecn, Poll, QpReceiver, QpSender, ReceiverConfig, Scheme, SenderConfig,
+    AckEvent, AckOut, Controller, Ecn, LineRate, NackEvent, Poll, QpReceiver, QpSender,
+    ReceiverConfig, SenderConfig, TxPacket,
 };
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use std::fmt;
+
+/// Which controller the flows run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    /// [`Ldcp`].
+    Ldcp,
+    /// [`LdcpRate`].
+    LdcpRate,
+    /// The transport's [`LineRate`]: no congestion control.
+    None,
+}
+
+impl fmt::Display for Scheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Scheme::Ldcp => "ldcp",
+            Scheme::LdcpRate => "ldcp-rate",
+            Scheme::None => "none",
+        })
+    }
+}
+
+/// The receiver each scheme expects: CNPs for the rate-based variant only.
+pub fn receiver_for(scheme: Scheme) -> ReceiverConfig {
+    ReceiverConfig {
+        send_cnp: scheme == Scheme::LdcpRate,
+        ..ReceiverConfig::default()
+    }
+}
+
+/// A controller chosen at run time among [`Scheme`]s.
+#[derive(Debug, Clone)]
+pub enum Cc {
+    Ldcp(Ldcp),
+    LdcpRate(LdcpRate),
+    None(LineRate),
+}
+
+impl Cc {
+    pub fn new(
+        scheme: Scheme,
+        sender: &SenderConfig,
+        ldcp: &LdcpConfig,
+        flow_size: u64,
+    ) -> Result<Cc, ConfigError> {
+        Ok(match scheme {
+            Scheme::Ldcp => Cc::Ldcp(Ldcp::new(sender, ldcp, flow_size)?),
+            Scheme::LdcpRate => Cc::LdcpRate(LdcpRate::new(sender, ldcp)?),
+            Scheme::None => Cc::None(LineRate),
+        })
+    }
+
+    /// LDCP's stage, if the controller is an LDCP one.
+    pub fn stage(&self) -> Option<Stage> {
+        match self {
+            Cc::Ldcp(c) => Some(c.stage()),
+            Cc::LdcpRate(c) => Some(c.stage()),
+            Cc::None(_) => None,
+        }
+    }
+
+    /// How the flow left fast start (window LDCP only).
+    pub fn fast_start_exit(&self) -> FastStartExit {
+        match self {
+            Cc::Ldcp(c) => c.fast_start_exit(),
+            _ => FastStartExit::None,
+        }
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Cc::Ldcp($c) => $e,
+            Cc::LdcpRate($c) => $e,
+            Cc::None($c) => $e,
+        }
+    };
+}
+
+impl Controller for Cc {
+    fn cw(&self) -> f64 {
+        dispatch!(self, c => c.cw())
+    }
+    fn window(&self) -> Option<f64> {
+        dispatch!(self, c => c.window())
+    }
+    fn pacing_rate(&self, srtt: Time) -> Option<Rate> {
+        dispatch!(self, c => c.pacing_rate(srtt))
+    }
+    fn ecn(&self, seq: u64, len: u32) -> Ecn {
+        dispatch!(self, c => c.ecn(seq, len))
+    }
+    fn uses_probes(&self) -> bool {
+        dispatch!(self, c => c.uses_probes())
+    }
+    fn rtt_from_acks(&self) -> bool {
+        dispatch!(self, c => c.rtt_from_acks())
+    }
+    fn on_sent(&mut self, now: Time, pkt: &TxPacket) {
+        dispatch!(self, c => c.on_sent(now, pkt))
+    }
+    fn on_ack(&mut self, ack: &AckEvent) {
+        dispatch!(self, c => c.on_ack(ack))
+    }
+    fn on_nack(&mut self, nack: &NackEvent) {
+        dispatch!(self, c => c.on_nack(nack))
+    }
+    fn on_timeout(&mut self, now: Time, acked_packets: u64) {
+        dispatch!(self, c => c.on_timeout(now, acked_packets))
+    }
+    fn on_cnp(&mut self, now: Time) {
+        dispatch!(self, c => c.on_cnp(now))
+    }
+    fn on_probe_response(&mut self, now: Time) {
+        dispatch!(self, c => c.on_probe_response(now))
+    }
+    fn in_fast_start(&self) -> bool {
+        dispatch!(self, c => c.in_fast_start())
+    }
+}
+
+/// A sender with a run-time chosen controller.
+pub type Sender = QpSender<Cc>;
+
+/// The sender of one flow.
+pub fn sender(
+    scheme: Scheme,
+    sender: &SenderConfig,
+    ldcp: &LdcpConfig,
+    flow_size: u64,
+    now: Time,
+) -> Result<Sender, ConfigError> {
+    let cc = Cc::new(scheme, sender, ldcp, flow_size)?;
+    QpSender::new(sender, cc, flow_size, now)
+}
 
 /// Scenario parameters.
 #[derive(Debug, Clone)]
@@ -29,7 +171,9 @@ pub struct Params {
     pub flow_sizes: Vec<u64>,
     /// Start time of each flow.
     pub starts: Vec<Time>,
+    pub scheme: Scheme,
     pub sender: SenderConfig,
+    pub ldcp: LdcpConfig,
     pub receiver: ReceiverConfig,
     pub host_rate: Rate,
     pub bottleneck_rate: Rate,
@@ -55,15 +199,13 @@ impl Params {
     /// `n` flows of `size` bytes starting together; 100 Gb/s everywhere, 2 µs links (base RTT
     /// 8 µs), LDCP marking K_min = 25 KB, K_max = 100 KB, P_max = 0.2, K_fs = K_min, 1 MB buffer.
     pub fn incast(n: usize, size: u64, scheme: Scheme) -> Params {
-        let sender = SenderConfig {
-            scheme,
-            ..SenderConfig::default()
-        };
         Params {
             flow_sizes: vec![size; n],
             starts: vec![Time::ZERO; n],
-            sender,
-            receiver: ReceiverConfig::for_scheme(scheme),
+            scheme,
+            sender: SenderConfig::default(),
+            ldcp: LdcpConfig::default(),
+            receiver: receiver_for(scheme),
             host_rate: Rate::gbps(100),
             bottleneck_rate: Rate::gbps(100),
             host_delay: Time::us(2),
@@ -118,7 +260,7 @@ impl Params {
 /// What happened.
 #[derive(Debug)]
 pub struct Report {
-    pub senders: Vec<QpSender>,
+    pub senders: Vec<Sender>,
     pub receivers: Vec<QpReceiver>,
     /// Largest bottleneck queue (bytes, wire size).
     pub max_queue: u64,
@@ -203,7 +345,7 @@ struct Sim {
     slab: Vec<Option<Ev>>,
     free: Vec<usize>,
     counter: u64,
-    senders: Vec<QpSender>,
+    senders: Vec<Sender>,
     receivers: Vec<QpReceiver>,
     host_free: Vec<Time>,
     wake_at: Vec<Option<Time>>,
@@ -229,8 +371,11 @@ pub fn run(p: Params) -> Report {
 /// Runs the scenario; `max_queue_settled` counts from `settle` on.
 pub fn run_with_settle(p: Params, settle: Time) -> Report {
     let n = p.flow_sizes.len();
-    let senders: Vec<QpSender> = (0..n)
-        .map(|i| QpSender::new(&p.sender, p.flow_sizes[i], p.starts[i]).expect("sender config"))
+    let senders: Vec<Sender> = (0..n)
+        .map(|i| {
+            sender(p.scheme, &p.sender, &p.ldcp, p.flow_sizes[i], p.starts[i])
+                .expect("sender config")
+        })
         .collect();
     let receivers: Vec<QpReceiver> = (0..n)
         .map(|i| QpReceiver::new(&p.receiver, p.flow_sizes[i]).expect("receiver config"))
@@ -325,7 +470,7 @@ impl Sim {
 
     fn sample(&mut self, at: Time) {
         self.drain(at);
-        let active: Vec<&QpSender> = self
+        let active: Vec<&Sender> = self
             .senders
             .iter()
             .filter(|s| !s.is_done() && s.start_time() <= at)
@@ -499,10 +644,10 @@ impl Sim {
     }
 
     /// Invariants at a send (the packet is already counted in flight).
-    fn on_sent(&mut self, i: usize, p: &rdma_cc_transport::TxPacket) {
+    fn on_sent(&mut self, i: usize, p: &TxPacket) {
         let now = self.now;
         let s = &self.senders[i];
-        if self.p.check && self.p.sender.scheme == Scheme::Ldcp {
+        if self.p.check && self.p.scheme == Scheme::Ldcp {
             let st = s.controller().stage().expect("ldcp stage");
             let cw = s.cw();
             let mtu = self.p.sender.mtu.0 as f64;
@@ -546,13 +691,13 @@ impl Sim {
         self.watch[i].snd_una = una;
         assert!(s.snd_nxt() >= una && s.snd_nxt() <= s.flow_size());
         let cw = s.cw();
-        match self.p.sender.scheme {
+        match self.p.scheme {
             Scheme::None => assert!(cw.is_infinite()),
             _ => {
                 assert!(cw.is_finite() && cw > 0.0, "flow {i}: cw {cw}");
                 if s.controller().stage().is_some_and(|st| st.is_stable()) {
-                    let floor = if self.p.sender.ldcp.sub_packet {
-                        self.p.sender.ldcp.gamma
+                    let floor = if self.p.ldcp.sub_packet {
+                        self.p.ldcp.gamma
                     } else {
                         1.0
                     };

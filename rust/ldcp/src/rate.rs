@@ -18,10 +18,10 @@
 //! Not-ECT stage); the initial window is IW (rate = line rate at the base RTT, like DCQCN's
 //! start at line rate) with `fast_start`, else 1 packet.
 
-use crate::config::SenderConfig;
-use crate::controller::Controller;
+use crate::config::LdcpConfig;
 use crate::ldcp::{Rules, Stage};
 use rdma_cc_core::{ConfigError, Rate, Time};
+use rdma_cc_transport::{Controller, SenderConfig};
 
 /// LDCP rate-based controller (see the module documentation).
 #[derive(Debug, Clone)]
@@ -33,20 +33,22 @@ pub struct LdcpRate {
 }
 
 impl LdcpRate {
-    /// The controller for `cfg` (validated here).
-    pub fn new(cfg: &SenderConfig) -> Result<LdcpRate, ConfigError> {
-        cfg.validate()?;
-        let rules = Rules::new(&cfg.ldcp);
-        let cw0 = if cfg.ldcp.fast_start {
-            cfg.iw_packets()
+    /// The controller with constants `cfg` on the path `sender` describes (both validated
+    /// here).
+    pub fn new(sender: &SenderConfig, cfg: &LdcpConfig) -> Result<LdcpRate, ConfigError> {
+        sender.validate()?;
+        cfg.validate_for(sender)?;
+        let rules = Rules::new(cfg);
+        let cw0 = if cfg.fast_start {
+            cfg.iw_packets(sender)
         } else {
             1.0
         };
         Ok(LdcpRate {
             rules,
             stage: rules.stable(cw0),
-            mtu: cfg.mtu.0,
-            line_rate: cfg.line_rate,
+            mtu: sender.mtu.0,
+            line_rate: sender.line_rate,
         })
     }
 
@@ -100,27 +102,18 @@ impl Controller for LdcpRate {
         // draft §3.2: one RTT elapsed → cw += alpha
         self.stage = self.rules.on_rtt_elapsed(self.stage);
     }
-
-    fn stage(&self) -> Option<Stage> {
-        Some(self.stage)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{LdcpConfig, Scheme};
 
     fn ctl(fast_start: bool) -> LdcpRate {
-        LdcpRate::new(&SenderConfig {
-            scheme: Scheme::LdcpRate,
-            ldcp: LdcpConfig {
-                fast_start,
-                ..LdcpConfig::default()
-            },
-            ..SenderConfig::default()
-        })
-        .unwrap()
+        let cfg = LdcpConfig {
+            fast_start,
+            ..LdcpConfig::default()
+        };
+        LdcpRate::new(&SenderConfig::default(), &cfg).unwrap()
     }
 
     #[test]

@@ -29,12 +29,11 @@
 //! - The fast-start burst is `max(1, ⌊IW⌋)` packets (in-flight ≤ IW·MTU), so a fractional IW
 //!   of 15.6 sends 15 packets and the 15th is the ECT one.
 
-use crate::config::{LdcpConfig, SenderConfig};
-use crate::controller::{AckEvent, Controller, NackEvent};
-use crate::Ecn;
-use rdma_cc_core::{ConfigError, Time};
+use crate::config::LdcpConfig;
+use rdma_cc_core::{ConfigError, Ecn, Time};
+use rdma_cc_transport::{AckEvent, Controller, NackEvent, SenderConfig};
 
-/// How (and whether) a flow left zero-RTT fast start. Reported in [`crate::SenderStats`].
+/// How (and whether) a flow left zero-RTT fast start. Reported by [`Ldcp::fast_start_exit`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum FastStartExit {
@@ -184,7 +183,7 @@ impl Rules {
 
 /// LDCP's window controller (draft §2): fast start, then PAWA / sub-packet regime.
 ///
-/// Used by [`crate::QpSender`] through [`Controller`]: the sender enforces
+/// Used by [`rdma_cc_transport::QpSender`] through [`Controller`]: the sender enforces
 /// `in-flight + next packet ≤ cw·MTU` when `cw ≥ 1`, one packet in flight spaced `srtt/cw`
 /// when `cw < 1`, and asks this controller for each packet's ECN codepoint.
 #[derive(Debug, Clone)]
@@ -200,16 +199,22 @@ pub struct Ldcp {
 }
 
 impl Ldcp {
-    /// The controller of a `flow_size`-byte message under `cfg` (validated here).
-    pub fn new(cfg: &SenderConfig, flow_size: u64) -> Result<Ldcp, ConfigError> {
-        cfg.validate()?;
+    /// The controller of a `flow_size`-byte message with constants `cfg` on the path `sender`
+    /// describes (both validated here).
+    pub fn new(
+        sender: &SenderConfig,
+        cfg: &LdcpConfig,
+        flow_size: u64,
+    ) -> Result<Ldcp, ConfigError> {
+        sender.validate()?;
+        cfg.validate_for(sender)?;
         ConfigError::check(flow_size >= 1, "flow_size", flow_size, "must be >= 1 byte")?;
-        let rules = Rules::new(&cfg.ldcp);
-        let iw = cfg.iw_packets();
+        let rules = Rules::new(cfg);
+        let iw = cfg.iw_packets(sender);
         // the burst is what fits in IW·MTU, at least one packet (tolerate 99.999999 for 100)
         let fs_packets = ((iw + 1e-9).floor() as u64).max(1);
-        let fs_end = fs_packets.saturating_mul(cfg.mtu.0).min(flow_size);
-        let stage = if cfg.ldcp.fast_start {
+        let fs_end = fs_packets.saturating_mul(sender.mtu.0).min(flow_size);
+        let stage = if cfg.fast_start {
             Stage::FastStart {
                 iw,
                 first_rtt: true,
@@ -236,6 +241,11 @@ impl Ldcp {
     /// The update rules in use.
     pub fn rules(&self) -> &Rules {
         &self.rules
+    }
+
+    /// How (and whether) the flow left fast start.
+    pub fn fast_start_exit(&self) -> FastStartExit {
+        self.exit
     }
 
     /// Number of packets in the fast-start burst.
@@ -326,12 +336,8 @@ impl Controller for Ldcp {
         };
     }
 
-    fn fast_start_exit(&self) -> FastStartExit {
-        self.exit
-    }
-
-    fn stage(&self) -> Option<Stage> {
-        Some(self.stage)
+    fn in_fast_start(&self) -> bool {
+        matches!(self.stage, Stage::FastStart { .. })
     }
 }
 
@@ -470,14 +476,11 @@ mod tests {
     }
 
     fn ldcp(iw: f64, flow: u64) -> Ldcp {
-        let cfg = SenderConfig {
-            ldcp: LdcpConfig {
-                iw: Some(iw),
-                ..LdcpConfig::default()
-            },
-            ..SenderConfig::default()
+        let cfg = LdcpConfig {
+            iw: Some(iw),
+            ..LdcpConfig::default()
         };
-        Ldcp::new(&cfg, flow).unwrap()
+        Ldcp::new(&SenderConfig::default(), &cfg, flow).unwrap()
     }
 
     #[test]

@@ -7,9 +7,10 @@
 
 mod common;
 
-use common::{run, Params, Report};
+use common::{run, Params, Report, Scheme};
 use rdma_cc_core::Time;
-use rdma_cc_transport::{FastStartExit, Scheme, SenderStats};
+use rdma_cc_ldcp::FastStartExit;
+use rdma_cc_transport::SenderStats;
 
 fn total(r: &Report, f: impl Fn(&SenderStats) -> u64) -> u64 {
     r.senders.iter().map(|s| f(&s.stats())).sum()
@@ -18,7 +19,7 @@ fn total(r: &Report, f: impl Fn(&SenderStats) -> u64) -> u64 {
 fn incast(n: usize, size: u64, scheme: Scheme, sub_packet: bool) -> (Params, Report) {
     let mut p = Params::incast(n, size, scheme);
     p.spread_starts(Time::us(8));
-    p.sender.ldcp.sub_packet = sub_packet;
+    p.ldcp.sub_packet = sub_packet;
     let r = run(p.clone());
     assert!(
         r.all_done(),
@@ -68,13 +69,13 @@ fn short_flow_on_an_idle_path_finishes_in_about_one_rtt() {
     let s = r.senders[0].stats();
     assert_eq!((s.retx_packets, s.timeouts), (0, 0));
     assert_eq!(
-        s.fast_start_exit,
+        r.senders[0].controller().fast_start_exit(),
         FastStartExit::None,
         "finished inside fast start"
     );
     // without fast start the same flow needs many RTTs of window growth
     let mut slow = p;
-    slow.sender.ldcp.fast_start = false;
+    slow.ldcp.fast_start = false;
     let r = run(slow);
     assert!(r.senders[0].completion_time().unwrap() > Time::us(50));
 }
@@ -154,7 +155,7 @@ fn incast_of_1000_short_flows_completes_with_sub_packet_windows() {
 fn rate_based_ldcp_incast_completes_with_a_bounded_queue() {
     let mut p = Params::incast(300, 64_000, Scheme::LdcpRate);
     p.spread_starts(Time::us(8));
-    p.sender.ldcp.fast_start = false; // start at one packet per RTT
+    p.ldcp.fast_start = false; // start at one packet per RTT
     let r = run(p);
     assert!(r.all_done());
     let (_, none) = incast(300, 64_000, Scheme::None, true);
@@ -173,7 +174,7 @@ fn rate_based_ldcp_incast_completes_with_a_bounded_queue() {
 fn long_rate_based_flows_complete_without_loss() {
     let mut p = Params::incast(16, 1_000_000, Scheme::LdcpRate);
     p.spread_starts(Time::us(8));
-    p.sender.ldcp.fast_start = false;
+    p.ldcp.fast_start = false;
     let r = run(p);
     assert!(r.all_done());
     assert_eq!(r.drops_full_ect, 0);

@@ -1,0 +1,218 @@
+//! LDCP's constants.
+//!
+//! A plain struct with serde derives (scenarios read it from files; missing fields take their
+//! defaults), `Default` taken from the LDCP draft and `spec/ldcp.md` "Parameters", and
+//! `validate()` naming the first bad field the way it is spelled here (`"alpha"`, `"iw"`, ...).
+//! The path and the transport's timers (MTU, line rate, base RTT, RTO, RTT gain) are the
+//! transport's [`SenderConfig`].
+
+use crate::ldcp::Ldcp;
+use crate::rate::LdcpRate;
+use rdma_cc_core::{ConfigError, Time};
+use rdma_cc_transport::{QpSender, SenderConfig};
+use serde::{Deserialize, Serialize};
+
+/// LDCP constants (draft-dai-tsvwg-ldcp-01 §2.2–2.3; defaults from `spec/ldcp.md`
+/// "Parameters").
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LdcpConfig {
+    /// Additive-increase step per RTT, in packets: `cw += α/cw` per unmarked ACK (draft eq. 1).
+    /// Requires `0 < α ≤ 1`. Default 1.
+    pub alpha: f64,
+    /// Decrease per marked ACK, in packets: `cw −= β` (draft eq. 1). Requires `0 < β ≤ 1`.
+    /// Default 1/2.
+    pub beta: f64,
+    /// Sub-packet increase step and window floor `γ` (draft §2.2: "typical values of gamma
+    /// include 1/4, 1/8, 1/16"). Requires `0 < γ ≤ 1`. Default 1/8.
+    pub gamma: f64,
+    /// Multiplicative decrease below one packet: `cw = max(γ, η·cw)` (draft §2.2: "We choose
+    /// eta = 1/2"). Requires `0 < η < 1`. Default 1/2.
+    pub eta: f64,
+    /// Initial window in packets (may be fractional). `None`: the path's BDP,
+    /// `line_rate × base_rtt / mtu` (draft §2.3 "e.g., BDP"). Default `None`.
+    pub iw: Option<f64>,
+    /// Zero-RTT fast start (draft §2.3). When off, a flow starts in the stable stage with
+    /// `cw = 1` and ECT packets (decision, see [`crate::ldcp`]). Default on.
+    pub fast_start: bool,
+    /// Let `cw` fall below one packet (draft §2.2, the sub-packet regime). When off, every
+    /// decrease stops at one packet instead of `γ`: the DCTCP-style floor the draft compares
+    /// against. Default on.
+    pub sub_packet: bool,
+}
+
+impl Default for LdcpConfig {
+    /// α = 1, β = 1/2, γ = 1/8, η = 1/2, IW = BDP, fast start on, sub-packet regime on
+    /// (ldcp.md "Parameters").
+    fn default() -> Self {
+        LdcpConfig {
+            alpha: 1.0,
+            beta: 0.5,
+            gamma: 0.125,
+            eta: 0.5,
+            iw: None,
+            fast_start: true,
+            sub_packet: true,
+        }
+    }
+}
+
+impl LdcpConfig {
+    /// Checks every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let in_0_1 = |x: f64| x.is_finite() && x > 0.0 && x <= 1.0;
+        ConfigError::check(in_0_1(self.alpha), "alpha", self.alpha, "must be in (0, 1]")?;
+        ConfigError::check(in_0_1(self.beta), "beta", self.beta, "must be in (0, 1]")?;
+        ConfigError::check(in_0_1(self.gamma), "gamma", self.gamma, "must be in (0, 1]")?;
+        ConfigError::check(
+            self.eta.is_finite() && self.eta > 0.0 && self.eta < 1.0,
+            "eta",
+            self.eta,
+            "must be in (0, 1)",
+        )?;
+        if let Some(iw) = self.iw {
+            ConfigError::check(
+                iw.is_finite() && iw > 0.0,
+                "iw",
+                iw,
+                "must be a finite number of packets > 0",
+            )?;
+        }
+        Ok(())
+    }
+
+    /// [`Self::validate`], then the initial window on the path `sender` describes: without an
+    /// explicit [`Self::iw`] the BDP must be at least one byte (the error names `iw`).
+    pub fn validate_for(&self, sender: &SenderConfig) -> Result<(), ConfigError> {
+        self.validate()?;
+        let iw = self.iw_packets(sender);
+        ConfigError::check(
+            iw.is_finite() && iw > 0.0,
+            "iw",
+            iw,
+            "the BDP (line_rate × base_rtt) is below one byte; set iw explicitly",
+        )
+    }
+
+    /// The initial window in effect on the path `sender` describes, in packets: [`Self::iw`]
+    /// or the BDP `line_rate × base_rtt / mtu`.
+    pub fn iw_packets(&self, sender: &SenderConfig) -> f64 {
+        match self.iw {
+            Some(iw) => iw,
+            None => {
+                sender.line_rate.bytes_in(sender.base_rtt).0 as f64 / sender.mtu.0.max(1) as f64
+            }
+        }
+    }
+
+    /// Validates both configurations and builds the sender of a `flow_size`-byte message
+    /// starting at `now`, with LDCP's window controller ([`Ldcp`]).
+    pub fn build(
+        &self,
+        sender: &SenderConfig,
+        flow_size: u64,
+        now: Time,
+    ) -> Result<QpSender<Ldcp>, ConfigError> {
+        let cc = Ldcp::new(sender, self, flow_size)?;
+        QpSender::new(sender, cc, flow_size, now)
+    }
+
+    /// Validates both configurations and builds the sender of a `flow_size`-byte message
+    /// starting at `now`, with LDCP's rate-based variant ([`LdcpRate`]).
+    pub fn build_rate(
+        &self,
+        sender: &SenderConfig,
+        flow_size: u64,
+        now: Time,
+    ) -> Result<QpSender<LdcpRate>, ConfigError> {
+        let cc = LdcpRate::new(sender, self)?;
+        QpSender::new(sender, cc, flow_size, now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rdma_cc_core::Rate;
+
+    #[test]
+    fn defaults_are_valid_and_iw_is_the_bdp() {
+        let c = LdcpConfig::default();
+        let s = SenderConfig::default();
+        c.validate_for(&s).unwrap();
+        // 100 Gb/s × 8 µs = 100 KB = 100 packets of 1000 B
+        assert_eq!(c.iw_packets(&s), 100.0);
+    }
+
+    #[test]
+    fn alpha_out_of_range_is_named_alpha() {
+        for bad in [0.0, -1.0, 1.5, f64::NAN] {
+            let c = LdcpConfig {
+                alpha: bad,
+                ..LdcpConfig::default()
+            };
+            assert_eq!(c.validate().unwrap_err().field, "alpha");
+        }
+    }
+
+    #[test]
+    fn gamma_above_one_is_named_gamma() {
+        let mut c = LdcpConfig {
+            gamma: 1.5,
+            ..LdcpConfig::default()
+        };
+        let e = c.validate().unwrap_err();
+        assert_eq!(e.field, "gamma");
+        assert_eq!(e.value, "1.5");
+        c.gamma = 0.0;
+        assert_eq!(c.validate().unwrap_err().field, "gamma");
+    }
+
+    #[test]
+    fn every_bad_field_is_named() {
+        let check = |f: &dyn Fn(&mut LdcpConfig), field: &str| {
+            let mut c = LdcpConfig::default();
+            f(&mut c);
+            assert_eq!(
+                c.validate_for(&SenderConfig::default()).unwrap_err().field,
+                field
+            );
+        };
+        check(&|c| c.beta = 0.0, "beta");
+        check(&|c| c.beta = 1.01, "beta");
+        check(&|c| c.eta = 1.0, "eta");
+        check(&|c| c.eta = 0.0, "eta");
+        check(&|c| c.iw = Some(0.0), "iw");
+        check(&|c| c.iw = Some(f64::INFINITY), "iw");
+        // a BDP below one byte cannot be the initial window
+        let tiny = SenderConfig {
+            line_rate: Rate(1),
+            base_rtt: Time(1),
+            ..SenderConfig::default()
+        };
+        let e = LdcpConfig::default().validate_for(&tiny).unwrap_err();
+        assert_eq!(e.field, "iw");
+    }
+
+    #[test]
+    fn build_validates_both_configs_and_the_flow_size() {
+        let s = SenderConfig::default();
+        let bad = LdcpConfig {
+            alpha: 0.0,
+            ..LdcpConfig::default()
+        };
+        assert_eq!(bad.build(&s, 1, Time::ZERO).unwrap_err().field, "alpha");
+        assert_eq!(
+            bad.build_rate(&s, 1, Time::ZERO).unwrap_err().field,
+            "alpha"
+        );
+        let c = LdcpConfig::default();
+        let e = c.build(&s, 0, Time::ZERO).unwrap_err();
+        assert_eq!(e.field, "flow_size");
+        let bad_mtu = SenderConfig {
+            mtu: rdma_cc_core::Bytes(0),
+            ..SenderConfig::default()
+        };
+        assert_eq!(c.build(&bad_mtu, 1, Time::ZERO).unwrap_err().field, "mtu");
+    }
+}
