@@ -75,8 +75,8 @@ RdmaScenario::AddOptions(CommandLine& cmd)
     cmd.AddValue("subPacket", "LDCP sub-packet regime (cw < 1)", subPacket);
     cmd.AddValue("ackEvery", "receiver: ACK every m unmarked packets (delayed ACK)", ackEvery);
     cmd.AddValue("rto",
-                 "retransmission timeout floor (0: 4 x base RTT); the timeout is "
-                 "max(floor, srtt + 4 rttvar), doubling on repeated timeouts",
+                 "retransmission timeout floor (0: 4 x base RTT, or 1 ms with --pfc=1); the "
+                 "timeout is max(floor, srtt + 4 rttvar), doubling on repeated timeouts",
                  rto);
     cmd.AddValue("cnpInterval", "receiver: minimum CNP interval per flow (ldcp-rate)", cnpInterval);
     cmd.AddValue("mtu", "payload bytes per packet", mtu);
@@ -195,7 +195,15 @@ RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
         nic->SetAttribute("FastStart", BooleanValue(fastStart));
         nic->SetAttribute("SubPacket", BooleanValue(subPacket));
         nic->SetAttribute("AckEvery", UintegerValue(ackEvery));
-        nic->SetAttribute("Rto", TimeValue(NanoSeconds(rdmacc::CheckedTimeNs("--rto", rto))));
+        // on a lossless priority nothing is lost: a timeout could only fire spuriously behind
+        // deep queues or PAUSEs, so the default floor is 1 ms there (RoCE NICs' local ACK
+        // timeouts are milliseconds); lossy: 4 x base RTT
+        Time rtoFloor = NanoSeconds(rdmacc::CheckedTimeNs("--rto", rto));
+        if (rtoFloor.IsZero() && lossless)
+        {
+            rtoFloor = MilliSeconds(1);
+        }
+        nic->SetAttribute("Rto", TimeValue(rtoFloor));
         nic->SetAttribute(
             "CnpInterval",
             TimeValue(NanoSeconds(rdmacc::CheckedTimeNs("--cnpInterval", cnpInterval))));
