@@ -12,141 +12,25 @@
 //!   lost with probability `ack_loss`. Probes queue at the bottleneck like data.
 //! - With `check` on, the QP invariants are asserted at every event (panics on violation, so
 //!   proptest can shrink).
-//! - Each flow's controller is chosen by a test-local [`Scheme`] (LDCP, its rate-based variant,
-//!   or the transport's `LineRate` as the baseline) through the test-local dispatcher [`Cc`]:
-//!   this crate cannot use the production dispatcher (`rdma-cc-schemes` depends on it).
+//! - Each flow's controller is chosen by a [`Scheme`] (LDCP, its rate-based variant, or the
+//!   transport's `LineRate` as the baseline) through the production dispatcher
+//!   (`rdma-cc-schemes`' `SchemeController`, here `Cc`).
 
 #![allow(dead_code)]
 
 use rdma_cc_core::{wire, Bytes, ConfigError, Rate, Time};
-use rdma_cc_ldcp::{FastStartExit, Ldcp, LdcpConfig, LdcpRate, Stage};
+use rdma_cc_ldcp::LdcpConfig;
 use rdma_cc_transport::{
-    AckEvent, AckOut, Controller, Ecn, LineRate, NackEvent, Poll, QpReceiver, QpSender,
-    ReceiverConfig, SenderConfig, TxPacket,
+    AckOut, Ecn, Poll, QpReceiver, QpSender, ReceiverConfig, SenderConfig, TxPacket,
 };
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
-use std::fmt;
 
-/// Which controller the flows run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scheme {
-    /// [`Ldcp`].
-    Ldcp,
-    /// [`LdcpRate`].
-    LdcpRate,
-    /// The transport's [`LineRate`]: no congestion control.
-    None,
-}
-
-impl fmt::Display for Scheme {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Scheme::Ldcp => "ldcp",
-            Scheme::LdcpRate => "ldcp-rate",
-            Scheme::None => "none",
-        })
-    }
-}
+pub use rdma_cc_schemes::{FlowConfig, Scheme, SchemeController as Cc};
 
 /// The receiver each scheme expects: CNPs for the rate-based variant only.
 pub fn receiver_for(scheme: Scheme) -> ReceiverConfig {
-    ReceiverConfig {
-        send_cnp: scheme == Scheme::LdcpRate,
-        ..ReceiverConfig::default()
-    }
-}
-
-/// A controller chosen at run time among [`Scheme`]s.
-#[derive(Debug, Clone)]
-pub enum Cc {
-    Ldcp(Ldcp),
-    LdcpRate(LdcpRate),
-    None(LineRate),
-}
-
-impl Cc {
-    pub fn new(
-        scheme: Scheme,
-        sender: &SenderConfig,
-        ldcp: &LdcpConfig,
-        flow_size: u64,
-    ) -> Result<Cc, ConfigError> {
-        Ok(match scheme {
-            Scheme::Ldcp => Cc::Ldcp(Ldcp::new(sender, ldcp, flow_size)?),
-            Scheme::LdcpRate => Cc::LdcpRate(LdcpRate::new(sender, ldcp)?),
-            Scheme::None => Cc::None(LineRate),
-        })
-    }
-
-    /// LDCP's stage, if the controller is an LDCP one.
-    pub fn stage(&self) -> Option<Stage> {
-        match self {
-            Cc::Ldcp(c) => Some(c.stage()),
-            Cc::LdcpRate(c) => Some(c.stage()),
-            Cc::None(_) => None,
-        }
-    }
-
-    /// How the flow left fast start (window LDCP only).
-    pub fn fast_start_exit(&self) -> FastStartExit {
-        match self {
-            Cc::Ldcp(c) => c.fast_start_exit(),
-            _ => FastStartExit::None,
-        }
-    }
-}
-
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            Cc::Ldcp($c) => $e,
-            Cc::LdcpRate($c) => $e,
-            Cc::None($c) => $e,
-        }
-    };
-}
-
-impl Controller for Cc {
-    fn cw(&self) -> f64 {
-        dispatch!(self, c => c.cw())
-    }
-    fn window(&self) -> Option<f64> {
-        dispatch!(self, c => c.window())
-    }
-    fn pacing_rate(&self, srtt: Time) -> Option<Rate> {
-        dispatch!(self, c => c.pacing_rate(srtt))
-    }
-    fn ecn(&self, seq: u64, len: u32) -> Ecn {
-        dispatch!(self, c => c.ecn(seq, len))
-    }
-    fn uses_probes(&self) -> bool {
-        dispatch!(self, c => c.uses_probes())
-    }
-    fn rtt_from_acks(&self) -> bool {
-        dispatch!(self, c => c.rtt_from_acks())
-    }
-    fn on_sent(&mut self, now: Time, pkt: &TxPacket) {
-        dispatch!(self, c => c.on_sent(now, pkt))
-    }
-    fn on_ack(&mut self, ack: &AckEvent) {
-        dispatch!(self, c => c.on_ack(ack))
-    }
-    fn on_nack(&mut self, nack: &NackEvent) {
-        dispatch!(self, c => c.on_nack(nack))
-    }
-    fn on_timeout(&mut self, now: Time, acked_packets: u64) {
-        dispatch!(self, c => c.on_timeout(now, acked_packets))
-    }
-    fn on_cnp(&mut self, now: Time) {
-        dispatch!(self, c => c.on_cnp(now))
-    }
-    fn on_probe_response(&mut self, now: Time) {
-        dispatch!(self, c => c.on_probe_response(now))
-    }
-    fn in_fast_start(&self) -> bool {
-        dispatch!(self, c => c.in_fast_start())
-    }
+    scheme.receiver_config()
 }
 
 /// A sender with a run-time chosen controller.
@@ -160,7 +44,14 @@ pub fn sender(
     flow_size: u64,
     now: Time,
 ) -> Result<Sender, ConfigError> {
-    let cc = Cc::new(scheme, sender, ldcp, flow_size)?;
+    let cc = Cc::new(
+        &FlowConfig {
+            scheme,
+            sender: *sender,
+            ldcp: *ldcp,
+        },
+        flow_size,
+    )?;
     QpSender::new(sender, cc, flow_size, now)
 }
 
