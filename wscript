@@ -542,8 +542,10 @@ def _check(bld):
         print("%-6s %-60s %4d passed %4d failed" % (kind, name[:60], p, f))
     print("check took %.0f s (ns-3 %s, %s)" % (time.time() - t0, bld.env.NS3_VERSION, bld.env.NS3_PROVIDER))
     print("%d passed, %d failed" % (total_pass, total_fail))
-    if total_fail:
-        sys.exit(1)
+    sys.stdout.flush()
+    # the verdict is the last line (waf would add "'check' finished successfully" after it;
+    # the build state is already stored when post-build functions run)
+    sys.exit(1 if total_fail else 0)
 
 
 def _hook_check(bld):
