@@ -55,7 +55,7 @@ main(int argc, char* argv[])
         rdmacc::ConfigFatal("command line",
                             "invalid --shortHosts: must be >= 1 (and hosts <= 100000)");
     }
-    const uint64_t longB = rdmacc::CheckedBytes("--longSize", longSize);
+    const uint64_t longB = rdmacc::CheckedBytes("--longSize", longSize, nLong > 0 ? 1 : 0);
     const uint64_t minB = rdmacc::CheckedBytes("--minShort", minShort);
     const uint64_t maxB = rdmacc::CheckedBytes("--maxShort", maxShort);
     if (minB == 0 || minB > maxB)
@@ -63,10 +63,6 @@ main(int argc, char* argv[])
         rdmacc::ConfigFatal("command line",
                             "invalid --minShort = " + std::to_string(minB) +
                                 ": must be in [1, --maxShort (" + std::to_string(maxB) + ")]");
-    }
-    if (nLong > 0 && longB == 0)
-    {
-        rdmacc::ConfigFatal("command line", "invalid --longSize = 0: must be > 0");
     }
     rdmacc::CheckedRange("--load", load, 0, 1);
     const Time warmupT = NanoSeconds(rdmacc::CheckedTimeNs("--warmup", warmup));

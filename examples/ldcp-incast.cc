@@ -38,11 +38,7 @@ main(int argc, char* argv[])
                             "invalid --senders = " + std::to_string(senders) +
                                 ": must be in [1, 100000]");
     }
-    const uint64_t sizeB = rdmacc::CheckedBytes("--size", size);
-    if (sizeB == 0)
-    {
-        rdmacc::ConfigFatal("command line", "invalid --size = 0: must be > 0");
-    }
+    const uint64_t sizeB = rdmacc::CheckedBytes("--size", size, 1);
     const Time limitT = NanoSeconds(rdmacc::CheckedTimeNs("--limit", limit));
     sc.Validate();
     sc.BuildSingleSwitch(senders + 1);

@@ -89,12 +89,8 @@ main(int argc, char* argv[])
     }
     rdmacc::CheckAttributeValue("--rate", "ns3::QbbNetDevice", "DataRate", rate);
     const Time linkDelay = NanoSeconds(rdmacc::CheckedTimeNs("--delay", delay));
-    const Time sampleEvery = NanoSeconds(rdmacc::CheckedTimeNs("--sample", sample));
-    const uint64_t sizeB = rdmacc::CheckedBytes("--size", size);
-    if (sizeB == 0)
-    {
-        rdmacc::ConfigFatal("command line", "invalid --size = 0: must be > 0");
-    }
+    const Time sampleEvery = NanoSeconds(rdmacc::CheckedPositiveTimeNs("--sample", sample));
+    const uint64_t sizeB = rdmacc::CheckedBytes("--size", size, 1);
     rdmacc::CheckedRange("--xoffBeta", xoffBeta, 0, 1e6);
 
     RngSeedManager::SetSeed(1);

@@ -97,11 +97,7 @@ main(int argc, char* argv[])
     rdmacc::CheckAttributeValue(
         "--bottleneckRate", "ns3::PointToPointNetDevice", "DataRate", bottleneckRate);
     const Time linkDelay = NanoSeconds(rdmacc::CheckedTimeNs("--delay", delay));
-    const Time sampleEvery = NanoSeconds(rdmacc::CheckedTimeNs("--sample", sample));
-    if (sampleEvery.IsZero())
-    {
-        rdmacc::ConfigFatal("command line", "invalid --sample = 0: must be > 0");
-    }
+    const Time sampleEvery = NanoSeconds(rdmacc::CheckedPositiveTimeNs("--sample", sample));
     rdmacc::CheckedRange("--simTime", simTime, 1e-6, 1e6);
     rdmacc::CheckedRange("--udpLoad", udpLoad, 0, 100);
     const uint64_t kMinB = rdmacc::CheckedBytes("--kmin", kmin);

@@ -21,12 +21,13 @@ namespace rdmacc
 {
 
 uint64_t
-CheckedBytes(const std::string& field, double value)
+CheckedBytes(const std::string& field, double value, uint64_t min)
 {
-    if (!std::isfinite(value) || value < 0 || value != std::floor(value) || value > 1e18)
+    if (!std::isfinite(value) || value < double(min) || value != std::floor(value) || value > 1e18)
     {
         std::ostringstream os;
-        os << "invalid " << field << " = " << value << ": must be a whole number of bytes >= 0";
+        os << "invalid " << field << " = " << value
+           << ": must be a whole number of bytes >= " << min;
         ConfigFatal("command line", os.str());
     }
     return static_cast<uint64_t>(value);
@@ -108,6 +109,17 @@ CheckedTimeNs(const std::string& option, const std::string& text)
                         ": must be a non-negative duration like 2us, 1.5ms, 0.1s or 800ns");
     }
     return static_cast<int64_t>(std::llround(v * scale));
+}
+
+int64_t
+CheckedPositiveTimeNs(const std::string& option, const std::string& text)
+{
+    const int64_t ns = CheckedTimeNs(option, text);
+    if (ns == 0)
+    {
+        ConfigFatal("command line", "invalid " + option + " = " + text + ": must be > 0");
+    }
+    return ns;
 }
 
 void

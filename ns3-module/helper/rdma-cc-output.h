@@ -22,11 +22,12 @@ namespace rdmacc
 /**
  * \ingroup rdma-cc
  * \return `value` as a byte count; stops the program with a message naming `field` when it is
- * negative, not finite or not a whole number.
+ * below `min`, not finite or not a whole number.
  * \param field option name, e.g. "--kmin"
  * \param value the value given
+ * \param min smallest accepted value (1 for sizes that must not be empty)
  */
-uint64_t CheckedBytes(const std::string& field, double value);
+uint64_t CheckedBytes(const std::string& field, double value, uint64_t min = 0);
 
 /**
  * \ingroup rdma-cc
@@ -52,6 +53,12 @@ void CheckAttributeValue(const std::string& option,
  * text is not such a duration (ns-3's own parser aborts instead).
  */
 int64_t CheckedTimeNs(const std::string& option, const std::string& text);
+
+/**
+ * \ingroup rdma-cc
+ * CheckedTimeNs() for durations that must be strictly positive (sampling intervals, ...).
+ */
+int64_t CheckedPositiveTimeNs(const std::string& option, const std::string& text);
 
 /**
  * \ingroup rdma-cc

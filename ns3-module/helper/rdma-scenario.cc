@@ -108,10 +108,7 @@ RdmaScenario::Validate()
     m_linkDelay = NanoSeconds(rdmacc::CheckedTimeNs("--delay", delay));
     rdmacc::CheckedTimeNs("--rto", rto);
     rdmacc::CheckedTimeNs("--cnpInterval", cnpInterval);
-    if (NanoSeconds(rdmacc::CheckedTimeNs("--sample", sample)).IsZero())
-    {
-        rdmacc::ConfigFatal("command line", "invalid --sample = 0: must be > 0");
-    }
+    rdmacc::CheckedPositiveTimeNs("--sample", sample);
     auto finite = [](const std::string& f, double v)
     {
         if (!std::isfinite(v))
