@@ -51,7 +51,7 @@ RdmaScenario::RdmaScenario(const std::string& n) :
     bufMax(2000000),
     buffer(12e6),
     headroom(32000),
-    pfc(-1),
+    pfc(0),
     sample("1us")
 {
 }
@@ -126,7 +126,7 @@ RdmaScenario::Validate()
         rdmacc::ConfigFatal("command line",
                             "invalid --mtu = " + std::to_string(mtu) + ": must be in [1, 9000]");
     }
-    if (pfc < -1 || pfc > 1)
+    if (pfc < 0 || pfc > 1)
     {
         rdmacc::ConfigFatal("command line",
                             "invalid --pfc = " + std::to_string(pfc) + ": must be 0 or 1");
