@@ -245,6 +245,7 @@ RdmaScenario::DeliveredNow() const
 void
 RdmaScenario::OnFlowComplete(RdmaScenario* self, const FlowRecord& r)
 {
+    self->m_completed++;
     if (self->firstDone.IsStrictlyNegative())
     {
         self->firstDone = Simulator::Now();
@@ -297,16 +298,10 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
 void
 RdmaScenario::CheckDone(Time every)
 {
-    for (const auto& nic : nics)
+    if (m_completed < m_nextFlowId)
     {
-        for (const auto& f : nic->GetFlowRecords())
-        {
-            if (f.finish.IsStrictlyNegative())
-            {
-                Simulator::Schedule(every, &RdmaScenario::CheckDone, this, every);
-                return;
-            }
-        }
+        Simulator::Schedule(every, &RdmaScenario::CheckDone, this, every);
+        return;
     }
     Simulator::Stop();
 }

@@ -116,6 +116,7 @@ class RdmaScenario
     static void OnFlowComplete(RdmaScenario* self, const FlowRecord& r);
     uint64_t DeliveredNow() const;
     std::map<uint64_t, uint32_t> m_flowOf; //!< (src node << 32 | qp) -> flow id
+    uint32_t m_completed = 0;              //!< flows whose FlowComplete fired
     uint32_t m_firstFeedbacks = 0;         //!< flows past their first RTT
     uint32_t m_bottleneck = 0;             //!< bottleneck switch port
     uint64_t m_overallMax = 0;             //!< bottleneck maximum before the reset

@@ -37,6 +37,7 @@ struct RdmaNic::Qp
     uint8_t prio = 0;
     uint16_t srcPort = 0;
     uint8_t scheme = 0;
+    std::string schemeName; // the Scheme attribute when the flow was added
     rdmacc_ffi::SenderParams params{};
     rdmacc_ffi::Sender* sender = nullptr; // owned
     bool inReady = false;
@@ -295,6 +296,7 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst, uint64_t size, Time start, Time baseRtt, uint
     q->srcPort = static_cast<uint16_t>(10000 + flowId % 50000);
     q->params = Params(baseRtt);
     q->scheme = q->params.scheme;
+    q->schemeName = m_scheme;
     q->dstNic = dst;
     try
     {
@@ -514,8 +516,7 @@ RdmaNic::Record(const Qp& q) const
     r.size = q.size;
     r.start = q.start;
     r.finish = Seconds(-1);
-    static const char* names[] = {"ldcp", "ldcp-rate", "none"};
-    r.scheme = q.scheme < 3 ? names[q.scheme] : "?";
+    r.scheme = q.schemeName;
     // ideal: every frame of the message at line rate, plus the base RTT
     const uint64_t frames = (q.size + m_mtu - 1) / m_mtu;
     const uint64_t wire =
