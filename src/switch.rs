@@ -83,12 +83,14 @@ mod ffi {
 
     /// The switch's answer. `action`: 0 enqueue, 1 enqueue marked CE, 2 drop (`reason`).
     /// `pfc` for the ingress (port, priority): 0 nothing, 1 send PAUSE, 2 send RESUME.
+    /// `egress_bytes`: the egress queue (out_port, prio) after this packet (for maxima).
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     struct SwitchDecision {
         out_port: u32,
         action: u8,
         reason: u8,
         pfc: u8,
+        egress_bytes: u64,
     }
 
     /// Counters of one switch.
@@ -370,6 +372,11 @@ impl SwitchCore {
             action,
             reason,
             pfc: pfc_code(d.pfc),
+            egress_bytes: self
+                .0
+                .mmu()
+                .egress_bytes(d.out_port as usize, p.prio as usize)
+                .0,
         }
     }
 

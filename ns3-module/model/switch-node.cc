@@ -261,10 +261,9 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
         p->AddHeader(h);
     }
     const uint32_t qi = d.out_port * QbbNetDevice::N_PRIO + (h.prio & 7);
-    const uint64_t q = m_core->egress_bytes(d.out_port, h.prio);
-    if (q > m_maxEgress[qi])
+    if (d.egress_bytes > m_maxEgress[qi])
     {
-        m_maxEgress[qi] = q;
+        m_maxEgress[qi] = d.egress_bytes;
     }
     m_ports[d.out_port]->EnqueueData(h.prio, p, inPort);
 }
