@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Runs a fixed set of example invocations and records a digest of every output file.
+
+Used to show that a change leaves results byte-identical (or to see exactly which outputs a
+change moves):
+
+    tools/snapshot.py build/snap-before          # on the old commit
+    tools/snapshot.py build/snap-after           # on the new one
+    tools/snapshot.py --diff build/snap-before build/snap-after
+
+Each run's outputs go to DIR/RUN/; DIR/digests.txt lists `RUN/FILE sha256` per output file.
+The keys that legitimately differ between two runs of the same seed (`wall_s`, and the
+events-per-second figures derived from it) are removed from summary.json before hashing.
+Needs a built tree (./waf build); RDMACC_BUILD overrides the build directory.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+BUILD = os.environ.get("RDMACC_BUILD", os.path.join(ROOT, "build"))
+
+# (run name, example, arguments)
+RUNS = [
+    ("incast-default", "ldcp-incast", ""),
+    ("incast-1000", "ldcp-incast", "--senders=1000 --size=16384"),
+    ("incast-none", "ldcp-incast", "--cc=none"),
+    ("incast-none-pfc", "ldcp-incast", "--cc=none --pfc=1"),
+    ("incast-rate", "ldcp-incast", "--cc=ldcp-rate --cnpInterval=2us"),
+    ("incast-nofs", "ldcp-incast", "--senders=64 --size=65536 --fastStart=0"),
+    ("incast-ack4", "ldcp-incast", "--senders=8 --size=100000 --ackEvery=4"),
+    ("churn", "ldcp-churn", "--churn=300us"),
+    ("pfc-incast", "pfc-incast", "--senders=8 --size=1000000"),
+    ("pfc-incast-off", "pfc-incast", "--senders=8 --size=500000 --pfc=0"),
+    ("dumbbell-tcp", "red-ecn-dumbbell", "--senders=4 --transport=tcp --simTime=0.02"),
+    ("dumbbell-udp", "red-ecn-dumbbell", "--transport=udp --notEct=ThresholdDrop --kfs=30000 --udpLoad=1.5 --simTime=0.02"),
+]
+
+VOLATILE = {"wall_s", "events_per_s"}
+
+
+def env():
+    e = dict(os.environ)
+    lib = os.path.join(BUILD, "lib")
+    e["LD_LIBRARY_PATH"] = lib + (os.pathsep + e["LD_LIBRARY_PATH"] if e.get("LD_LIBRARY_PATH") else "")
+    return e
+
+
+def digest(path):
+    data = open(path, "rb").read()
+    if os.path.basename(path) == "summary.json":
+        obj = json.loads(data)
+        for k in VOLATILE:
+            obj.pop(k, None)
+        data = json.dumps(obj, sort_keys=True).encode()
+    return hashlib.sha256(data).hexdigest()
+
+
+def snapshot(outdir, only):
+    os.makedirs(outdir, exist_ok=True)
+    lines = []
+    for run, ex, args in RUNS:
+        if only and run not in only:
+            continue
+        d = os.path.join(outdir, run)
+        cmd = [os.path.join(BUILD, "examples", ex)] + args.split() + ["--out=" + d]
+        p = subprocess.run(cmd, cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        with open(os.path.join(outdir, run + ".log"), "wb") as f:
+            f.write(p.stdout)
+        print("%-18s exit %d" % (run, p.returncode))
+        lines.append("%s/exit %d" % (run, p.returncode))
+        if os.path.isdir(d):
+            for name in sorted(os.listdir(d)):
+                lines.append("%s/%s %s" % (run, name, digest(os.path.join(d, name))))
+    with open(os.path.join(outdir, "digests.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def diff(a, b):
+    la = dict(l.rsplit(" ", 1) for l in open(os.path.join(a, "digests.txt")).read().split("\n") if l)
+    lb = dict(l.rsplit(" ", 1) for l in open(os.path.join(b, "digests.txt")).read().split("\n") if l)
+    same = 0
+    changed = []
+    for k in sorted(set(la) | set(lb)):
+        if la.get(k) == lb.get(k):
+            same += 1
+        else:
+            changed.append(k)
+            print("differs: %s (%s -> %s)" % (k, la.get(k, "missing")[:12], lb.get(k, "missing")[:12]))
+    print("%d identical, %d different" % (same, len(changed)))
+    return 1 if changed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dirs", nargs="+")
+    ap.add_argument("--diff", action="store_true", help="compare two snapshot directories")
+    ap.add_argument("--only", default="", help="comma-separated run names")
+    o = ap.parse_args()
+    if o.diff:
+        if len(o.dirs) != 2:
+            ap.error("--diff needs two directories")
+        sys.exit(diff(*o.dirs))
+    snapshot(o.dirs[0], set(x for x in o.only.split(",") if x))
+
+
+if __name__ == "__main__":
+    main()
