@@ -8,9 +8,15 @@
 //! message names the offending attribute, and the module stops the program with it.
 //!
 //! Bridges, one per area:
+//! - [`params`]: parameter values and descriptions shared by every area, and the strict
+//!   option parser.
+//! - [`scenario`]: what an example derives from its options (a scheme's switch settings, the
+//!   FCT lower bound, a link's payload limit) and the checks of its marking options.
 //! - [`switch`]: RED/ECN + WRED egress queue policy, switch core (routing, MMU, PFC).
 //! - [`transport`]: queue-pair sender/receiver and congestion controllers (LDCP, chosen per
 //!   flow through `rdma-cc-schemes`).
 
+pub mod params;
+pub mod scenario;
 pub mod switch;
 pub mod transport;

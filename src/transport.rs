@@ -1,60 +1,63 @@
-//! Bridge for the queue-pair transport (`rdma-cc-transport`) and its congestion controllers
-//! (`rdma-cc-ldcp`), chosen per flow through `rdma-cc-schemes`.
+//! Bridge for the queue-pair transport (`rdma-cc-transport`) and the congestion controllers
+//! chosen per flow through `rdma-cc-schemes`.
 //!
-//! One opaque `Sender` per flow at its source NIC and one `Receiver` at its destination. Every
-//! per-packet call takes and returns plain `Copy` values; nothing allocates per packet.
+//! - `NicParams`: one per ns-3 `RdmaNic`, holding its [`NicConfig`]. The NIC's attributes are
+//!   built from `nic_param_specs()` and read and written through `get`/`set`: every default,
+//!   bound and help text comes from the Rust tables.
+//! - `Sender` / `Receiver`: one per flow at its source and destination NIC. Every per-packet
+//!   call takes and returns plain `Copy` values; nothing allocates per packet. Calls that can
+//!   move the sender's timers return its next deadline, so the NIC never asks twice.
 
-use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
-use rdma_cc_ldcp::{FastStartExit, LdcpConfig};
-use rdma_cc_schemes::{FlowConfig, Scheme, SchemeController};
-use rdma_cc_transport::{Poll, QpReceiver, QpSender, ReceiverConfig, SenderConfig};
+use crate::params::{from_ffi, info, to_ffi};
+use rdma_cc_core::{ConfigError, Rate, Time};
+use rdma_cc_schemes::{NicConfig, Scheme, SchemeController};
+use rdma_cc_transport::{Path, Poll, QpReceiver, QpSender};
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
 mod ffi {
-    /// Sender parameters (ns-3 attributes / command-line options). Zero means "default" for
-    /// `rto_ns` (4 x base RTT), `iw` (the BDP) and `dup_nack_holdoff_ns` (one RTT).
-    #[derive(Clone, Copy, Debug)]
-    struct SenderParams {
-        /// 0 ldcp, 1 ldcp-rate, 2 none
-        scheme: u8,
-        mtu: u64,
+    extern "C++" {
+        include!("rdma-cc/src/params.rs.h");
+        type ParamValue = crate::params::ffi::ParamValue;
+        type ParamInfo = crate::params::ffi::ParamInfo;
+    }
+
+    /// What the sender wants to do now.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum PollKind {
+        /// Send the data packet described by `seq`, `len`, `ecn`, `retx`, `last`, `ack_req`.
+        Send,
+        /// Send an RTT probe with id `seq`, then poll again.
+        Probe,
+        /// Nothing before `time_ns` (pacing or the sub-packet tick).
+        Wait,
+        /// Window full or nothing to send until feedback or a timer.
+        Blocked,
+        /// Every byte is acknowledged.
+        Done,
+    }
+
+    /// What the fabric tells a flow's sender about its path.
+    #[derive(Debug, Clone, Copy)]
+    struct PathInfo {
         line_rate_bps: u64,
         base_rtt_ns: u64,
-        rto_ns: u64,
-        rto_backoff: u32,
-        dup_nack_holdoff_ns: u64,
-        alpha: f64,
-        beta: f64,
-        gamma: f64,
-        eta: f64,
-        iw: f64,
-        fast_start: bool,
-        rtt_gain: f64,
-        sub_packet: bool,
+        /// the flow's data priority is lossless (PFC)
+        lossless: bool,
     }
 
-    /// Receiver parameters.
-    #[derive(Clone, Copy, Debug)]
-    struct ReceiverParams {
-        ack_every: u32,
-        cnp_interval_ns: u64,
-        send_cnp: bool,
-        mtu: u64,
-    }
-
-    /// The sender's next action. `kind`: 0 send the data packet (seq, len, ecn, retx, last,
-    /// ack_req), 1 send an RTT probe with id `seq`, 2 nothing before `time_ns`, 3 blocked until
-    /// feedback or a timer, 4 done.
+    /// The sender's next action, and its next timer deadline (u64::MAX: none).
     #[derive(Clone, Copy, Debug, PartialEq)]
     struct PollOut {
-        kind: u8,
+        kind: PollKind,
         seq: u64,
         len: u32,
+        /// the IP header's two ECN bits for the packet
         ecn: u8,
         retx: bool,
         last: bool,
         ack_req: bool,
         time_ns: u64,
+        next_timer_ns: u64,
     }
 
     /// One (N)ACK to send.
@@ -79,6 +82,7 @@ mod ffi {
     /// Sender state and counters, for traces and summaries.
     #[derive(Clone, Copy, Debug)]
     struct SenderInfo {
+        /// congestion window, packets (infinite without a window)
         cw: f64,
         /// pacing rate, 0 if none
         rate_bps: u64,
@@ -94,35 +98,73 @@ mod ffi {
         timeouts: u64,
         cnps: u64,
         min_cw: f64,
-        /// how the flow left fast start: 0 not (yet, or finished inside it, or no fast
-        /// start), 1 all IW packets acknowledged, 2 loss
-        fast_start_exit: u8,
         sub_packet_sends: u64,
         /// completion time, u64::MAX if not done
         done_ns: u64,
     }
 
+    /// Receiver counters.
+    #[derive(Clone, Copy, Debug)]
+    struct ReceiverInfo {
+        /// bytes delivered in order
+        received: u64,
+        /// payload bytes that arrived again after their first delivery (spurious
+        /// retransmissions)
+        duplicate_bytes: u64,
+        complete: bool,
+    }
+
     extern "Rust" {
+        /// The parameters of one NIC (every scheme's, the transport's, the receiver's).
+        type NicParams;
+        /// A NIC's parameters at their defaults.
+        fn nic_params_new() -> Box<NicParams>;
+        /// Every NIC parameter, in index order.
+        fn nic_param_specs() -> Vec<ParamInfo>;
+        /// Checks `v` against parameter `index` and stores it; the error names the attribute.
+        fn set(self: &mut NicParams, index: usize, v: &ParamValue) -> Result<()>;
+        /// Parameter `index`.
+        fn get(self: &NicParams, index: usize) -> Result<ParamValue>;
+        /// Name of the scheme new flows use.
+        fn scheme_name(self: &NicParams) -> String;
+        /// Data priority of new flows.
+        fn priority(self: &NicParams) -> u8;
+        /// Payload bytes per packet.
+        fn mtu(self: &NicParams) -> u64;
+        /// Validates everything a flow on `path` would use; the error names the attribute.
+        fn validate(self: &NicParams, path: &PathInfo) -> Result<()>;
+        /// A copy (a flow keeps the parameters it was added with until it starts).
+        fn snapshot(self: &NicParams) -> Box<NicParams>;
+        /// Parses `text` for parameter `index` given as the command-line option `--OPTION`
+        /// and stores it; the error is one line naming the option.
+        fn set_option(self: &mut NicParams, index: usize, text: &str) -> Result<()>;
+        /// [`validate`] with errors naming the command-line options (`--alpha`).
+        fn validate_options(self: &NicParams, path: &PathInfo) -> Result<()>;
+
         /// Sending side of one queue pair.
         type Sender;
-        /// Validates and builds a sender for a message of `flow_size` bytes starting at `now_ns`.
-        fn sender_new(p: &SenderParams, flow_size: u64, now_ns: u64) -> Result<Box<Sender>>;
-        /// Validates sender parameters (the error names the field).
-        fn sender_params_validate(p: &SenderParams) -> Result<()>;
-        /// The next action at `now_ns`.
+        /// Validates and builds the sender of a `flow_size`-byte message of the NIC's scheme
+        /// on `path`, starting at `now_ns`.
+        fn sender_new(
+            p: &NicParams,
+            path: &PathInfo,
+            flow_size: u64,
+            now_ns: u64,
+        ) -> Result<Box<Sender>>;
+        /// The next action at `now_ns` (and the next timer deadline).
         fn poll(self: &mut Sender, now_ns: u64) -> PollOut;
-        /// A cumulative ACK.
-        fn on_ack(self: &mut Sender, now_ns: u64, ack_seq: u64, ece: bool);
-        /// A NACK (go back to `expected_seq`).
-        fn on_nack(self: &mut Sender, now_ns: u64, expected_seq: u64, ece: bool);
-        /// A congestion notification packet.
-        fn on_cnp(self: &mut Sender, now_ns: u64);
-        /// An RTT probe response.
-        fn on_probe_response(self: &mut Sender, now_ns: u64, probe_id: u64);
+        /// A cumulative ACK; returns the next timer deadline.
+        fn on_ack(self: &mut Sender, now_ns: u64, ack_seq: u64, ece: bool) -> u64;
+        /// A NACK (go back to `expected_seq`); returns the next timer deadline.
+        fn on_nack(self: &mut Sender, now_ns: u64, expected_seq: u64, ece: bool) -> u64;
+        /// A congestion notification packet; returns the next timer deadline.
+        fn on_cnp(self: &mut Sender, now_ns: u64) -> u64;
+        /// An RTT probe response; returns the next timer deadline.
+        fn on_probe_response(self: &mut Sender, now_ns: u64, probe_id: u64) -> u64;
+        /// Timer expiry (harmless when early or late); returns the next timer deadline.
+        fn on_timer(self: &mut Sender, now_ns: u64) -> u64;
         /// When the sender next wants on_timer; u64::MAX for never.
         fn next_timer(self: &Sender) -> u64;
-        /// Timer expiry (harmless when early or late).
-        fn on_timer(self: &mut Sender, now_ns: u64);
         /// Every byte acknowledged.
         fn is_done(self: &Sender) -> bool;
         /// State and counters.
@@ -130,8 +172,9 @@ mod ffi {
 
         /// Receiving side of one queue pair.
         type Receiver;
-        /// Validates and builds a receiver for a message of `flow_size` bytes.
-        fn receiver_new(p: &ReceiverParams, flow_size: u64) -> Result<Box<Receiver>>;
+        /// Validates and builds the receiver of a `flow_size`-byte message of `scheme` with
+        /// this (receiving) NIC's ACK/CNP policy.
+        fn receiver_new(p: &NicParams, scheme: &str, flow_size: u64) -> Result<Box<Receiver>>;
         /// A data packet arrived.
         fn on_data(
             self: &mut Receiver,
@@ -142,72 +185,118 @@ mod ffi {
             last: bool,
             ack_req: bool,
         ) -> RxOut;
-        /// Bytes delivered in order.
-        fn received(self: &Receiver) -> u64;
-        /// The whole message arrived.
-        fn is_complete(self: &Receiver) -> bool;
-
-        /// Parses a scheme name ("ldcp", "ldcp-rate", "none") to its code.
-        fn scheme_code(name: &str) -> Result<u8>;
+        /// Counters.
+        fn info(self: &Receiver) -> ReceiverInfo;
     }
 }
 
-pub use ffi::{AckInfo, PollOut, ReceiverParams, RxOut, SenderInfo, SenderParams};
+pub use ffi::{AckInfo, PathInfo, PollKind, PollOut, ReceiverInfo, RxOut, SenderInfo};
+use ffi::{ParamInfo, ParamValue};
 
-fn scheme_of(code: u8) -> Result<Scheme, ConfigError> {
-    Scheme::ALL
-        .get(code as usize)
-        .copied()
-        .ok_or_else(|| ConfigError::new("scheme", code, "unknown scheme code"))
+/// Opaque handle: one NIC's [`NicConfig`].
+pub struct NicParams(NicConfig);
+
+/// The attribute name of the Rust field in `e`, so errors name what the user set.
+fn as_attribute(e: ConfigError) -> ConfigError {
+    rdma_cc_core::param::rename_field(e, |name| {
+        NicConfig::spec_by_name(name).map(|s| s.attr.to_string())
+    })
 }
 
-fn scheme_code(name: &str) -> Result<u8, ConfigError> {
-    let s: Scheme = name.parse()?;
-    Ok(Scheme::ALL.iter().position(|&x| x == s).unwrap_or(0) as u8)
+/// The command-line option of the Rust field in `e`.
+fn as_option(e: ConfigError) -> ConfigError {
+    rdma_cc_core::param::rename_field(e, |name| {
+        NicConfig::spec_by_name(name)
+            .filter(|s| !s.option.is_empty())
+            .map(|s| format!("--{}", s.option))
+    })
 }
 
-impl TryFrom<&SenderParams> for FlowConfig {
-    type Error = ConfigError;
-    fn try_from(p: &SenderParams) -> Result<FlowConfig, ConfigError> {
-        let nz = |v: u64| (v > 0).then_some(Time(v));
-        Ok(FlowConfig {
-            scheme: scheme_of(p.scheme)?,
-            sender: SenderConfig {
-                mtu: Bytes(p.mtu),
-                line_rate: Rate(p.line_rate_bps),
-                base_rtt: Time(p.base_rtt_ns),
-                rto: nz(p.rto_ns),
-                rto_backoff: p.rto_backoff,
-                dup_nack_holdoff: nz(p.dup_nack_holdoff_ns),
-                rtt_gain: p.rtt_gain,
-            },
-            ldcp: LdcpConfig {
-                alpha: p.alpha,
-                beta: p.beta,
-                gamma: p.gamma,
-                eta: p.eta,
-                iw: (p.iw != 0.0).then_some(p.iw),
-                fast_start: p.fast_start,
-                sub_packet: p.sub_packet,
-            },
-        })
+fn nic_params_new() -> Box<NicParams> {
+    Box::new(NicParams(NicConfig::default()))
+}
+
+fn nic_param_specs() -> Vec<ParamInfo> {
+    let d = NicConfig::default();
+    NicConfig::param_specs()
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, s)| d.get(i).map(|v| info(s, &v)))
+        .collect()
+}
+
+fn path_of(p: &PathInfo) -> Path {
+    Path {
+        line_rate: Rate(p.line_rate_bps),
+        base_rtt: Time(p.base_rtt_ns),
+        lossless: p.lossless,
+    }
+}
+
+impl NicParams {
+    fn set(&mut self, index: usize, v: &ParamValue) -> Result<(), ConfigError> {
+        self.0.set(index, &from_ffi(v)?).map_err(as_attribute)
+    }
+
+    fn get(&self, index: usize) -> Result<ParamValue, ConfigError> {
+        self.0
+            .get(index)
+            .map(|v| to_ffi(&v))
+            .ok_or_else(|| ConfigError::new("parameter", index, "no such NIC parameter"))
+    }
+
+    fn scheme_name(&self) -> String {
+        self.0.scheme.name().to_string()
+    }
+
+    fn priority(&self) -> u8 {
+        self.0.priority
+    }
+
+    fn mtu(&self) -> u64 {
+        self.0.sender.mtu.0
+    }
+
+    fn validate(&self, path: &PathInfo) -> Result<(), ConfigError> {
+        self.0.validate(&path_of(path)).map_err(as_attribute)
+    }
+
+    fn snapshot(&self) -> Box<NicParams> {
+        Box::new(NicParams(self.0))
+    }
+
+    fn set_option(&mut self, index: usize, text: &str) -> Result<(), ConfigError> {
+        let spec = NicConfig::param_specs()
+            .get(index)
+            .copied()
+            .ok_or_else(|| ConfigError::new("parameter", index, "no such NIC parameter"))?;
+        let v = spec.parse(text, &format!("--{}", spec.option))?;
+        self.0.set(index, &v).map_err(as_option)
+    }
+
+    fn validate_options(&self, path: &PathInfo) -> Result<(), ConfigError> {
+        self.0.validate(&path_of(path)).map_err(as_option)
     }
 }
 
 /// Opaque handle owning a [`QpSender`] with the controller its scheme names.
 pub struct Sender(QpSender<SchemeController>);
 
-fn sender_params_validate(p: &SenderParams) -> Result<(), ConfigError> {
-    FlowConfig::try_from(p)?.validate()
-}
-
-fn sender_new(p: &SenderParams, flow_size: u64, now_ns: u64) -> Result<Box<Sender>, ConfigError> {
-    let cfg = FlowConfig::try_from(p)?;
-    Ok(Box::new(Sender(cfg.build(flow_size, Time(now_ns))?)))
+fn sender_new(
+    p: &NicParams,
+    path: &PathInfo,
+    flow_size: u64,
+    now_ns: u64,
+) -> Result<Box<Sender>, ConfigError> {
+    let q = p
+        .0
+        .build_sender(&path_of(path), flow_size, Time(now_ns))
+        .map_err(as_attribute)?;
+    Ok(Box::new(Sender(q)))
 }
 
 const NO_POLL: PollOut = PollOut {
-    kind: 3,
+    kind: PollKind::Blocked,
     seq: 0,
     len: 0,
     ecn: 0,
@@ -215,62 +304,75 @@ const NO_POLL: PollOut = PollOut {
     last: false,
     ack_req: false,
     time_ns: 0,
+    next_timer_ns: u64::MAX,
 };
 
 impl Sender {
     #[inline]
     fn poll(&mut self, now_ns: u64) -> PollOut {
-        match self.0.poll(Time(now_ns)) {
+        let out = match self.0.poll(Time(now_ns)) {
             Poll::Send(t) => PollOut {
-                kind: 0,
+                kind: PollKind::Send,
                 seq: t.seq,
                 len: t.len,
                 ecn: t.ecn.bits(),
                 retx: t.retransmission,
                 last: t.last,
                 ack_req: t.ack_req,
-                time_ns: 0,
+                ..NO_POLL
             },
             Poll::SendProbe { probe_id } => PollOut {
-                kind: 1,
+                kind: PollKind::Probe,
                 seq: probe_id,
                 ..NO_POLL
             },
             Poll::WaitUntil(t) => PollOut {
-                kind: 2,
+                kind: PollKind::Wait,
                 time_ns: t.0,
                 ..NO_POLL
             },
             Poll::Blocked => NO_POLL,
-            Poll::Done => PollOut { kind: 4, ..NO_POLL },
+            Poll::Done => PollOut {
+                kind: PollKind::Done,
+                ..NO_POLL
+            },
+        };
+        PollOut {
+            next_timer_ns: self.next_timer(),
+            ..out
         }
     }
 
     #[inline]
-    fn on_ack(&mut self, now_ns: u64, ack_seq: u64, ece: bool) {
+    fn on_ack(&mut self, now_ns: u64, ack_seq: u64, ece: bool) -> u64 {
         self.0.on_ack(Time(now_ns), ack_seq, ece);
+        self.next_timer()
     }
 
     #[inline]
-    fn on_nack(&mut self, now_ns: u64, expected_seq: u64, ece: bool) {
+    fn on_nack(&mut self, now_ns: u64, expected_seq: u64, ece: bool) -> u64 {
         self.0.on_nack(Time(now_ns), expected_seq, ece);
+        self.next_timer()
     }
 
-    fn on_cnp(&mut self, now_ns: u64) {
+    fn on_cnp(&mut self, now_ns: u64) -> u64 {
         self.0.on_cnp(Time(now_ns));
+        self.next_timer()
     }
 
-    fn on_probe_response(&mut self, now_ns: u64, probe_id: u64) {
+    fn on_probe_response(&mut self, now_ns: u64, probe_id: u64) -> u64 {
         self.0.on_probe_response(Time(now_ns), probe_id);
+        self.next_timer()
+    }
+
+    fn on_timer(&mut self, now_ns: u64) -> u64 {
+        self.0.on_timer(Time(now_ns));
+        self.next_timer()
     }
 
     #[inline]
     fn next_timer(&self) -> u64 {
         self.0.next_timer().map_or(u64::MAX, |t| t.0)
-    }
-
-    fn on_timer(&mut self, now_ns: u64) {
-        self.0.on_timer(Time(now_ns));
     }
 
     fn is_done(&self) -> bool {
@@ -294,29 +396,21 @@ impl Sender {
             timeouts: s.timeouts,
             cnps: s.cnps,
             min_cw: s.min_cw,
-            fast_start_exit: fast_start_code(self.0.controller().fast_start_exit()),
             sub_packet_sends: s.sub_packet_sends,
             done_ns: self.0.completion_time().map_or(u64::MAX, |t| t.0),
         }
     }
 }
 
-fn fast_start_code(e: FastStartExit) -> u8 {
-    e as u8
-}
-
 /// Opaque handle owning a [`QpReceiver`].
 pub struct Receiver(QpReceiver);
 
-fn receiver_new(p: &ReceiverParams, flow_size: u64) -> Result<Box<Receiver>, ConfigError> {
-    let cfg = ReceiverConfig {
-        ack_every: p.ack_every,
-        cnp_interval: Time(p.cnp_interval_ns),
-        send_cnp: p.send_cnp,
-        mtu: Bytes(p.mtu),
-        ..ReceiverConfig::default()
-    };
-    Ok(Box::new(Receiver(QpReceiver::new(&cfg, flow_size)?)))
+fn receiver_new(p: &NicParams, scheme: &str, flow_size: u64) -> Result<Box<Receiver>, ConfigError> {
+    let scheme: Scheme = scheme.parse().map_err(as_attribute)?;
+    let cfg = p.0.receiver_for(scheme);
+    Ok(Box::new(Receiver(
+        QpReceiver::new(&cfg, flow_size).map_err(as_attribute)?,
+    )))
 }
 
 const NO_ACK: AckInfo = AckInfo {
@@ -356,80 +450,79 @@ impl Receiver {
         }
     }
 
-    fn received(&self) -> u64 {
-        self.0.received()
-    }
-
-    fn is_complete(&self) -> bool {
-        self.0.is_complete()
+    fn info(&self) -> ReceiverInfo {
+        ReceiverInfo {
+            received: self.0.received(),
+            duplicate_bytes: self.0.stats().duplicate_bytes,
+            complete: self.0.is_complete(),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::ffi::ParamKind;
 
-    fn params() -> SenderParams {
-        SenderParams {
-            scheme: 0,
-            mtu: 1000,
+    fn path() -> PathInfo {
+        PathInfo {
             line_rate_bps: 100_000_000_000,
             base_rtt_ns: 8000,
-            rto_ns: 0,
-            rto_backoff: 6,
-            dup_nack_holdoff_ns: 0,
-            alpha: 1.0,
-            beta: 0.5,
-            gamma: 0.125,
-            eta: 0.5,
-            iw: 0.0,
-            fast_start: true,
-            rtt_gain: 0.125,
-            sub_packet: true,
+            lossless: false,
         }
     }
 
+    fn index_of(attr: &str) -> usize {
+        nic_param_specs()
+            .iter()
+            .position(|s| s.attr == attr)
+            .unwrap()
+    }
+
     #[test]
-    fn bridge_validation_names_the_field() {
-        let mut p = params();
-        p.alpha = 0.0;
-        assert!(sender_params_validate(&p)
-            .unwrap_err()
-            .to_string()
-            .contains("alpha"));
-        let mut p = params();
-        p.gamma = 1.5;
-        assert!(sender_params_validate(&p)
-            .unwrap_err()
-            .to_string()
-            .contains("gamma"));
-        assert_eq!(scheme_code("ldcp-rate").unwrap(), 1);
-        assert!(scheme_code("cubic")
-            .unwrap_err()
-            .to_string()
-            .contains("scheme"));
+    fn errors_name_the_attribute() {
+        let mut p = nic_params_new();
+        let mut v = p.get(index_of("Alpha")).unwrap();
+        v.real = 0.0;
+        let e = p.set(index_of("Alpha"), &v).unwrap_err().to_string();
+        assert!(e.starts_with("invalid Alpha = 0:"), "{e}");
+        let mut v = p.get(index_of("AckEvery")).unwrap();
+        assert_eq!(v.kind, ParamKind::Count);
+        v.uint = 0;
+        let e = p.set(index_of("AckEvery"), &v).unwrap_err().to_string();
+        assert!(e.starts_with("invalid AckEvery = 0:"), "{e}");
+        let mut v = p.get(index_of("Scheme")).unwrap();
+        v.text = "cubic".into();
+        assert!(p.set(index_of("Scheme"), &v).is_err());
+    }
+
+    #[test]
+    fn specs_carry_defaults_and_rules() {
+        let specs = nic_param_specs();
+        let alpha = &specs[index_of("Alpha")];
+        assert_eq!((alpha.option.as_str(), alpha.default_text.as_str()), ("alpha", "1"));
+        assert!(alpha.help.contains("must be in (0, 1]"), "{}", alpha.help);
+        let iw = &specs[index_of("Iw")];
+        assert_eq!(iw.default_text, "auto");
+        let cc = &specs[index_of("Scheme")];
+        assert_eq!(cc.choices, vec!["ldcp", "ldcp-rate", "none"]);
     }
 
     #[test]
     fn sender_and_receiver_exchange_a_short_message() {
-        let mut s = sender_new(&params(), 3000, 0).unwrap();
-        let mut r = receiver_new(
-            &ReceiverParams {
-                ack_every: 1,
-                cnp_interval_ns: 0,
-                send_cnp: false,
-                mtu: 1000,
-            },
-            3000,
-        )
-        .unwrap();
+        let p = nic_params_new();
+        p.validate(&path()).unwrap();
+        let mut s = sender_new(&p, &path(), 3000, 0).unwrap();
+        let mut r = receiver_new(&p, &p.scheme_name(), 3000).unwrap();
         let mut sent = Vec::new();
         loop {
-            let p = s.poll(0);
-            if p.kind != 0 {
+            let o = s.poll(0);
+            if o.kind != PollKind::Send {
                 break;
             }
-            sent.push(p);
+            // a packet in flight arms the RTO: the deadline comes with the answer
+            assert!(o.next_timer_ns < u64::MAX);
+            sent.push(o);
         }
         assert_eq!(sent.len(), 3);
         // fast start: Not-ECT except the last packet (message shorter than IW)
@@ -437,12 +530,14 @@ mod tests {
             sent.iter().map(|p| p.ecn).collect::<Vec<_>>(),
             vec![0, 0, 2]
         );
-        for p in &sent {
-            let a = r.on_data(1000, p.seq, p.len, false, p.last, p.ack_req);
+        for o in &sent {
+            let a = r.on_data(1000, o.seq, o.len, false, o.last, o.ack_req);
             assert_eq!(a.n_acks, 1);
             s.on_ack(2000, a.ack1.seq, a.ack1.ece);
         }
-        assert!(s.is_done() && r.is_complete());
+        assert!(s.is_done() && r.info().complete);
         assert_eq!(s.info().done_ns, 2000);
+        assert_eq!(s.next_timer(), u64::MAX);
+        assert!(receiver_new(&p, "cubic", 1).is_err());
     }
 }

@@ -5,8 +5,7 @@
 
 #include "rdma-cc-error.h"
 
-#include "ns3/boolean.h"
-#include "ns3/double.h"
+#include "ns3/data-rate.h"
 #include "ns3/red-ecn-queue-disc.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-header.h"
@@ -14,10 +13,12 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include "rdma-cc/src/scenario.rs.h"
 #include "rdma-cc/src/transport.rs.h"
 #include "rust/cxx.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -26,192 +27,255 @@
 namespace ns3
 {
 
-RdmaScenario::RdmaScenario(const std::string& n) :
-    name(n),
-    cc("ldcp"),
-    rate("100Gbps"),
-    delay("1us"),
-    seed(1),
-    out("results/" + n),
-    alpha(1.0),
-    beta(0.5),
-    gamma(0.125),
-    eta(0.5),
-    iw(0),
-    fastStart(true),
-    subPacket(true),
-    ackEvery(1),
-    rto("0us"),
-    cnpInterval("0us"),
-    mtu(1000),
-    kmin(-1),
-    kmax(-1),
-    pmax(0.2),
-    kfs(-1),
-    bufMax(2000000),
-    buffer(12e6),
-    headroom(32000),
-    pfc(0),
-    sample("1us")
+RdmaScenario::RdmaScenario(const std::string& n, const std::string& description) :
+    m_name(n),
+    m_opts(n, description)
 {
+    // the fabric, the switch and the outputs; every NIC parameter comes from Rust's tables
+    m_opts.Rate("rate", "100Gbps", "rate of every link")
+        .Duration("delay", "1us", "one-way propagation delay of every link")
+        .Count("seed",
+               1,
+               "random seed (ns-3 run number): ECMP hashing, RED draws, random arrivals",
+               rdmacc::Options::Range::Closed(1, 4294967295.0))
+        .Text("out", "results/" + n, "output directory")
+        .Bytes("kmin",
+               "auto",
+               "ECN marking threshold K_min of the data queue",
+               rdmacc::Options::Range::Any(),
+               "the scheme's starting point, half the BDP of one hop")
+        .Bytes("kmax",
+               "auto",
+               "ECN marking: every ECT packet is marked from K_max on",
+               rdmacc::Options::Range::Any(),
+               "4 x K_min")
+        .Real("pmax",
+              0.2,
+              "ECN marking probability just below K_max",
+              rdmacc::Options::Range::Closed(0, 1))
+        .Bytes("kfs",
+               "auto",
+               "WRED drop threshold of Not-ECT (LDCP first-RTT) packets on lossy runs",
+               rdmacc::Options::Range::Any(),
+               "K_min")
+        .Bytes("bufMax",
+               "2000000",
+               "egress queue limit of the data priority when lossy (tail drop)",
+               rdmacc::Options::Range::AtLeast(1))
+        .Bytes("buffer",
+               "12000000",
+               "shared buffer of the switch",
+               rdmacc::Options::Range::AtLeast(1))
+        .Bytes("headroom",
+               "32000",
+               "PFC headroom per port and lossless priority (with --pfc=1)",
+               rdmacc::Options::Range::Any())
+        .Bool("pfc", false, "the data priority is lossless (PFC); LDCP runs lossy (PFC-free)")
+        .Duration("sample",
+                  "1us",
+                  "queue sampling interval (queue.csv, queue_avg_bytes)",
+                  rdmacc::Options::Range::Above(0))
+        .Duration("limit",
+                  "1s",
+                  "simulated-time limit: a run cut by it reports complete=false and fails",
+                  rdmacc::Options::Range::Above(0))
+        .Bool("flowTrace",
+              false,
+              "write flows.csv: every flow's window, rate and srtt over time")
+        .Duration("flowSample",
+                  "0",
+                  "with --flowTrace: sample every flow at this interval (0: a row whenever a "
+                  "flow's window, rate or srtt changes)")
+        .AddNicParams();
 }
 
 RdmaScenario::~RdmaScenario() = default;
 
-void
-RdmaScenario::AddOptions(CommandLine& cmd)
+rdmacc::Options&
+RdmaScenario::Opts()
 {
-    cmd.AddValue("cc", "congestion control: ldcp, ldcp-rate or none (line rate)", cc);
-    cmd.AddValue("rate", "rate of every link", rate);
-    cmd.AddValue("delay", "one-way delay of every link", delay);
-    cmd.AddValue("seed", "random seed (run number)", seed);
-    cmd.AddValue("out", "output directory", out);
-    cmd.AddValue("alpha", "LDCP additive increase per RTT (packets, 0 < alpha <= 1)", alpha);
-    cmd.AddValue("beta", "LDCP decrease per marked ACK (packets, 0 < beta <= 1)", beta);
-    cmd.AddValue("gamma", "LDCP sub-packet step and floor (0 < gamma <= 1)", gamma);
-    cmd.AddValue("eta", "LDCP decrease factor below one packet (0 < eta < 1)", eta);
-    cmd.AddValue("iw", "LDCP initial window, packets (0: BDP of the path)", iw);
-    cmd.AddValue("fastStart", "LDCP zero-RTT fast start", fastStart);
-    cmd.AddValue("subPacket", "LDCP sub-packet regime (cw < 1)", subPacket);
-    cmd.AddValue("ackEvery", "receiver: ACK every m unmarked packets (delayed ACK)", ackEvery);
-    cmd.AddValue("rto",
-                 "retransmission timeout floor (0: 4 x base RTT, or 1 ms with --pfc=1); the "
-                 "timeout is max(floor, srtt + 4 rttvar), doubling on repeated timeouts",
-                 rto);
-    cmd.AddValue("cnpInterval", "receiver: minimum CNP interval per flow (ldcp-rate)", cnpInterval);
-    cmd.AddValue("mtu", "payload bytes per packet", mtu);
-    cmd.AddValue("kmin", "ECN K_min, bytes (-1: half the BDP of one hop)", kmin);
-    cmd.AddValue("kmax", "ECN K_max, bytes (-1: 4 x K_min)", kmax);
-    cmd.AddValue("pmax", "ECN P_max", pmax);
-    cmd.AddValue(
-        "kfs", "WRED drop threshold of Not-ECT (fast-start) packets, bytes (-1: K_min)", kfs);
-    cmd.AddValue("bufMax", "egress queue limit of the data priority, bytes", bufMax);
-    cmd.AddValue("buffer", "switch buffer, bytes", buffer);
-    cmd.AddValue("headroom", "PFC headroom per port and priority, bytes (with --pfc=1)", headroom);
-    cmd.AddValue("pfc", "1: data priority lossless (PFC), 0: lossy (LDCP is PFC-free)", pfc);
-    cmd.AddValue("sample", "queue sampling interval (queue.csv, queue_avg_bytes)", sample);
+    return m_opts;
+}
+
+const rdmacc::Options&
+RdmaScenario::Opts() const
+{
+    return m_opts;
+}
+
+std::string
+RdmaScenario::Cc() const
+{
+    return m_opts.GetText("cc");
+}
+
+uint32_t
+RdmaScenario::Seed() const
+{
+    return static_cast<uint32_t>(m_opts.GetCount("seed"));
+}
+
+std::string
+RdmaScenario::Out() const
+{
+    return m_opts.GetText("out");
+}
+
+uint64_t
+RdmaScenario::Mtu() const
+{
+    return m_opts.GetBytes("mtu");
+}
+
+uint64_t
+RdmaScenario::RateBps() const
+{
+    return m_opts.GetRate("rate");
+}
+
+bool
+RdmaScenario::Lossless() const
+{
+    return m_opts.GetBool("pfc");
+}
+
+double
+RdmaScenario::PayloadLimit() const
+{
+    return rdmacc_ffi::payload_limit_bps(RateBps(), Mtu());
 }
 
 void
-RdmaScenario::Validate()
+RdmaScenario::Parse(int argc, char** argv)
 {
+    m_opts.Parse(argc, argv);
+    const uint64_t frame = Mtu() + RoceHeader::DATA_OVERHEAD;
+    const Time delay = m_opts.GetTime("delay");
+    rdmacc_ffi::Marking m;
     try
     {
-        rdmacc_ffi::scheme_code(cc);
+        m = rdmacc_ffi::scheme_marking(Cc(), RateBps(), delay.GetNanoSeconds(), frame);
     }
-    catch (const rust::Error&)
+    catch (const rust::Error& e)
     {
-        rdmacc::ConfigFatal("command line",
-                            "invalid --cc = " + cc + ": must be one of ldcp, ldcp-rate, none");
+        rdmacc::ConfigFatal("command line", e.what());
     }
-    rdmacc::CheckAttributeValue("--rate", "ns3::QbbNetDevice", "DataRate", rate);
-    m_linkDelay = NanoSeconds(rdmacc::CheckedTimeNs("--delay", delay));
-    rdmacc::CheckedTimeNs("--rto", rto);
-    rdmacc::CheckedTimeNs("--cnpInterval", cnpInterval);
-    rdmacc::CheckedPositiveTimeNs("--sample", sample);
-    auto finite = [](const std::string& f, double v)
+    // given values win; K_max and K_fs follow a given K_min
+    const bool kminAuto = m_opts.GetBytes("kmin") == 0;
+    const bool kmaxAuto = m_opts.GetBytes("kmax") == 0;
+    const bool kfsAuto = m_opts.GetBytes("kfs") == 0;
+    kMinB = kminAuto ? m.k_min : m_opts.GetBytes("kmin");
+    kMaxB = kmaxAuto ? (kminAuto ? m.k_max : kMinB * (m.k_max / std::max<uint64_t>(m.k_min, 1)))
+                     : m_opts.GetBytes("kmax");
+    kFsB = kfsAuto ? (kminAuto ? m.k_fs : kMinB) : m_opts.GetBytes("kfs");
+    pMax = m_opts.GetReal("pmax");
+    rdmacc_ffi::Marking given{kMinB, kMaxB, pMax, kFsB};
+    try
     {
-        if (!std::isfinite(v))
-        {
-            rdmacc::ConfigFatal("command line", "invalid " + f + ": must be a number");
-        }
-    };
-    finite("--alpha", alpha);
-    finite("--beta", beta);
-    finite("--gamma", gamma);
-    finite("--eta", eta);
-    finite("--iw", iw);
-    if (mtu == 0 || mtu > 9000)
-    {
-        rdmacc::ConfigFatal("command line",
-                            "invalid --mtu = " + std::to_string(mtu) + ": must be in [1, 9000]");
+        rdmacc_ffi::marking_check(given,
+                                  m_opts.GetBytes("bufMax"),
+                                  kminAuto,
+                                  kmaxAuto,
+                                  kfsAuto,
+                                  "--rate=" + m_opts.GetAsText("rate") +
+                                      " and --delay=" + m_opts.GetAsText("delay"));
     }
-    if (pfc < 0 || pfc > 1)
+    catch (const rust::Error& e)
     {
-        rdmacc::ConfigFatal("command line",
-                            "invalid --pfc = " + std::to_string(pfc) + ": must be 0 or 1");
+        rdmacc::ConfigFatal("command line", e.what());
     }
-    const uint64_t bps = DataRate(rate).GetBitRate();
-    const uint64_t hopBdp = bps / 8 * 2 * m_linkDelay.GetNanoSeconds() / 1000000000ULL;
-    kMinB = kmin < 0 ? std::max<uint64_t>(hopBdp / 2, mtu + RoceHeader::DATA_OVERHEAD)
-                     : rdmacc::CheckedBytes("--kmin", kmin);
-    kMaxB = kmax < 0 ? 4 * kMinB : rdmacc::CheckedBytes("--kmax", kmax);
-    kFsB = kfs < 0 ? kMinB : rdmacc::CheckedBytes("--kfs", kfs);
-    rdmacc::CheckedBytes("--bufMax", bufMax);
-    rdmacc::CheckedBytes("--buffer", buffer);
-    rdmacc::CheckedBytes("--headroom", headroom);
-    // the named errors of the Rust policies, before anything is built
-    if (kMinB > kMaxB)
-    {
-        rdmacc::ConfigFatal("command line",
-                            "invalid --kmin = " + std::to_string(kMinB) +
-                                " B: must be <= --kmax (" + std::to_string(kMaxB) + " B)");
-    }
-    rdmacc::CheckedRange("--pmax", pmax, 0, 1);
-    if (kFsB > uint64_t(bufMax))
-    {
-        rdmacc::ConfigFatal("command line",
-                            "invalid --kfs = " + std::to_string(kFsB) +
-                                " B: must be <= --bufMax (" + std::to_string(uint64_t(bufMax)) +
-                                " B)");
-    }
+    // the NIC parameters together, on this fabric's host-to-host path (two hops)
+    const Time wire = NanoSeconds(int64_t(frame * 8 * 1000000000ULL / RateBps()));
+    const Time ack = NanoSeconds(
+        int64_t((RoceHeader::DATA_OVERHEAD + RoceHeader::AETH + QbbNetDevice::PREAMBLE_IFG) * 8 *
+                1000000000ULL / RateBps()));
+    m_opts.ApplyNicDefaults(RateBps(), 4 * delay + 2 * wire + 2 * ack, Lossless());
+    rdmacc::MakeOutputDir(Out());
 }
 
 void
 RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
 {
     RngSeedManager::SetSeed(1);
-    RngSeedManager::SetRun(seed);
-    const bool lossless = pfc == 1;
+    RngSeedManager::SetRun(Seed());
     FabricHelper fh;
-    fh.SetDeviceAttribute("DataRate", StringValue(rate));
-    fh.SetChannelAttribute("Delay", TimeValue(m_linkDelay));
-    fh.SetSwitchAttribute("BufferSize", UintegerValue(uint64_t(buffer)));
-    fh.SetSwitchAttribute("Headroom", UintegerValue(uint64_t(headroom)));
-    fh.SetSwitchAttribute("EgressLimit", UintegerValue(uint64_t(bufMax)));
-    fh.SetSwitchAttribute("MmuMtu", UintegerValue(mtu + RoceHeader::DATA_OVERHEAD));
-    fh.SetSwitchAttribute("PfcPriorities", UintegerValue(lossless ? 0x08 : 0));
+    fh.SetDeviceAttribute("DataRate", DataRateValue(DataRate(RateBps())));
+    fh.SetChannelAttribute("Delay", TimeValue(m_opts.GetTime("delay")));
+    fh.SetSwitchAttribute("BufferSize", UintegerValue(m_opts.GetBytes("buffer")));
+    fh.SetSwitchAttribute("Headroom", UintegerValue(m_opts.GetBytes("headroom")));
+    fh.SetSwitchAttribute("EgressLimit", UintegerValue(m_opts.GetBytes("bufMax")));
+    fh.SetSwitchAttribute("MmuMtu", UintegerValue(Mtu() + RoceHeader::DATA_OVERHEAD));
+    fh.SetSwitchAttribute("PfcPriorities", UintegerValue(Lossless() ? 0x08 : 0));
     fh.SetQueuePriorities(0x08);
-    fh.SetEcn(kMinB, kMaxB, pmax);
+    fh.SetEcn(kMinB, kMaxB, pMax);
     // LDCP: Not-ECT (first-RTT) packets meet WRED threshold drop at K_fs (lossy only)
     fh.SetNotEct(1, kFsB);
     fabric = fh.SingleSwitch(nHosts);
     sw = fabric.switches[0];
-    sw->AssignStreams(seed);
+    sw->AssignStreams(Seed());
     for (uint32_t i = 0; i < nHosts; i++)
     {
+        // the NIC parameters are the defaults the options set (Options::ApplyNicDefaults)
         Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
-        nic->SetAttribute("Scheme", StringValue(cc));
-        nic->SetAttribute("Mtu", UintegerValue(mtu));
-        nic->SetAttribute("Priority", UintegerValue(3));
-        nic->SetAttribute("Alpha", DoubleValue(alpha));
-        nic->SetAttribute("Beta", DoubleValue(beta));
-        nic->SetAttribute("Gamma", DoubleValue(gamma));
-        nic->SetAttribute("Eta", DoubleValue(eta));
-        nic->SetAttribute("Iw", DoubleValue(iw));
-        nic->SetAttribute("FastStart", BooleanValue(fastStart));
-        nic->SetAttribute("SubPacket", BooleanValue(subPacket));
-        nic->SetAttribute("AckEvery", UintegerValue(ackEvery));
-        // on a lossless priority nothing is lost: a timeout could only fire spuriously behind
-        // deep queues or PAUSEs, so the default floor is 1 ms there (RoCE NICs' local ACK
-        // timeouts are milliseconds); lossy: 4 x base RTT
-        Time rtoFloor = NanoSeconds(rdmacc::CheckedTimeNs("--rto", rto));
-        if (rtoFloor.IsZero() && lossless)
-        {
-            rtoFloor = MilliSeconds(1);
-        }
-        nic->SetAttribute("Rto", TimeValue(rtoFloor));
-        nic->SetAttribute(
-            "CnpInterval",
-            TimeValue(NanoSeconds(rdmacc::CheckedTimeNs("--cnpInterval", cnpInterval))));
         nic->Attach(fabric.hostDevices[i], fabric.hosts.Get(i)->GetId());
         fabric.hosts.Get(i)->AggregateObject(nic);
+        if (m_opts.GetBool("flowTrace") && m_opts.GetTime("flowSample").IsZero())
+        {
+            nic->TraceConnectWithoutContext("FlowState",
+                                            MakeBoundCallback(&RdmaScenario::OnFlowState, this));
+        }
         nics.push_back(nic);
     }
     sw->TraceConnectWithoutContext("Drop", MakeBoundCallback(&RdmaScenario::OnDrop, this));
-    rdmacc::MakeOutputDir(out);
-    m_monitor = std::make_unique<FabricMonitor>(
-        fabric, out, NanoSeconds(rdmacc::CheckedTimeNs("--sample", sample)), 0x08);
+    m_monitor =
+        std::make_unique<FabricMonitor>(fabric, Out(), m_opts.GetTime("sample"), 0x08);
+    if (m_opts.GetBool("flowTrace"))
+    {
+        m_flowsCsv.open(Out() + "/flows.csv.partial");
+        if (!m_flowsCsv)
+        {
+            rdmacc::ConfigFatal("--out", "cannot write " + Out() + "/flows.csv.partial");
+        }
+        m_flowsCsv << "time_ns,flow_id,cw,rate_bps,srtt_ns\n";
+        if (m_opts.GetTime("flowSample").IsStrictlyPositive())
+        {
+            Simulator::Schedule(Seconds(0),
+                                &RdmaScenario::SampleFlows,
+                                this,
+                                m_opts.GetTime("flowSample"));
+        }
+    }
+}
+
+void
+RdmaScenario::OnFlowState(RdmaScenario* self, uint32_t flowId, double cw, uint64_t rate, Time srtt)
+{
+    self->m_flowsCsv << Simulator::Now().GetNanoSeconds() << ',' << flowId << ',';
+    if (std::isfinite(cw))
+    {
+        self->m_flowsCsv << cw;
+    }
+    self->m_flowsCsv << ',' << rate << ',' << srtt.GetNanoSeconds() << '\n';
+}
+
+void
+RdmaScenario::SampleFlows(Time every)
+{
+    for (const auto& nic : nics)
+    {
+        for (uint32_t qp = 0; qp < nic->GetNQps(); qp++)
+        {
+            const auto st = nic->GetFlowState(qp);
+            if (st.srtt.IsStrictlyPositive())
+            {
+                OnFlowState(this, nic->GetFlowId(qp), st.cw, st.rate, st.srtt);
+            }
+        }
+    }
+    if (m_completed < m_nextFlowId)
+    {
+        Simulator::Schedule(every, &RdmaScenario::SampleFlows, this, every);
+    }
 }
 
 void
@@ -270,28 +334,32 @@ RdmaScenario::BaseRtt(uint32_t srcHost, uint32_t dstHost) const
 {
     return fabric.BaseRtt(fabric.hosts.Get(srcHost)->GetId(),
                           fabric.hosts.Get(dstHost)->GetId(),
-                          mtu + RoceHeader::DATA_OVERHEAD,
+                          Mtu() + RoceHeader::DATA_OVERHEAD,
                           RoceHeader::DATA_OVERHEAD + RoceHeader::AETH);
-}
-
-uint64_t
-RdmaScenario::IwBytes(Time baseRtt) const
-{
-    if (iw > 0)
-    {
-        return uint64_t(iw * mtu);
-    }
-    return DataRate(rate).GetBitRate() / 8 * baseRtt.GetNanoSeconds() / 1000000000ULL;
 }
 
 uint32_t
 RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start)
 {
     const uint32_t id = m_nextFlowId++;
-    const uint32_t qp =
-        nics[srcHost]->AddFlow(nics[dstHost], bytes, start, BaseRtt(srcHost, dstHost), id);
+    const uint32_t src = fabric.hosts.Get(srcHost)->GetId();
+    const uint32_t dst = fabric.hosts.Get(dstHost)->GetId();
+    const uint32_t qp = nics[srcHost]->AddFlow(
+        nics[dstHost], bytes, start, BaseRtt(srcHost, dstHost), id, Lossless());
     m_flowOf[(uint64_t(nics[srcHost]->GetNodeId()) << 32) | qp] = id;
     dropsByFlow.push_back(0);
+    std::vector<uint64_t> rates;
+    std::vector<uint64_t> delays;
+    for (const auto& l : fabric.PathLinks(src, dst))
+    {
+        rates.push_back(l.rate.GetBitRate());
+        delays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
+    }
+    m_idealFct.push_back(NanoSeconds(static_cast<int64_t>(rdmacc_ffi::ideal_fct_ns(
+        rust::Slice<const uint64_t>(rates.data(), rates.size()),
+        rust::Slice<const uint64_t>(delays.data(), delays.size()),
+        bytes,
+        Mtu()))));
     return id;
 }
 
@@ -307,10 +375,10 @@ RdmaScenario::CheckDone(Time every)
 }
 
 void
-RdmaScenario::Run(Time limit, uint32_t bottleneckPort)
+RdmaScenario::Run(uint32_t bottleneckPort)
 {
     m_bottleneck = bottleneckPort;
-    Simulator::Stop(limit);
+    Simulator::Stop(m_opts.GetTime("limit"));
     Simulator::Schedule(MicroSeconds(10), &RdmaScenario::CheckDone, this, MicroSeconds(10));
     for (const auto& nic : nics)
     {
@@ -325,6 +393,11 @@ RdmaScenario::Run(Time limit, uint32_t bottleneckPort)
     wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     events = Simulator::GetEventCount() - ev0;
     m_monitor->Finish();
+    if (m_flowsCsv.is_open())
+    {
+        m_flowsCsv.close();
+        std::rename((Out() + "/flows.csv.partial").c_str(), (Out() + "/flows.csv").c_str());
+    }
 }
 
 std::vector<FlowRecord>
@@ -341,6 +414,10 @@ RdmaScenario::Flows() const
     std::sort(all.begin(),
               all.end(),
               [](const FlowRecord& a, const FlowRecord& b) { return a.flowId < b.flowId; });
+    for (auto& f : all)
+    {
+        f.idealFct = m_idealFct.at(f.flowId);
+    }
     return all;
 }
 
@@ -388,11 +465,10 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
         goodputActive = double(deliveredAtFirstDone - deliveredAtStable) * 8 /
                         (firstDone - stableFrom).GetSeconds();
     }
-    const double wireLimit = DataRate(rate).GetBitRate() * double(mtu) /
-                             (mtu + RoceHeader::DATA_OVERHEAD + QbbNetDevice::PREAMBLE_IFG);
+    const double wireLimit = PayloadLimit();
     rdmacc::JsonObject s;
-    s.Str("scheme", cc)
-        .UInt("seed", seed)
+    s.Str("scheme", Cc())
+        .UInt("seed", Seed())
         .UInt("sim_time_ns", Simulator::Now().GetNanoSeconds())
         .Num("wall_s", wall)
         .UInt("events", events)
@@ -425,17 +501,18 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
         .Str("invariants", inv.empty() ? "ok" : inv);
     // scheme and seed first, then the example's keys (senders, ...), then the shared ones
     rdmacc::JsonObject merged;
-    merged.Str("scheme", cc).UInt("seed", seed);
+    merged.Str("scheme", Cc()).UInt("seed", Seed());
     merged.Merge(extra);
     merged.Merge(s);
-    merged.WriteFile(out + "/summary.json");
-    rdmacc::WriteFctCsv(out + "/fct.csv", flows);
+    merged.WriteFile(Out() + "/summary.json");
+    rdmacc::WriteFctCsv(Out() + "/fct.csv", flows);
 
     std::cout << std::fixed;
-    std::cout << name << ": cc=" << cc << ", " << flows.size() << " flows, " << rate << " links, "
-              << delay << " delay, K_min/K_max/P_max " << kMinB << "/" << kMaxB << "/"
-              << std::setprecision(2) << pmax << ", K_fs " << kFsB << ", PFC "
-              << (pfc == 1 ? "on" : "off") << "\n";
+    std::cout << m_name << ": cc=" << Cc() << ", " << flows.size() << " flows, "
+              << m_opts.GetAsText("rate") << " links, " << m_opts.GetAsText("delay")
+              << " delay, K_min/K_max/P_max " << kMinB << "/" << kMaxB << "/"
+              << std::setprecision(2) << pMax << ", K_fs " << kFsB << ", PFC "
+              << (Lossless() ? "on" : "off") << "\n";
     std::cout << "  flows done        " << done << " / " << flows.size() << "\n";
     if (done < flows.size())
     {
@@ -475,7 +552,7 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
     std::cout << "  accounting        " << (inv.empty() ? "ok" : inv) << "\n";
     std::cout << std::setprecision(2) << "  wall " << wall << " s, " << events << " events ("
               << std::setprecision(0) << (wall > 0 ? events / wall : 0) << " events/s)\n";
-    std::cout << "  wrote " << out << "/summary.json, " << out << "/fct.csv\n";
+    std::cout << "  wrote " << Out() << "/summary.json, " << Out() << "/fct.csv\n";
 }
 
 } // namespace ns3

@@ -83,29 +83,29 @@ MeasureBridgeCost(uint64_t n)
     c.switchNs = NsPerCall(t0, n);
 
     // one data packet of a queue pair: poll, receive, acknowledge
-    rdmacc_ffi::SenderParams sp{};
-    sp.scheme = 2; // line rate: never blocked
-    sp.mtu = 1000;
-    sp.line_rate_bps = 100000000000ULL;
-    sp.base_rtt_ns = 4000;
-    sp.rto_backoff = 6;
-    sp.alpha = 1;
-    sp.beta = 0.5;
-    sp.gamma = 0.125;
-    sp.eta = 0.5;
-    sp.rtt_gain = 0.125;
+    auto params = rdmacc_ffi::nic_params_new();
+    const auto specs = rdmacc_ffi::nic_param_specs();
+    for (size_t i = 0; i < specs.size(); i++)
+    {
+        if (std::string(specs[i].attr) == "Scheme")
+        {
+            rdmacc_ffi::ParamValue v = specs[i].default_value;
+            v.text = "none"; // line rate: never blocked
+            params->set(i, v);
+        }
+    }
+    rdmacc_ffi::PathInfo path{};
+    path.line_rate_bps = 100000000000ULL;
+    path.base_rtt_ns = 4000;
     const uint64_t size = (n + 1) * 1000;
-    auto snd = rdmacc_ffi::sender_new(sp, size, 0);
-    rdmacc_ffi::ReceiverParams rcp{};
-    rcp.ack_every = 1;
-    rcp.mtu = 1000;
-    auto rcv = rdmacc_ffi::receiver_new(rcp, size);
+    auto snd = rdmacc_ffi::sender_new(*params, path, size, 0);
+    auto rcv = rdmacc_ffi::receiver_new(*params, "none", size);
     t0 = std::chrono::steady_clock::now();
     for (uint64_t i = 0; i < n; i++)
     {
         const uint64_t now = i * 100;
         const auto o = snd->poll(now);
-        if (o.kind != 0)
+        if (o.kind != rdmacc_ffi::PollKind::Send)
         {
             continue;
         }

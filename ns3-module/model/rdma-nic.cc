@@ -4,6 +4,7 @@
 #include "rdma-nic.h"
 
 #include "rdma-cc-error.h"
+#include "rdma-cc-params.h"
 #include "roce-header.h"
 
 #include "ns3/boolean.h"
@@ -19,12 +20,19 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RdmaNic");
 NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
+
+/// The NIC's parameters (the Rust NicConfig behind the attributes).
+struct RdmaNic::Params
+{
+    rust::Box<rdmacc_ffi::NicParams> p = rdmacc_ffi::nic_params_new();
+};
 
 /// One queue pair at its source.
 struct RdmaNic::Qp
@@ -33,167 +41,99 @@ struct RdmaNic::Qp
     uint32_t dstNode = 0;
     uint64_t size = 0;
     Time start;
-    Time baseRtt;
     uint8_t prio = 0;
     uint16_t srcPort = 0;
-    uint8_t scheme = 0;
-    std::string schemeName; // the Scheme attribute when the flow was added
-    rdmacc_ffi::SenderParams params{};
-    rdmacc_ffi::Sender* sender = nullptr; // owned
+    std::string scheme; // the Scheme attribute when the flow was added
+    rdmacc_ffi::PathInfo path{};
+    std::optional<rust::Box<rdmacc_ffi::NicParams>> params; // the attributes when added
+    std::optional<rust::Box<rdmacc_ffi::Sender>> sender;
     bool inReady = false;
     bool done = false;
     bool gotFeedback = false;
-    EventId timer;
-    uint64_t timerAt = UINT64_MAX;
-    EventId wake;
-    uint64_t wakeAt = UINT64_MAX;
+    EventId timer;              // the QP's one timer event
+    uint64_t timerAt = UINT64_MAX; // when it fires (ns)
     Ptr<RdmaNic> dstNic;
     FlowRecord finalRecord;
-
-    ~Qp()
-    {
-        if (sender)
-        {
-            (void)rust::Box<rdmacc_ffi::Sender>::from_raw(sender);
-        }
-    }
+    FlowState last;             // last state reported by the traces
 };
 
 /// One flow at its destination.
 struct RdmaNic::RxFlow
 {
-    rdmacc_ffi::Receiver* receiver = nullptr; // owned
+    std::optional<rust::Box<rdmacc_ffi::Receiver>> receiver;
     uint8_t prio = 0;
     uint16_t srcPort = 0;
-
-    ~RxFlow()
-    {
-        if (receiver)
-        {
-            (void)rust::Box<rdmacc_ffi::Receiver>::from_raw(receiver);
-        }
-    }
 };
 
 TypeId
 RdmaNic::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RdmaNic")
-            .SetParent<Object>()
-            .SetGroupName("RdmaCc")
-            .AddConstructor<RdmaNic>()
-            .AddAttribute("Scheme",
-                          "Congestion control of new flows: ldcp (window, per-ACK), ldcp-rate "
-                          "(rate-based, RTT probes and CNPs), none (line rate).",
-                          StringValue("ldcp"),
-                          MakeStringAccessor(&RdmaNic::m_scheme),
-                          MakeStringChecker())
-            .AddAttribute("Mtu",
-                          "Payload bytes per packet (frames add 62 B of headers).",
-                          UintegerValue(1000),
-                          MakeUintegerAccessor(&RdmaNic::m_mtu),
-                          MakeUintegerChecker<uint32_t>(1, 9000))
-            .AddAttribute("Priority",
-                          "Priority class of new flows' data.",
-                          UintegerValue(3),
-                          MakeUintegerAccessor(&RdmaNic::m_prio),
-                          MakeUintegerChecker<uint8_t>(0, 7))
-            .AddAttribute("Alpha",
-                          "LDCP additive increase per RTT, in packets (0 < alpha <= 1).",
-                          DoubleValue(1.0),
-                          MakeDoubleAccessor(&RdmaNic::m_alpha),
-                          MakeDoubleChecker<double>())
-            .AddAttribute("Beta",
-                          "LDCP decrease per marked ACK, in packets (0 < beta <= 1).",
-                          DoubleValue(0.5),
-                          MakeDoubleAccessor(&RdmaNic::m_beta),
-                          MakeDoubleChecker<double>())
-            .AddAttribute("Gamma",
-                          "LDCP sub-packet step and window floor (0 < gamma <= 1).",
-                          DoubleValue(0.125),
-                          MakeDoubleAccessor(&RdmaNic::m_gamma),
-                          MakeDoubleChecker<double>())
-            .AddAttribute("Eta",
-                          "LDCP multiplicative decrease below one packet (0 < eta < 1).",
-                          DoubleValue(0.5),
-                          MakeDoubleAccessor(&RdmaNic::m_eta),
-                          MakeDoubleChecker<double>())
-            .AddAttribute("Iw",
-                          "LDCP initial window in packets; 0 = the path's BDP (line rate x "
-                          "base RTT).",
-                          DoubleValue(0),
-                          MakeDoubleAccessor(&RdmaNic::m_iw),
-                          MakeDoubleChecker<double>())
-            .AddAttribute("FastStart",
-                          "LDCP zero-RTT fast start (IW at line rate, Not-ECT first-RTT packets).",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&RdmaNic::m_fastStart),
-                          MakeBooleanChecker())
-            .AddAttribute("SubPacket",
-                          "LDCP sub-packet regime (cw < 1 paced at RTT/cw); false floors cw at 1.",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&RdmaNic::m_subPacket),
-                          MakeBooleanChecker())
-            .AddAttribute("RttGain",
-                          "EWMA gain of the smoothed RTT (1/8).",
-                          DoubleValue(0.125),
-                          MakeDoubleAccessor(&RdmaNic::m_rttGain),
-                          MakeDoubleChecker<double>())
-            .AddAttribute("Rto",
-                          "Retransmission timeout; 0 = 4 x the flow's base RTT.",
-                          TimeValue(Seconds(0)),
-                          MakeTimeAccessor(&RdmaNic::m_rto),
-                          MakeTimeChecker())
-            .AddAttribute("RtoBackoff",
-                          "Most doublings of the RTO after consecutive timeouts.",
-                          UintegerValue(6),
-                          MakeUintegerAccessor(&RdmaNic::m_rtoBackoff),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("AckEvery",
-                          "Receiver: one ACK per at most this many unmarked packets (LDCP "
-                          "delayed ACK m; marked packets are acknowledged at once).",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&RdmaNic::m_ackEvery),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("CnpInterval",
-                          "Receiver: at most one CNP per flow per interval (0: one per marked "
-                          "packet); used by ldcp-rate.",
-                          TimeValue(Seconds(0)),
-                          MakeTimeAccessor(&RdmaNic::m_cnpInterval),
-                          MakeTimeChecker())
-            .AddTraceSource("FirstFeedback",
-                            "A flow received its first ACK or NACK: its first RTT is over "
-                            "(argument: flow id).",
-                            MakeTraceSourceAccessor(&RdmaNic::m_firstFeedback),
-                            "ns3::RdmaNic::FirstFeedbackCallback")
-            .AddTraceSource("FlowComplete",
-                            "A flow's last byte was acknowledged.",
-                            MakeTraceSourceAccessor(&RdmaNic::m_flowComplete),
-                            "ns3::RdmaNic::FlowCompleteCallback");
+    static TypeId tid = []() {
+        TypeId t = TypeId("ns3::RdmaNic")
+                       .SetParent<Object>()
+                       .SetGroupName("RdmaCc")
+                       .AddConstructor<RdmaNic>()
+                       .AddTraceSource("FirstFeedback",
+                                       "A flow received its first ACK or NACK: its first RTT "
+                                       "is over (argument: flow id).",
+                                       MakeTraceSourceAccessor(&RdmaNic::m_firstFeedback),
+                                       "ns3::RdmaNic::FirstFeedbackCallback")
+                       .AddTraceSource("FlowComplete",
+                                       "A flow's last byte was acknowledged.",
+                                       MakeTraceSourceAccessor(&RdmaNic::m_flowComplete),
+                                       "ns3::RdmaNic::FlowCompleteCallback")
+                       .AddTraceSource("Window",
+                                       "A flow's congestion window changed: (flow id, window in "
+                                       "packets; infinite for schemes without a window).",
+                                       MakeTraceSourceAccessor(&RdmaNic::m_windowTrace),
+                                       "ns3::RdmaNic::WindowCallback")
+                       .AddTraceSource("Rate",
+                                       "A flow's pacing rate changed: (flow id, bit/s; 0 = not "
+                                       "paced).",
+                                       MakeTraceSourceAccessor(&RdmaNic::m_rateTrace),
+                                       "ns3::RdmaNic::RateCallback")
+                       .AddTraceSource("Srtt",
+                                       "A flow's smoothed RTT changed: (flow id, srtt).",
+                                       MakeTraceSourceAccessor(&RdmaNic::m_srttTrace),
+                                       "ns3::RdmaNic::SrttCallback")
+                       .AddTraceSource("FlowState",
+                                       "Once per event that changed a flow's window, rate or "
+                                       "srtt: (flow id, window, rate in bit/s, srtt).",
+                                       MakeTraceSourceAccessor(&RdmaNic::m_state),
+                                       "ns3::RdmaNic::FlowStateCallback");
+        rdmacc::AddRustAttributes(t, rdmacc::ParamTable::Nic, "ns3::RdmaNic");
+        return t;
+    }();
     return tid;
 }
 
 RdmaNic::RdmaNic() :
     m_nodeId(0),
     m_delivered(0),
-    m_scheme("ldcp"),
-    m_mtu(1000),
-    m_prio(3),
-    m_alpha(1),
-    m_beta(0.5),
-    m_gamma(0.125),
-    m_eta(0.5),
-    m_iw(0),
-    m_fastStart(true),
-    m_subPacket(true),
-    m_rttGain(0.125),
-    m_rtoBackoff(6),
-    m_ackEvery(1)
+    m_params(std::make_unique<Params>())
 {
 }
 
 RdmaNic::~RdmaNic() = default;
+
+void
+RdmaNic::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v)
+{
+    try
+    {
+        m_params->p->set(index, v);
+    }
+    catch (const rust::Error& e)
+    {
+        rdmacc::ConfigFatal("ns3::RdmaNic", e.what());
+    }
+}
+
+void
+RdmaNic::GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const
+{
+    out = m_params->p->get(index);
+}
 
 void
 RdmaNic::DoDispose()
@@ -201,7 +141,6 @@ RdmaNic::DoDispose()
     for (auto& q : m_qps)
     {
         q->timer.Cancel();
-        q->wake.Cancel();
         q->dstNic = nullptr;
     }
     if (m_dev)
@@ -236,7 +175,7 @@ RdmaNic::GetNodeId() const
 std::string
 RdmaNic::GetScheme() const
 {
-    return m_scheme;
+    return std::string(m_params->p->scheme_name());
 }
 
 uint32_t
@@ -245,67 +184,40 @@ RdmaNic::GetNQps() const
     return static_cast<uint32_t>(m_qps.size());
 }
 
-rdmacc_ffi::SenderParams
-RdmaNic::Params(Time baseRtt) const
-{
-    rdmacc_ffi::SenderParams p{};
-    try
-    {
-        p.scheme = rdmacc_ffi::scheme_code(m_scheme);
-    }
-    catch (const rust::Error& e)
-    {
-        rdmacc::ConfigFatal("ns3::RdmaNic::Scheme", e.what());
-    }
-    p.mtu = m_mtu;
-    p.line_rate_bps = m_dev->GetDataRate().GetBitRate();
-    p.base_rtt_ns = static_cast<uint64_t>(baseRtt.GetNanoSeconds());
-    p.rto_ns = static_cast<uint64_t>(m_rto.GetNanoSeconds());
-    p.rto_backoff = m_rtoBackoff;
-    p.dup_nack_holdoff_ns = 0;
-    p.alpha = m_alpha;
-    p.beta = m_beta;
-    p.gamma = m_gamma;
-    p.eta = m_eta;
-    p.iw = m_iw;
-    p.fast_start = m_fastStart;
-    p.rtt_gain = m_rttGain;
-    p.sub_packet = m_subPacket;
-    return p;
-}
-
 uint32_t
-RdmaNic::AddFlow(Ptr<RdmaNic> dst, uint64_t size, Time start, Time baseRtt, uint32_t flowId)
+RdmaNic::AddFlow(Ptr<RdmaNic> dst,
+                 uint64_t size,
+                 Time start,
+                 Time baseRtt,
+                 uint32_t flowId,
+                 bool lossless)
 {
     NS_ABORT_MSG_UNLESS(m_dev && dst && dst->m_dev, "RdmaNic::AddFlow before Attach");
     if (size == 0)
     {
         rdmacc::ConfigFatal("flow " + std::to_string(flowId), "invalid size = 0: must be > 0");
     }
-    if (m_rto.IsStrictlyNegative() || m_cnpInterval.IsStrictlyNegative())
-    {
-        rdmacc::ConfigFatal("ns3::RdmaNic", "Rto and CnpInterval must be >= 0");
-    }
     auto q = std::make_unique<Qp>();
     q->flowId = flowId;
     q->dstNode = dst->m_nodeId;
     q->size = size;
     q->start = start;
-    q->baseRtt = baseRtt;
-    q->prio = m_prio;
+    q->prio = m_params->p->priority();
     q->srcPort = static_cast<uint16_t>(10000 + flowId % 50000);
-    q->params = Params(baseRtt);
-    q->scheme = q->params.scheme;
-    q->schemeName = m_scheme;
+    q->scheme = GetScheme();
+    q->path.line_rate_bps = m_dev->GetDataRate().GetBitRate();
+    q->path.base_rtt_ns = static_cast<uint64_t>(std::max<int64_t>(0, baseRtt.GetNanoSeconds()));
+    q->path.lossless = lossless;
     q->dstNic = dst;
     try
     {
-        rdmacc_ffi::sender_params_validate(q->params);
+        m_params->p->validate(q->path);
     }
     catch (const rust::Error& e)
     {
         rdmacc::ConfigFatal("ns3::RdmaNic", e.what());
     }
+    q->params = m_params->p->snapshot();
     q->finalRecord.finish = Seconds(-1);
     const uint32_t idx = static_cast<uint32_t>(m_qps.size());
     m_qps.push_back(std::move(q));
@@ -315,17 +227,12 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst, uint64_t size, Time start, Time baseRtt, uint
 }
 
 void
-RdmaNic::ExpectFlow(uint32_t srcNode, uint32_t qp, uint64_t size, uint8_t scheme)
+RdmaNic::ExpectFlow(uint32_t srcNode, uint32_t qp, uint64_t size, const std::string& scheme)
 {
-    rdmacc_ffi::ReceiverParams p{};
-    p.ack_every = m_ackEvery;
-    p.cnp_interval_ns = static_cast<uint64_t>(m_cnpInterval.GetNanoSeconds());
-    p.send_cnp = scheme == 1; // ldcp-rate
-    p.mtu = m_mtu;
     auto rx = std::make_unique<RxFlow>();
     try
     {
-        rx->receiver = rdmacc_ffi::receiver_new(p, size).into_raw();
+        rx->receiver = rdmacc_ffi::receiver_new(*m_params->p, scheme, size);
     }
     catch (const rust::Error& e)
     {
@@ -341,12 +248,14 @@ RdmaNic::StartQp(uint32_t idx)
     const uint64_t now = Simulator::Now().GetNanoSeconds();
     try
     {
-        q.sender = rdmacc_ffi::sender_new(q.params, q.size, now).into_raw();
+        q.sender = rdmacc_ffi::sender_new(**q.params, q.path, q.size, now);
     }
     catch (const rust::Error& e)
     {
         rdmacc::ConfigFatal("ns3::RdmaNic", e.what());
     }
+    q.params.reset();
+    EmitState(q);
     MakeReady(idx);
 }
 
@@ -364,23 +273,21 @@ RdmaNic::MakeReady(uint32_t idx)
 }
 
 void
-RdmaNic::UpdateTimer(uint32_t idx)
+RdmaNic::SetTimer(uint32_t idx, uint64_t at)
 {
     Qp& q = *m_qps[idx];
-    const uint64_t t = q.sender->next_timer();
-    if (t == q.timerAt && !q.timer.IsExpired())
+    if (at == q.timerAt)
     {
         return;
     }
     q.timer.Cancel();
-    q.timerAt = t;
-    if (t == UINT64_MAX)
+    q.timerAt = at;
+    if (at == UINT64_MAX)
     {
         return;
     }
-    const int64_t now = Simulator::Now().GetNanoSeconds();
-    const int64_t delay = std::max<int64_t>(0, static_cast<int64_t>(t) - now);
-    q.timer = Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnTimer, this, idx);
+    const uint64_t now = Simulator::Now().GetNanoSeconds();
+    q.timer = Simulator::Schedule(NanoSeconds(at - std::min(at, now)), &RdmaNic::OnTimer, this, idx);
 }
 
 void
@@ -392,28 +299,74 @@ RdmaNic::OnTimer(uint32_t idx)
     {
         return;
     }
-    q.sender->on_timer(Simulator::Now().GetNanoSeconds());
-    AfterFeedback(idx);
+    // one event per QP for every deadline it has (RTO, probe timeout, pacing / sub-packet
+    // wait, the controller's own timers): the sender handles what has expired
+    AfterFeedback(idx, (*q.sender)->on_timer(Simulator::Now().GetNanoSeconds()));
 }
 
 void
-RdmaNic::OnWake(uint32_t idx)
-{
-    m_qps[idx]->wakeAt = UINT64_MAX;
-    MakeReady(idx);
-}
-
-void
-RdmaNic::AfterFeedback(uint32_t idx)
+RdmaNic::AfterFeedback(uint32_t idx, uint64_t nextTimer)
 {
     Qp& q = *m_qps[idx];
-    if (q.sender->is_done())
+    if ((*q.sender)->is_done())
     {
+        EmitState(q);
         Finish(idx);
         return;
     }
+    SetTimer(idx, nextTimer);
+    EmitState(q);
     MakeReady(idx);
-    UpdateTimer(idx);
+}
+
+void
+RdmaNic::EmitState(Qp& q)
+{
+    if (m_state.IsEmpty() && m_windowTrace.IsEmpty() && m_rateTrace.IsEmpty() &&
+        m_srttTrace.IsEmpty())
+    {
+        return;
+    }
+    const auto i = (*q.sender)->info();
+    const Time srtt = NanoSeconds(static_cast<int64_t>(i.srtt_ns));
+    const bool cw = i.cw != q.last.cw;
+    const bool rate = i.rate_bps != q.last.rate;
+    const bool rtt = srtt != q.last.srtt;
+    q.last = FlowState{i.cw, i.rate_bps, srtt};
+    if (cw)
+    {
+        m_windowTrace(q.flowId, i.cw);
+    }
+    if (rate)
+    {
+        m_rateTrace(q.flowId, i.rate_bps);
+    }
+    if (rtt)
+    {
+        m_srttTrace(q.flowId, srtt);
+    }
+    if (cw || rate || rtt)
+    {
+        m_state(q.flowId, i.cw, i.rate_bps, srtt);
+    }
+}
+
+RdmaNic::FlowState
+RdmaNic::GetFlowState(uint32_t qp) const
+{
+    const Qp& q = *m_qps.at(qp);
+    if (!q.sender)
+    {
+        return FlowState{};
+    }
+    const auto i = (*q.sender)->info();
+    return FlowState{i.cw, i.rate_bps, NanoSeconds(static_cast<int64_t>(i.srtt_ns))};
+}
+
+uint32_t
+RdmaNic::GetFlowId(uint32_t qp) const
+{
+    return m_qps.at(qp)->flowId;
 }
 
 Ptr<Packet>
@@ -435,8 +388,9 @@ RdmaNic::PullData(uint8_t pausedMask)
             m_ready.push_back(idx);
             continue;
         }
-        const rdmacc_ffi::PollOut o = q.sender->poll(now);
-        if (o.kind == 0 || o.kind == 1)
+        const rdmacc_ffi::PollOut o = (*q.sender)->poll(now);
+        SetTimer(idx, o.next_timer_ns);
+        if (o.kind == rdmacc_ffi::PollKind::Send || o.kind == rdmacc_ffi::PollKind::Probe)
         {
             RoceHeader h;
             h.prio = q.prio;
@@ -446,7 +400,7 @@ RdmaNic::PullData(uint8_t pausedMask)
             h.flowId = idx;
             h.seq = o.seq;
             Ptr<Packet> p;
-            if (o.kind == 0)
+            if (o.kind == rdmacc_ffi::PollKind::Send)
             {
                 h.kind = RoceHeader::DATA;
                 h.ecn = o.ecn;
@@ -464,29 +418,15 @@ RdmaNic::PullData(uint8_t pausedMask)
             }
             p->AddHeader(h);
             m_ready.push_back(idx);
-            UpdateTimer(idx);
             return p;
         }
         q.inReady = false;
-        if (o.kind == 2)
-        {
-            if (o.time_ns < q.wakeAt)
-            {
-                q.wake.Cancel();
-                q.wakeAt = o.time_ns;
-                q.wake = Simulator::Schedule(
-                    NanoSeconds(o.time_ns - std::min(o.time_ns, now)), &RdmaNic::OnWake, this, idx);
-            }
-            UpdateTimer(idx);
-        }
-        else if (o.kind == 3)
-        {
-            UpdateTimer(idx);
-        }
-        else
+        if (o.kind == rdmacc_ffi::PollKind::Done)
         {
             Finish(idx);
         }
+        // Wait: the QP's timer is at the end of the wait (next_timer_ns includes it);
+        // Blocked: feedback or a timer brings it back
     }
     return nullptr;
 }
@@ -501,7 +441,7 @@ RdmaNic::Finish(uint32_t idx)
     }
     q.done = true;
     q.timer.Cancel();
-    q.wake.Cancel();
+    q.timerAt = UINT64_MAX;
     q.finalRecord = Record(q);
     m_flowComplete(q.finalRecord);
 }
@@ -516,16 +456,10 @@ RdmaNic::Record(const Qp& q) const
     r.size = q.size;
     r.start = q.start;
     r.finish = Seconds(-1);
-    r.scheme = q.schemeName;
-    // ideal: every frame of the message at line rate, plus the base RTT
-    const uint64_t frames = (q.size + m_mtu - 1) / m_mtu;
-    const uint64_t wire =
-        q.size + frames * (RoceHeader::DATA_OVERHEAD + QbbNetDevice::PREAMBLE_IFG);
-    const uint64_t bps = m_dev->GetDataRate().GetBitRate();
-    r.idealFct = NanoSeconds((wire * 8 * 1000000000ULL + bps - 1) / bps) + q.baseRtt;
+    r.scheme = q.scheme;
     if (q.sender)
     {
-        const auto i = q.sender->info();
+        const auto i = (*q.sender)->info();
         if (i.done_ns != UINT64_MAX)
         {
             r.finish = NanoSeconds(static_cast<int64_t>(i.done_ns));
@@ -536,7 +470,6 @@ RdmaNic::Record(const Qp& q) const
         r.subPacketSends = i.sub_packet_sends;
         r.timeouts = i.timeouts;
         r.nacks = i.nacks;
-        r.fastStartExit = i.fast_start_exit;
     }
     return r;
 }
@@ -554,7 +487,9 @@ RdmaNic::GetFlowRecords() const
             auto it = q.dstNic->m_rx.find((uint64_t(m_nodeId) << 32) | i);
             if (it != q.dstNic->m_rx.end())
             {
-                r.delivered = it->second->receiver->received();
+                const auto ri = (*it->second->receiver)->info();
+                r.delivered = ri.received;
+                r.dupBytes = ri.duplicate_bytes;
             }
         }
         out.push_back(r);
@@ -566,13 +501,6 @@ uint64_t
 RdmaNic::GetDeliveredBytes() const
 {
     return m_delivered;
-}
-
-double
-RdmaNic::GetCw(uint32_t qp) const
-{
-    const Qp& q = *m_qps.at(qp);
-    return q.sender ? q.sender->info().cw : 0;
 }
 
 void
@@ -617,7 +545,7 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
             return;
         }
         RxFlow& rx = *it->second;
-        const rdmacc_ffi::RxOut o = rx.receiver->on_data(now,
+        const rdmacc_ffi::RxOut o = (*rx.receiver)->on_data(now,
                                                          h.seq,
                                                          p->GetSize(),
                                                          h.ecn == 3,
@@ -658,29 +586,31 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
         {
             return;
         }
+        rdmacc_ffi::Sender& s = **q.sender;
         const bool ece = h.flags & RoceHeader::FLAG_ECE;
         if (!q.gotFeedback && (h.kind == RoceHeader::ACK || h.kind == RoceHeader::NACK))
         {
             q.gotFeedback = true;
             m_firstFeedback(q.flowId);
         }
+        uint64_t next;
         if (h.kind == RoceHeader::ACK)
         {
-            q.sender->on_ack(now, h.seq, ece);
+            next = s.on_ack(now, h.seq, ece);
         }
         else if (h.kind == RoceHeader::NACK)
         {
-            q.sender->on_nack(now, h.seq, ece);
+            next = s.on_nack(now, h.seq, ece);
         }
         else if (h.kind == RoceHeader::CNP)
         {
-            q.sender->on_cnp(now);
+            next = s.on_cnp(now);
         }
         else
         {
-            q.sender->on_probe_response(now, h.seq);
+            next = s.on_probe_response(now, h.seq);
         }
-        AfterFeedback(h.flowId);
+        AfterFeedback(h.flowId, next);
         break;
     }
     default:

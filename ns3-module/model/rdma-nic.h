@@ -8,6 +8,7 @@
 #define RDMA_NIC_H
 
 #include "qbb-net-device.h"
+#include "rdma-cc-params.h"
 
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
@@ -24,7 +25,8 @@ namespace rdmacc_ffi
 {
 struct Sender;
 struct Receiver;
-struct SenderParams;
+struct NicParams;
+struct ParamValue;
 } // namespace rdmacc_ffi
 
 namespace ns3
@@ -42,15 +44,15 @@ struct FlowRecord
     uint64_t size = 0;           //!< message bytes
     Time start;                  //!< start time
     Time finish;                 //!< last byte acknowledged (negative: not finished)
-    Time idealFct;               //!< size on the wire at line rate + base RTT
+    Time idealFct;               //!< lower bound of the FCT (set by whoever knows the path)
     uint64_t retxBytes = 0;      //!< retransmitted payload bytes
+    uint64_t dupBytes = 0;       //!< payload bytes the receiver got twice (spurious retx)
     uint64_t bytesSent = 0;      //!< payload bytes put on the wire (retransmissions included)
     uint64_t delivered = 0;      //!< bytes delivered in order at the receiver
     double minCw = 0;            //!< smallest window (packets; inf without a window)
     uint64_t subPacketSends = 0; //!< packets sent while cw < 1
     uint64_t timeouts = 0;       //!< retransmission timeouts
     uint64_t nacks = 0;          //!< NACKs received
-    uint8_t fastStartExit = 0;   //!< 0 none, 1 all IW acknowledged, 2 loss
     std::string scheme;          //!< congestion control
 };
 
@@ -59,20 +61,24 @@ struct FlowRecord
  *
  * The NIC of a host, attached to its QbbNetDevice. Each flow is a queue pair (QP): at the
  * source an rdmacc Sender (rust/transport: sequence numbers in bytes, go-back-N, RTO, pacing and
- * the congestion controller chosen by Scheme), at the destination a Receiver (in-order
+ * the congestion controller its scheme names), at the destination a Receiver (in-order
  * delivery, per-packet or delayed ACK with ECN echo, NACK on a gap, CNPs). The NIC only builds
- * and parses frames and schedules the one timer each QP asks for: every decision is Rust's.
+ * and parses frames and keeps one timer event per QP, at the deadline the QP gives: every
+ * decision is Rust's.
  *
  * When the link is free the device pulls the next frame: QPs whose priority is not paused take
  * turns (round robin); a QP that is window-limited or waiting for its pacing/sub-packet time
  * leaves the turn until an ACK, NACK, CNP or its timer brings it back. ACK, NACK, CNP and probe
  * responses go in the device's control queue (before data, never paused).
  *
- * Attributes set the congestion-control parameters of the flows added afterwards.
+ * The attributes are the parameters of the Rust table `NicConfig` (rust/schemes): the scheme
+ * of new flows and every scheme's constants, the transport's timers and the receiver's ACK/CNP
+ * policy, with their defaults, bounds and help. They apply to the flows added afterwards.
  */
 class RdmaNic
     : public Object
     , public QbbDataSource
+    , public RustParamOwner
 {
   public:
     /**
@@ -96,29 +102,59 @@ class RdmaNic
      * \param dst the destination's NIC
      * \param size message bytes (> 0)
      * \param start start time
-     * \param baseRtt the path's base RTT (for LDCP's IW = BDP, srtt init, RTO, ideal FCT)
-     * \param flowId a global id, reported in the flow records
+     * \param baseRtt the path's base RTT (LDCP's IW = BDP, srtt before the first sample, RTO)
+     * \param flowId a global id, reported in the flow records and traces
+     * \param lossless whether the flow's data priority is lossless (PFC) along its path: its
+     *        retransmission timeout then only guards against failures (see the README)
      * \return the local QP index
      */
-    uint32_t AddFlow(Ptr<RdmaNic> dst, uint64_t size, Time start, Time baseRtt, uint32_t flowId);
+    uint32_t AddFlow(Ptr<RdmaNic> dst,
+                     uint64_t size,
+                     Time start,
+                     Time baseRtt,
+                     uint32_t flowId,
+                     bool lossless = false);
 
     /// \return records of the flows this host sent (finish < 0: not finished)
     std::vector<FlowRecord> GetFlowRecords() const;
     /// \return payload bytes delivered in order to this host, all flows
     uint64_t GetDeliveredBytes() const;
-    /// \return the current window of QP `qp` (packets), for traces
-    double GetCw(uint32_t qp) const;
     /// \return the number of QPs
     uint32_t GetNQps() const;
     /// \return the scheme name of flows added from now on
     std::string GetScheme() const;
 
+    /// State of one flow's sender, as the traces report it.
+    struct FlowState
+    {
+        double cw = 0;     //!< congestion window, packets (infinite without a window)
+        uint64_t rate = 0; //!< pacing rate, bit/s (0: not paced)
+        Time srtt;         //!< smoothed RTT
+    };
+
+    /// \return the current state of QP `qp` (zeros before it starts)
+    FlowState GetFlowState(uint32_t qp) const;
+    /// \return the global flow id of QP `qp`
+    uint32_t GetFlowId(uint32_t qp) const;
+
     /// Flow completion trace: (flow record).
     typedef void (*FlowCompleteCallback)(const FlowRecord&);
     /// First-feedback trace: (flow id): the flow's first RTT is over.
     typedef void (*FirstFeedbackCallback)(uint32_t);
+    /// Window trace: (flow id, congestion window in packets).
+    typedef void (*WindowCallback)(uint32_t, double);
+    /// Rate trace: (flow id, pacing rate in bit/s; 0 = not paced).
+    typedef void (*RateCallback)(uint32_t, uint64_t);
+    /// Srtt trace: (flow id, smoothed RTT).
+    typedef void (*SrttCallback)(uint32_t, Time);
+    /// Flow-state trace: (flow id, window, rate, srtt), once per event that changed any.
+    typedef void (*FlowStateCallback)(uint32_t, double, uint64_t, Time);
 
     Ptr<Packet> PullData(uint8_t pausedMask) override;
+
+    // RustParamOwner
+    void SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v) override;
+    void GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const override;
 
   protected:
     void DoDispose() override;
@@ -126,15 +162,16 @@ class RdmaNic
   private:
     struct Qp;
     struct RxFlow;
+    struct Params;
 
-    void ExpectFlow(uint32_t srcNode, uint32_t qp, uint64_t size, uint8_t scheme);
+    void ExpectFlow(uint32_t srcNode, uint32_t qp, uint64_t size, const std::string& scheme);
     void StartQp(uint32_t qp);
     void MakeReady(uint32_t qp);
-    void UpdateTimer(uint32_t qp);
+    void SetTimer(uint32_t qp, uint64_t at);
     void OnTimer(uint32_t qp);
-    void OnWake(uint32_t qp);
     void Finish(uint32_t qp);
-    void AfterFeedback(uint32_t qp);
+    void AfterFeedback(uint32_t qp, uint64_t nextTimer);
+    void EmitState(Qp& q);
     void Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
     void SendControl(uint8_t kind,
                      uint32_t dstNode,
@@ -143,7 +180,6 @@ class RdmaNic
                      uint8_t flags,
                      uint8_t prio,
                      uint16_t srcPort);
-    rdmacc_ffi::SenderParams Params(Time baseRtt) const;
     FlowRecord Record(const Qp& q) const;
 
     Ptr<QbbNetDevice> m_dev;                                    //!< the host's device
@@ -152,26 +188,14 @@ class RdmaNic
     std::deque<uint32_t> m_ready;                               //!< QPs taking turns
     std::unordered_map<uint64_t, std::unique_ptr<RxFlow>> m_rx; //!< (src, qp) -> receiver
     uint64_t m_delivered;                                       //!< bytes delivered to this host
+    std::unique_ptr<Params> m_params;                           //!< the attributes (Rust)
 
-    // attributes
-    std::string m_scheme;  //!< Scheme
-    uint32_t m_mtu;        //!< Mtu (payload bytes per packet)
-    uint8_t m_prio;        //!< Priority
-    double m_alpha;        //!< Alpha
-    double m_beta;         //!< Beta
-    double m_gamma;        //!< Gamma
-    double m_eta;          //!< Eta
-    double m_iw;           //!< Iw (0: BDP)
-    bool m_fastStart;      //!< FastStart
-    bool m_subPacket;      //!< SubPacket
-    double m_rttGain;      //!< RttGain
-    Time m_rto;            //!< Rto (0: 4 x base RTT)
-    uint32_t m_rtoBackoff; //!< RtoBackoff
-    uint32_t m_ackEvery;   //!< AckEvery
-    Time m_cnpInterval;    //!< CnpInterval
-
-    TracedCallback<const FlowRecord&> m_flowComplete; //!< FlowComplete trace
-    TracedCallback<uint32_t> m_firstFeedback;         //!< FirstFeedback trace
+    TracedCallback<const FlowRecord&> m_flowComplete;         //!< FlowComplete trace
+    TracedCallback<uint32_t> m_firstFeedback;                 //!< FirstFeedback trace
+    TracedCallback<uint32_t, double> m_windowTrace;           //!< Window trace
+    TracedCallback<uint32_t, uint64_t> m_rateTrace;           //!< Rate trace
+    TracedCallback<uint32_t, Time> m_srttTrace;               //!< Srtt trace
+    TracedCallback<uint32_t, double, uint64_t, Time> m_state; //!< FlowState trace
 };
 
 } // namespace ns3

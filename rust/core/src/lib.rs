@@ -12,9 +12,11 @@
 
 mod ecn;
 mod error;
+pub mod param;
 mod units;
 pub mod wire;
 
 pub use ecn::Ecn;
 pub use error::ConfigError;
+pub use param::{Param, ParamKind, ParamSpec, ParamValue, Params};
 pub use units::{Bytes, Rate, Time};

@@ -1,19 +1,22 @@
 //! LDCP's constants.
 //!
 //! A plain struct with serde derives (scenarios read it from files; missing fields take their
-//! defaults), `Default` taken from the LDCP draft and `spec/ldcp.md` "Parameters", and
+//! defaults), `Default` taken from the LDCP draft (draft-dai-tsvwg-ldcp-01 §2.2–§2.3), and
 //! `validate()` naming the first bad field the way it is spelled here (`"alpha"`, `"iw"`, ...).
+//! Its parameter table ([`LdcpConfig::params`]) is the one definition of each constant's
+//! name, bounds and help: the ns-3 NIC's attributes and the examples' options come from it.
 //! The path and the transport's timers (MTU, line rate, base RTT, RTO, RTT gain) are the
 //! transport's [`SenderConfig`].
 
 use crate::ldcp::Ldcp;
 use crate::rate::LdcpRate;
+use rdma_cc_core::param::{Limit, Param, ParamKind, ParamSpec, ParamValue, Params};
 use rdma_cc_core::{ConfigError, Time};
 use rdma_cc_transport::{QpSender, SenderConfig};
 use serde::{Deserialize, Serialize};
 
-/// LDCP constants (draft-dai-tsvwg-ldcp-01 §2.2–2.3; defaults from `spec/ldcp.md`
-/// "Parameters").
+/// LDCP constants (draft-dai-tsvwg-ldcp-01 §2.2–2.3; the defaults are the draft's values
+/// where it gives them: α = 1, β = 1/2, γ = 1/8, η = 1/2, IW = BDP).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct LdcpConfig {
@@ -43,7 +46,8 @@ pub struct LdcpConfig {
 
 impl Default for LdcpConfig {
     /// α = 1, β = 1/2, γ = 1/8, η = 1/2, IW = BDP, fast start on, sub-packet regime on
-    /// (ldcp.md "Parameters").
+    /// (draft-dai-tsvwg-ldcp-01 §2.2: "We choose eta = 1/2", γ among "1/4, 1/8, 1/16";
+    /// §2.3: IW "e.g., BDP").
     fn default() -> Self {
         LdcpConfig {
             alpha: 1.0,
@@ -57,26 +61,132 @@ impl Default for LdcpConfig {
     }
 }
 
+/// A real-valued LDCP constant in `(0, 1]` (or `(0, 1)` when `open_top`).
+const fn unit_interval(
+    name: &'static str,
+    attr: &'static str,
+    open_top: bool,
+    help: &'static str,
+) -> ParamSpec<'static> {
+    ParamSpec {
+        min: Limit::excl(0.0),
+        max: if open_top {
+            Limit::excl(1.0)
+        } else {
+            Limit::incl(1.0)
+        },
+        ..ParamSpec::new(name, name, attr, ParamKind::Real, help)
+    }
+}
+
+const LDCP_PARAMS: &[Param<LdcpConfig>] = &[
+    Param {
+        spec: ParamSpec {
+            unit: "packets",
+            ..unit_interval(
+                "alpha",
+                "Alpha",
+                false,
+                "LDCP additive increase per RTT: cw += alpha/cw per unmarked ACK \
+                 (draft-dai-tsvwg-ldcp-01 section 2.2, eq. 1).",
+            )
+        },
+        get: |c| ParamValue::Real(c.alpha),
+        set: |c, v| c.alpha = v.real(),
+    },
+    Param {
+        spec: ParamSpec {
+            unit: "packets",
+            ..unit_interval(
+                "beta",
+                "Beta",
+                false,
+                "LDCP decrease per marked ACK: cw -= beta (draft section 2.2, eq. 1).",
+            )
+        },
+        get: |c| ParamValue::Real(c.beta),
+        set: |c, v| c.beta = v.real(),
+    },
+    Param {
+        spec: ParamSpec {
+            unit: "packets",
+            ..unit_interval(
+                "gamma",
+                "Gamma",
+                false,
+                "LDCP sub-packet increase step and window floor (draft section 2.2: typical \
+                 1/4, 1/8, 1/16).",
+            )
+        },
+        get: |c| ParamValue::Real(c.gamma),
+        set: |c, v| c.gamma = v.real(),
+    },
+    Param {
+        spec: unit_interval(
+            "eta",
+            "Eta",
+            true,
+            "LDCP multiplicative decrease below one packet: cw = max(gamma, eta cw) per \
+             marked ACK (draft section 2.2: eta = 1/2).",
+        ),
+        get: |c| ParamValue::Real(c.eta),
+        set: |c, v| c.eta = v.real(),
+    },
+    Param {
+        spec: ParamSpec {
+            min: Limit::excl(0.0),
+            unit: "packets",
+            auto: Some("the path's BDP, line rate x base RTT"),
+            ..ParamSpec::new(
+                "iw",
+                "iw",
+                "Iw",
+                ParamKind::Real,
+                "LDCP initial window of zero-RTT fast start (draft section 2.3).",
+            )
+        },
+        get: |c| ParamValue::Real(c.iw.unwrap_or(0.0)),
+        set: |c, v| c.iw = (v.real() != 0.0).then_some(v.real()),
+    },
+    Param {
+        spec: ParamSpec::new(
+            "fast_start",
+            "fastStart",
+            "FastStart",
+            ParamKind::Bool,
+            "LDCP zero-RTT fast start: IW at line rate, first-RTT packets Not-ECT but the last \
+             (draft section 2.3); off: start in the stable stage at cw = 1 with ECT packets.",
+        ),
+        get: |c| ParamValue::Bool(c.fast_start),
+        set: |c, v| c.fast_start = v.flag(),
+    },
+    Param {
+        spec: ParamSpec::new(
+            "sub_packet",
+            "subPacket",
+            "SubPacket",
+            ParamKind::Bool,
+            "LDCP sub-packet regime: cw below one packet, one packet in flight sent every \
+             RTT/cw (draft section 2.2); off: the window floor is one packet.",
+        ),
+        get: |c| ParamValue::Bool(c.sub_packet),
+        set: |c, v| c.sub_packet = v.flag(),
+    },
+];
+
+impl Params for LdcpConfig {
+    fn params() -> &'static [Param<Self>] {
+        LDCP_PARAMS
+    }
+}
+
 impl LdcpConfig {
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let in_0_1 = |x: f64| x.is_finite() && x > 0.0 && x <= 1.0;
-        ConfigError::check(in_0_1(self.alpha), "alpha", self.alpha, "must be in (0, 1]")?;
-        ConfigError::check(in_0_1(self.beta), "beta", self.beta, "must be in (0, 1]")?;
-        ConfigError::check(in_0_1(self.gamma), "gamma", self.gamma, "must be in (0, 1]")?;
-        ConfigError::check(
-            self.eta.is_finite() && self.eta > 0.0 && self.eta < 1.0,
-            "eta",
-            self.eta,
-            "must be in (0, 1)",
-        )?;
+        self.validate_all()?;
         if let Some(iw) = self.iw {
-            ConfigError::check(
-                iw.is_finite() && iw > 0.0,
-                "iw",
-                iw,
-                "must be a finite number of packets > 0",
-            )?;
+            // the table reads None and Some(0) alike (0 = automatic)
+            ConfigError::check(iw > 0.0, "iw", iw, "must be a finite number of packets > 0")?;
         }
         Ok(())
     }

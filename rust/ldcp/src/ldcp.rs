@@ -265,8 +265,9 @@ impl Ldcp {
 }
 
 impl Controller for Ldcp {
-    fn cw(&self) -> f64 {
-        self.stage.cw()
+    fn cw(&self) -> Option<f64> {
+        // fast start reports IW itself (fractional), the window the burst rounds down
+        Some(self.stage.cw())
     }
 
     fn window(&self) -> Option<f64> {
@@ -324,7 +325,7 @@ impl Controller for Ldcp {
         }
     }
 
-    fn on_timeout(&mut self, _now: Time, acked_packets: u64) {
+    fn on_rto(&mut self, _now: Time, acked_packets: u64) {
         self.stage = match self.stage {
             // decision: a timeout in fast start is a loss like a NACK (condition 1)
             Stage::FastStart { .. } => {
@@ -496,7 +497,7 @@ mod tests {
     #[test]
     fn timeout_in_fast_start_is_a_loss_exit() {
         let mut c = ldcp(8.0, 100_000);
-        c.on_timeout(Time::us(32), 3);
+        c.on_rto(Time::us(32), 3);
         assert_eq!(c.stage(), Stage::Pawa { cw: 3.0 });
         assert_eq!(c.fast_start_exit(), FastStartExit::Loss);
     }

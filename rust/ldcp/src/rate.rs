@@ -21,7 +21,7 @@
 use crate::config::LdcpConfig;
 use crate::ldcp::{Rules, Stage};
 use rdma_cc_core::{ConfigError, Rate, Time};
-use rdma_cc_transport::{Controller, SenderConfig};
+use rdma_cc_transport::{Controller, RttSource, SenderConfig};
 
 /// LDCP rate-based controller (see the module documentation).
 #[derive(Debug, Clone)]
@@ -72,24 +72,21 @@ impl LdcpRate {
 }
 
 impl Controller for LdcpRate {
-    fn cw(&self) -> f64 {
-        self.stage.cw()
+    fn cw(&self) -> Option<f64> {
+        // the window the rate is made of (no window limits the bytes in flight)
+        Some(self.stage.cw())
     }
 
     fn pacing_rate(&self, srtt: Time) -> Option<Rate> {
         Some(self.rate_for(srtt))
     }
 
-    fn uses_probes(&self) -> bool {
-        true
-    }
-
-    fn rtt_from_acks(&self) -> bool {
+    fn rtt_source(&self) -> RttSource {
         // standard RoCE ACKs are coalesced; the variant measures RTT with its probes only
-        false
+        RttSource::Probes
     }
 
-    fn on_timeout(&mut self, _now: Time, _acked_packets: u64) {
+    fn on_rto(&mut self, _now: Time, _acked_packets: u64) {
         self.stage = self.rules.on_congestion(self.stage);
     }
 
@@ -128,9 +125,9 @@ mod tests {
     fn probe_response_adds_alpha_and_cnp_subtracts_beta() {
         let mut c = ctl(false);
         c.on_probe_response(Time::us(8));
-        assert_eq!(c.cw(), 2.0);
+        assert_eq!(c.cw(), Some(2.0));
         c.on_cnp(Time::us(9));
-        assert_eq!(c.cw(), 1.5);
+        assert_eq!(c.cw(), Some(1.5));
         c.on_cnp(Time::us(9));
         c.on_cnp(Time::us(9));
         // 1.5 − 0.5 = 1.0 − 0.5 = 0.5 (sub-packet)

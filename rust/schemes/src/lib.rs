@@ -1,20 +1,31 @@
-//! Run-time choice of a queue pair's congestion-control scheme.
+//! Run-time choice of a queue pair's congestion-control scheme, and the one definition of a
+//! NIC's parameters.
 //!
-//! The ns-3 NIC picks a scheme per flow from an attribute (fabric.md "Host NIC": chosen per
-//! flow), so something has to map a name to a controller and dispatch to it without dynamic
-//! allocation per packet: [`Scheme`] (the names `ldcp`, `ldcp-rate`, `none`), [`FlowConfig`]
-//! (one flow's transport, LDCP and scheme parameters) and [`SchemeController`] (an enum that
-//! implements the transport's [`Controller`] by delegating to the chosen one).
+//! - [`Scheme`]: the scheme names (`ldcp`, `ldcp-rate`, `none`).
+//! - [`SchemeConfig`]: a scheme with its constants — the factory of one flow's controller
+//!   (config-as-factory, as quinn's congestion configs): [`SchemeConfig::controller`] builds a
+//!   [`SchemeController`], [`SchemeConfig::receiver`] adapts the receiver to the scheme (CNPs
+//!   or ECN echo).
+//! - [`SchemeController`]: an enum that implements the transport's [`Controller`] by delegating
+//!   to the chosen controller (a `match` per call: no allocation, no dynamic dispatch).
+//! - [`NicConfig`]: everything a host NIC configures — the default scheme of new flows, the
+//!   transport's timers, the receiver's ACK/CNP policy and the constants of every scheme — with
+//!   one flat parameter table ([`NicConfig::param_specs`], [`NicConfig::set`],
+//!   [`NicConfig::get`]). The ns-3 NIC builds its attributes from that table and the examples
+//!   their options, so a parameter's name, default, bounds, unit and help are written once,
+//!   here or in the crate that owns the constant.
 //!
 //! Why a crate of its own: the algorithm crates depend only on `rdma-cc-transport` and never on
-//! each other, so the one place that knows every scheme has to sit above all of them. Putting it
-//! in `rdma-cc-ldcp` would make the next scheme (a DCQCN crate) depend on LDCP; putting it in
-//! the bridge (`src/`) would mix logic into the crate that is meant to hold nothing but the
-//! `#[cxx::bridge]` (architecture.md: "src/ (root crate) the cxx bridge: plain-data structs +
-//! opaque handles, nothing else") and would keep Rust-only users — benches, cross-scheme
-//! comparisons in plain Rust — away from it behind cxx. A new scheme joins by adding a variant
-//! to [`Scheme`] and [`SchemeController`], its parameters to [`FlowConfig`], and a dependency
-//! here.
+//! each other, so the one place that knows every scheme has to sit above all of them; the
+//! bridge (`src/`) must hold nothing but the `#[cxx::bridge]`.
+//!
+//! # Adding a scheme
+//! A new scheme (say DCQCN, in its own crate `rdma-cc-dcqcn` with a `DcqcnConfig` implementing
+//! [`Params`] and a controller implementing [`Controller`]) touches only this file: a variant
+//! of [`Scheme`] (its name), of [`SchemeConfig`] (its constants) and of [`SchemeController`]
+//! (its controller), a field of [`NicConfig`] with its group in [`Group`], and the dependency in
+//! `Cargo.toml`. The bridge, the NIC's attributes, the examples' `--cc` choices and options
+//! follow from the tables.
 //!
 //! Nothing here reads a clock or allocates per packet; construction validates every parameter,
 //! after which no input makes these types panic.
@@ -22,20 +33,23 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+use rdma_cc_core::param::{Limit, Param, ParamKind, ParamSpec, ParamValue, Params};
 use rdma_cc_core::{ConfigError, Ecn, Rate, Time};
 use rdma_cc_ldcp::{FastStartExit, Ldcp, LdcpConfig, LdcpRate, Stage};
 use rdma_cc_transport::{
-    AckEvent, Controller, LineRate, NackEvent, QpSender, ReceiverConfig, SenderConfig, TxPacket,
+    AckEvent, Controller, LineRate, NackEvent, Path, QpSender, ReceiverConfig, RttSource,
+    SenderConfig, TxPacket,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// Congestion-control scheme of a queue pair (fabric.md "Host NIC": chosen per flow).
+/// Congestion-control scheme of a queue pair (chosen per flow).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scheme {
-    /// LDCP window control with per-ACK window adjustment and zero-RTT fast start (draft §2).
+    /// LDCP window control with per-ACK window adjustment and zero-RTT fast start
+    /// (draft-dai-tsvwg-ldcp-01 §2).
     #[default]
     Ldcp,
     /// LDCP's rate-based variant for NICs without per-packet ACK (draft §3.2): pacing at
@@ -46,24 +60,18 @@ pub enum Scheme {
 }
 
 impl Scheme {
-    /// Every scheme, for option help texts; a scheme's index here is its code on the bridge.
+    /// Every scheme, in the order help texts list them.
     pub const ALL: [Scheme; 3] = [Scheme::Ldcp, Scheme::LdcpRate, Scheme::None];
+
+    /// Every scheme's name, in [`Scheme::ALL`] order (the choices of the `--cc` option).
+    pub const NAMES: [&'static str; 3] = ["ldcp", "ldcp-rate", "none"];
 
     /// The name used in options and output files: `ldcp`, `ldcp-rate`, `none`.
     pub const fn name(self) -> &'static str {
         match self {
-            Scheme::Ldcp => "ldcp",
-            Scheme::LdcpRate => "ldcp-rate",
-            Scheme::None => "none",
-        }
-    }
-
-    /// The default receiver for this scheme: CNPs on for [`Scheme::LdcpRate`] (ldcp.md
-    /// "Rate-based variant": a CNP per CE-marked packet), off otherwise.
-    pub fn receiver_config(self) -> ReceiverConfig {
-        ReceiverConfig {
-            send_cnp: self == Scheme::LdcpRate,
-            ..ReceiverConfig::default()
+            Scheme::Ldcp => Self::NAMES[0],
+            Scheme::LdcpRate => Self::NAMES[1],
+            Scheme::None => Self::NAMES[2],
         }
     }
 }
@@ -79,50 +87,85 @@ impl FromStr for Scheme {
 
     /// Parses a scheme name (as [`Scheme::name`] spells it); the error names the field `scheme`.
     fn from_str(s: &str) -> Result<Scheme, ConfigError> {
-        Scheme::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| ConfigError::new("scheme", s, "must be one of ldcp, ldcp-rate, none"))
+        Scheme::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            ConfigError::new(
+                "scheme",
+                s,
+                format!("must be one of {}", Scheme::NAMES.join(", ")),
+            )
+        })
     }
 }
 
-/// Everything that configures one flow's sending side: the scheme, the transport (path and
-/// timers) and the constants of every scheme (each controller reads its own).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct FlowConfig {
-    /// Congestion-control scheme (default [`Scheme::Ldcp`]).
-    pub scheme: Scheme,
-    /// Transport parameters (default: 1000 B payloads at 100 Gb/s, 8 µs base RTT; see
-    /// [`SenderConfig`]).
-    pub sender: SenderConfig,
-    /// LDCP constants, used by [`Scheme::Ldcp`] and [`Scheme::LdcpRate`] (defaults from
-    /// `spec/ldcp.md` "Parameters"; see [`LdcpConfig`]).
-    pub ldcp: LdcpConfig,
+/// A scheme with its constants: builds the controller of each flow that uses it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SchemeConfig {
+    /// [`Scheme::Ldcp`] with its constants.
+    Ldcp(LdcpConfig),
+    /// [`Scheme::LdcpRate`] with LDCP's constants.
+    LdcpRate(LdcpConfig),
+    /// [`Scheme::None`]: no constants.
+    None,
 }
 
-impl FlowConfig {
-    /// Checks every field, whatever the scheme (a bad option fails for every scheme alike);
-    /// the error names the first bad one: the transport's first, then LDCP's.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        self.sender.validate()?;
-        self.ldcp.validate_for(&self.sender)
+impl SchemeConfig {
+    /// The scheme this configures.
+    pub fn scheme(&self) -> Scheme {
+        match self {
+            SchemeConfig::Ldcp(_) => Scheme::Ldcp,
+            SchemeConfig::LdcpRate(_) => Scheme::LdcpRate,
+            SchemeConfig::None => Scheme::None,
+        }
     }
 
-    /// Validates and builds the sender of a `flow_size`-byte message starting at `now`, with
-    /// the controller [`Self::scheme`] names.
+    /// Checks the constants on the path `sender` describes (e.g. LDCP's IW = BDP must be at
+    /// least a byte); the error names the Rust field.
+    pub fn validate(&self, sender: &SenderConfig) -> Result<(), ConfigError> {
+        sender.validate()?;
+        match self {
+            SchemeConfig::Ldcp(c) | SchemeConfig::LdcpRate(c) => c.validate_for(sender),
+            SchemeConfig::None => Ok(()),
+        }
+    }
+
+    /// Validates and builds the controller of a `flow_size`-byte message on the path
+    /// `sender` describes.
+    pub fn controller(
+        &self,
+        sender: &SenderConfig,
+        flow_size: u64,
+    ) -> Result<SchemeController, ConfigError> {
+        self.validate(sender)?;
+        Ok(match self {
+            SchemeConfig::Ldcp(c) => SchemeController::Ldcp(Ldcp::new(sender, c, flow_size)?),
+            SchemeConfig::LdcpRate(c) => SchemeController::LdcpRate(LdcpRate::new(sender, c)?),
+            SchemeConfig::None => SchemeController::LineRate(LineRate),
+        })
+    }
+
+    /// Validates and builds the sender of a `flow_size`-byte message starting at `now`.
     pub fn build(
         &self,
+        sender: &SenderConfig,
         flow_size: u64,
         now: Time,
     ) -> Result<QpSender<SchemeController>, ConfigError> {
-        let cc = SchemeController::new(self, flow_size)?;
-        QpSender::new(&self.sender, cc, flow_size, now)
+        let cc = self.controller(sender, flow_size)?;
+        QpSender::new(sender, cc, flow_size, now)
+    }
+
+    /// The receiver this scheme needs, from the receiving NIC's `base` policy: CNPs for
+    /// [`Scheme::LdcpRate`] (draft §3.2: the window decreases "upon every CNP"), ECN echo in
+    /// ACKs otherwise.
+    pub fn receiver(&self, base: &ReceiverConfig) -> ReceiverConfig {
+        ReceiverConfig {
+            send_cnp: matches!(self, SchemeConfig::LdcpRate(_)),
+            ..*base
+        }
     }
 }
 
-/// The controller chosen by [`FlowConfig::scheme`]; implements [`Controller`] by delegating
-/// (a `match` per call: no allocation, no dynamic dispatch).
+/// The controller chosen by a [`SchemeConfig`]; implements [`Controller`] by delegating.
 #[derive(Debug, Clone)]
 pub enum SchemeController {
     /// [`Scheme::Ldcp`].
@@ -134,17 +177,6 @@ pub enum SchemeController {
 }
 
 impl SchemeController {
-    /// Validates the whole of `cfg` and builds the controller `cfg.scheme` names for a
-    /// `flow_size`-byte message.
-    pub fn new(cfg: &FlowConfig, flow_size: u64) -> Result<SchemeController, ConfigError> {
-        cfg.validate()?;
-        Ok(match cfg.scheme {
-            Scheme::Ldcp => SchemeController::Ldcp(Ldcp::new(&cfg.sender, &cfg.ldcp, flow_size)?),
-            Scheme::LdcpRate => SchemeController::LdcpRate(LdcpRate::new(&cfg.sender, &cfg.ldcp)?),
-            Scheme::None => SchemeController::LineRate(LineRate),
-        })
-    }
-
     /// The scheme of this controller.
     pub fn scheme(&self) -> Scheme {
         match self {
@@ -184,11 +216,11 @@ macro_rules! dispatch {
 }
 
 impl Controller for SchemeController {
-    fn cw(&self) -> f64 {
-        dispatch!(self, c => c.cw())
-    }
     fn window(&self) -> Option<f64> {
         dispatch!(self, c => c.window())
+    }
+    fn cw(&self) -> Option<f64> {
+        dispatch!(self, c => c.cw())
     }
     fn pacing_rate(&self, srtt: Time) -> Option<Rate> {
         dispatch!(self, c => c.pacing_rate(srtt))
@@ -196,11 +228,11 @@ impl Controller for SchemeController {
     fn ecn(&self, seq: u64, len: u32) -> Ecn {
         dispatch!(self, c => c.ecn(seq, len))
     }
-    fn uses_probes(&self) -> bool {
-        dispatch!(self, c => c.uses_probes())
+    fn rtt_source(&self) -> RttSource {
+        dispatch!(self, c => c.rtt_source())
     }
-    fn rtt_from_acks(&self) -> bool {
-        dispatch!(self, c => c.rtt_from_acks())
+    fn in_fast_start(&self) -> bool {
+        dispatch!(self, c => c.in_fast_start())
     }
     fn on_sent(&mut self, now: Time, pkt: &TxPacket) {
         dispatch!(self, c => c.on_sent(now, pkt))
@@ -211,8 +243,8 @@ impl Controller for SchemeController {
     fn on_nack(&mut self, nack: &NackEvent) {
         dispatch!(self, c => c.on_nack(nack))
     }
-    fn on_timeout(&mut self, now: Time, acked_packets: u64) {
-        dispatch!(self, c => c.on_timeout(now, acked_packets))
+    fn on_rto(&mut self, now: Time, acked_packets: u64) {
+        dispatch!(self, c => c.on_rto(now, acked_packets))
     }
     fn on_cnp(&mut self, now: Time) {
         dispatch!(self, c => c.on_cnp(now))
@@ -220,20 +252,266 @@ impl Controller for SchemeController {
     fn on_probe_response(&mut self, now: Time) {
         dispatch!(self, c => c.on_probe_response(now))
     }
-    fn in_fast_start(&self) -> bool {
-        dispatch!(self, c => c.in_fast_start())
+    fn next_timeout(&self) -> Option<Time> {
+        dispatch!(self, c => c.next_timeout())
+    }
+    fn on_timeout(&mut self, now: Time) {
+        dispatch!(self, c => c.on_timeout(now))
+    }
+}
+
+/// The switch settings a scheme expects on the egress queue of its data priority: ECN marking
+/// on the instantaneous queue and, for LDCP's fast start, the WRED threshold of Not-ECT
+/// packets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Marking {
+    /// Marking starts at this queue length (bytes).
+    pub k_min: u64,
+    /// Marking probability reaches 1 at this queue length (bytes).
+    pub k_max: u64,
+    /// Marking probability just below `k_max`.
+    pub p_max: f64,
+    /// Not-ECT packets are dropped at or above this queue length (bytes).
+    pub k_fs: u64,
+}
+
+impl Scheme {
+    /// The switch settings this scheme starts from on a link of `rate` and one-way `delay`
+    /// carrying frames of `frame` bytes (meant to be tuned by a sweep; every example exposes
+    /// them). Every scheme here uses LDCP's starting point: `K_min` = half the BDP of one hop
+    /// (`rate × 2·delay / 2`, at least one frame), `K_max = 4·K_min`, `P_max = 0.2`,
+    /// `K_fs = K_min`; line-rate senders (`none`) are shown against the same switch.
+    pub fn marking(self, rate: Rate, delay: Time, frame: u64) -> Marking {
+        let hop_bdp = rate.bytes_in(Time(delay.0.saturating_mul(2))).0;
+        let k_min = (hop_bdp / 2).max(frame);
+        Marking {
+            k_min,
+            k_max: k_min.saturating_mul(4),
+            p_max: 0.2,
+            k_fs: k_min,
+        }
+    }
+}
+
+/// Everything a host NIC configures for the flows it sends and receives: the scheme of new
+/// flows, their data priority, the transport's timers, the receiver's ACK/CNP policy, and the
+/// constants of every scheme (so that flows of different schemes can share a NIC).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NicConfig {
+    /// Scheme of the flows added from now on (default [`Scheme::Ldcp`]).
+    pub scheme: Scheme,
+    /// Priority class (0–7) of the data of new flows (default 3, the lossless class of
+    /// DCQCN's deployment; LDCP runs it lossy).
+    pub priority: u8,
+    /// Transport parameters (MTU, RTO, RTT gain; the path fields are set per flow).
+    pub sender: SenderConfig,
+    /// Receiver ACK/CNP policy (`send_cnp` is set per flow by the scheme).
+    pub receiver: ReceiverConfig,
+    /// LDCP's constants ([`Scheme::Ldcp`], [`Scheme::LdcpRate`]).
+    pub ldcp: LdcpConfig,
+}
+
+impl Default for NicConfig {
+    fn default() -> Self {
+        NicConfig {
+            scheme: Scheme::Ldcp,
+            priority: 3,
+            sender: SenderConfig::default(),
+            receiver: ReceiverConfig::default(),
+            ldcp: LdcpConfig::default(),
+        }
+    }
+}
+
+/// The NIC's own parameters (the first group of [`NicConfig::param_specs`]).
+const NIC_PARAMS: &[Param<NicConfig>] = &[
+    Param {
+        spec: ParamSpec {
+            choices: &Scheme::NAMES,
+            ..ParamSpec::new(
+                "scheme",
+                "cc",
+                "Scheme",
+                ParamKind::Choice,
+                "Congestion control of new flows: ldcp (LDCP window, per-ACK), ldcp-rate \
+                 (LDCP rate-based: RTT probes and CNPs), none (line rate).",
+            )
+        },
+        get: |c| ParamValue::Choice(c.scheme.name().to_string()),
+        set: |c, v| c.scheme = v.text().parse().unwrap_or(c.scheme),
+    },
+    Param {
+        spec: ParamSpec {
+            max: Limit::incl(7.0),
+            ..ParamSpec::new(
+                "priority",
+                "",
+                "Priority",
+                ParamKind::Count,
+                "Priority class (0-7) of new flows' data; control frames (ACK, NACK, CNP) use \
+                 the control class.",
+            )
+        },
+        get: |c| ParamValue::Count(c.priority.into()),
+        set: |c, v| c.priority = u8::try_from(v.int()).unwrap_or(7),
+    },
+];
+
+impl Params for NicConfig {
+    fn params() -> &'static [Param<Self>] {
+        NIC_PARAMS
+    }
+}
+
+/// The parameter groups of a [`NicConfig`], in the order of its flat table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// The NIC's own: scheme, priority.
+    Nic,
+    /// The transport's sender ([`SenderConfig`]).
+    Sender,
+    /// The receiver ([`ReceiverConfig`]).
+    Receiver,
+    /// LDCP's constants ([`LdcpConfig`]).
+    Ldcp,
+}
+
+impl Group {
+    /// Every group, in table order.
+    pub const ALL: [Group; 4] = [Group::Nic, Group::Sender, Group::Receiver, Group::Ldcp];
+
+    fn specs(self) -> Vec<&'static ParamSpec<'static>> {
+        fn of<C: Params>() -> Vec<&'static ParamSpec<'static>> {
+            C::params().iter().map(|p| &p.spec).collect()
+        }
+        match self {
+            Group::Nic => of::<NicConfig>(),
+            Group::Sender => of::<SenderConfig>(),
+            Group::Receiver => of::<ReceiverConfig>(),
+            Group::Ldcp => of::<LdcpConfig>(),
+        }
+    }
+
+    fn len(self) -> usize {
+        match self {
+            Group::Nic => NicConfig::params().len(),
+            Group::Sender => SenderConfig::params().len(),
+            Group::Receiver => ReceiverConfig::params().len(),
+            Group::Ldcp => LdcpConfig::params().len(),
+        }
+    }
+}
+
+impl NicConfig {
+    /// Every parameter of a NIC, in one flat table (indexes for [`Self::get`]/[`Self::set`]).
+    pub fn param_specs() -> Vec<&'static ParamSpec<'static>> {
+        Group::ALL.iter().flat_map(|g| g.specs()).collect()
+    }
+
+    /// The group and the index within it of flat index `i`.
+    fn locate(mut i: usize) -> Option<(Group, usize)> {
+        for g in Group::ALL {
+            if i < g.len() {
+                return Some((g, i));
+            }
+            i -= g.len();
+        }
+        None
+    }
+
+    /// Reads parameter `i` of [`Self::param_specs`].
+    pub fn get(&self, i: usize) -> Option<ParamValue> {
+        match Self::locate(i)? {
+            (Group::Nic, j) => self.get_param(j),
+            (Group::Sender, j) => self.sender.get_param(j),
+            (Group::Receiver, j) => self.receiver.get_param(j),
+            (Group::Ldcp, j) => self.ldcp.get_param(j),
+        }
+    }
+
+    /// Checks `v` against parameter `i`'s spec and stores it; the error names the Rust field.
+    pub fn set(&mut self, i: usize, v: &ParamValue) -> Result<(), ConfigError> {
+        match Self::locate(i) {
+            Some((Group::Nic, j)) => self.set_param(j, v),
+            Some((Group::Sender, j)) => self.sender.set_param(j, v),
+            Some((Group::Receiver, j)) => self.receiver.set_param(j, v),
+            Some((Group::Ldcp, j)) => self.ldcp.set_param(j, v),
+            None => Err(ConfigError::new("parameter", i, "no such NIC parameter")),
+        }
+    }
+
+    /// The spec of the parameter whose Rust field is `name` (names are unique across the
+    /// groups).
+    pub fn spec_by_name(name: &str) -> Option<&'static ParamSpec<'static>> {
+        Self::param_specs().into_iter().find(|s| s.name == name)
+    }
+
+    /// The configuration of `scheme` with this NIC's constants.
+    pub fn scheme_config(&self, scheme: Scheme) -> SchemeConfig {
+        match scheme {
+            Scheme::Ldcp => SchemeConfig::Ldcp(self.ldcp),
+            Scheme::LdcpRate => SchemeConfig::LdcpRate(self.ldcp),
+            Scheme::None => SchemeConfig::None,
+        }
+    }
+
+    /// The transport configuration of a flow on `path` (this NIC's MTU and timers).
+    pub fn sender_on(&self, path: &Path) -> SenderConfig {
+        self.sender.on_path(path)
+    }
+
+    /// Validates everything a flow of [`Self::scheme`] on `path` would use; the error names
+    /// the Rust field.
+    pub fn validate(&self, path: &Path) -> Result<(), ConfigError> {
+        self.validate_all()?;
+        self.receiver.validate()?;
+        self.scheme_config(self.scheme)
+            .validate(&self.sender_on(path))
+    }
+
+    /// Validates and builds the sender of a `flow_size`-byte message of [`Self::scheme`] on
+    /// `path`, starting at `now`.
+    pub fn build_sender(
+        &self,
+        path: &Path,
+        flow_size: u64,
+        now: Time,
+    ) -> Result<QpSender<SchemeController>, ConfigError> {
+        self.validate_all()?;
+        self.scheme_config(self.scheme)
+            .build(&self.sender_on(path), flow_size, now)
+    }
+
+    /// The receiver of a flow of `scheme` arriving at this NIC: this NIC's ACK/CNP policy,
+    /// adapted to the scheme, with the sender's `mtu`.
+    pub fn receiver_for(&self, scheme: Scheme) -> ReceiverConfig {
+        ReceiverConfig {
+            mtu: self.sender.mtu,
+            ..self.scheme_config(scheme).receiver(&self.receiver)
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rdma_cc_core::Bytes;
     use rdma_cc_transport::Poll;
+    use std::collections::HashSet;
 
-    fn flow(scheme: Scheme) -> FlowConfig {
-        FlowConfig {
+    fn path() -> Path {
+        Path {
+            line_rate: Rate::gbps(100),
+            base_rtt: Time::us(8),
+            lossless: false,
+        }
+    }
+
+    fn nic(scheme: Scheme) -> NicConfig {
+        NicConfig {
             scheme,
-            ..FlowConfig::default()
+            ..NicConfig::default()
         }
     }
 
@@ -244,49 +522,57 @@ mod tests {
             assert_eq!(s.to_string(), s.name());
         }
         assert_eq!("dcqcn".parse::<Scheme>().unwrap_err().field, "scheme");
-        assert!(Scheme::LdcpRate.receiver_config().send_cnp);
-        assert!(!Scheme::Ldcp.receiver_config().send_cnp);
-        assert!(!Scheme::None.receiver_config().send_cnp);
+        let base = ReceiverConfig::default();
+        assert!(nic(Scheme::Ldcp).scheme_config(Scheme::LdcpRate).receiver(&base).send_cnp);
+        assert!(!nic(Scheme::Ldcp).scheme_config(Scheme::Ldcp).receiver(&base).send_cnp);
+        assert!(!nic(Scheme::Ldcp).scheme_config(Scheme::None).receiver(&base).send_cnp);
     }
 
     #[test]
     fn each_scheme_builds_its_controller() {
         for s in Scheme::ALL {
-            let q = flow(s).build(10_000, Time::ZERO).unwrap();
+            let q = nic(s).build_sender(&path(), 10_000, Time::ZERO).unwrap();
             assert_eq!(q.controller().scheme(), s);
         }
-        let ldcp = flow(Scheme::Ldcp).build(10_000, Time::ZERO).unwrap();
+        let ldcp = nic(Scheme::Ldcp)
+            .build_sender(&path(), 10_000, Time::ZERO)
+            .unwrap();
         // fast start with IW = BDP (100 packets): the whole 10-packet message at once
         assert!(ldcp.controller().in_fast_start());
         assert_eq!(ldcp.cw(), 100.0);
         assert!(ldcp.controller().stage().is_some_and(|s| !s.is_stable()));
-        let mut rate = flow(Scheme::LdcpRate).build(10_000, Time::ZERO).unwrap();
+        let mut rate = nic(Scheme::LdcpRate)
+            .build_sender(&path(), 10_000, Time::ZERO)
+            .unwrap();
         assert_eq!(rate.poll(Time::ZERO), Poll::SendProbe { probe_id: 0 });
         assert_eq!(rate.rate(), Some(Rate::gbps(100)));
-        let none = flow(Scheme::None).build(10_000, Time::ZERO).unwrap();
+        let none = nic(Scheme::None)
+            .build_sender(&path(), 10_000, Time::ZERO)
+            .unwrap();
         assert_eq!(none.cw(), f64::INFINITY);
         assert_eq!(none.controller().stage(), None);
         assert_eq!(none.controller().fast_start_exit(), FastStartExit::None);
     }
 
     #[test]
-    fn every_scheme_validates_the_whole_config() {
+    fn every_scheme_validates_what_it_uses() {
         for s in Scheme::ALL {
-            let mut c = flow(s);
-            c.ldcp.alpha = 0.0;
-            assert_eq!(c.build(1, Time::ZERO).unwrap_err().field, "alpha");
-            let mut c = flow(s);
-            c.sender.mtu = rdma_cc_core::Bytes(0);
-            assert_eq!(c.build(1, Time::ZERO).unwrap_err().field, "mtu");
-            assert_eq!(flow(s).build(0, Time::ZERO).unwrap_err().field, "flow_size");
+            let mut c = nic(s);
+            c.sender.mtu = Bytes(0);
+            assert_eq!(c.validate(&path()).unwrap_err().field, "mtu");
+            let e = nic(s).build_sender(&path(), 0, Time::ZERO).unwrap_err();
+            assert_eq!(e.field, "flow_size");
         }
+        let mut c = nic(Scheme::Ldcp);
+        c.ldcp.alpha = 0.0;
+        assert_eq!(c.validate(&path()).unwrap_err().field, "alpha");
     }
 
     #[test]
     fn dispatch_reaches_the_ldcp_controller() {
-        let mut c = flow(Scheme::Ldcp);
+        let mut c = nic(Scheme::Ldcp);
         c.ldcp.iw = Some(2.0);
-        let mut q = c.build(10_000, Time::ZERO).unwrap();
+        let mut q = c.build_sender(&path(), 10_000, Time::ZERO).unwrap();
         for _ in 0..2 {
             assert!(matches!(q.poll(Time::ZERO), Poll::Send(_)));
         }
@@ -295,5 +581,57 @@ mod tests {
         assert_eq!(q.controller().fast_start_exit(), FastStartExit::Loss);
         assert_eq!(q.cw(), 0.125);
         assert!(!q.controller().in_fast_start());
+    }
+
+    #[test]
+    fn flat_table_names_are_unique_and_defaults_are_valid() {
+        let specs = NicConfig::param_specs();
+        let mut names = HashSet::new();
+        let mut options = HashSet::new();
+        let mut attrs = HashSet::new();
+        let c = NicConfig::default();
+        for (i, s) in specs.iter().enumerate() {
+            assert!(names.insert(s.name), "duplicate name {}", s.name);
+            assert!(attrs.insert(s.attr), "duplicate attribute {}", s.attr);
+            if !s.option.is_empty() {
+                assert!(options.insert(s.option), "duplicate option {}", s.option);
+            }
+            assert!(!s.help.is_empty(), "{} has no help", s.name);
+            let v = c.get(i).unwrap();
+            s.check(&v, s.name).unwrap();
+            // the default prints as text that parses back to itself
+            assert_eq!(s.parse(&v.to_string(), s.name).unwrap(), v, "{}", s.name);
+        }
+        assert_eq!(c.get(specs.len()), None);
+        c.validate(&path()).unwrap();
+    }
+
+    #[test]
+    fn set_by_index_checks_bounds_and_reaches_the_field() {
+        let specs = NicConfig::param_specs();
+        let alpha = specs.iter().position(|s| s.attr == "Alpha").unwrap();
+        let mut c = NicConfig::default();
+        c.set(alpha, &ParamValue::Real(0.25)).unwrap();
+        assert_eq!(c.ldcp.alpha, 0.25);
+        let e = c.set(alpha, &ParamValue::Real(2.0)).unwrap_err();
+        assert_eq!(e.field, "alpha");
+        let e = c.set(alpha, &ParamValue::Bool(true)).unwrap_err();
+        assert_eq!(e.field, "alpha");
+        let cc = specs.iter().position(|s| s.option == "cc").unwrap();
+        c.set(cc, &ParamValue::Choice("none".into())).unwrap();
+        assert_eq!(c.scheme, Scheme::None);
+        assert!(c.set(cc, &ParamValue::Choice("dctcp".into())).is_err());
+        let ack = specs.iter().position(|s| s.attr == "AckEvery").unwrap();
+        assert!(c.set(ack, &ParamValue::Count(0)).is_err());
+        assert!(c.set(specs.len(), &ParamValue::Count(0)).is_err());
+    }
+
+    #[test]
+    fn receiver_takes_the_mtu_of_the_nic_and_cnps_from_the_scheme() {
+        let mut c = NicConfig::default();
+        c.sender.mtu = Bytes(4000);
+        c.receiver.ack_every = 4;
+        let r = c.receiver_for(Scheme::LdcpRate);
+        assert_eq!((r.mtu, r.ack_every, r.send_cnp), (Bytes(4000), 4, true));
     }
 }

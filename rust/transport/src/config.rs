@@ -1,15 +1,22 @@
 //! Configuration of the queue-pair sender and receiver (transport parameters only).
 //!
 //! Plain structs with serde derives (scenarios read them from files; missing fields take their
-//! defaults), `Default` taken from `spec/ldcp.md` (the transport rules it fixes: "Roles",
-//! "Receiver ACK policy", "Loss recovery") and the `ldcp-incast` topology, and `validate()`
-//! naming the first bad field the way it is spelled here (`"mtu"`, `"rtt_gain"`, ...).
+//! defaults), `Default` from the LDCP draft's transport rules (draft-dai-tsvwg-ldcp-01 §2.2,
+//! per-packet ACK), RFC 6298 (RTT estimation and the retransmission timer) and the
+//! `ldcp-incast` topology, and `validate()` naming the first bad field the way it is spelled
+//! here (`"mtu"`, `"rtt_gain"`, ...).
+//!
+//! The user-facing fields are published as parameter tables ([`SenderConfig::params`],
+//! [`ReceiverConfig::params`]): the ns-3 NIC's attributes and the examples' options are built
+//! from them. The path fields of [`SenderConfig`] (`line_rate`, `base_rtt`, `lossless`) are
+//! not parameters: the NIC fills them in from the topology for each flow.
 //! Congestion-control parameters live with their controller (e.g. `rdma-cc-ldcp`'s
 //! `LdcpConfig`).
 
 use crate::receiver::QpReceiver;
 use crate::sender::QpSender;
 use crate::Controller;
+use rdma_cc_core::param::{Limit, Param, ParamKind, ParamSpec, ParamValue, Params};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -26,9 +33,9 @@ pub struct SenderConfig {
     /// Base (unloaded) round-trip time (default 8 µs: two 2 µs hops each way, the
     /// `ldcp-incast` topology). Initial smoothed RTT and the BDP's time.
     pub base_rtt: Time,
-    /// Floor of the retransmission timeout (RFC 6298 §2.4's lower bound); `None` → 4 ×
-    /// `base_rtt` (ldcp.md decision). The RTO is `max(floor, srtt + 4·rttvar)` once the RTT
-    /// has been sampled, the floor before (see [`crate::sender`] for backoff and fast start).
+    /// Floor of the retransmission timeout (RFC 6298 §2.4's lower bound); `None` → the
+    /// default of [`Self::effective_rto`]. The RTO is `max(floor, srtt + 4·rttvar)` once the RTT
+    /// has been sampled (see [`crate::sender`] for backoff, fast start and lossless paths).
     pub rto: Option<Time>,
     /// Most doublings of the RTO after consecutive timeouts (Karn's backoff); 0 keeps the RTO
     /// fixed. The backoff resets when an ACK newly acknowledges a packet that was never
@@ -42,10 +49,45 @@ pub struct SenderConfig {
     /// `None` → the current smoothed RTT (ldcp.md decision: "within one RTT"); `Some(0)` turns
     /// the filter off.
     pub dup_nack_holdoff: Option<Time>,
-    /// EWMA gain of the smoothed RTT over per-ACK (or per-probe) samples (ldcp.md decision:
-    /// 1/8, RFC 6298's α). Requires `0 < rtt_gain ≤ 1`.
+    /// EWMA gain of the smoothed RTT over per-ACK (or per-probe) samples (RFC 6298 §2.3's
+    /// α = 1/8). Requires `0 < rtt_gain ≤ 1`.
     pub rtt_gain: f64,
+    /// The flow's priority is lossless (PFC, IEEE 802.1Qbb): nothing is lost, so a timeout can
+    /// only be spurious. The RTO floor defaults to [`LOSSLESS_RTO_FLOOR`] and, before the first
+    /// RTT sample, the RTO is its ceiling (the first ACK may wait behind every PAUSE of a deep
+    /// incast). A path property, set by the NIC from the fabric; default false.
+    pub lossless: bool,
 }
+
+/// What a flow's sender learns from the fabric: the properties of its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Path {
+    /// Line rate of the host link, bit/s.
+    pub line_rate: Rate,
+    /// Base (unloaded) round-trip time: propagation both ways plus one data frame and one ACK
+    /// serialised per hop.
+    pub base_rtt: Time,
+    /// The flow's data priority is lossless (PFC) end to end.
+    pub lossless: bool,
+}
+
+impl SenderConfig {
+    /// This configuration with the path fields (`line_rate`, `base_rtt`, `lossless`) of `path`.
+    pub fn on_path(&self, path: &Path) -> SenderConfig {
+        SenderConfig {
+            line_rate: path.line_rate,
+            base_rtt: path.base_rtt,
+            lossless: path.lossless,
+            ..*self
+        }
+    }
+}
+
+/// Default RTO floor on a lossless (PFC) priority: 1 ms. Nothing is lost there, so a timeout
+/// only fires spuriously behind deep queues or PAUSEs; RoCE NICs' local ACK timeouts are of
+/// the order of milliseconds (InfiniBand Architecture Specification, Vol. 1, §9.7.6.1.3: the
+/// Local ACK Timeout is 4.096 µs · 2^n).
+pub const LOSSLESS_RTO_FLOOR: Time = Time::ms(1);
 
 impl Default for SenderConfig {
     /// 1000 B payloads at 100 Gb/s, an 8 µs base RTT, RTO floor 4 × base RTT with up to six
@@ -59,19 +101,107 @@ impl Default for SenderConfig {
             rto_backoff: 6,
             dup_nack_holdoff: None,
             rtt_gain: 0.125,
+            lossless: false,
         }
+    }
+}
+
+/// The user-facing fields of [`SenderConfig`] (the path fields are the NIC's).
+const SENDER_PARAMS: &[Param<SenderConfig>] = &[
+    Param {
+        spec: ParamSpec {
+            min: Limit::incl(1.0),
+            max: Limit::incl(9000.0),
+            ..ParamSpec::new(
+                "mtu",
+                "mtu",
+                "Mtu",
+                ParamKind::Bytes,
+                "Payload bytes per full packet; each frame adds 62 B of RoCEv2 headers \
+                 (Ethernet, IPv4, UDP, BTH, ICRC) and 20 B of preamble and gap on the wire.",
+            )
+        },
+        get: |c| ParamValue::Bytes(c.mtu),
+        set: |c, v| c.mtu = Bytes(v.int()),
+    },
+    Param {
+        spec: ParamSpec {
+            min: Limit::excl(0.0),
+            auto: Some("4 x the flow's base RTT; 1ms on a lossless (PFC) priority"),
+            ..ParamSpec::new(
+                "rto",
+                "rto",
+                "Rto",
+                ParamKind::Time,
+                "Floor of the retransmission timeout; the timeout is max(floor, srtt + 4 \
+                 rttvar) (RFC 6298), doubling on repeated timeouts.",
+            )
+        },
+        get: |c| ParamValue::Time(c.rto.unwrap_or(Time::ZERO)),
+        set: |c, v| c.rto = (v.int() > 0).then_some(Time(v.int())),
+    },
+    Param {
+        spec: ParamSpec {
+            max: Limit::incl(32.0),
+            unit: "doublings",
+            ..ParamSpec::new(
+                "rto_backoff",
+                "rtoBackoff",
+                "RtoBackoff",
+                ParamKind::Count,
+                "Most doublings of the RTO after consecutive timeouts (Karn's backoff); \
+                 also sets the RTO's ceiling, floor x 2^RtoBackoff.",
+            )
+        },
+        get: |c| ParamValue::Count(c.rto_backoff.into()),
+        set: |c, v| c.rto_backoff = u32::try_from(v.int()).unwrap_or(u32::MAX),
+    },
+    Param {
+        spec: ParamSpec {
+            auto: Some("one smoothed RTT"),
+            ..ParamSpec::new(
+                "dup_nack_holdoff",
+                "nackHoldoff",
+                "NackHoldoff",
+                ParamKind::Time,
+                "A NACK for the same sequence as the previous one within this time is \
+                 ignored (go-back-N resends once per loss).",
+            )
+        },
+        get: |c| ParamValue::Time(c.dup_nack_holdoff.unwrap_or(Time::ZERO)),
+        set: |c, v| c.dup_nack_holdoff = (v.int() > 0).then_some(Time(v.int())),
+    },
+    Param {
+        spec: ParamSpec {
+            min: Limit::excl(0.0),
+            max: Limit::incl(1.0),
+            ..ParamSpec::new(
+                "rtt_gain",
+                "rttGain",
+                "RttGain",
+                ParamKind::Real,
+                "EWMA gain of the smoothed RTT (RFC 6298 alpha = 1/8).",
+            )
+        },
+        get: |c| ParamValue::Real(c.rtt_gain),
+        set: |c, v| c.rtt_gain = v.real(),
+    },
+];
+
+impl Params for SenderConfig {
+    fn params() -> &'static [Param<Self>] {
+        SENDER_PARAMS
     }
 }
 
 impl SenderConfig {
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        ConfigError::check(
-            self.mtu.0 > 0 && self.mtu.0 <= u64::from(u32::MAX),
-            "mtu",
-            self.mtu,
-            "must be in 1 ..= 4294967295 bytes",
-        )?;
+        self.validate_all()?;
+        if let Some(rto) = self.rto {
+            // the table reads None and Some(0) alike (0 = automatic); Some(0) is not a floor
+            ConfigError::check(rto.0 > 0, "rto", rto, "must be > 0")?;
+        }
         ConfigError::check(
             self.line_rate.0 > 0,
             "line_rate",
@@ -84,26 +214,18 @@ impl SenderConfig {
             self.base_rtt,
             "must be > 0",
         )?;
-        if let Some(rto) = self.rto {
-            ConfigError::check(rto.0 > 0, "rto", rto, "must be > 0")?;
-        }
-        ConfigError::check(
-            self.rto_backoff <= 32,
-            "rto_backoff",
-            self.rto_backoff,
-            "must be <= 32 doublings",
-        )?;
-        ConfigError::check(
-            self.rtt_gain.is_finite() && self.rtt_gain > 0.0 && self.rtt_gain <= 1.0,
-            "rtt_gain",
-            self.rtt_gain,
-            "must be in (0, 1]",
-        )
+        Ok(())
     }
 
-    /// The RTO floor in effect: [`Self::rto`] or 4 × [`Self::base_rtt`].
+    /// The RTO floor in effect: [`Self::rto`], else [`LOSSLESS_RTO_FLOOR`] on a lossless path
+    /// and 4 × [`Self::base_rtt`] on a lossy one (the floor the LDCP work started from: a few
+    /// base RTTs, so a tail loss costs little).
     pub fn effective_rto(&self) -> Time {
-        self.rto.unwrap_or(Time(self.base_rtt.0.saturating_mul(4)))
+        match self.rto {
+            Some(t) => t,
+            None if self.lossless => LOSSLESS_RTO_FLOOR,
+            None => Time(self.base_rtt.0.saturating_mul(4)),
+        }
     }
 
     /// Validates and builds the sender of a `flow_size`-byte message starting at `now` with
@@ -158,15 +280,79 @@ impl Default for ReceiverConfig {
     }
 }
 
+/// The user-facing fields of [`ReceiverConfig`] (`send_cnp` is the scheme's choice, `mtu`
+/// the sender's).
+const RECEIVER_PARAMS: &[Param<ReceiverConfig>] = &[
+    Param {
+        spec: ParamSpec {
+            min: Limit::incl(1.0),
+            max: Limit::incl(4_294_967_295.0),
+            unit: "packets",
+            ..ParamSpec::new(
+                "ack_every",
+                "ackEvery",
+                "AckEvery",
+                ParamKind::Count,
+                "Receiver: one ACK per at most this many unmarked in-order packets (LDCP \
+                 delayed ACK m, draft-dai-tsvwg-ldcp-01 section 2.2); marked packets are \
+                 acknowledged at once.",
+            )
+        },
+        get: |c| ParamValue::Count(c.ack_every.into()),
+        set: |c, v| c.ack_every = u32::try_from(v.int()).unwrap_or(u32::MAX),
+    },
+    Param {
+        spec: ParamSpec::new(
+            "cnp_interval",
+            "cnpInterval",
+            "CnpInterval",
+            ParamKind::Time,
+            "Receiver: at most one CNP per flow per interval, sent only if a CE-marked packet \
+             arrived (0: one CNP per marked packet); for schemes that use CNPs.",
+        ),
+        get: |c| ParamValue::Time(c.cnp_interval),
+        set: |c, v| c.cnp_interval = Time(v.int()),
+    },
+    Param {
+        spec: ParamSpec::new(
+            "split_ack_on_ce_change",
+            "splitAckOnCe",
+            "SplitAckOnCe",
+            ParamKind::Bool,
+            "Receiver, delayed ACK: when a CE-marked packet arrives while unmarked ones wait \
+             for their ACK, first acknowledge those (ECE = 0), so every ACK covers packets of \
+             one CE state.",
+        ),
+        get: |c| ParamValue::Bool(c.split_ack_on_ce_change),
+        set: |c, v| c.split_ack_on_ce_change = v.flag(),
+    },
+    Param {
+        spec: ParamSpec {
+            auto: Some("never: NACK again only once the expected sequence advances"),
+            ..ParamSpec::new(
+                "renack_interval",
+                "renackInterval",
+                "RenackInterval",
+                ParamKind::Time,
+                "Receiver: after a NACK, further out-of-order packets are NACKed again only \
+                 once this time has passed since the last NACK.",
+            )
+        },
+        get: |c| ParamValue::Time(c.renack_interval.unwrap_or(Time::ZERO)),
+        set: |c, v| c.renack_interval = (v.int() > 0).then_some(Time(v.int())),
+    },
+];
+
+impl Params for ReceiverConfig {
+    fn params() -> &'static [Param<Self>] {
+        RECEIVER_PARAMS
+    }
+}
+
 impl ReceiverConfig {
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        ConfigError::check(
-            self.ack_every >= 1,
-            "ack_every",
-            self.ack_every,
-            "must be >= 1",
-        )?;
+        self.validate_all()?;
         ConfigError::check(self.mtu.0 > 0, "mtu", self.mtu, "must be > 0")
     }
 
@@ -200,7 +386,7 @@ mod tests {
         check(&|c| c.rtt_gain = 1.5, "rtt_gain");
         check(&|c| c.rtt_gain = f64::NAN, "rtt_gain");
         check(&|c| c.mtu = Bytes(0), "mtu");
-        check(&|c| c.mtu = Bytes(1 << 32), "mtu");
+        check(&|c| c.mtu = Bytes(9001), "mtu");
         check(&|c| c.line_rate = Rate(0), "line_rate");
         check(&|c| c.base_rtt = Time::ZERO, "base_rtt");
         check(&|c| c.rto = Some(Time::ZERO), "rto");

@@ -3,7 +3,7 @@
 //!
 //! A [`Controller`] (quinn-proto's `congestion::Controller` shape: small, no-op defaults) sees
 //! the events the transport has already interpreted — packets newly acknowledged, loss signals,
-//! CNPs, RTT probe responses, timeouts — and answers with a window, a pacing rate and the ECN
+//! CNPs, RTT probe responses, retransmission timeouts and its own timers — and answers with a window, a pacing rate and the ECN
 //! codepoint of each packet. The transport ([`crate::QpSender`]) keeps sequence numbers, the
 //! smoothed RTT, go-back-N, the retransmission timer and the probe schedule, so a controller is
 //! only the algorithm. Controllers live in their own crates (LDCP in `rdma-cc-ldcp`); the
@@ -42,16 +42,36 @@ pub struct NackEvent {
     pub acked_packets: u64,
 }
 
-/// A sender-side congestion controller. Every method has a no-op default.
-pub trait Controller {
-    /// Congestion window in packets, for traces; `f64::INFINITY` when there is none.
-    fn cw(&self) -> f64;
+/// Where a controller's RTT samples come from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RttSource {
+    /// ACKs of unambiguously timed packets (Karn's rule applied by the transport), and NACKs as
+    /// lower bounds.
+    #[default]
+    Acks,
+    /// Only RTT probes: the transport keeps one probe outstanding (the next sent when the
+    /// response returns or times out) and reports each response to
+    /// [`Controller::on_probe_response`].
+    Probes,
+}
 
+/// A sender-side congestion controller. Every method has a neutral default, so a scheme
+/// implements only what it uses: a window scheme `window` and the feedback it reacts to, a
+/// rate scheme `pacing_rate`, a scheme with timers of its own (DCQCN's rate-increase and α
+/// timers) `next_timeout` / `on_timeout`. The retransmission timeout is the transport's; the
+/// controller only hears about it through [`Controller::on_rto`].
+pub trait Controller {
     /// Window that limits bytes in flight, in packets of `mtu` bytes; `None`: no window.
     /// `Some(w)` with `w ≥ 1`: in-flight + next packet ≤ w·MTU. `w < 1`: one packet in flight,
     /// the next no sooner than `srtt/w` after the previous (LDCP's sub-packet regime).
     fn window(&self) -> Option<f64> {
         None
+    }
+
+    /// The congestion window to report in traces and statistics, packets; `None` when the
+    /// scheme keeps none. Defaults to [`Self::window`].
+    fn cw(&self) -> Option<f64> {
+        self.window()
     }
 
     /// Pacing rate given the smoothed RTT: the next packet leaves no sooner than
@@ -65,16 +85,17 @@ pub trait Controller {
         Ecn::Ect0
     }
 
-    /// Whether the transport should run RTT probes for this controller (one outstanding,
-    /// the next sent when the previous response returns or times out).
-    fn uses_probes(&self) -> bool {
-        false
+    /// Where RTT samples come from (default: ACKs).
+    fn rtt_source(&self) -> RttSource {
+        RttSource::Acks
     }
 
-    /// Whether ACKs give RTT samples (Karn's rule applied by the transport); otherwise only
-    /// probe responses do.
-    fn rtt_from_acks(&self) -> bool {
-        true
+    /// Whether the controller is sending an initial burst it sized without any feedback (e.g.
+    /// LDCP's zero-RTT fast start). Before the first RTT sample the transport then arms the
+    /// RTO at its ceiling, `floor·2^rto_backoff`: the first feedback may wait behind the first
+    /// packets of every flow that started together (see [`crate::sender`]). Default: false.
+    fn in_fast_start(&self) -> bool {
+        false
     }
 
     /// A data packet went on the wire.
@@ -86,8 +107,9 @@ pub trait Controller {
     /// A NACK arrived (not a duplicate the transport filtered out).
     fn on_nack(&mut self, _nack: &NackEvent) {}
 
-    /// The retransmission timer expired with data in flight; `acked_packets` = `⌈snd_una/MTU⌉`.
-    fn on_timeout(&mut self, _now: Time, _acked_packets: u64) {}
+    /// The transport's retransmission timer expired with data in flight; `acked_packets` =
+    /// `⌈snd_una/MTU⌉`.
+    fn on_rto(&mut self, _now: Time, _acked_packets: u64) {}
 
     /// A congestion notification packet arrived.
     fn on_cnp(&mut self, _now: Time) {}
@@ -95,13 +117,15 @@ pub trait Controller {
     /// The response to the outstanding RTT probe arrived (one RTT has elapsed).
     fn on_probe_response(&mut self, _now: Time) {}
 
-    /// Whether the controller is in a fast start: sending an initial window it sized without
-    /// any feedback (LDCP's zero-RTT fast start). Before the first RTT sample the transport then
-    /// arms the RTO at its ceiling, `floor·2^rto_backoff`: the first feedback may wait behind
-    /// the first-RTT packets of every flow that started together (see [`crate::sender`]).
-    fn in_fast_start(&self) -> bool {
-        false
+    /// The earliest time the controller wants [`Self::on_timeout`] for a timer of its own;
+    /// `None` when it has none armed. Re-read after every call into the controller.
+    fn next_timeout(&self) -> Option<Time> {
+        None
     }
+
+    /// Called at (or after) the time [`Self::next_timeout`] gave: handle every timer that has
+    /// expired by `now`; harmless when called early.
+    fn on_timeout(&mut self, _now: Time) {}
 }
 
 /// No congestion control: no window, no pacing, every packet ECT(0) (decision: ECN-capable so
@@ -110,8 +134,4 @@ pub trait Controller {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LineRate;
 
-impl Controller for LineRate {
-    fn cw(&self) -> f64 {
-        f64::INFINITY
-    }
-}
+impl Controller for LineRate {}

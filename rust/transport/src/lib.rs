@@ -35,8 +35,8 @@ pub mod receiver;
 mod rtt;
 pub mod sender;
 
-pub use config::{ReceiverConfig, SenderConfig};
-pub use controller::{AckEvent, Controller, LineRate, NackEvent};
+pub use config::{Path, ReceiverConfig, SenderConfig, LOSSLESS_RTO_FLOOR};
+pub use controller::{AckEvent, Controller, LineRate, NackEvent, RttSource};
 pub use receiver::{AckOut, QpReceiver, ReceiverStats, RxAction};
 pub use sender::{Poll, QpSender, SenderStats, TxPacket};
 

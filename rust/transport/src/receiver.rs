@@ -77,6 +77,9 @@ pub struct ReceiverStats {
     pub out_of_order: u64,
     /// Duplicate arrivals (dropped).
     pub duplicates: u64,
+    /// Payload bytes that arrived again after they had been delivered (a duplicate packet, or
+    /// the part of a packet that overlaps delivered data): what spurious retransmissions cost.
+    pub duplicate_bytes: u64,
     /// ACKs sent (not NACKs).
     pub acks: u64,
     /// NACKs sent.
@@ -168,12 +171,14 @@ impl QpReceiver {
         } else if end <= self.expected {
             // duplicate: drop, re-acknowledge the cumulative sequence (covers pending packets)
             self.stats.duplicates += 1;
+            self.stats.duplicate_bytes += u64::from(len);
             self.pending = 0;
             self.ack(&mut a, false);
         } else {
             // in order (possibly overlapping delivered data at its start)
             a.accepted = true;
             a.delivered = (end - self.expected) as u32;
+            self.stats.duplicate_bytes += self.expected - seq;
             if ce && self.pending > 0 && self.split {
                 // ldcp.md decision: flush an ACK for the pending unmarked packets first
                 self.flush(&mut a);

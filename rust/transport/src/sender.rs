@@ -90,7 +90,7 @@
 //! - ACK / NACK sequence numbers above the highest byte sent are clamped to it.
 
 use crate::config::SenderConfig;
-use crate::controller::{AckEvent, Controller, NackEvent};
+use crate::controller::{AckEvent, Controller, NackEvent, RttSource};
 use crate::rtt::{RttEstimator, SendLog, Sent};
 use crate::Ecn;
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
@@ -219,6 +219,10 @@ pub struct QpSender<C: Controller> {
     /// A data packet was sent since the last timeout.
     sent_since_rto: bool,
     rtt: RttEstimator,
+    /// The controller takes RTT samples from ACKs ([`RttSource::Acks`]), not probes.
+    rtt_from_acks: bool,
+    /// The flow's priority is lossless (PFC): a timeout can only be spurious.
+    lossless: bool,
     /// Time and length of the previous data packet.
     last_send: Option<(Time, u32)>,
     /// Arrival of the last NACK that made the sender go back: the sub-packet tick is measured
@@ -251,12 +255,13 @@ impl<C: Controller> QpSender<C> {
         cfg.validate()?;
         ConfigError::check(flow_size >= 1, "flow_size", flow_size, "must be >= 1 byte")?;
         let mtu = cfg.mtu.0;
-        let probe = if cc.uses_probes() {
+        let rtt_from_acks = cc.rtt_source() == RttSource::Acks;
+        let probe = if !rtt_from_acks {
             Probe::Due
         } else {
             Probe::Off
         };
-        let min_cw = cc.cw();
+        let min_cw = cc.cw().unwrap_or(f64::INFINITY);
         Ok(QpSender {
             mtu,
             flow_size,
@@ -271,6 +276,8 @@ impl<C: Controller> QpSender<C> {
             karn_limit: 0,
             sent_since_rto: false,
             rtt: RttEstimator::new(cfg.base_rtt, cfg.rtt_gain),
+            rtt_from_acks,
+            lossless: cfg.lossless,
             last_send: None,
             go_back_at: None,
             wait_until: None,
@@ -416,7 +423,7 @@ impl<C: Controller> QpSender<C> {
             s.retx_packets += 1;
             s.retx_bytes += u64::from(len);
         }
-        if cw < 1.0 {
+        if cw.is_some_and(|c| c < 1.0) {
             s.sub_packet_sends += 1;
         }
         let pkt = TxPacket {
@@ -448,7 +455,7 @@ impl<C: Controller> QpSender<C> {
             match self.log.sent_at(ack_seq) {
                 Some(Sent::At(sent)) => {
                     self.backoff = 0;
-                    if self.cc.rtt_from_acks() {
+                    if self.rtt_from_acks {
                         self.rtt_sample(now.saturating_sub(sent));
                     }
                 }
@@ -456,7 +463,7 @@ impl<C: Controller> QpSender<C> {
                     // Karn: the backoff stays. `now − latest` is a lower bound on a real RTT,
                     // so it may raise srtt but never lower it.
                     let bound = now.saturating_sub(latest);
-                    if self.cc.rtt_from_acks() && bound > self.rtt.srtt() {
+                    if self.rtt_from_acks && bound > self.rtt.srtt() {
                         self.rtt_sample(bound);
                     }
                 }
@@ -528,7 +535,7 @@ impl<C: Controller> QpSender<C> {
     /// that ends a fast-start burst, or the one packet in flight below `cw = 1`). Like an
     /// ambiguous ACK it raises srtt, never lowers it.
     fn nack_rtt_sample(&mut self, now: Time) {
-        if !self.cc.rtt_from_acks() {
+        if !self.rtt_from_acks {
             return;
         }
         if let Some((sent, _)) = self.last_send {
@@ -597,7 +604,7 @@ impl<C: Controller> QpSender<C> {
             }
             _ => None,
         };
-        [self.rto_deadline, probe, self.wait_until]
+        [self.rto_deadline, probe, self.wait_until, self.cc.next_timeout()]
             .into_iter()
             .flatten()
             .min()
@@ -623,9 +630,13 @@ impl<C: Controller> QpSender<C> {
                     self.sent_since_rto = false;
                     self.snd_nxt = self.snd_una;
                     self.backoff = (self.backoff + 1).min(self.rto_backoff_max);
-                    self.cc.on_timeout(now, self.snd_una.div_ceil(self.mtu));
+                    self.cc.on_rto(now, self.snd_una.div_ceil(self.mtu));
                 }
             }
+        }
+        if self.cc.next_timeout().is_some_and(|t| t <= now) {
+            // the controller's own timers (e.g. DCQCN's rate-increase and alpha timers)
+            self.cc.on_timeout(now);
         }
         if let Probe::Outstanding { id, sent_at } = self.probe {
             if sent_at.saturating_add(self.probe_timeout()) <= now {
@@ -686,7 +697,7 @@ impl<C: Controller> QpSender<C> {
     /// rate).
     fn current_rto(&self) -> Time {
         let mut rto = match self.rtt.rto_estimate() {
-            None if self.cc.in_fast_start() => self.rto_ceiling(),
+            None if self.cc.in_fast_start() || self.lossless => self.rto_ceiling(),
             est => {
                 let base = est.map_or(self.rto_floor, |e| e.max(self.rto_floor));
                 let backed_off = Time(base.0.saturating_mul(1u64 << self.backoff.min(63)));
@@ -710,10 +721,11 @@ impl<C: Controller> QpSender<C> {
     }
 
     fn after_event(&mut self) {
-        let cw = self.cc.cw();
-        debug_assert!(cw > 0.0 && !cw.is_nan());
-        if cw < self.stats.min_cw {
-            self.stats.min_cw = cw;
+        if let Some(cw) = self.cc.cw() {
+            debug_assert!(cw > 0.0 && !cw.is_nan());
+            if cw < self.stats.min_cw {
+                self.stats.min_cw = cw;
+            }
         }
     }
 
@@ -734,7 +746,7 @@ impl<C: Controller> QpSender<C> {
 
     /// Congestion window in packets (for traces); `f64::INFINITY` without a window.
     pub fn cw(&self) -> f64 {
-        self.cc.cw()
+        self.cc.cw().unwrap_or(f64::INFINITY)
     }
 
     /// Pacing rate, if the controller paces (rate-based LDCP).
@@ -807,9 +819,6 @@ mod tests {
     }
 
     impl Controller for Fixed {
-        fn cw(&self) -> f64 {
-            self.w
-        }
         fn window(&self) -> Option<f64> {
             Some(self.w)
         }

@@ -26,11 +26,11 @@ use rdma_cc_transport::{
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-pub use rdma_cc_schemes::{FlowConfig, Scheme, SchemeController as Cc};
+pub use rdma_cc_schemes::{NicConfig, Scheme, SchemeController as Cc};
 
 /// The receiver each scheme expects: CNPs for the rate-based variant only.
 pub fn receiver_for(scheme: Scheme) -> ReceiverConfig {
-    scheme.receiver_config()
+    NicConfig::default().receiver_for(scheme)
 }
 
 /// A sender with a run-time chosen controller.
@@ -44,15 +44,11 @@ pub fn sender(
     flow_size: u64,
     now: Time,
 ) -> Result<Sender, ConfigError> {
-    let cc = Cc::new(
-        &FlowConfig {
-            scheme,
-            sender: *sender,
-            ldcp: *ldcp,
-        },
-        flow_size,
-    )?;
-    QpSender::new(sender, cc, flow_size, now)
+    let nic = NicConfig {
+        ldcp: *ldcp,
+        ..NicConfig::default()
+    };
+    nic.scheme_config(scheme).build(sender, flow_size, now)
 }
 
 /// Scenario parameters.

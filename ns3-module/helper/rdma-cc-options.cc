@@ -1,0 +1,465 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "rdma-cc-options.h"
+
+#include "rdma-cc-error.h"
+#include "rdma-cc-params.h"
+
+#include "ns3/config.h"
+#include "ns3/string.h"
+
+#include "rdma-cc/src/params.rs.h"
+#include "rdma-cc/src/transport.rs.h"
+#include "rust/cxx.h"
+
+#include <iostream>
+#include <set>
+#include <sstream>
+
+namespace ns3
+{
+namespace rdmacc
+{
+
+/// One declared option.
+struct Decl
+{
+    std::string name;              //!< option name, no dashes
+    rdmacc_ffi::OptionSpec spec;   //!< kind and bounds (example options)
+    std::string def;               //!< default, as text
+    std::string help;              //!< help text
+    bool nic = false;              //!< a NIC parameter
+    std::size_t nicIndex = 0;      //!< its index in the NIC table
+    rdmacc_ffi::ParamKind kind{};  //!< kind of value
+    std::string rule;              //!< what the value must satisfy
+};
+
+struct Options::Impl
+{
+    std::string program;
+    std::string description;
+    std::vector<Decl> decls;
+    std::map<std::string, std::size_t> byName;
+    std::map<std::string, rdmacc_ffi::ParamValue> values;
+    std::set<std::string> given;
+    rust::Box<rdmacc_ffi::NicParams> nic = rdmacc_ffi::nic_params_new();
+    bool hasNic = false;
+};
+
+Options::Range
+Options::Range::Closed(double lo, double hi)
+{
+    Range r;
+    r.hasMin = r.hasMax = true;
+    r.min = lo;
+    r.max = hi;
+    return r;
+}
+
+Options::Range
+Options::Range::AtLeast(double lo)
+{
+    Range r;
+    r.hasMin = true;
+    r.min = lo;
+    return r;
+}
+
+Options::Range
+Options::Range::Above(double lo)
+{
+    Range r;
+    r.hasMin = true;
+    r.min = lo;
+    r.minInclusive = false;
+    return r;
+}
+
+Options::Range
+Options::Range::Any()
+{
+    return Range();
+}
+
+Options::Options(std::string program, std::string description) :
+    m_impl(std::make_unique<Impl>())
+{
+    m_impl->program = std::move(program);
+    m_impl->description = std::move(description);
+}
+
+Options::~Options() = default;
+
+namespace
+{
+
+/// Declares an option of the example itself; its default must parse.
+void
+Declare(Options::Range r,
+        const std::string& name,
+        rdmacc_ffi::ParamKind kind,
+        const std::string& def,
+        const std::string& help,
+        const std::string& choices,
+        const std::string& autoMeaning,
+        std::vector<Decl>& decls,
+        std::map<std::string, std::size_t>& byName,
+        std::map<std::string, rdmacc_ffi::ParamValue>& values)
+{
+    NS_ABORT_MSG_IF(byName.count(name), "option --" << name << " declared twice");
+    Decl d;
+    d.name = name;
+    d.kind = kind;
+    d.def = def;
+    d.help = help;
+    d.spec.name = name;
+    d.spec.kind = kind;
+    d.spec.unit = "";
+    d.spec.has_min = r.hasMin;
+    d.spec.min = r.min;
+    d.spec.min_inclusive = r.minInclusive;
+    d.spec.has_max = r.hasMax;
+    d.spec.max = r.max;
+    d.spec.max_inclusive = r.maxInclusive;
+    d.spec.choices = choices;
+    d.spec.auto_meaning = autoMeaning;
+    d.rule = std::string(rdmacc_ffi::option_requirement(d.spec));
+    try
+    {
+        values[name] = rdmacc_ffi::option_parse(d.spec, def);
+    }
+    catch (const rust::Error& e)
+    {
+        NS_FATAL_ERROR("the default of --" << name << " does not parse: " << e.what());
+    }
+    byName[name] = decls.size();
+    decls.push_back(d);
+}
+
+} // namespace
+
+#define RDMACC_DECLARE(range, kind, def, choices, autoMeaning)                                     \
+    Declare(range,                                                                                 \
+            name,                                                                                  \
+            rdmacc_ffi::ParamKind::kind,                                                           \
+            def,                                                                                   \
+            help,                                                                                  \
+            choices,                                                                               \
+            autoMeaning,                                                                           \
+            m_impl->decls,                                                                         \
+            m_impl->byName,                                                                        \
+            m_impl->values);                                                                       \
+    return *this
+
+Options&
+Options::Count(const std::string& name, uint64_t def, const std::string& help, Range r)
+{
+    RDMACC_DECLARE(r, Count, std::to_string(def), "", "");
+}
+
+Options&
+Options::Real(const std::string& name, double def, const std::string& help, Range r)
+{
+    std::ostringstream os;
+    os << def;
+    RDMACC_DECLARE(r, Real, os.str(), "", "");
+}
+
+Options&
+Options::Bytes(const std::string& name,
+               const std::string& def,
+               const std::string& help,
+               Range r,
+               const std::string& autoMeaning)
+{
+    RDMACC_DECLARE(r, Bytes, def, "", autoMeaning);
+}
+
+Options&
+Options::Duration(const std::string& name,
+                  const std::string& def,
+                  const std::string& help,
+                  Range r)
+{
+    RDMACC_DECLARE(r, Time, def, "", "");
+}
+
+Options&
+Options::Rate(const std::string& name, const std::string& def, const std::string& help, Range r)
+{
+    RDMACC_DECLARE(r, Rate, def, "", "");
+}
+
+Options&
+Options::Bool(const std::string& name, bool def, const std::string& help)
+{
+    RDMACC_DECLARE(Range::Any(), Bool, def ? "true" : "false", "", "");
+}
+
+Options&
+Options::Choice(const std::string& name,
+                const std::string& def,
+                const std::vector<std::string>& choices,
+                const std::string& help)
+{
+    std::string joined;
+    for (const auto& c : choices)
+    {
+        joined += (joined.empty() ? "" : "|") + c;
+    }
+    RDMACC_DECLARE(Range::Any(), Choice, def, joined, "");
+}
+
+Options&
+Options::Text(const std::string& name, const std::string& def, const std::string& help)
+{
+    RDMACC_DECLARE(Range::Any(), Text, def, "", "");
+}
+
+#undef RDMACC_DECLARE
+
+Options&
+Options::AddNicParams()
+{
+    const auto specs = rdmacc_ffi::nic_param_specs();
+    for (std::size_t i = 0; i < specs.size(); i++)
+    {
+        const auto& s = specs[i];
+        const std::string name(s.option);
+        if (name.empty())
+        {
+            continue;
+        }
+        NS_ABORT_MSG_IF(m_impl->byName.count(name), "option --" << name << " declared twice");
+        Decl d;
+        d.name = name;
+        d.kind = s.kind;
+        d.def = std::string(s.default_text);
+        d.help = std::string(s.help);
+        d.nic = true;
+        d.nicIndex = i;
+        m_impl->values[name] = s.default_value;
+        m_impl->byName[name] = m_impl->decls.size();
+        m_impl->decls.push_back(d);
+    }
+    m_impl->hasNic = true;
+    return *this;
+}
+
+namespace
+{
+
+std::string
+KindLabel(rdmacc_ffi::ParamKind k)
+{
+    switch (k)
+    {
+    case rdmacc_ffi::ParamKind::Real:
+        return "NUMBER";
+    case rdmacc_ffi::ParamKind::Count:
+        return "COUNT";
+    case rdmacc_ffi::ParamKind::Bytes:
+        return "BYTES";
+    case rdmacc_ffi::ParamKind::Time:
+        return "DURATION";
+    case rdmacc_ffi::ParamKind::Rate:
+        return "RATE";
+    case rdmacc_ffi::ParamKind::Bool:
+        return "BOOL";
+    case rdmacc_ffi::ParamKind::Choice:
+        return "NAME";
+    default:
+        return "TEXT";
+    }
+}
+
+} // namespace
+
+void
+Options::Parse(int argc, char** argv)
+{
+    for (int a = 1; a < argc; a++)
+    {
+        const std::string arg(argv[a]);
+        if (arg == "--help" || arg == "-h" || arg == "--PrintHelp")
+        {
+            std::cout << "Usage: " << m_impl->program << " [--OPTION=VALUE ...]\n\n"
+                      << m_impl->description << "\n\nOptions (VALUE rules, [default]):\n";
+            for (const auto& d : m_impl->decls)
+            {
+                std::cout << "  --" << d.name << "=" << KindLabel(d.kind) << "\n      " << d.help;
+                if (!d.rule.empty())
+                {
+                    std::cout << " Value: " << d.rule << ".";
+                }
+                std::cout << " [" << d.def << "]\n";
+            }
+            std::cout << "\n  --ns3::TYPE::ATTRIBUTE=VALUE\n      sets the default of an ns-3 "
+                         "attribute (e.g. --ns3::SwitchNode::XonDelta=3000).\n";
+            std::cout.flush();
+            std::exit(0);
+        }
+        if (arg.rfind("--", 0) != 0 || arg.size() == 2)
+        {
+            ConfigFatal("command line",
+                        "invalid argument " + arg + ": options are written --NAME=VALUE (see --help)");
+        }
+        const std::size_t eq = arg.find('=');
+        const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+        if (name.rfind("ns3::", 0) == 0)
+        {
+            if (eq == std::string::npos ||
+                !Config::SetDefaultFailSafe(name, StringValue(arg.substr(eq + 1))))
+            {
+                ConfigFatal("command line",
+                            "invalid --" + name + (eq == std::string::npos ? "" : " = " + arg.substr(eq + 1)) +
+                                ": not an ns-3 attribute, or not a valid value of it");
+            }
+            continue;
+        }
+        auto it = m_impl->byName.find(name);
+        if (it == m_impl->byName.end())
+        {
+            ConfigFatal("command line", "unknown option --" + name + " (see --help)");
+        }
+        const Decl& d = m_impl->decls[it->second];
+        std::string text;
+        if (eq == std::string::npos)
+        {
+            if (d.kind != rdmacc_ffi::ParamKind::Bool)
+            {
+                ConfigFatal("command line",
+                            "invalid --" + name + ": needs a value, --" + name + "=" +
+                                KindLabel(d.kind));
+            }
+            text = "true";
+        }
+        else
+        {
+            text = arg.substr(eq + 1);
+        }
+        try
+        {
+            if (d.nic)
+            {
+                m_impl->nic->set_option(d.nicIndex, text);
+                m_impl->values[name] = m_impl->nic->get(d.nicIndex);
+            }
+            else
+            {
+                m_impl->values[name] = rdmacc_ffi::option_parse(d.spec, text);
+            }
+        }
+        catch (const rust::Error& e)
+        {
+            ConfigFatal("command line", e.what());
+        }
+        m_impl->given.insert(name);
+    }
+}
+
+bool
+Options::Given(const std::string& name) const
+{
+    return m_impl->given.count(name) > 0;
+}
+
+namespace
+{
+
+const rdmacc_ffi::ParamValue&
+Lookup(const std::map<std::string, rdmacc_ffi::ParamValue>& values,
+       const std::string& name,
+       rdmacc_ffi::ParamKind kind)
+{
+    auto it = values.find(name);
+    NS_ABORT_MSG_IF(it == values.end(), "no option --" << name);
+    NS_ABORT_MSG_IF(it->second.kind != kind, "option --" << name << " read as the wrong kind");
+    return it->second;
+}
+
+} // namespace
+
+uint64_t
+Options::GetCount(const std::string& name) const
+{
+    return Lookup(m_impl->values, name, rdmacc_ffi::ParamKind::Count).uint;
+}
+
+double
+Options::GetReal(const std::string& name) const
+{
+    return Lookup(m_impl->values, name, rdmacc_ffi::ParamKind::Real).real;
+}
+
+uint64_t
+Options::GetBytes(const std::string& name) const
+{
+    return Lookup(m_impl->values, name, rdmacc_ffi::ParamKind::Bytes).uint;
+}
+
+ns3::Time
+Options::GetTime(const std::string& name) const
+{
+    return NanoSeconds(
+        static_cast<int64_t>(Lookup(m_impl->values, name, rdmacc_ffi::ParamKind::Time).uint));
+}
+
+uint64_t
+Options::GetRate(const std::string& name) const
+{
+    return Lookup(m_impl->values, name, rdmacc_ffi::ParamKind::Rate).uint;
+}
+
+bool
+Options::GetBool(const std::string& name) const
+{
+    return Lookup(m_impl->values, name, rdmacc_ffi::ParamKind::Bool).flag;
+}
+
+std::string
+Options::GetText(const std::string& name) const
+{
+    auto it = m_impl->values.find(name);
+    NS_ABORT_MSG_IF(it == m_impl->values.end(), "no option --" << name);
+    return std::string(it->second.text);
+}
+
+std::string
+Options::GetAsText(const std::string& name) const
+{
+    auto it = m_impl->values.find(name);
+    NS_ABORT_MSG_IF(it == m_impl->values.end(), "no option --" << name);
+    return std::string(rdmacc_ffi::param_value_text(it->second));
+}
+
+void
+Options::ApplyNicDefaults(uint64_t lineRateBps, ns3::Time baseRtt, bool lossless) const
+{
+    NS_ABORT_MSG_UNLESS(m_impl->hasNic, "ApplyNicDefaults without AddNicParams");
+    rdmacc_ffi::PathInfo path{};
+    path.line_rate_bps = lineRateBps;
+    path.base_rtt_ns = static_cast<uint64_t>(std::max<int64_t>(0, baseRtt.GetNanoSeconds()));
+    path.lossless = lossless;
+    try
+    {
+        m_impl->nic->validate_options(path);
+    }
+    catch (const rust::Error& e)
+    {
+        ConfigFatal("command line", e.what());
+    }
+    const auto specs = rdmacc_ffi::nic_param_specs();
+    for (const auto& d : m_impl->decls)
+    {
+        if (d.nic && Given(d.name))
+        {
+            Config::SetDefault("ns3::RdmaNic::" + std::string(specs[d.nicIndex].attr),
+                               *ToAttributeValue(m_impl->values.at(d.name)));
+        }
+    }
+}
+
+} // namespace rdmacc
+} // namespace ns3

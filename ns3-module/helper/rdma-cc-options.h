@@ -1,0 +1,141 @@
+/*
+ * rdma-cc: the examples' command-line options, parsed strictly by the Rust parameter parser.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef RDMA_CC_OPTIONS_H
+#define RDMA_CC_OPTIONS_H
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+namespace rdmacc
+{
+
+/**
+ * \ingroup rdma-cc
+ *
+ * The command line of an example. Options are declared with their kind, default, bounds and
+ * help (an example's own options), or come from a Rust parameter table (AddNicParams: every
+ * parameter of ns3::RdmaNic, named, bounded and documented in Rust). Parse() accepts only
+ * `--name=value` (and `--name` alone for a yes/no option), parses every value strictly in Rust
+ * (a full-string match; whole numbers where a count or bytes are expected; durations and rates
+ * need their unit; the bounds) and stops the program on the first bad argument with one line
+ * naming the option, the value and the rule, exit status 2. `--help` lists the options with
+ * their rules and defaults and exits 0. `--ns3::Type::Attribute=value` sets an ns-3 attribute
+ * default (Config::SetDefault), also with a named error.
+ */
+class Options
+{
+  public:
+    /// \param program the example's name, for --help
+    /// \param description one paragraph for --help
+    Options(std::string program, std::string description);
+    ~Options();
+
+    /// Bounds of a numeric option, in the kind's unit (bytes, ns, bit/s, plain numbers).
+    struct Range
+    {
+        bool hasMin = false;      //!< a lower bound applies
+        double min = 0;           //!< lower bound
+        bool minInclusive = true; //!< the lower bound itself is allowed
+        bool hasMax = false;      //!< an upper bound applies
+        double max = 0;           //!< upper bound
+        bool maxInclusive = true; //!< the upper bound itself is allowed
+
+        /// [lo, hi]
+        static Range Closed(double lo, double hi);
+        /// >= lo
+        static Range AtLeast(double lo);
+        /// > lo
+        static Range Above(double lo);
+        /// no bounds
+        static Range Any();
+    };
+
+    /// A whole number.
+    Options& Count(const std::string& name,
+                   uint64_t def,
+                   const std::string& help,
+                   Range r = Range::Any());
+    /// A real number.
+    Options& Real(const std::string& name, double def, const std::string& help, Range r);
+    /// Bytes (`12500`, `12.5KB`, `64KiB`); `autoMeaning` non-empty: 0/auto allowed.
+    Options& Bytes(const std::string& name,
+                   const std::string& def,
+                   const std::string& help,
+                   Range r = Range::Any(),
+                   const std::string& autoMeaning = "");
+    /// A duration with its unit (`2us`).
+    Options& Duration(const std::string& name,
+                      const std::string& def,
+                      const std::string& help,
+                      Range r = Range::Any());
+    /// A rate with its unit (`100Gbps`).
+    Options& Rate(const std::string& name,
+                  const std::string& def,
+                  const std::string& help,
+                  Range r = Range::Above(0));
+    /// true/false (1/0).
+    Options& Bool(const std::string& name, bool def, const std::string& help);
+    /// One of `choices`.
+    Options& Choice(const std::string& name,
+                    const std::string& def,
+                    const std::vector<std::string>& choices,
+                    const std::string& help);
+    /// Free text (not empty).
+    Options& Text(const std::string& name, const std::string& def, const std::string& help);
+    /// Every parameter of ns3::RdmaNic that has a command-line option (Rust's NicConfig).
+    Options& AddNicParams();
+
+    /**
+     * Parses the command line (see the class documentation); on success every option has a
+     * value. Stops the program on a bad argument (exit 2) or after --help (exit 0).
+     */
+    void Parse(int argc, char** argv);
+
+    /// \return whether the user gave option `name`
+    bool Given(const std::string& name) const;
+    /// \return the value of a Count option
+    uint64_t GetCount(const std::string& name) const;
+    /// \return the value of a Real option
+    double GetReal(const std::string& name) const;
+    /// \return the value of a Bytes option (0 = auto where allowed)
+    uint64_t GetBytes(const std::string& name) const;
+    /// \return the value of a Duration option
+    ns3::Time GetTime(const std::string& name) const;
+    /// \return the value of a Rate option, bit/s
+    uint64_t GetRate(const std::string& name) const;
+    /// \return the value of a Bool option
+    bool GetBool(const std::string& name) const;
+    /// \return the value of a Choice or Text option
+    std::string GetText(const std::string& name) const;
+    /// \return the value of any option as the user would write it
+    std::string GetAsText(const std::string& name) const;
+
+    /**
+     * After Parse: checks the NIC parameters together on a path of `lineRateBps` and
+     * `baseRtt` (e.g. LDCP's IW = BDP must be a byte at least; errors name the options), then
+     * makes them the defaults of every ns3::RdmaNic created afterwards.
+     * \param lineRateBps host link rate
+     * \param baseRtt a base RTT of the fabric
+     * \param lossless whether the data priority is lossless
+     */
+    void ApplyNicDefaults(uint64_t lineRateBps, ns3::Time baseRtt, bool lossless) const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl; //!< declarations and values
+};
+
+} // namespace rdmacc
+} // namespace ns3
+
+#endif /* RDMA_CC_OPTIONS_H */

@@ -1,0 +1,83 @@
+/*
+ * rdma-cc: ns-3 attributes generated from the Rust parameter tables.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef RDMA_CC_PARAMS_H
+#define RDMA_CC_PARAMS_H
+
+#include "ns3/attribute.h"
+#include "ns3/ptr.h"
+#include "ns3/type-id.h"
+
+#include <cstddef>
+
+namespace rdmacc_ffi
+{
+struct ParamValue;
+} // namespace rdmacc_ffi
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma-cc
+ * An ns-3 object whose attributes are the parameters of a Rust table (RdmaNic, ...): the
+ * values live in a Rust object the owner holds, so defaults, bounds and help are defined once,
+ * in Rust. The attributes are added by rdmacc::AddRustAttributes; their accessors call these
+ * two methods.
+ */
+class RustParamOwner
+{
+  public:
+    virtual ~RustParamOwner();
+    /**
+     * Checks and stores parameter `index` of the owner's table. A value Rust rejects stops the
+     * program with a message naming the attribute (rdmacc::ConfigFatal, exit status 2).
+     * \param index the parameter's index in the table
+     * \param v the value
+     */
+    virtual void SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v) = 0;
+    /**
+     * Reads parameter `index` of the owner's table.
+     * \param index the parameter's index in the table
+     * \param out receives the value
+     */
+    virtual void GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const = 0;
+};
+
+namespace rdmacc
+{
+
+/// The Rust parameter tables that become attributes.
+enum class ParamTable
+{
+    Nic, //!< RdmaNic: every scheme's constants, the transport's timers, the receiver's policy
+};
+
+/**
+ * \ingroup rdma-cc
+ * Adds one attribute to `tid` for every parameter of `table`: name, help (with the rule and
+ * unit), initial value and type come from Rust. Reals are DoubleValue, counts and bytes
+ * UintegerValue, durations TimeValue, rates DataRateValue, switches BooleanValue, names and
+ * text StringValue. Checkers accept any value of the type: Rust checks the bounds when the
+ * value is set and stops the program with a named error (exit status 2) if it is out of range.
+ * The owner class must derive from RustParamOwner.
+ * \param tid the TypeId being built
+ * \param table which table
+ * \param owner the owner's ns-3 type name, for error messages
+ */
+void AddRustAttributes(TypeId& tid, ParamTable table, const std::string& owner);
+
+/**
+ * \ingroup rdma-cc
+ * \return a Rust parameter value as the ns-3 attribute value of the matching type (see
+ *         AddRustAttributes)
+ * \param v the value
+ */
+Ptr<AttributeValue> ToAttributeValue(const rdmacc_ffi::ParamValue& v);
+
+} // namespace rdmacc
+} // namespace ns3
+
+#endif /* RDMA_CC_PARAMS_H */

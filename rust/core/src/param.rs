@@ -1,0 +1,696 @@
+//! Named, typed, documented parameters: the one definition of every configurable value.
+//!
+//! Every configuration struct of the algorithm crates (a scheme's constants, the transport's
+//! timers, a switch's buffer) publishes a table of [`Param`]s: for each field its name as the
+//! ns-3 attribute, the command-line option and the serde field spell it, what kind of value it
+//! holds, the bounds it must respect, its unit and a help text, plus accessors that read and
+//! write the field. The default is whatever the struct's `Default` holds, read through the
+//! accessor, so it is written once.
+//!
+//! The ns-3 module builds its attributes from these tables (names, defaults, help), and the
+//! examples build their command-line options from them; both hand the user's text or value
+//! back to Rust, which parses it strictly ([`ParamSpec::parse`]), checks the bounds, and stores
+//! it. Nothing about a parameter is repeated in C++.
+//!
+//! Strict parsing rules (a value is rejected unless the whole text matches):
+//! - real numbers: finite decimals or scientific notation (`0.5`, `1e-3`);
+//! - counts and bytes: whole numbers (`16`, `5e9` is 5 000 000 000), bytes optionally with a
+//!   decimal or binary unit (`12.5KB` = 12 500 B, `64KiB` = 65 536 B); no sign, no fraction;
+//! - durations need a unit (`ns`, `us`, `ms`, `s`) and must be whole nanoseconds (`4.545us`);
+//! - rates need a unit (`bps`, `Kbps`, `Mbps`, `Gbps`, `Tbps`) and must be whole bits/s;
+//! - a bare `0` is accepted for a duration or a rate (it is 0 in every unit);
+//! - booleans: `true`, `false`, `1`, `0`;
+//! - a parameter with an automatic value (e.g. "the path's BDP") also accepts `auto`, stored
+//!   as 0.
+
+use crate::{Bytes, ConfigError, Rate, Time};
+use std::fmt;
+
+/// What a parameter holds and how it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A real number (a ratio, a gain, a number of packets).
+    Real,
+    /// A whole number (a count).
+    Count,
+    /// A number of bytes.
+    Bytes,
+    /// A duration (integer nanoseconds).
+    Time,
+    /// A bit rate (integer bits per second).
+    Rate,
+    /// A yes/no switch.
+    Bool,
+    /// One name out of [`ParamSpec::choices`].
+    Choice,
+    /// Free text (a path, a list); must not be empty.
+    Text,
+}
+
+/// A parameter's value, in the unit of its kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParamValue {
+    /// [`ParamKind::Real`].
+    Real(f64),
+    /// [`ParamKind::Count`].
+    Count(u64),
+    /// [`ParamKind::Bytes`].
+    Bytes(Bytes),
+    /// [`ParamKind::Time`].
+    Time(Time),
+    /// [`ParamKind::Rate`].
+    Rate(Rate),
+    /// [`ParamKind::Bool`].
+    Bool(bool),
+    /// [`ParamKind::Choice`]: the chosen name.
+    Choice(String),
+    /// [`ParamKind::Text`].
+    Text(String),
+}
+
+impl ParamValue {
+    /// The kind this value belongs to.
+    pub fn kind(&self) -> ParamKind {
+        match self {
+            ParamValue::Real(_) => ParamKind::Real,
+            ParamValue::Count(_) => ParamKind::Count,
+            ParamValue::Bytes(_) => ParamKind::Bytes,
+            ParamValue::Time(_) => ParamKind::Time,
+            ParamValue::Rate(_) => ParamKind::Rate,
+            ParamValue::Bool(_) => ParamKind::Bool,
+            ParamValue::Choice(_) => ParamKind::Choice,
+            ParamValue::Text(_) => ParamKind::Text,
+        }
+    }
+
+    /// The value on the real line, for bounds checks (`None` for names, text and booleans).
+    pub fn magnitude(&self) -> Option<f64> {
+        match *self {
+            ParamValue::Real(x) => Some(x),
+            ParamValue::Count(n) => Some(n as f64),
+            ParamValue::Bytes(b) => Some(b.0 as f64),
+            ParamValue::Time(t) => Some(t.0 as f64),
+            ParamValue::Rate(r) => Some(r.0 as f64),
+            _ => None,
+        }
+    }
+
+    /// The real number held, 0 for other kinds.
+    pub fn real(&self) -> f64 {
+        match *self {
+            ParamValue::Real(x) => x,
+            _ => 0.0,
+        }
+    }
+
+    /// The integer held by a count, bytes, time or rate (0 for other kinds).
+    pub fn int(&self) -> u64 {
+        match *self {
+            ParamValue::Count(n) => n,
+            ParamValue::Bytes(b) => b.0,
+            ParamValue::Time(t) => t.0,
+            ParamValue::Rate(r) => r.0,
+            _ => 0,
+        }
+    }
+
+    /// The boolean held (false for other kinds).
+    pub fn flag(&self) -> bool {
+        matches!(*self, ParamValue::Bool(true))
+    }
+
+    /// The name or text held ("" for other kinds).
+    pub fn text(&self) -> &str {
+        match self {
+            ParamValue::Choice(s) | ParamValue::Text(s) => s,
+            _ => "",
+        }
+    }
+}
+
+impl fmt::Display for ParamValue {
+    /// The value as a user would write it (parses back to itself).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamValue::Real(x) => write!(f, "{x}"),
+            ParamValue::Count(n) => write!(f, "{n}"),
+            ParamValue::Bytes(b) => write!(f, "{}", b.0),
+            ParamValue::Time(t) => write!(f, "{}", format_time(*t)),
+            ParamValue::Rate(r) => write!(f, "{}", format_rate(*r)),
+            ParamValue::Bool(b) => write!(f, "{b}"),
+            ParamValue::Choice(s) | ParamValue::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+/// A duration in the largest unit that keeps it whole: `55us`, `1ms`, `800ns`, `0`.
+pub fn format_time(t: Time) -> String {
+    if t.0 == 0 {
+        return "0".to_string();
+    }
+    for (unit, ns) in [("s", 1_000_000_000u64), ("ms", 1_000_000), ("us", 1_000)] {
+        if t.0 % ns == 0 {
+            return format!("{}{unit}", t.0 / ns);
+        }
+    }
+    format!("{}ns", t.0)
+}
+
+/// A rate in the largest unit that keeps it whole: `100Gbps`, `40Mbps`, `0`.
+pub fn format_rate(r: Rate) -> String {
+    if r.0 == 0 {
+        return "0".to_string();
+    }
+    for (unit, bps) in [
+        ("Tbps", 1_000_000_000_000u64),
+        ("Gbps", 1_000_000_000),
+        ("Mbps", 1_000_000),
+        ("Kbps", 1_000),
+    ] {
+        if r.0 % bps == 0 {
+            return format!("{}{unit}", r.0 / bps);
+        }
+    }
+    format!("{}bps", r.0)
+}
+
+/// One end of a parameter's range, in the unit of its kind (ns, bit/s, bytes, ...).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limit {
+    /// The bound.
+    pub value: f64,
+    /// Whether the bound itself is allowed.
+    pub inclusive: bool,
+}
+
+impl Limit {
+    /// `>= value` / `<= value`.
+    pub const fn incl(value: f64) -> Option<Limit> {
+        Some(Limit {
+            value,
+            inclusive: true,
+        })
+    }
+
+    /// `> value` / `< value`.
+    pub const fn excl(value: f64) -> Option<Limit> {
+        Some(Limit {
+            value,
+            inclusive: false,
+        })
+    }
+}
+
+/// Everything about one parameter except how to reach its field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ParamSpec<'a> {
+    /// The field's name in Rust and in serde files (`"ack_every"`).
+    pub name: &'a str,
+    /// The command-line option, without dashes (`"ackEvery"`).
+    pub option: &'a str,
+    /// The ns-3 attribute (`"AckEvery"`).
+    pub attr: &'a str,
+    /// The kind of value.
+    pub kind: ParamKind,
+    /// Unit for help texts where the kind does not imply one (`"packets"`); `""` otherwise.
+    pub unit: &'a str,
+    /// Smallest allowed value (`None`: no lower bound beyond the kind's).
+    pub min: Option<Limit>,
+    /// Largest allowed value (`None`: no upper bound beyond the kind's).
+    pub max: Option<Limit>,
+    /// When `Some(meaning)`, the value 0 (also written `auto`) is allowed whatever the bounds
+    /// and means `meaning` (e.g. `"the path's BDP"`).
+    pub auto: Option<&'a str>,
+    /// The accepted names of a [`ParamKind::Choice`].
+    pub choices: &'a [&'a str],
+    /// One or two sentences for `--help` and the attribute's help string, citing the source
+    /// of the rule where there is one.
+    pub help: &'a str,
+}
+
+impl<'a> ParamSpec<'a> {
+    /// A spec with no bounds, no automatic value and no unit; fill the rest with struct update
+    /// syntax.
+    pub const fn new(
+        name: &'a str,
+        option: &'a str,
+        attr: &'a str,
+        kind: ParamKind,
+        help: &'a str,
+    ) -> ParamSpec<'a> {
+        ParamSpec {
+            name,
+            option,
+            attr,
+            kind,
+            unit: "",
+            min: None,
+            max: None,
+            auto: None,
+            choices: &[],
+            help,
+        }
+    }
+
+    /// What the bounds require, for error messages and help (`"must be in (0, 1]"`).
+    pub fn requirement(&self) -> String {
+        let unit = self.unit_suffix();
+        let show = |l: Limit| self.show_limit(l.value);
+        let mut s = match (self.min, self.max) {
+            (Some(lo), Some(hi)) => format!(
+                "must be in {}{}, {}{}{}",
+                if lo.inclusive { "[" } else { "(" },
+                show(lo),
+                show(hi),
+                if hi.inclusive { "]" } else { ")" },
+                unit
+            ),
+            (Some(lo), None) => format!(
+                "must be {} {}{}",
+                if lo.inclusive { ">=" } else { ">" },
+                show(lo),
+                unit
+            ),
+            (None, Some(hi)) => format!(
+                "must be {} {}{}",
+                if hi.inclusive { "<=" } else { "<" },
+                show(hi),
+                unit
+            ),
+            (None, None) => self.kind_requirement(),
+        };
+        if let Some(a) = self.auto {
+            s.push_str(&format!(" (or 0/auto: {a})"));
+        }
+        s
+    }
+
+    fn unit_suffix(&self) -> String {
+        match self.kind {
+            ParamKind::Bytes => " B".to_string(),
+            _ if !self.unit.is_empty() => format!(" {}", self.unit),
+            _ => String::new(),
+        }
+    }
+
+    fn show_limit(&self, v: f64) -> String {
+        match self.kind {
+            ParamKind::Time => format_time(Time(v as u64)),
+            ParamKind::Rate => format_rate(Rate(v as u64)),
+            _ => format!("{v}"),
+        }
+    }
+
+    fn kind_requirement(&self) -> String {
+        match self.kind {
+            ParamKind::Real => "must be a finite number".to_string(),
+            ParamKind::Count => "must be a whole number >= 0".to_string(),
+            ParamKind::Bytes => "must be a whole number of bytes (e.g. 12500, 12.5KB, 64KiB)".to_string(),
+            ParamKind::Time => {
+                "must be a duration with its unit, e.g. 2us, 1.5ms, 0.1s, 800ns".to_string()
+            }
+            ParamKind::Rate => "must be a rate with its unit, e.g. 100Gbps, 40Mbps".to_string(),
+            ParamKind::Bool => "must be true, false, 1 or 0".to_string(),
+            ParamKind::Choice => format!("must be one of {}", self.choices.join(", ")),
+            ParamKind::Text => "must not be empty".to_string(),
+        }
+    }
+
+    /// Parses `text` strictly (see the module documentation) and checks the bounds; the error
+    /// names `field` (the spelling the user used: `--ackEvery`, `AckEvery`, ...).
+    pub fn parse(&self, text: &str, field: &str) -> Result<ParamValue, ConfigError> {
+        let err = |req: String| ConfigError::new(field, quoted(text), req);
+        if self.auto.is_some() && text == "auto" {
+            return Ok(self.zero());
+        }
+        let v = match self.kind {
+            ParamKind::Real => ParamValue::Real(parse_real(text).ok_or_else(|| err(self.requirement()))?),
+            ParamKind::Count => {
+                ParamValue::Count(parse_whole(text).ok_or_else(|| err(self.requirement()))?)
+            }
+            ParamKind::Bytes => {
+                ParamValue::Bytes(Bytes(parse_bytes(text).ok_or_else(|| err(self.requirement()))?))
+            }
+            ParamKind::Time => ParamValue::Time(Time(
+                parse_time_ns(text).ok_or_else(|| err(self.kind_requirement()))?,
+            )),
+            ParamKind::Rate => ParamValue::Rate(Rate(
+                parse_rate_bps(text).ok_or_else(|| err(self.kind_requirement()))?,
+            )),
+            ParamKind::Bool => ParamValue::Bool(match text {
+                "true" | "1" => true,
+                "false" | "0" => false,
+                _ => return Err(err(self.kind_requirement())),
+            }),
+            ParamKind::Choice => {
+                if self.choices.contains(&text) {
+                    ParamValue::Choice(text.to_string())
+                } else {
+                    return Err(err(self.kind_requirement()));
+                }
+            }
+            ParamKind::Text => {
+                if text.is_empty() {
+                    return Err(err(self.kind_requirement()));
+                }
+                ParamValue::Text(text.to_string())
+            }
+        };
+        self.check(&v, field)?;
+        Ok(v)
+    }
+
+    /// The zero of this kind (the automatic value when [`Self::auto`] is set).
+    pub fn zero(&self) -> ParamValue {
+        match self.kind {
+            ParamKind::Real => ParamValue::Real(0.0),
+            ParamKind::Count => ParamValue::Count(0),
+            ParamKind::Bytes => ParamValue::Bytes(Bytes(0)),
+            ParamKind::Time => ParamValue::Time(Time(0)),
+            ParamKind::Rate => ParamValue::Rate(Rate(0)),
+            ParamKind::Bool => ParamValue::Bool(false),
+            ParamKind::Choice => ParamValue::Choice(self.choices.first().copied().unwrap_or("").to_string()),
+            ParamKind::Text => ParamValue::Text(String::new()),
+        }
+    }
+
+    /// Checks that `v` has this spec's kind and lies within its bounds (0 is always allowed
+    /// when the parameter has an automatic value); the error names `field`.
+    pub fn check(&self, v: &ParamValue, field: &str) -> Result<(), ConfigError> {
+        if v.kind() != self.kind {
+            return Err(ConfigError::new(
+                field,
+                v,
+                format!("is a {:?}, expected a {:?}", v.kind(), self.kind),
+            ));
+        }
+        match v {
+            ParamValue::Real(x) if !x.is_finite() => {
+                return Err(ConfigError::new(field, v, self.requirement()))
+            }
+            ParamValue::Choice(s) if !self.choices.contains(&s.as_str()) => {
+                return Err(ConfigError::new(field, v, self.kind_requirement()))
+            }
+            ParamValue::Text(s) if s.is_empty() => {
+                return Err(ConfigError::new(field, "\"\"", self.kind_requirement()))
+            }
+            _ => {}
+        }
+        let Some(m) = v.magnitude() else {
+            return Ok(());
+        };
+        if self.auto.is_some() && m == 0.0 {
+            return Ok(());
+        }
+        let below = self
+            .min
+            .is_some_and(|l| m < l.value || (!l.inclusive && m == l.value));
+        let above = self
+            .max
+            .is_some_and(|l| m > l.value || (!l.inclusive && m == l.value));
+        if below || above {
+            return Err(ConfigError::new(field, v, self.requirement()));
+        }
+        Ok(())
+    }
+}
+
+fn quoted(text: &str) -> String {
+    if text.is_empty() {
+        "\"\"".to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+/// A finite real number; the whole text must be one (no `inf`, `nan`, spaces or junk).
+pub fn parse_real(text: &str) -> Option<f64> {
+    // Rust's float grammar also accepts "inf", "infinity" and "nan": only digits, one sign,
+    // a point and an exponent are allowed here
+    if text.is_empty()
+        || !text
+            .bytes()
+            .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
+    {
+        return None;
+    }
+    text.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// Largest integer every `f64` below it represents exactly: 2^53.
+const EXACT: f64 = 9_007_199_254_740_992.0;
+
+/// A whole, non-negative number: digits (`16`) or an integral real (`5e9`, `1.5e3`) up to 2^53.
+pub fn parse_whole(text: &str) -> Option<u64> {
+    if !text.is_empty() && text.bytes().all(|c| c.is_ascii_digit()) {
+        return text.parse::<u64>().ok();
+    }
+    let x = parse_real(text)?;
+    (x >= 0.0 && x.fract() == 0.0 && x <= EXACT).then_some(x as u64)
+}
+
+/// Splits `text` into a number and a unit suffix from `units` (longest first).
+fn split_unit<'a>(text: &'a str, units: &[(&str, f64)]) -> Option<(&'a str, f64)> {
+    units
+        .iter()
+        .filter(|(u, _)| text.len() > u.len() && text.ends_with(u))
+        .max_by_key(|(u, _)| u.len())
+        .map(|&(u, scale)| (&text[..text.len() - u.len()], scale))
+}
+
+/// `number × scale` when it is a whole, non-negative number up to 2^53 (tolerating the
+/// rounding of decimal fractions such as `4.545 × 1000`).
+fn scaled_whole(number: &str, scale: f64) -> Option<u64> {
+    if scale == 1.0 {
+        return parse_whole(number);
+    }
+    let x = parse_real(number)? * scale;
+    let r = x.round();
+    (x >= 0.0 && (x - r).abs() <= 1e-6 * r.max(1.0) && r <= EXACT).then_some(r as u64)
+}
+
+/// Bytes: a whole number, optionally with `B`, `KB`, `MB`, `GB` (powers of 10) or `KiB`,
+/// `MiB`, `GiB` (powers of 2).
+pub fn parse_bytes(text: &str) -> Option<u64> {
+    const UNITS: [(&str, f64); 7] = [
+        ("B", 1.0),
+        ("KB", 1e3),
+        ("MB", 1e6),
+        ("GB", 1e9),
+        ("KiB", 1024.0),
+        ("MiB", 1_048_576.0),
+        ("GiB", 1_073_741_824.0),
+    ];
+    match split_unit(text, &UNITS) {
+        Some((n, scale)) => scaled_whole(n, scale),
+        None => parse_whole(text),
+    }
+}
+
+/// A duration in whole nanoseconds: a number with `ns`, `us`, `ms` or `s`; bare `0` allowed.
+pub fn parse_time_ns(text: &str) -> Option<u64> {
+    const UNITS: [(&str, f64); 4] = [("ns", 1.0), ("us", 1e3), ("ms", 1e6), ("s", 1e9)];
+    if text == "0" {
+        return Some(0);
+    }
+    let (n, scale) = split_unit(text, &UNITS)?;
+    scaled_whole(n, scale)
+}
+
+/// A rate in whole bits/s: a number with `bps`, `Kbps`, `Mbps`, `Gbps` or `Tbps` (decimal
+/// prefixes, as ns-3's DataRate); bare `0` allowed.
+pub fn parse_rate_bps(text: &str) -> Option<u64> {
+    const UNITS: [(&str, f64); 5] = [
+        ("bps", 1.0),
+        ("Kbps", 1e3),
+        ("Mbps", 1e6),
+        ("Gbps", 1e9),
+        ("Tbps", 1e12),
+    ];
+    if text == "0" {
+        return Some(0);
+    }
+    let (n, scale) = split_unit(text, &UNITS)?;
+    scaled_whole(n, scale)
+}
+
+/// One parameter of configuration type `C`: its [`ParamSpec`] and how to read and write the
+/// field. `set` receives a value already checked against the spec.
+pub struct Param<C> {
+    /// What the parameter is.
+    pub spec: ParamSpec<'static>,
+    /// Reads the field.
+    pub get: fn(&C) -> ParamValue,
+    /// Writes the field (the value has the spec's kind and bounds).
+    pub set: fn(&mut C, &ParamValue),
+}
+
+/// A configuration whose fields are described by a parameter table.
+pub trait Params: Default + Clone + 'static {
+    /// The table, in the order help texts list it.
+    fn params() -> &'static [Param<Self>];
+
+    /// Checks relations between fields that single-field bounds cannot express; the error
+    /// names a field by its Rust name ([`ParamSpec::name`]).
+    fn validate_fields(&self) -> Result<(), ConfigError> {
+        Ok(())
+    }
+
+    /// The spec of the field called `name` (Rust spelling).
+    fn spec(name: &str) -> Option<&'static ParamSpec<'static>> {
+        Self::params()
+            .iter()
+            .find(|p| p.spec.name == name)
+            .map(|p| &p.spec)
+    }
+
+    /// Checks every field against its spec, then [`Self::validate_fields`].
+    fn validate_all(&self) -> Result<(), ConfigError> {
+        for p in Self::params() {
+            p.spec.check(&(p.get)(self), p.spec.name)?;
+        }
+        self.validate_fields()
+    }
+
+    /// Sets parameter `index` to `v` after checking it (the error names the Rust field).
+    fn set_param(&mut self, index: usize, v: &ParamValue) -> Result<(), ConfigError> {
+        let p = Self::params()
+            .get(index)
+            .ok_or_else(|| ConfigError::new("parameter", index, "no such parameter"))?;
+        p.spec.check(v, p.spec.name)?;
+        (p.set)(self, v);
+        Ok(())
+    }
+
+    /// Reads parameter `index` (`None` past the end of the table).
+    fn get_param(&self, index: usize) -> Option<ParamValue> {
+        Self::params().get(index).map(|p| (p.get)(self))
+    }
+}
+
+/// Renames the field of `e` from a Rust name to the user's spelling given by `map`
+/// (`"ack_every"` → `"--ackEvery"`), when `map` knows it.
+pub fn rename_field(mut e: ConfigError, map: impl Fn(&str) -> Option<String>) -> ConfigError {
+    if let Some(f) = map(&e.field) {
+        e.field = f;
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALPHA: ParamSpec<'static> = ParamSpec {
+        min: Limit::excl(0.0),
+        max: Limit::incl(1.0),
+        unit: "packets",
+        ..ParamSpec::new("alpha", "alpha", "Alpha", ParamKind::Real, "AI step")
+    };
+
+    #[test]
+    fn reals_are_parsed_whole_and_finite() {
+        assert_eq!(parse_real("0.5"), Some(0.5));
+        assert_eq!(parse_real("1e-3"), Some(0.001));
+        for bad in ["", "inf", "nan", "NaN", "1.0x", " 1", "0x10", "1,5"] {
+            assert_eq!(parse_real(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn counts_reject_junk_fractions_signs_and_huge_values() {
+        assert_eq!(parse_whole("16"), Some(16));
+        assert_eq!(parse_whole("5e9"), Some(5_000_000_000));
+        for bad in ["16abc", "3.7", "-1", "1e18", "", "+", "1e400"] {
+            assert_eq!(parse_whole(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn bytes_take_decimal_and_binary_units() {
+        assert_eq!(parse_bytes("12500"), Some(12_500));
+        assert_eq!(parse_bytes("12.5KB"), Some(12_500));
+        assert_eq!(parse_bytes("64KiB"), Some(65_536));
+        assert_eq!(parse_bytes("2MB"), Some(2_000_000));
+        assert_eq!(parse_bytes("100B"), Some(100));
+        for bad in ["1.5", "1.0001KB", "KB", "10kb", "-5", "5 KB"] {
+            assert_eq!(parse_bytes(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn durations_need_a_unit_and_whole_nanoseconds() {
+        assert_eq!(parse_time_ns("4.545us"), Some(4_545));
+        assert_eq!(parse_time_ns("1.5ms"), Some(1_500_000));
+        assert_eq!(parse_time_ns("0.1s"), Some(100_000_000));
+        assert_eq!(parse_time_ns("800ns"), Some(800));
+        assert_eq!(parse_time_ns("0"), Some(0));
+        for bad in ["1", "1.5ns", "10Gbpsx", "-1us", "us", "1 us", "1e30s", ""] {
+            assert_eq!(parse_time_ns(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn rates_need_a_unit_and_whole_bits() {
+        assert_eq!(parse_rate_bps("100Gbps"), Some(100_000_000_000));
+        assert_eq!(parse_rate_bps("40Mbps"), Some(40_000_000));
+        assert_eq!(parse_rate_bps("2.5Gbps"), Some(2_500_000_000));
+        assert_eq!(parse_rate_bps("0"), Some(0));
+        for bad in ["100", "100G", "1.5bps", "-1Gbps", "Gbps"] {
+            assert_eq!(parse_rate_bps(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn bounds_are_checked_and_named() {
+        assert_eq!(ALPHA.parse("1", "--alpha").unwrap(), ParamValue::Real(1.0));
+        let e = ALPHA.parse("0", "--alpha").unwrap_err();
+        assert_eq!(e.to_string(), "invalid --alpha = 0: must be in (0, 1] packets");
+        let e = ALPHA.parse("1.5x", "--alpha").unwrap_err();
+        assert_eq!(e.field, "--alpha");
+        let e = ALPHA.parse("", "--alpha").unwrap_err();
+        assert_eq!(e.value, "\"\"");
+    }
+
+    #[test]
+    fn auto_allows_zero_whatever_the_bounds() {
+        let iw = ParamSpec {
+            min: Limit::excl(0.0),
+            auto: Some("the path's BDP"),
+            ..ParamSpec::new("iw", "iw", "Iw", ParamKind::Real, "initial window")
+        };
+        assert_eq!(iw.parse("auto", "--iw").unwrap(), ParamValue::Real(0.0));
+        assert_eq!(iw.parse("0", "--iw").unwrap(), ParamValue::Real(0.0));
+        assert!(iw.parse("-1", "--iw").is_err());
+        assert!(iw.requirement().contains("auto: the path's BDP"));
+    }
+
+    #[test]
+    fn values_print_as_they_parse() {
+        let t = ParamSpec::new("t", "t", "T", ParamKind::Time, "");
+        for s in ["55us", "1ms", "800ns", "0", "3s"] {
+            assert_eq!(t.parse(s, "t").unwrap().to_string(), s);
+        }
+        let r = ParamSpec::new("r", "r", "R", ParamKind::Rate, "");
+        for s in ["40Mbps", "100Gbps", "7bps", "0"] {
+            assert_eq!(r.parse(s, "r").unwrap().to_string(), s);
+        }
+    }
+
+    #[test]
+    fn choices_and_booleans_are_exact() {
+        let c = ParamSpec {
+            choices: &["ldcp", "none"],
+            ..ParamSpec::new("scheme", "cc", "Scheme", ParamKind::Choice, "")
+        };
+        assert_eq!(c.parse("none", "--cc").unwrap().text(), "none");
+        assert_eq!(
+            c.parse("dctcp", "--cc").unwrap_err().to_string(),
+            "invalid --cc = dctcp: must be one of ldcp, none"
+        );
+        let b = ParamSpec::new("b", "b", "B", ParamKind::Bool, "");
+        assert!(b.parse("", "--fastStart").is_err());
+        assert!(b.parse("yes", "--fastStart").is_err());
+        assert!(b.parse("1", "--fastStart").unwrap().flag());
+    }
+}

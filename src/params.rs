@@ -1,0 +1,272 @@
+//! Bridge for parameter tables (`rdma_cc_core::param`): the shared value and description types
+//! every area's configuration crosses the bridge with, and the strict parser.
+//!
+//! C++ builds ns-3 attributes and command-line options from [`ParamInfo`] lists that the
+//! area bridges return (e.g. `nic_param_specs` in the transport bridge), and hands values
+//! back as [`ParamValue`]s; the Rust side checks and stores them. Options an example declares
+//! for itself (e.g. `--senders`) are described by an [`OptionSpec`] and parsed here with the
+//! same strict rules.
+
+use rdma_cc_core::param::{Limit, ParamKind as Kind, ParamSpec, ParamValue as Value};
+use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
+
+#[cxx::bridge(namespace = "rdmacc_ffi")]
+pub mod ffi {
+    /// What a parameter holds (see `rdma_cc_core::param::ParamKind`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum ParamKind {
+        /// A real number.
+        Real,
+        /// A whole number.
+        Count,
+        /// Bytes.
+        Bytes,
+        /// A duration, in `uint` nanoseconds.
+        Time,
+        /// A rate, in `uint` bits per second.
+        Rate,
+        /// A yes/no switch, in `flag`.
+        Bool,
+        /// One of `ParamInfo::choices`, in `text`.
+        Choice,
+        /// Free text, in `text`.
+        Text,
+    }
+
+    /// A parameter value: `kind` says which field holds it (`real` for Real; `uint` for Count,
+    /// Bytes, Time in ns, Rate in bit/s; `flag` for Bool; `text` for Choice and Text).
+    #[derive(Debug, Clone, PartialEq)]
+    struct ParamValue {
+        kind: ParamKind,
+        real: f64,
+        uint: u64,
+        flag: bool,
+        text: String,
+    }
+
+    /// Everything about one parameter, for building an ns-3 attribute or a command-line option.
+    #[derive(Debug, Clone)]
+    struct ParamInfo {
+        /// Rust / serde field name (`ack_every`).
+        name: String,
+        /// Command-line option without dashes (`ackEvery`); empty: attribute only.
+        option: String,
+        /// ns-3 attribute name (`AckEvery`).
+        attr: String,
+        kind: ParamKind,
+        /// The help text, followed by the rule (bounds, automatic value) and the unit.
+        help: String,
+        /// The default value.
+        default_value: ParamValue,
+        /// The default as a user would write it (`55us`, `100Gbps`, `auto`).
+        default_text: String,
+        /// Accepted names of a Choice.
+        choices: Vec<String>,
+    }
+
+    /// A command-line option an example declares for itself, parsed by the same strict rules
+    /// as the tables' parameters. `min`/`max` are bounds in the kind's unit (ns, bit/s,
+    /// bytes); `has_min`/`has_max` say whether they apply; `min_inclusive`/`max_inclusive`
+    /// whether the bound itself is allowed.
+    #[derive(Debug, Clone)]
+    struct OptionSpec {
+        name: String,
+        kind: ParamKind,
+        unit: String,
+        has_min: bool,
+        min: f64,
+        min_inclusive: bool,
+        has_max: bool,
+        max: f64,
+        max_inclusive: bool,
+        /// `|`-separated accepted names of a Choice.
+        choices: String,
+        /// Non-empty: the value 0 (also written `auto`) is allowed whatever the bounds and
+        /// means this.
+        auto_meaning: String,
+    }
+
+    extern "Rust" {
+        /// Parses `text` for option `--NAME` of `spec`: a full-string match, the kind's unit
+        /// rules, the bounds. The error is one line naming the option, the value and the rule.
+        fn option_parse(spec: &OptionSpec, text: &str) -> Result<ParamValue>;
+        /// The rule `spec` imposes, for help texts ("must be in [1, 100000]").
+        fn option_requirement(spec: &OptionSpec) -> String;
+        /// `v` as a user would write it.
+        fn param_value_text(v: &ParamValue) -> String;
+    }
+
+    // the area bridges return lists of parameter descriptions
+    impl Vec<ParamInfo> {}
+}
+
+pub use ffi::{OptionSpec, ParamInfo, ParamKind, ParamValue};
+
+impl From<Kind> for ParamKind {
+    fn from(k: Kind) -> ParamKind {
+        match k {
+            Kind::Real => ParamKind::Real,
+            Kind::Count => ParamKind::Count,
+            Kind::Bytes => ParamKind::Bytes,
+            Kind::Time => ParamKind::Time,
+            Kind::Rate => ParamKind::Rate,
+            Kind::Bool => ParamKind::Bool,
+            Kind::Choice => ParamKind::Choice,
+            Kind::Text => ParamKind::Text,
+        }
+    }
+}
+
+fn kind_from(k: ParamKind) -> Result<Kind, ConfigError> {
+    Ok(match k {
+        ParamKind::Real => Kind::Real,
+        ParamKind::Count => Kind::Count,
+        ParamKind::Bytes => Kind::Bytes,
+        ParamKind::Time => Kind::Time,
+        ParamKind::Rate => Kind::Rate,
+        ParamKind::Bool => Kind::Bool,
+        ParamKind::Choice => Kind::Choice,
+        ParamKind::Text => Kind::Text,
+        other => return Err(ConfigError::new("kind", other.repr, "unknown parameter kind")),
+    })
+}
+
+/// The bridge form of a value.
+pub fn to_ffi(v: &Value) -> ParamValue {
+    let mut out = ParamValue {
+        kind: v.kind().into(),
+        real: 0.0,
+        uint: 0,
+        flag: false,
+        text: String::new(),
+    };
+    match v {
+        Value::Real(x) => out.real = *x,
+        Value::Bool(b) => out.flag = *b,
+        Value::Choice(s) | Value::Text(s) => out.text = s.clone(),
+        _ => out.uint = v.int(),
+    }
+    out
+}
+
+/// The Rust form of a bridge value (kinds the bridge does not know are an error).
+pub fn from_ffi(v: &ParamValue) -> Result<Value, ConfigError> {
+    Ok(match kind_from(v.kind)? {
+        Kind::Real => Value::Real(v.real),
+        Kind::Count => Value::Count(v.uint),
+        Kind::Bytes => Value::Bytes(Bytes(v.uint)),
+        Kind::Time => Value::Time(Time(v.uint)),
+        Kind::Rate => Value::Rate(Rate(v.uint)),
+        Kind::Bool => Value::Bool(v.flag),
+        Kind::Choice => Value::Choice(v.text.clone()),
+        Kind::Text => Value::Text(v.text.clone()),
+    })
+}
+
+/// The bridge description of `spec` with its default `default`.
+pub fn info(spec: &ParamSpec, default: &Value) -> ParamInfo {
+    let auto_default = spec.auto.is_some() && default.magnitude() == Some(0.0);
+    let rule = spec.requirement();
+    ParamInfo {
+        name: spec.name.to_string(),
+        option: spec.option.to_string(),
+        attr: spec.attr.to_string(),
+        kind: spec.kind.into(),
+        help: format!("{} Value: {rule}.", spec.help),
+        default_value: to_ffi(default),
+        default_text: if auto_default {
+            "auto".to_string()
+        } else {
+            default.to_string()
+        },
+        choices: spec.choices.iter().map(|c| c.to_string()).collect(),
+    }
+}
+
+/// The core spec of an option an example declares for itself (borrowing its names).
+fn core_spec<'a>(s: &'a OptionSpec, choices: &'a [&'a str]) -> Result<ParamSpec<'a>, ConfigError> {
+    Ok(ParamSpec {
+        unit: &s.unit,
+        min: s.has_min.then_some(Limit {
+            value: s.min,
+            inclusive: s.min_inclusive,
+        }),
+        max: s.has_max.then_some(Limit {
+            value: s.max,
+            inclusive: s.max_inclusive,
+        }),
+        choices,
+        auto: (!s.auto_meaning.is_empty()).then_some(s.auto_meaning.as_str()),
+        ..ParamSpec::new(&s.name, &s.name, &s.name, kind_from(s.kind)?, "")
+    })
+}
+
+fn choices_of(s: &OptionSpec) -> Vec<&str> {
+    if s.choices.is_empty() {
+        Vec::new()
+    } else {
+        s.choices.split('|').collect()
+    }
+}
+
+fn option_parse(spec: &OptionSpec, text: &str) -> Result<ParamValue, ConfigError> {
+    let choices = choices_of(spec);
+    let s = core_spec(spec, &choices)?;
+    Ok(to_ffi(&s.parse(text, &format!("--{}", spec.name))?))
+}
+
+fn option_requirement(spec: &OptionSpec) -> String {
+    let choices = choices_of(spec);
+    core_spec(spec, &choices).map_or_else(|e| e.to_string(), |s| s.requirement())
+}
+
+fn param_value_text(v: &ParamValue) -> String {
+    from_ffi(v).map_or_else(|e| e.to_string(), |v| v.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(kind: ParamKind) -> OptionSpec {
+        OptionSpec {
+            name: "senders".into(),
+            kind,
+            unit: String::new(),
+            has_min: true,
+            min: 1.0,
+            min_inclusive: true,
+            has_max: true,
+            max: 100_000.0,
+            max_inclusive: true,
+            choices: String::new(),
+            auto_meaning: String::new(),
+        }
+    }
+
+    #[test]
+    fn example_options_are_strict_and_named() {
+        let s = spec(ParamKind::Count);
+        assert_eq!(option_parse(&s, "16").unwrap().uint, 16);
+        for bad in ["16abc", "1e18", "3.7", "-1", "", "0"] {
+            let e = option_parse(&s, bad).unwrap_err().to_string();
+            assert!(e.starts_with("invalid --senders = "), "{e}");
+        }
+        assert_eq!(option_requirement(&s), "must be in [1, 100000]");
+    }
+
+    #[test]
+    fn values_round_trip_through_the_bridge_form() {
+        for v in [
+            Value::Real(0.5),
+            Value::Time(Time::us(55)),
+            Value::Rate(Rate::mbps(40)),
+            Value::Bool(true),
+            Value::Choice("ldcp".into()),
+            Value::Bytes(Bytes(12_500)),
+        ] {
+            assert_eq!(from_ffi(&to_ffi(&v)).unwrap(), v);
+        }
+        assert_eq!(param_value_text(&to_ffi(&Value::Time(Time::us(55)))), "55us");
+    }
+}

@@ -1,0 +1,176 @@
+//! Bridge for what a scenario derives from its options and fabric: the switch settings a
+//! scheme starts from, the checks of an example's marking options (errors name the options,
+//! and say when a value was derived rather than given), the lower bound of a flow's completion
+//! time and the payload limit of a link.
+
+use rdma_cc_core::param::rename_field;
+use rdma_cc_core::wire::{self, Hop};
+use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
+use rdma_cc_schemes::Scheme;
+use rdma_cc_switch::red::{EcnThresholds, NotEct, RedEcnConfig};
+
+#[cxx::bridge(namespace = "rdmacc_ffi")]
+mod ffi {
+    /// An egress queue's marking and Not-ECT threshold (bytes, probability).
+    #[derive(Clone, Copy, Debug)]
+    struct Marking {
+        k_min: u64,
+        k_max: u64,
+        p_max: f64,
+        k_fs: u64,
+    }
+
+    extern "Rust" {
+        /// The marking `scheme` starts from on a link of `rate_bps` and one-way `delay_ns`
+        /// carrying frames of `frame` bytes.
+        fn scheme_marking(
+            scheme: &str,
+            rate_bps: u64,
+            delay_ns: u64,
+            frame: u64,
+        ) -> Result<Marking>;
+        /// Checks an example's marking options against each other and the queue limit
+        /// `buf_max` (the RED/ECN policy's rules). Errors name the options (`--kmin`, `--kfs`,
+        /// `--bufMax`); `derived` names what a value derived from other options came from
+        /// when the user did not give it (`k_min_derived` etc.).
+        fn marking_check(
+            m: &Marking,
+            buf_max: u64,
+            k_min_derived: bool,
+            k_max_derived: bool,
+            k_fs_derived: bool,
+            derived_from: &str,
+        ) -> Result<()>;
+        /// The least time a `size`-byte message can take over store-and-forward hops of
+        /// `rates_bps[i]` and `delays_ns[i]` (sender's link first), ACK back included.
+        fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u64;
+        /// Payload bit/s a link of `rate_bps` carries at most with `mtu`-byte payloads.
+        fn payload_limit_bps(rate_bps: u64, mtu: u64) -> f64;
+    }
+}
+
+pub use ffi::Marking;
+
+fn scheme_marking(
+    scheme: &str,
+    rate_bps: u64,
+    delay_ns: u64,
+    frame: u64,
+) -> Result<Marking, ConfigError> {
+    let s: Scheme = scheme.parse()?;
+    let m = s.marking(Rate(rate_bps), Time(delay_ns), frame);
+    Ok(Marking {
+        k_min: m.k_min,
+        k_max: m.k_max,
+        p_max: m.p_max,
+        k_fs: m.k_fs,
+    })
+}
+
+fn marking_check(
+    m: &Marking,
+    buf_max: u64,
+    k_min_derived: bool,
+    k_max_derived: bool,
+    k_fs_derived: bool,
+    derived_from: &str,
+) -> Result<(), ConfigError> {
+    let cfg = RedEcnConfig {
+        ecn: EcnThresholds {
+            k_min: Bytes(m.k_min),
+            k_max: Bytes(m.k_max),
+            p_max: m.p_max,
+        },
+        not_ect: NotEct::ThresholdDrop {
+            k_fs: Bytes(m.k_fs),
+        },
+        buf_max: Bytes(buf_max),
+    };
+    // the policy names its attributes; an example's user typed options
+    const NAMES: [(&str, &str); 5] = [
+        ("KMin", "--kmin"),
+        ("KMax", "--kmax"),
+        ("PMax", "--pmax"),
+        ("KFs", "--kfs"),
+        ("BufMax", "--bufMax"),
+    ];
+    cfg.validate().map_err(|e| {
+        let derived = match e.field.as_str() {
+            "KMin" => k_min_derived,
+            "KMax" => k_max_derived,
+            "KFs" => k_fs_derived,
+            _ => false,
+        };
+        let mut e = rename_field(e, |f| {
+            NAMES
+                .iter()
+                .find(|(a, _)| *a == f)
+                .map(|(_, o)| o.to_string())
+        });
+        for (a, o) in NAMES {
+            e.requirement = e.requirement.replace(a, o);
+        }
+        if derived {
+            e.value = format!("{} (not given: derived from {derived_from})", e.value);
+            e.requirement = format!("{}; set {} explicitly", e.requirement, e.field);
+        }
+        e
+    })
+}
+
+fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u64 {
+    let hops: Vec<Hop> = rates_bps
+        .iter()
+        .zip(delays_ns)
+        .map(|(&r, &d)| Hop {
+            rate: Rate(r),
+            delay: Time(d),
+        })
+        .collect();
+    wire::ideal_fct(&hops, size, mtu).0
+}
+
+fn payload_limit_bps(rate_bps: u64, mtu: u64) -> f64 {
+    wire::payload_limit(Rate(rate_bps), Bytes(mtu))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derived_threshold_errors_say_where_the_value_came_from() {
+        let m = Marking {
+            k_min: 2_500_000,
+            k_max: 10_000_000,
+            p_max: 0.2,
+            k_fs: 2_500_000,
+        };
+        let e = marking_check(&m, 2_000_000, true, true, true, "--rate and --delay")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "invalid --kfs = 2500000 B (not given: derived from --rate and --delay): must be \
+             <= --bufMax (2000000 B); set --kfs explicitly"
+        );
+        let m = Marking {
+            k_min: 50_000,
+            k_max: 20_000,
+            p_max: 0.2,
+            k_fs: 1,
+        };
+        let e = marking_check(&m, 2_000_000, false, false, false, "")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "invalid --kmin = 50000 B: must be <= --kmax (20000 B)");
+    }
+
+    #[test]
+    fn ldcp_marking_starts_at_half_a_hop_bdp() {
+        // 100 Gb/s, 1 µs: one hop's BDP is 25 KB
+        let m = scheme_marking("ldcp", 100_000_000_000, 1000, 1062).unwrap();
+        assert_eq!((m.k_min, m.k_max, m.k_fs), (12_500, 50_000, 12_500));
+        assert!(scheme_marking("cubic", 1, 1, 1).is_err());
+    }
+}
