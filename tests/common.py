@@ -13,25 +13,34 @@ BUILD = os.environ.get("RDMACC_BUILD", os.path.join(os.path.dirname(__file__), "
 ROOT = os.environ.get("RDMACC_ROOT", os.path.join(os.path.dirname(__file__), ".."))
 
 
-def run_example(name, *args, expect_rc=0, timeout=600):
+def run_example(name, *args, expect_rc=0, timeout=600, env=None, split_stderr=False):
     """Runs examples/NAME with args and a fresh --out directory.
 
+    env: environment variables to set on top of this process's (a None value removes one).
+    split_stderr: keep standard error apart in p.stderr instead of merged into p.stdout.
     Returns (completed process, output directory). Fails the calling test (AssertionError)
     when the exit code is not expect_rc.
     """
     out = tempfile.mkdtemp(prefix="rdmacc-%s-" % name)
     prog = os.path.join(BUILD, "examples", name)
+    e = dict(os.environ)
+    for k, v in (env or {}).items():
+        if v is None:
+            e.pop(k, None)
+        else:
+            e[k] = v
     p = subprocess.run(
         [prog, "--out=" + out] + list(args),
         cwd=ROOT,
+        env=e,
         stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        stderr=subprocess.PIPE if split_stderr else subprocess.STDOUT,
         universal_newlines=True,
         timeout=timeout,
     )
     if p.returncode != expect_rc:
         raise AssertionError(
-            "%s %s exited %d (want %d):\n%s" % (name, " ".join(args), p.returncode, expect_rc, p.stdout[-4000:])
+            "%s %s exited %d (want %d):\n%s" % (name, " ".join(args), p.returncode, expect_rc, (p.stdout + (p.stderr or ""))[-4000:])
         )
     return p, out
 

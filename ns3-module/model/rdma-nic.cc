@@ -4,6 +4,7 @@
 #include "rdma-nic.h"
 
 #include "rdma-cc-error.h"
+#include "rdma-cc-log.h"
 #include "roce-header.h"
 
 #include "ns3/boolean.h"
@@ -339,6 +340,7 @@ RdmaNic::StartQp(uint32_t idx)
 {
     Qp& q = *m_qps[idx];
     const uint64_t now = Simulator::Now().GetNanoSeconds();
+    rdmacc::SyncLog();
     try
     {
         q.sender = rdmacc_ffi::sender_new(q.params, q.size, now).into_raw();
