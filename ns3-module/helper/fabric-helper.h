@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace rdmacc_ffi
@@ -52,10 +53,13 @@ struct Fabric
     std::vector<Link> links;                        //!< every link
     std::shared_ptr<rdmacc_ffi::Topology> topology; //!< the graph with routes (Rust)
 
-    /// \return the ports of switch or host `node` on shortest paths to host `dst`
+    /// \return the ports of switch or host `node` on shortest paths to host `dst`, ascending
+    ///         (a host's one port when it reaches `dst`)
     std::vector<uint32_t> NextHops(uint32_t node, uint32_t dst) const;
-    /// \return the smallest base RTT between two hosts: propagation both ways plus the
-    ///         serialisation of one `frameBytes` data frame per hop and one ACK per hop back
+    /// \return the base RTT between two hosts along the path of first next hops (every
+    ///         shortest path has the same hop count): propagation both ways plus the
+    ///         serialisation of one `frameBytes` data frame per hop and one ACK per hop back;
+    ///         -1 s when `dstHost` is unreachable
     Time BaseRtt(uint32_t srcHost, uint32_t dstHost, uint32_t frameBytes, uint32_t ackBytes) const;
     /// \return the host NIC rate (all hosts' rates are the same in the built topologies)
     DataRate HostRate() const;
@@ -143,6 +147,8 @@ class FabricHelper
     bool m_printWarnings;                //!< print at Finalize
     Fabric m_fabric;                     //!< being built
     std::vector<std::string> m_warnings; //!< from Finalize
+    /// node id -> index of the host in m_fabric.hosts
+    std::unordered_map<uint32_t, uint32_t> m_hostIndex;
 };
 
 } // namespace ns3
