@@ -338,7 +338,7 @@ def build(bld):
     )
     bld.add_group()
 
-    # group 2: the module library, the test runner, the examples
+    # group 2: the module library, the test runner, the examples, the benchmarks
     inc = [bld.bldnode.make_node("include").abspath(), cxxbridge_inc, "ns3-module/model", "ns3-module/helper"]
     module_src = bld.path.ant_glob("ns3-module/model/*.cc ns3-module/helper/*.cc")
     bld.shlib(
@@ -374,6 +374,22 @@ def build(bld):
             use="ns3-rdma-cc NS3",
             rpath=rpath,
         )
+    # bench/NAME.cc: programs that call the bridge directly (not through the module, whose
+    # Rust symbols are hidden), so they link the Rust static library themselves
+    for src in bld.path.ant_glob("bench/*.cc"):
+        name = src.name[:-3]
+        bld.program(
+            source=[src],
+            target="bench/" + name,
+            includes=inc,
+            use="ns3-rdma-cc NS3",
+            stlib=["rdma_cc"],
+            stlibpath=[rel],
+            lib=["pthread", "dl", "m"],
+            rpath=rpath,
+        )
+        bld.add_manual_dependency(bld.path.find_or_declare("bench/" + name), bld.root.make_node(rust_lib))
+
     if Options.options.run and bld.cmd == "build":
         bld.add_post_fun(_run_program)
     elif bld.cmd == "check":
