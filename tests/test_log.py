@@ -8,7 +8,7 @@ import unittest
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import read_bytes, run_example, summary  # noqa: E402
+from common import ExampleTest, read_bytes, run_example, summary  # noqa: E402
 
 # ns-3's time prefix ("+0.000012345s "), as NS_LOG writes it for its own components
 TIME = r"\+(\d+(?:\.\d+)?)s "
@@ -26,7 +26,7 @@ def rows(out, name):
         return list(csv.DictReader(f))
 
 
-class RustLog(unittest.TestCase):
+class RustLog(ExampleTest):
     def assert_same_outputs(self, logged, plain):
         """Same stdout (but wall-clock figures and the output directory) and output files."""
         (p, a), (q, b) = logged, plain
