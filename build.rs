@@ -8,11 +8,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 const BRIDGES: &[&str] = &[
+    "src/log.rs",
     "src/params.rs",
     "src/scenario.rs",
     "src/switch.rs",
     "src/transport.rs",
 ];
+/// Hand-written headers the bridges include (`include!("rdma-cc/src/...")`); copied next to
+/// the generated ones so the ns-3 module compiles against the same files.
+const HEADERS: &[&str] = &["src/log.h"];
 
 fn main() {
     let std = std::env::var("RDMACC_CXX_STD").unwrap_or_else(|_| "c++17".to_string());
@@ -20,7 +24,7 @@ fn main() {
         .std(&std)
         .flag_if_supported("-fPIC")
         .compile("rdma-cc-bridge");
-    for b in BRIDGES {
+    for b in BRIDGES.iter().chain(HEADERS) {
         println!("cargo:rerun-if-changed={b}");
     }
     println!("cargo:rerun-if-env-changed=RDMACC_CXX_STD");
@@ -31,6 +35,9 @@ fn main() {
     if let Some(profile_dir) = out.ancestors().nth(3) {
         let dest = profile_dir.join("cxxbridge").join("include");
         copy_headers(&include, &dest);
+        for h in HEADERS {
+            copy_if_changed(Path::new(h), &dest.join("rdma-cc").join(h));
+        }
     }
 }
 
@@ -46,11 +53,18 @@ fn copy_headers(from: &Path, to: &Path) {
         if p.is_dir() {
             copy_headers(&p, &target);
         } else if p.extension().is_some_and(|x| x == "h") {
-            let content = fs::read(&p).expect("read generated header");
-            if fs::read(&target).ok().as_deref() != Some(&content[..]) {
-                fs::create_dir_all(to).expect("create cxxbridge include dir");
-                fs::write(&target, content).expect("write cxxbridge header");
-            }
+            copy_if_changed(&p, &target);
         }
+    }
+}
+
+/// Copies `from` to `to` unless `to` already has the same content.
+fn copy_if_changed(from: &Path, to: &Path) {
+    let content = fs::read(from).expect("read header");
+    if fs::read(to).ok().as_deref() != Some(&content[..]) {
+        if let Some(dir) = to.parent() {
+            fs::create_dir_all(dir).expect("create cxxbridge include dir");
+        }
+        fs::write(to, content).expect("write cxxbridge header");
     }
 }

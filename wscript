@@ -4,18 +4,21 @@
   ./waf configure [--ns3=auto|system|pypi|PREFIX]   find ns-3 (auto: system, else PyPI wheel)
   ./waf build                                        cargo (release) + module + examples + tests
   ./waf --run "NAME args..."                         build if needed, run examples/NAME.cc
-  ./waf check                                        every test; ends with "N passed, M failed"
+  ./waf check [--long] [--only PATTERN]              every test; ends with "N passed, M failed"
+  ./waf compare --run "NAME args" [--schemes=...]    one example under several schemes, one table
 
-See README.md for what each step needs and produces.
+wscript only builds and runs: `check` and `compare` build, then hand over to tools/check.py and
+tools/compare.py (also runnable by hand on a built tree, see their --help). See README.md for
+what each step needs and produces.
 """
 
 import glob
+import json
 import os
 import re
 import shlex
 import subprocess
 import sys
-import time
 
 from waflib import Build, Configure, Context, Errors, Logs, Options, Utils
 
@@ -39,34 +42,6 @@ NS3_MODULES = [
 ]
 
 PYPI_NS3 = "ns3==3.44.post0"
-
-# Short runs of every example for ./waf check: (name, args, expected exit code, text that must
-# appear in the combined output). Examples assert on their own numbers where they can.
-SMOKE = [
-    ("red-ecn-dumbbell", "--simTime=0.02 --out=build/smoke/red-ecn-dumbbell", 0, "marks"),
-    (
-        "red-ecn-dumbbell",
-        "--simTime=0.02 --kmin=50000 --kmax=20000 --out=build/smoke/bad",
-        2,
-        "invalid KMin = 50000 B: must be <= KMax (20000 B)",
-    ),
-    (
-        "red-ecn-dumbbell",
-        "--simTime=0.02 --pmax=1.5 --out=build/smoke/bad",
-        2,
-        "invalid PMax = 1.5",
-    ),
-    ("pfc-incast", "--senders=4 --size=2000000 --out=build/smoke/pfc-incast", 0, "drops 0\n"),
-    ("pfc-incast", "--senders=4 --size=200000 --pfc=0 --out=build/smoke/pfc-incast-off", 0, "queue_full="),
-    ("pfc-incast", "--delay=-1us --out=build/smoke/bad", 2, "invalid --delay = -1us"),
-    ("ldcp-incast", "--senders=4 --size=65536 --out=build/smoke/ldcp-incast", 0, "flows done        4 / 4"),
-    ("ldcp-incast", "--senders=4 --size=65536 --cc=ldcp-rate --out=build/smoke/ldcp-rate", 0, "flows done        4 / 4"),
-    ("ldcp-incast", "--cc=dctcp --out=build/smoke/bad", 2, "invalid --cc = dctcp"),
-    ("bench-bridge", "--calls=1000", 0, "QP data packet"),
-    ("ldcp-churn", "--churn=50us --longSize=200000 --out=build/smoke/ldcp-churn", 0, "accounting        ok"),
-    ("pfc-incast", "--xoffBeta=-2 --out=build/smoke/bad", 2, "invalid --xoffBeta = -2"),
-]
-
 
 def options(opt):
     opt.load("compiler_cxx")
@@ -99,6 +74,20 @@ def options(opt):
         default="ldcp,ldcp-rate,none",
         dest="schemes",
         help='with "compare": comma-separated --cc values to run the example with',
+    )
+    opt.add_option(
+        "--long",
+        action="store_true",
+        default=False,
+        dest="long",
+        help="with \"check\": also run the long tests (RDMACC_LONG=1)",
+    )
+    opt.add_option(
+        "--only",
+        action="store",
+        default="",
+        dest="only",
+        help="with \"check\": only the checks whose name contains PATTERN (see tools/check.py --help)",
     )
     opt.add_option(
         "--cargo-offline",
@@ -286,11 +275,34 @@ def configure(conf):
 # build
 
 
-def _cargo_env(bld):
-    e = dict(os.environ)
-    e["CARGO_TARGET_DIR"] = bld.env.CARGO_TARGET
-    e["RDMACC_CXX_STD"] = bld.env.CXX_STD
-    return e
+def _buildenv(ctx):
+    """tools/buildenv.py: how cargo and the built programs are run (by the build, --run, tools)."""
+    tools = os.path.join(ctx.path.abspath(), "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    import buildenv
+
+    return buildenv
+
+
+def _build_info(ctx):
+    """What tools/ need to run cargo and the built programs (BUILD/rdma-cc-build.json)."""
+    env = ctx.env
+    return {
+        "cargo": list(env.CARGO),
+        "cargo_target": env.CARGO_TARGET,
+        "cxx_std": env.CXX_STD,
+        "ns3_libdirs": list(env.RPATH_NS3),
+        "ns3_version": env.NS3_VERSION,
+        "ns3_provider": env.NS3_PROVIDER,
+    }
+
+
+def _write_build_info(bld):
+    text = json.dumps(_build_info(bld), indent=1, sort_keys=True) + "\n"
+    node = bld.bldnode.make_node(_buildenv(bld).INFO_FILE)
+    if not os.path.exists(node.abspath()) or node.read() != text:
+        node.write(text)
 
 
 def _cargo_build(task):
@@ -298,7 +310,7 @@ def _cargo_build(task):
     cmd = bld.env.CARGO + ["build", "--release", "--locked", "-p", "rdma-cc"]
     if Options.options.cargo_offline:
         cmd.append("--offline")
-    return bld.exec_command(cmd, cwd=bld.path.abspath(), env=_cargo_env(bld))
+    return bld.exec_command(cmd, cwd=bld.path.abspath(), env=_buildenv(bld).cargo_env(_build_info(bld)))
 
 
 def build(bld):
@@ -306,6 +318,7 @@ def build(bld):
     rel = os.path.join(env.CARGO_TARGET, "release")
     rust_lib = os.path.join(rel, "librdma_cc.a")
     cxxbridge_inc = os.path.join(rel, "cxxbridge", "include")
+    _write_build_info(bld)
 
     # group 1: Rust static library and the generated bridge headers; ns-3-style header copies
     bld(rule=_cargo_build, always=True, name="cargo", color="YELLOW")
@@ -325,10 +338,10 @@ def build(bld):
     )
     bld.add_group()
 
-    # group 2: the module library, the test runner, the examples
+    # group 2: the module library, the test runner, the examples, the benchmarks
     inc = [bld.bldnode.make_node("include").abspath(), cxxbridge_inc, "ns3-module/model", "ns3-module/helper"]
     module_src = bld.path.ant_glob("ns3-module/model/*.cc ns3-module/helper/*.cc")
-    lib = bld.shlib(
+    bld.shlib(
         source=module_src,
         target="lib/ns3-rdma-cc",
         includes=inc,
@@ -361,39 +374,55 @@ def build(bld):
             use="ns3-rdma-cc NS3",
             rpath=rpath,
         )
+    # bench/NAME.cc: programs that call the bridge directly (not through the module, whose
+    # Rust symbols are hidden), so they link the Rust static library themselves
+    for src in bld.path.ant_glob("bench/*.cc"):
+        name = src.name[:-3]
+        bld.program(
+            source=[src],
+            target="bench/" + name,
+            includes=inc,
+            use="ns3-rdma-cc NS3",
+            stlib=["rdma_cc"],
+            stlibpath=[rel],
+            lib=["pthread", "dl", "m"],
+            rpath=rpath,
+        )
+        bld.add_manual_dependency(bld.path.find_or_declare("bench/" + name), bld.root.make_node(rust_lib))
 
     if Options.options.run and bld.cmd == "build":
-        bld.add_post_fun(_run_example)
+        bld.add_post_fun(_run_program)
+    elif bld.cmd == "check":
+        bld.add_post_fun(_check)
+    elif bld.cmd == "compare":
+        bld.add_post_fun(_compare)
 
 
-def _examples(ctx):
-    return sorted(n.name[:-3] for n in ctx.path.ant_glob("examples/*.cc"))
-
-
-def _run_env(ctx):
-    e = dict(os.environ)
-    paths = [os.path.join(ctx.bldnode.abspath(), "lib")] + list(ctx.env.RPATH_NS3)
-    if e.get("LD_LIBRARY_PATH"):
-        paths.append(e["LD_LIBRARY_PATH"])
-    e["LD_LIBRARY_PATH"] = os.pathsep.join(paths)
-    return e
-
-
-def _run_example(bld):
+def _run_program(bld):
+    be = _buildenv(bld)
+    info = dict(_build_info(bld), build=bld.bldnode.abspath())
     argv = shlex.split(Options.options.run)
     name = argv[0]
-    if name not in _examples(bld):
-        Logs.error("unknown example %r; the examples are: %s" % (name, ", ".join(_examples(bld))))
+    prog = be.program_path(info, name, bld.path.abspath())
+    if not prog:
+        names = sorted(be.programs(bld.path.abspath()))
+        Logs.error("unknown example %r; the examples are: %s" % (name, ", ".join(names)))
         sys.exit(2)
-    prog = os.path.join(bld.bldnode.abspath(), "examples", name)
     Logs.pprint("CYAN", "running %s" % " ".join([prog] + argv[1:]))
-    rc = subprocess.call([prog] + argv[1:], env=_run_env(bld), cwd=bld.path.abspath())
+    rc = subprocess.call([prog] + argv[1:], env=be.run_env(info), cwd=bld.path.abspath())
     if rc != 0:
         sys.exit(rc)
 
 
 # ---------------------------------------------------------------------------------------------
-# compare: one scenario under several schemes, one table
+# check and compare: build, then hand over to the tools (tools/check.py, tools/compare.py)
+
+
+class CheckContext(Build.BuildContext):
+    """build, then run cargo tests, the ns-3 TestSuites, program smoke runs and tests/*.py"""
+
+    cmd = "check"
+    fun = "build"
 
 
 class CompareContext(Build.BuildContext):
@@ -403,167 +432,30 @@ class CompareContext(Build.BuildContext):
     fun = "build"
 
 
-COMPARE_COLUMNS = [
-    ("flows done", lambda s: "%d/%d" % (s["flows_done"], s["flows_total"])),
-    ("FCT avg us", lambda s: "%.1f" % (s["fct_ns"]["avg"] / 1e3)),
-    ("FCT p99 us", lambda s: "%.1f" % (s["fct_ns"]["p99"] / 1e3)),
-    ("slowdown p99", lambda s: "%.2f" % s["slowdown"]["p99"]),
-    ("queue max KB", lambda s: "%.1f" % (s["queue_max_bytes"] / 1e3)),
-    ("queue avg KB", lambda s: "%.1f" % (s["queue_avg_bytes"] / 1e3)),
-    ("drops", lambda s: "%d" % s["drops_total"]),
-    ("stable drops", lambda s: "%d" % s.get("stable_stage_drops", 0)),
-    ("PAUSEs", lambda s: "%d" % s["pfc_pause_frames"]),
-    ("retx KB", lambda s: "%.1f" % (s["retx_bytes"] / 1e3)),
-    ("wall s", lambda s: "%.2f" % s["wall_s"]),
-]
+def _tool(bld, script, args):
+    """Runs tools/SCRIPT on this build directory with the Python running waf; returns its status.
 
-
-def _compare(bld):
-    import json
-
-    if not Options.options.run:
-        Logs.error('compare needs --run "EXAMPLE args...", e.g. ./waf compare --run "ldcp-incast --senders=64"')
-        sys.exit(2)
-    argv = shlex.split(Options.options.run)
-    name = argv[0]
-    if name not in _examples(bld):
-        Logs.error("unknown example %r; the examples are: %s" % (name, ", ".join(_examples(bld))))
-        sys.exit(2)
-    schemes = [x for x in Options.options.schemes.split(",") if x]
-    prog = os.path.join(bld.bldnode.abspath(), "examples", name)
-    rows = []
-    for cc in schemes:
-        out = os.path.join("results", "compare", "%s-%s" % (name, cc))
-        cmd = [prog] + argv[1:] + ["--cc=" + cc, "--out=" + out]
-        Logs.pprint("CYAN", " ".join(cmd))
-        rc = subprocess.call(cmd, env=_run_env(bld), cwd=bld.path.abspath(), stdout=subprocess.DEVNULL)
-        if rc != 0:
-            Logs.error("%s failed with exit status %d" % (" ".join(cmd), rc))
-            sys.exit(rc)
-        with open(os.path.join(bld.path.abspath(), out, "summary.json")) as f:
-            rows.append((cc, json.load(f)))
-    head = ["scheme"] + [c for c, _ in COMPARE_COLUMNS]
-    table = [head] + [[cc] + [fmt(s) for _, fmt in COMPARE_COLUMNS] for cc, s in rows]
-    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
-    print("")
-    print("%s %s" % (name, " ".join(argv[1:])))
-    for r in table:
-        print("  ".join(x.rjust(w) for x, w in zip(r, widths)))
-    print("outputs in results/compare/%s-SCHEME/" % name)
-
-
-# ---------------------------------------------------------------------------------------------
-# check: every test, one verdict line
-
-
-class CheckContext(Build.BuildContext):
-    """build, then run cargo tests, the ns-3 TestSuites, example smoke runs and tests/*.py"""
-
-    cmd = "check"
-    fun = "build"
+    The tool reads everything else it needs (cargo, its target directory, the library paths)
+    from the build directory's description, as when it is run by hand."""
+    cmd = [sys.executable, os.path.join(bld.path.abspath(), "tools", script), "--build", bld.bldnode.abspath()]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return subprocess.call(cmd + args, cwd=bld.path.abspath())
 
 
 def _check(bld):
-    results = []  # (kind, name, ok, detail)
-    t0 = time.time()
-
-    # 1. cargo test --workspace
-    Logs.pprint("CYAN", "== cargo test --workspace")
-    cmd = bld.env.CARGO + ["test", "--workspace", "--locked"]
-    if Options.options.cargo_offline:
-        cmd.append("--offline")
-    proc = subprocess.run(cmd, cwd=bld.path.abspath(), env=_cargo_env(bld), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
-    sys.stdout.write(proc.stdout)
-    passed = failed = 0
-    for m in re.finditer(r"test result: \w+\. (\d+) passed; (\d+) failed", proc.stdout):
-        passed += int(m.group(1))
-        failed += int(m.group(2))
-    if proc.returncode != 0 and failed == 0:
-        failed = 1  # build failure or a crash: count it
-    results.append(("cargo", "cargo test", passed, failed))
-
-    # 2. ns-3 TestSuites
-    runner = os.path.join(bld.bldnode.abspath(), "test-runner")
-    suites = subprocess.run([runner, "--list"], env=_run_env(bld), stdout=subprocess.PIPE, universal_newlines=True).stdout.split()
-    suites = [s for s in suites if s.startswith("rdma-cc")]
-    Logs.pprint("CYAN", "== ns-3 test suites: %s" % " ".join(suites))
-    if not suites:
-        results.append(("ns3", "no rdma-cc suites found", 0, 1))
-    for s in suites:
-        p = subprocess.run([runner, "--suite=" + s, "--verbose"], env=_run_env(bld), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
-        sys.stdout.write(p.stdout)
-        ok_cases = len(re.findall(r"^\s+PASS ", p.stdout, re.M))
-        bad_cases = len(re.findall(r"^\s+FAIL ", p.stdout, re.M))
-        if p.returncode != 0 and bad_cases == 0:
-            bad_cases = 1
-        if ok_cases + bad_cases == 0:
-            ok_cases = 1 if p.returncode == 0 else 0
-            bad_cases = 0 if p.returncode == 0 else 1
-        results.append(("ns3", s, ok_cases, bad_cases))
-
-    # 3. example smoke runs
-    Logs.pprint("CYAN", "== example smoke runs")
-    smoke_names = set(n for n, _, _, _ in SMOKE)
-    for name in _examples(bld):
-        if name not in smoke_names:
-            Logs.error("example %s has no smoke run in wscript SMOKE" % name)
-            results.append(("smoke", name + " (no smoke run)", 0, 1))
-    for name, args, want_rc, want_text in SMOKE:
-        prog = os.path.join(bld.bldnode.abspath(), "examples", name)
-        p = subprocess.run([prog] + shlex.split(args), env=_run_env(bld), cwd=bld.path.abspath(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
-        ok = p.returncode == want_rc and want_text in p.stdout
-        print("%s %s %s (exit %d, want %d; want text %r)" % ("PASS" if ok else "FAIL", name, args, p.returncode, want_rc, want_text))
-        if not ok:
-            sys.stdout.write(p.stdout[-4000:])
-        results.append(("smoke", name + " " + args, int(ok), int(not ok)))
-
-    # 4. tests/*.py end-to-end tests (unittest), each test method counts
-    tests = sorted(bld.path.ant_glob("tests/test_*.py"), key=lambda n: n.name)
-    if tests:
-        Logs.pprint("CYAN", "== tests/")
-        e = _run_env(bld)
-        e["RDMACC_BUILD"] = bld.bldnode.abspath()
-        e["RDMACC_ROOT"] = bld.path.abspath()
-        for t in tests:
-            p = subprocess.run([sys.executable, "-m", "unittest", "-v", t.abspath()], env=e, cwd=bld.path.abspath(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
-            sys.stdout.write(p.stdout)
-            ran = re.search(r"^Ran (\d+) test", p.stdout, re.M)
-            n = int(ran.group(1)) if ran else 0
-            fails = re.search(r"^FAILED \((.*)\)", p.stdout, re.M)
-            bad = sum(int(x) for x in re.findall(r"(?:failures|errors)=(\d+)", fails.group(1))) if fails else 0
-            if p.returncode != 0 and bad == 0:
-                bad = 1
-            results.append(("tests", t.name, n - min(bad, n), bad))
-
-    total_pass = sum(r[2] for r in results)
-    total_fail = sum(r[3] for r in results)
-    print("")
-    for kind, name, p, f in results:
-        print("%-6s %-60s %4d passed %4d failed" % (kind, name[:60], p, f))
-    print("check took %.0f s (ns-3 %s, %s)" % (time.time() - t0, bld.env.NS3_VERSION, bld.env.NS3_PROVIDER))
-    print("%d passed, %d failed" % (total_pass, total_fail))
-    sys.stdout.flush()
-    # the verdict is the last line (waf would add "'check' finished successfully" after it;
-    # the build state is already stored when post-build functions run)
-    sys.exit(1 if total_fail else 0)
+    o = Options.options
+    args = ["--cargo-offline"] if o.cargo_offline else []
+    args += ["--long"] if o.long else []
+    args += ["--only", o.only] if o.only else []
+    # the verdict is the tool's last line: exit here, before waf would add "'check' finished
+    # successfully" (the build state is already stored when post-build functions run)
+    sys.exit(_tool(bld, "check.py", args))
 
 
-def _hook_check(bld):
-    if bld.cmd == "check":
-        bld.add_post_fun(_check)
-    elif bld.cmd == "compare":
-        bld.add_post_fun(_compare)
-
-
-# run _check after the build when the command is "check"
-_orig_build = build
-
-
-def build(bld):  # noqa: F811 (wraps the build above)
-    _orig_build(bld)
-    _hook_check(bld)
-
-
-def shutdown(ctx):
-    # `./waf --run NAME` alone means build + run (waf's default command is build)
-    pass
+def _compare(bld):
+    o = Options.options
+    args = (["--run", o.run] if o.run else []) + ["--schemes", o.schemes]
+    rc = _tool(bld, "compare.py", args)
+    if rc != 0:
+        sys.exit(rc)

@@ -25,50 +25,49 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
-    RdmaScenario sc("ldcp-churn");
-    uint32_t nLong = 4;
-    uint32_t nShortHosts = 16;
-    double longSize = 4e6;
-    double minShort = 4096;
-    double maxShort = 65536;
-    double load = 0.3;
-    std::string warmup = "200us";
-    std::string churn = "1ms";
-    std::string limit = "1s";
-
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("long", "number of long flows (hosts 1..L)", nLong);
-    cmd.AddValue("shortHosts", "hosts sending the short flows", nShortHosts);
-    cmd.AddValue("longSize", "bytes per long flow", longSize);
-    cmd.AddValue("minShort", "smallest short flow, bytes", minShort);
-    cmd.AddValue("maxShort", "largest short flow, bytes", maxShort);
-    cmd.AddValue("load", "short-flow load, fraction of the bottleneck payload capacity", load);
-    cmd.AddValue(
-        "warmup", "short flows start after this (long flows reach the stable stage)", warmup);
-    cmd.AddValue("churn", "period during which short flows arrive", churn);
-    cmd.AddValue("limit", "simulated time limit (the run ends when every flow is done)", limit);
-    sc.AddOptions(cmd);
-    cmd.Parse(argc, argv);
-
-    if (nShortHosts == 0 || nLong + nShortHosts > 100000)
+    RdmaScenario sc("ldcp-churn",
+                    "Long flows in the stable stage plus a Poisson churn of short flows with "
+                    "zero-RTT fast start, all to one receiver through one switch. Host 0 "
+                    "receives; hosts 1..L send the long flows from t = 0; hosts L+1..L+S send the "
+                    "short flows, arriving from --warmup on for --churn, sizes uniform in "
+                    "[--minShort, --maxShort], at --load of the bottleneck's payload capacity.");
+    using Range = rdmacc::Options::Range;
+    sc.Opts()
+        .Count("long", 4, "number of long flows (hosts 1..L)", Range::Closed(0, 100000))
+        .Count("shortHosts", 16, "hosts sending the short flows", Range::Closed(1, 100000))
+        .Bytes("longSize", "4000000", "bytes per long flow", Range::AtLeast(1))
+        .Bytes("minShort", "4096", "smallest short flow, bytes", Range::AtLeast(1))
+        .Bytes("maxShort", "65536", "largest short flow, bytes", Range::AtLeast(1))
+        .Real("load",
+              0.3,
+              "short-flow load, fraction of the bottleneck payload capacity",
+              Range::Closed(0, 1))
+        .Duration(
+            "warmup", "200us", "short flows start after this (long flows reach the stable stage)")
+        .Duration("churn", "1ms", "period during which short flows arrive");
+    sc.Parse(argc, argv);
+    const auto& o = sc.Opts();
+    const uint32_t nLong = static_cast<uint32_t>(o.GetCount("long"));
+    const uint32_t nShortHosts = static_cast<uint32_t>(o.GetCount("shortHosts"));
+    const uint64_t longB = o.GetBytes("longSize");
+    const uint64_t minB = o.GetBytes("minShort");
+    const uint64_t maxB = o.GetBytes("maxShort");
+    const double load = o.GetReal("load");
+    const Time warmupT = o.GetTime("warmup");
+    const Time churnT = o.GetTime("churn");
+    if (uint64_t(nLong) + nShortHosts > 100000)
     {
-        rdmacc::ConfigFatal("command line",
-                            "invalid --shortHosts: must be >= 1 (and hosts <= 100000)");
+        rdmacc::ConfigFatal(
+            "command line",
+            "invalid --long + --shortHosts = " + std::to_string(uint64_t(nLong) + nShortHosts) +
+                ": must be <= 100000 hosts");
     }
-    const uint64_t longB = rdmacc::CheckedBytes("--longSize", longSize, nLong > 0 ? 1 : 0);
-    const uint64_t minB = rdmacc::CheckedBytes("--minShort", minShort);
-    const uint64_t maxB = rdmacc::CheckedBytes("--maxShort", maxShort);
-    if (minB == 0 || minB > maxB)
+    if (minB > maxB)
     {
         rdmacc::ConfigFatal("command line",
                             "invalid --minShort = " + std::to_string(minB) +
-                                ": must be in [1, --maxShort (" + std::to_string(maxB) + ")]");
+                                ": must be <= --maxShort (" + std::to_string(maxB) + ")");
     }
-    rdmacc::CheckedRange("--load", load, 0, 1);
-    const Time warmupT = NanoSeconds(rdmacc::CheckedTimeNs("--warmup", warmup));
-    const Time churnT = NanoSeconds(rdmacc::CheckedTimeNs("--churn", churn));
-    const Time limitT = NanoSeconds(rdmacc::CheckedTimeNs("--limit", limit));
-    sc.Validate();
     sc.BuildSingleSwitch(1 + nLong + nShortHosts);
 
     std::vector<bool> isLong;
@@ -79,8 +78,7 @@ main(int argc, char* argv[])
     }
     // Poisson arrivals of short flows (ns-3 random streams: reproducible with --seed)
     const double meanSize = (double(minB) + double(maxB)) / 2;
-    const double capacity = DataRate(sc.rate).GetBitRate() * double(sc.mtu) /
-                            (sc.mtu + RoceHeader::DATA_OVERHEAD + QbbNetDevice::PREAMBLE_IFG) / 8;
+    const double capacity = sc.PayloadLimit() / 8; // payload bytes/s of the bottleneck
     uint32_t nShort = 0;
     if (load > 0)
     {
@@ -107,7 +105,7 @@ main(int argc, char* argv[])
             nShort++;
         }
     }
-    sc.Run(limitT, 0);
+    sc.Run(0);
 
     const auto flows = sc.Flows();
     std::vector<FlowRecord> shortFlows;

@@ -20,40 +20,48 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
-    RdmaScenario sc("ldcp-incast");
-    uint32_t senders = 16;
-    double size = 256 * 1024;
-    std::string limit = "1s";
-
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("senders", "number of senders (hosts 1..N send to host 0)", senders);
-    cmd.AddValue("size", "message bytes per sender", size);
-    cmd.AddValue("limit", "simulated time limit (the run ends when every flow is done)", limit);
-    sc.AddOptions(cmd);
-    cmd.Parse(argc, argv);
-
-    if (senders == 0 || senders > 100000)
+    RdmaScenario sc("ldcp-incast",
+                    "N senders -> 1 receiver through one switch, all starting together, with any "
+                    "congestion control (--cc). Hosts 1..N send --size bytes each to host 0; "
+                    "--reverse=M adds M flows of the same size from host 0 to hosts 1..M.");
+    sc.Opts()
+        .Count("senders",
+               16,
+               "number of senders (hosts 1..N send to host 0)",
+               rdmacc::Options::Range::Closed(1, 100000))
+        .Bytes("size", "262144", "message bytes per sender", rdmacc::Options::Range::AtLeast(1))
+        .Count("reverse",
+               0,
+               "flows in the other direction: host 0 sends --size bytes to each of hosts 1..M "
+               "(M <= --senders)",
+               rdmacc::Options::Range::Closed(0, 100000));
+    sc.Parse(argc, argv);
+    const uint32_t senders = static_cast<uint32_t>(sc.Opts().GetCount("senders"));
+    const uint64_t size = sc.Opts().GetBytes("size");
+    const uint32_t reverse = static_cast<uint32_t>(sc.Opts().GetCount("reverse"));
+    if (reverse > senders)
     {
         rdmacc::ConfigFatal("command line",
-                            "invalid --senders = " + std::to_string(senders) +
-                                ": must be in [1, 100000]");
+                            "invalid --reverse = " + std::to_string(reverse) +
+                                ": must be <= --senders (" + std::to_string(senders) + ")");
     }
-    const uint64_t sizeB = rdmacc::CheckedBytes("--size", size, 1);
-    const Time limitT = NanoSeconds(rdmacc::CheckedTimeNs("--limit", limit));
-    sc.Validate();
     sc.BuildSingleSwitch(senders + 1);
     for (uint32_t i = 1; i <= senders; i++)
     {
-        sc.AddFlow(i, 0, sizeB, Seconds(0));
+        sc.AddFlow(i, 0, size, Seconds(0));
+    }
+    for (uint32_t i = 1; i <= reverse; i++)
+    {
+        sc.AddFlow(0, i, size, Seconds(0));
     }
     const Time baseRtt = sc.BaseRtt(1, 0);
-    sc.Run(limitT, 0); // host 0's switch port is the bottleneck
+    sc.Run(0); // host 0's switch port is the bottleneck
 
     rdmacc::JsonObject extra;
     extra.UInt("senders", senders)
-        .UInt("size_bytes", sizeB)
-        .UInt("base_rtt_ns", baseRtt.GetNanoSeconds())
-        .UInt("iw_bytes", sc.IwBytes(baseRtt));
+        .UInt("size_bytes", size)
+        .UInt("reverse_flows", reverse)
+        .UInt("base_rtt_ns", baseRtt.GetNanoSeconds());
     sc.Finish(0, extra);
     Simulator::Destroy();
     return 0;

@@ -15,7 +15,9 @@
 //! - [`switch`]: RED/ECN + WRED egress queue policy, switch core (routing, MMU, PFC).
 //! - [`transport`]: queue-pair sender/receiver and congestion controllers (LDCP, chosen per
 //!   flow through `rdma-cc-schemes`).
+//! - [`log`]: the crates' `log` records into ns-3's `NS_LOG`, one log component per crate.
 
+pub mod log;
 pub mod params;
 pub mod scenario;
 pub mod switch;

@@ -127,7 +127,13 @@ fn kind_from(k: ParamKind) -> Result<Kind, ConfigError> {
         ParamKind::Bool => Kind::Bool,
         ParamKind::Choice => Kind::Choice,
         ParamKind::Text => Kind::Text,
-        other => return Err(ConfigError::new("kind", other.repr, "unknown parameter kind")),
+        other => {
+            return Err(ConfigError::new(
+                "kind",
+                other.repr,
+                "unknown parameter kind",
+            ))
+        }
     })
 }
 
@@ -267,6 +273,9 @@ mod tests {
         ] {
             assert_eq!(from_ffi(&to_ffi(&v)).unwrap(), v);
         }
-        assert_eq!(param_value_text(&to_ffi(&Value::Time(Time::us(55)))), "55us");
+        assert_eq!(
+            param_value_text(&to_ffi(&Value::Time(Time::us(55)))),
+            "55us"
+        );
     }
 }

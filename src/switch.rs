@@ -4,8 +4,9 @@ use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use rdma_cc_switch::core::{PacketMeta, SwitchCore as Core};
 use rdma_cc_switch::mmu::{MmuConfig, PfcAction, Xoff, PRIORITIES};
 use rdma_cc_switch::red::{EcnThresholds, NotEct, RedEcnConfig, RedEcnPolicy, Verdict};
-use rdma_cc_switch::routing::{FiveTuple, Routes, Topology as Topo};
+use rdma_cc_switch::routing::{FiveTuple, RouteTable, Topology as Topo};
 use rdma_cc_switch::{DropReason, Ecn};
+use std::sync::Arc;
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
 mod ffi {
@@ -122,7 +123,8 @@ mod ffi {
         /// entry for a link of `rate_bps` (found = false for an empty map).
         fn ecn_map_lookup(map: &str, rate_bps: u64) -> Result<EcnLookup>;
 
-        /// The fabric graph, for shortest-path routing.
+        /// The fabric graph, for shortest-path routing; once computed, the routes of every node
+        /// (one table shared by all switches, O(nodes + links) in a leaf-spine fabric).
         type Topology;
         /// A topology of `n` nodes and no links.
         fn topology_new(n: u32) -> Box<Topology>;
@@ -130,14 +132,17 @@ mod ffi {
         fn set_host(self: &mut Topology, node: u32) -> Result<()>;
         /// Adds a link between port `pa` of `a` and port `pb` of `b`.
         fn add_link(self: &mut Topology, a: u32, pa: u32, b: u32, pb: u32) -> Result<()>;
-        /// Computes every node's shortest-path next hops (call after the last link).
-        fn compute_routes(self: &mut Topology);
-        /// Ports of `node` on shortest paths to `dst` (setup and tests only).
+        /// Computes every node's shortest-path next hops (call after the last link). Fails,
+        /// naming the host, if a host has no link or more than one.
+        fn compute_routes(self: &mut Topology) -> Result<()>;
+        /// Ports of switch or host `node` on shortest paths to host `dst`, ascending
+        /// (setup and tests only).
         fn next_hops(self: &Topology, node: u32, dst: u32) -> Vec<u32>;
 
         /// One switch's decisions (routing, egress policy, MMU with PFC).
         type SwitchCore;
-        /// Builds the switch core of `node` with routes from `topo` (compute_routes first).
+        /// Builds the switch core of `node` with routes from `topo` (compute_routes first);
+        /// the switch shares the topology's route table.
         fn switch_core_new(
             mmu: &MmuParams,
             topo: &Topology,
@@ -228,16 +233,16 @@ fn ecn_map_lookup(map: &str, rate_bps: u64) -> Result<ffi::EcnLookup, ConfigErro
     })
 }
 
-/// Opaque handle: the fabric graph and, once computed, every node's routes.
+/// Opaque handle: the fabric graph and, once computed, the route table of every node.
 pub struct Topology {
     topo: Topo,
-    routes: Vec<Routes>,
+    routes: Option<Arc<RouteTable>>,
 }
 
 fn topology_new(n: u32) -> Box<Topology> {
     Box::new(Topology {
         topo: Topo::new(n as usize),
-        routes: Vec::new(),
+        routes: None,
     })
 }
 
@@ -248,13 +253,14 @@ impl Topology {
     fn add_link(&mut self, a: u32, pa: u32, b: u32, pb: u32) -> Result<(), ConfigError> {
         self.topo.add_link(a, pa, b, pb)
     }
-    fn compute_routes(&mut self) {
-        self.routes = self.topo.routes();
+    fn compute_routes(&mut self) -> Result<(), ConfigError> {
+        self.routes = Some(Arc::new(self.topo.routes()?));
+        Ok(())
     }
     fn next_hops(&self, node: u32, dst: u32) -> Vec<u32> {
         self.routes
-            .get(node as usize)
-            .map(|r| r.next_hops(dst).to_vec())
+            .as_ref()
+            .map(|r| r.next_hops(node, dst).to_vec())
             .unwrap_or_default()
     }
 }
@@ -312,13 +318,17 @@ fn switch_core_new(
     node: u32,
     seed: u64,
 ) -> Result<Box<SwitchCore>, ConfigError> {
-    let routes = topo.routes.get(node as usize).cloned().ok_or_else(|| {
-        ConfigError::new(
-            "node",
-            node,
-            "has no routes: call compute_routes after adding every link",
-        )
-    })?;
+    let routes = topo
+        .routes
+        .as_ref()
+        .ok_or_else(|| {
+            ConfigError::new(
+                "node",
+                node,
+                "has no routes: call compute_routes after adding every link",
+            )
+        })?
+        .switch_routes(node)?;
     Ok(Box::new(SwitchCore(Core::new(
         MmuConfig::try_from(mmu)?,
         routes,
@@ -545,5 +555,67 @@ mod tests {
             assert!(!drop_reason_name(i).is_empty());
         }
         assert_eq!(drop_reason_name(drop_reason_count()), "");
+    }
+
+    fn mmu_params(ports: u32) -> MmuParams {
+        MmuParams {
+            buffer_size: 12_000_000,
+            ports,
+            mtu: 1062,
+            reserve: 0,
+            headroom: 32_000,
+            xoff_dynamic: true,
+            xoff_static: 0,
+            xoff_beta: 8.0,
+            xon_delta: 3000,
+            lossless_mask: 0x08,
+            egress_limit: 1_000_000,
+        }
+    }
+
+    #[test]
+    fn bridge_routes_are_shared_and_bad_topologies_named() {
+        // host 0 - switch 1 - host 2; node 3 is another helper's (no link)
+        let mut t = topology_new(4);
+        t.set_host(0).unwrap();
+        t.set_host(2).unwrap();
+        t.add_link(0, 0, 1, 0).unwrap();
+        let e = switch_core_new(&mmu_params(2), &t, 1, 7)
+            .err()
+            .expect("no routes yet");
+        assert_eq!(e.field, "node");
+        let e = t.compute_routes().unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.value.as_str()),
+            ("links of host 2", "0")
+        );
+        t.add_link(1, 1, 2, 0).unwrap();
+        t.compute_routes().unwrap();
+        assert_eq!(t.next_hops(1, 2), vec![1]);
+        assert_eq!(t.next_hops(0, 2), vec![0]);
+        assert!(t.next_hops(1, 3).is_empty());
+        let e = switch_core_new(&mmu_params(1), &t, 0, 7)
+            .err()
+            .expect("a host");
+        assert_eq!(e.field, "node");
+        let mut sw = switch_core_new(&mmu_params(2), &t, 1, 7).unwrap();
+        let mut p = SwitchPacket {
+            in_port: 0,
+            prio: 3,
+            dst_node: 2,
+            src_ip: 1,
+            dst_ip: 2,
+            src_port: 1000,
+            dst_port: 4791,
+            protocol: 17,
+            size: 1062,
+            ecn: 2,
+            draw: 0.5,
+        };
+        let d = sw.on_arrival(&p);
+        assert_eq!((d.out_port, d.action), (1, 0));
+        p.dst_node = 3;
+        let d = sw.on_arrival(&p);
+        assert_eq!((d.action, drop_reason_name(d.reason)), (2, "no_route"));
     }
 }

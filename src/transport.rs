@@ -288,10 +288,9 @@ fn sender_new(
     flow_size: u64,
     now_ns: u64,
 ) -> Result<Box<Sender>, ConfigError> {
-    let q = p
-        .0
-        .build_sender(&path_of(path), flow_size, Time(now_ns))
-        .map_err(as_attribute)?;
+    let q =
+        p.0.build_sender(&path_of(path), flow_size, Time(now_ns))
+            .map_err(as_attribute)?;
     Ok(Box::new(Sender(q)))
 }
 
@@ -500,7 +499,10 @@ mod tests {
     fn specs_carry_defaults_and_rules() {
         let specs = nic_param_specs();
         let alpha = &specs[index_of("Alpha")];
-        assert_eq!((alpha.option.as_str(), alpha.default_text.as_str()), ("alpha", "1"));
+        assert_eq!(
+            (alpha.option.as_str(), alpha.default_text.as_str()),
+            ("alpha", "1")
+        );
         assert!(alpha.help.contains("must be in (0, 1]"), "{}", alpha.help);
         let iw = &specs[index_of("Iw")];
         assert_eq!(iw.default_text, "auto");

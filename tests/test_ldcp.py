@@ -10,7 +10,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import read_bytes, run_example, summary  # noqa: E402
+from common import ExampleTest, read_bytes, run_example, summary  # noqa: E402
 
 FRAME = 1000 + 62  # payload + RoCE headers
 WIRE = FRAME + 20  # + preamble and inter-frame gap
@@ -21,7 +21,7 @@ def fct_rows(out):
         return list(csv.DictReader(f))
 
 
-class IdlePath(unittest.TestCase):
+class IdlePath(ExampleTest):
     def test_single_64k_flow_finishes_in_one_rtt_plus_serialisation(self):
         _, out = run_example("ldcp-incast", "--senders=1", "--size=65536")
         s = summary(out)
@@ -37,7 +37,7 @@ class IdlePath(unittest.TestCase):
         self.assertEqual(row["scheme"], "ldcp")
 
 
-class Incast16(unittest.TestCase):
+class Incast16(ExampleTest):
     @classmethod
     def setUpClass(cls):
         cls.p, cls.out = run_example("ldcp-incast")
@@ -92,7 +92,7 @@ class Incast16(unittest.TestCase):
         self.assertEqual(s["drops"]["queue_full"], 0, s)
 
 
-class Incast1000(unittest.TestCase):
+class Incast1000(ExampleTest):
     def test_thousand_senders_complete_with_cw_below_one_and_a_bounded_queue(self):
         _, out = run_example("ldcp-incast", "--senders=1000", "--size=16384")
         s = summary(out)
@@ -105,7 +105,7 @@ class Incast1000(unittest.TestCase):
         self.assertLessEqual(s["queue_max_stable_bytes"], s["senders"] * FRAME, s)
 
 
-class FastStartUnderLoad(unittest.TestCase):
+class FastStartUnderLoad(ExampleTest):
     def test_new_flows_lose_first_rtt_packets_long_flows_lose_nothing(self):
         _, out = run_example("ldcp-churn", "--churn=300us", "--longSize=2000000")
         s = summary(out)
@@ -121,7 +121,7 @@ class FastStartUnderLoad(unittest.TestCase):
         self.assertGreater(s["retx_bytes"], 0, s)
 
 
-class Reproducible(unittest.TestCase):
+class Reproducible(ExampleTest):
     def test_same_seed_gives_byte_identical_outputs(self):
         args = ("--senders=8", "--size=100000", "--seed=7")
         _, a = run_example("ldcp-incast", *args)
@@ -136,7 +136,7 @@ class Reproducible(unittest.TestCase):
         self.assertEqual(read_bytes(c, "fct.csv"), read_bytes(d, "fct.csv"))
 
 
-class TimeLimit(unittest.TestCase):
+class TimeLimit(ExampleTest):
     def test_a_run_cut_by_the_limit_says_so(self):
         p, out = run_example("ldcp-incast", "--limit=20us")
         s = summary(out)
@@ -147,7 +147,7 @@ class TimeLimit(unittest.TestCase):
         self.assertEqual(len(rows), s["flows_total"] - s["flows_done"])
 
 
-class BadInput(unittest.TestCase):
+class BadInput(ExampleTest):
     def check(self, args, text):
         p, out = run_example("ldcp-incast", *args, expect_rc=2)
         self.assertIn(text, p.stdout)

@@ -6,7 +6,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import read_bytes, run_example, summary  # noqa: E402
+from common import ExampleTest, read_bytes, run_example, summary  # noqa: E402
 
 
 def rows(out, name):
@@ -14,7 +14,7 @@ def rows(out, name):
         return list(csv.DictReader(f))
 
 
-class PfcIncast(unittest.TestCase):
+class PfcIncast(ExampleTest):
     def test_pfc_on_is_lossless_and_writes_pause_events(self):
         _, out = run_example("pfc-incast", "--senders=8", "--size=2000000", "--pfc=1")
         s = summary(out)

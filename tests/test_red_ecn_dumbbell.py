@@ -6,12 +6,12 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import read_bytes, run_example, summary  # noqa: E402
+from common import ExampleTest, read_bytes, run_example, summary  # noqa: E402
 
 SIM = "--simTime=0.03"
 
 
-class RedEcnDumbbell(unittest.TestCase):
+class RedEcnDumbbell(ExampleTest):
     def test_dctcp_keeps_high_utilisation_with_marks_and_no_drops(self):
         _, out = run_example("red-ecn-dumbbell", SIM, "--transport=tcp")
         s = summary(out)

@@ -48,23 +48,39 @@ Fabric::NextHops(uint32_t node, uint32_t dst) const
     return out;
 }
 
-Time
-Fabric::BaseRtt(uint32_t srcHost, uint32_t dstHost, uint32_t frameBytes, uint32_t ackBytes) const
+std::vector<Fabric::PathLink>
+Fabric::PathLinks(uint32_t srcHost, uint32_t dstHost) const
 {
-    Time rtt = Seconds(0);
+    std::vector<PathLink> out;
     uint32_t node = srcHost;
     for (int hops = 0; node != dstHost && hops < 64; hops++)
     {
         auto next = NextHops(node, dstHost);
         if (next.empty())
         {
-            return Seconds(-1);
+            return {};
         }
         Ptr<Node> n = NodeList::GetNode(node);
         Ptr<QbbNetDevice> dev = DynamicCast<QbbNetDevice>(n->GetDevice(next[0]));
-        rtt += 2 * dev->GetDelay() + dev->WireTime(frameBytes) + dev->WireTime(ackBytes);
+        out.push_back(PathLink{dev, dev->GetDataRate(), dev->GetDelay()});
         Ptr<QbbChannel> ch = DynamicCast<QbbChannel>(dev->GetChannel());
         node = ch->GetPeer(dev)->GetNode()->GetId();
+    }
+    return node == dstHost ? out : std::vector<PathLink>{};
+}
+
+Time
+Fabric::BaseRtt(uint32_t srcHost, uint32_t dstHost, uint32_t frameBytes, uint32_t ackBytes) const
+{
+    const auto links = PathLinks(srcHost, dstHost);
+    if (links.empty())
+    {
+        return Seconds(-1);
+    }
+    Time rtt = Seconds(0);
+    for (const auto& l : links)
+    {
+        rtt += 2 * l.delay + l.device->WireTime(frameBytes) + l.device->WireTime(ackBytes);
     }
     return rtt;
 }
@@ -148,6 +164,7 @@ Ptr<Node>
 FabricHelper::AddHost()
 {
     Ptr<Node> n = CreateObject<Node>();
+    m_hostIndex[n->GetId()] = m_fabric.hosts.GetN();
     m_fabric.hosts.Add(n);
     m_fabric.hostDevices.push_back(nullptr);
     return n;
@@ -186,15 +203,12 @@ FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay)
         }
         else
         {
-            NS_ABORT_MSG_IF(ends[k]->GetNDevices() > 0,
-                            "host " << ends[k]->GetId() << " already has a link");
+            // a host with a second link is reported at Finalize (a host has one port)
             ports[k] = ends[k]->AddDevice(d);
-            for (uint32_t i = 0; i < m_fabric.hosts.GetN(); i++)
+            auto host = m_hostIndex.find(ends[k]->GetId());
+            if (host != m_hostIndex.end())
             {
-                if (m_fabric.hosts.Get(i) == ends[k])
-                {
-                    m_fabric.hostDevices[i] = d;
-                }
+                m_fabric.hostDevices[host->second] = d;
             }
         }
         d->Attach(ch);
@@ -219,20 +233,19 @@ FabricHelper::Finalize()
     {
         for (uint32_t i = 0; i < m_fabric.hosts.GetN(); i++)
         {
-            NS_ABORT_MSG_UNLESS(m_fabric.hostDevices[i],
-                                "host " << m_fabric.hosts.Get(i)->GetId() << " has no link");
             topo->set_host(m_fabric.hosts.Get(i)->GetId());
         }
         for (const auto& l : m_fabric.links)
         {
             topo->add_link(l.a, l.aPort, l.b, l.bPort);
         }
+        // one route table shared by every switch; rejects hosts without exactly one link
+        topo->compute_routes();
     }
     catch (const rust::Error& e)
     {
         rdmacc::ConfigFatal("FabricHelper::Finalize", e.what());
     }
-    topo->compute_routes();
     m_fabric.topology = std::shared_ptr<rdmacc_ffi::Topology>(topo.into_raw(), TopologyDeleter());
 
     m_warnings.clear();
@@ -288,6 +301,7 @@ FabricHelper::Finalize()
     }
     Fabric f = m_fabric;
     m_fabric = Fabric();
+    m_hostIndex.clear();
     return f;
 }
 

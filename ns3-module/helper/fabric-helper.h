@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace rdmacc_ffi
@@ -52,11 +53,27 @@ struct Fabric
     std::vector<Link> links;                        //!< every link
     std::shared_ptr<rdmacc_ffi::Topology> topology; //!< the graph with routes (Rust)
 
-    /// \return the ports of switch or host `node` on shortest paths to host `dst`
+    /// \return the ports of switch or host `node` on shortest paths to host `dst`, ascending
+    ///         (a host's one port when it reaches `dst`)
     std::vector<uint32_t> NextHops(uint32_t node, uint32_t dst) const;
-    /// \return the smallest base RTT between two hosts: propagation both ways plus the
-    ///         serialisation of one `frameBytes` data frame per hop and one ACK per hop back
+    /// \return the base RTT between two hosts along the path of first next hops (every
+    ///         shortest path has the same hop count): propagation both ways plus the
+    ///         serialisation of one `frameBytes` data frame per hop and one ACK per hop back;
+    ///         -1 s when `dstHost` is unreachable
     Time BaseRtt(uint32_t srcHost, uint32_t dstHost, uint32_t frameBytes, uint32_t ackBytes) const;
+
+    /// One link of a path, in the direction of travel.
+    struct PathLink
+    {
+        Ptr<QbbNetDevice> device; //!< the device a frame leaves on
+        DataRate rate;            //!< its rate
+        Time delay;               //!< the link's one-way delay
+    };
+
+    /// \return the links from host `srcHost` to host `dstHost` along the first of the
+    ///         shortest paths (every path has the same hops in the built topologies); empty if
+    ///         there is no path
+    std::vector<PathLink> PathLinks(uint32_t srcHost, uint32_t dstHost) const;
     /// \return the host NIC rate (all hosts' rates are the same in the built topologies)
     DataRate HostRate() const;
 };
@@ -143,6 +160,8 @@ class FabricHelper
     bool m_printWarnings;                //!< print at Finalize
     Fabric m_fabric;                     //!< being built
     std::vector<std::string> m_warnings; //!< from Finalize
+    /// node id -> index of the host in m_fabric.hosts
+    std::unordered_map<uint32_t, uint32_t> m_hostIndex;
 };
 
 } // namespace ns3

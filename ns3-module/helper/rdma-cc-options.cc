@@ -25,14 +25,14 @@ namespace rdmacc
 /// One declared option.
 struct Decl
 {
-    std::string name;              //!< option name, no dashes
-    rdmacc_ffi::OptionSpec spec;   //!< kind and bounds (example options)
-    std::string def;               //!< default, as text
-    std::string help;              //!< help text
-    bool nic = false;              //!< a NIC parameter
-    std::size_t nicIndex = 0;      //!< its index in the NIC table
-    rdmacc_ffi::ParamKind kind{};  //!< kind of value
-    std::string rule;              //!< what the value must satisfy
+    std::string name;             //!< option name, no dashes
+    rdmacc_ffi::OptionSpec spec;  //!< kind and bounds (example options)
+    std::string def;              //!< default, as text
+    std::string help;             //!< help text
+    bool nic = false;             //!< a NIC parameter
+    std::size_t nicIndex = 0;     //!< its index in the NIC table
+    rdmacc_ffi::ParamKind kind{}; //!< kind of value
+    std::string rule;             //!< what the value must satisfy
 };
 
 struct Options::Impl
@@ -139,17 +139,17 @@ Declare(Options::Range r,
 
 } // namespace
 
-#define RDMACC_DECLARE(range, kind, def, choices, autoMeaning)                                     \
-    Declare(range,                                                                                 \
-            name,                                                                                  \
-            rdmacc_ffi::ParamKind::kind,                                                           \
-            def,                                                                                   \
-            help,                                                                                  \
-            choices,                                                                               \
-            autoMeaning,                                                                           \
-            m_impl->decls,                                                                         \
-            m_impl->byName,                                                                        \
-            m_impl->values);                                                                       \
+#define RDMACC_DECLARE(range, kind, def, choices, autoMeaning) \
+    Declare(range,                                             \
+            name,                                              \
+            rdmacc_ffi::ParamKind::kind,                       \
+            def,                                               \
+            help,                                              \
+            choices,                                           \
+            autoMeaning,                                       \
+            m_impl->decls,                                     \
+            m_impl->byName,                                    \
+            m_impl->values);                                   \
     return *this
 
 Options&
@@ -177,10 +177,7 @@ Options::Bytes(const std::string& name,
 }
 
 Options&
-Options::Duration(const std::string& name,
-                  const std::string& def,
-                  const std::string& help,
-                  Range r)
+Options::Duration(const std::string& name, const std::string& def, const std::string& help, Range r)
 {
     RDMACC_DECLARE(r, Time, def, "", "");
 }
@@ -303,17 +300,20 @@ Options::Parse(int argc, char** argv)
         if (arg.rfind("--", 0) != 0 || arg.size() == 2)
         {
             ConfigFatal("command line",
-                        "invalid argument " + arg + ": options are written --NAME=VALUE (see --help)");
+                        "invalid argument " + arg +
+                            ": options are written --NAME=VALUE (see --help)");
         }
         const std::size_t eq = arg.find('=');
-        const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+        const std::string name =
+            arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
         if (name.rfind("ns3::", 0) == 0)
         {
             if (eq == std::string::npos ||
                 !Config::SetDefaultFailSafe(name, StringValue(arg.substr(eq + 1))))
             {
                 ConfigFatal("command line",
-                            "invalid --" + name + (eq == std::string::npos ? "" : " = " + arg.substr(eq + 1)) +
+                            "invalid --" + name +
+                                (eq == std::string::npos ? "" : " = " + arg.substr(eq + 1)) +
                                 ": not an ns-3 attribute, or not a valid value of it");
             }
             continue;

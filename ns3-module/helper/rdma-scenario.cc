@@ -18,8 +18,8 @@
 #include "rust/cxx.h"
 
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -62,10 +62,8 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                "2000000",
                "egress queue limit of the data priority when lossy (tail drop)",
                rdmacc::Options::Range::AtLeast(1))
-        .Bytes("buffer",
-               "12000000",
-               "shared buffer of the switch",
-               rdmacc::Options::Range::AtLeast(1))
+        .Bytes(
+            "buffer", "12000000", "shared buffer of the switch", rdmacc::Options::Range::AtLeast(1))
         .Bytes("headroom",
                "32000",
                "PFC headroom per port and lossless priority (with --pfc=1)",
@@ -79,9 +77,7 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                   "1s",
                   "simulated-time limit: a run cut by it reports complete=false and fails",
                   rdmacc::Options::Range::Above(0))
-        .Bool("flowTrace",
-              false,
-              "write flows.csv: every flow's window, rate and srtt over time")
+        .Bool("flowTrace", false, "write flows.csv: every flow's window, rate and srtt over time")
         .Duration("flowSample",
                   "0",
                   "with --flowTrace: sample every flow at this interval (0: a row whenever a "
@@ -227,8 +223,7 @@ RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
         nics.push_back(nic);
     }
     sw->TraceConnectWithoutContext("Drop", MakeBoundCallback(&RdmaScenario::OnDrop, this));
-    m_monitor =
-        std::make_unique<FabricMonitor>(fabric, Out(), m_opts.GetTime("sample"), 0x08);
+    m_monitor = std::make_unique<FabricMonitor>(fabric, Out(), m_opts.GetTime("sample"), 0x08);
     if (m_opts.GetBool("flowTrace"))
     {
         m_flowsCsv.open(Out() + "/flows.csv.partial");
@@ -239,10 +234,8 @@ RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
         m_flowsCsv << "time_ns,flow_id,cw,rate_bps,srtt_ns\n";
         if (m_opts.GetTime("flowSample").IsStrictlyPositive())
         {
-            Simulator::Schedule(Seconds(0),
-                                &RdmaScenario::SampleFlows,
-                                this,
-                                m_opts.GetTime("flowSample"));
+            Simulator::Schedule(
+                Seconds(0), &RdmaScenario::SampleFlows, this, m_opts.GetTime("flowSample"));
         }
     }
 }
@@ -355,11 +348,11 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
         rates.push_back(l.rate.GetBitRate());
         delays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
     }
-    m_idealFct.push_back(NanoSeconds(static_cast<int64_t>(rdmacc_ffi::ideal_fct_ns(
-        rust::Slice<const uint64_t>(rates.data(), rates.size()),
-        rust::Slice<const uint64_t>(delays.data(), delays.size()),
-        bytes,
-        Mtu()))));
+    m_idealFct.push_back(NanoSeconds(static_cast<int64_t>(
+        rdmacc_ffi::ideal_fct_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),
+                                 rust::Slice<const uint64_t>(delays.data(), delays.size()),
+                                 bytes,
+                                 Mtu()))));
     return id;
 }
 

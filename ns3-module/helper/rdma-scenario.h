@@ -76,12 +76,12 @@ class RdmaScenario
     double PayloadLimit() const;
 
     // ---- options, after Parse
-    std::string Cc() const;        //!< --cc
-    uint32_t Seed() const;         //!< --seed
-    std::string Out() const;       //!< --out
-    uint64_t Mtu() const;          //!< --mtu (payload bytes)
-    uint64_t RateBps() const;      //!< --rate
-    bool Lossless() const;         //!< --pfc
+    std::string Cc() const;   //!< --cc
+    uint32_t Seed() const;    //!< --seed
+    std::string Out() const;  //!< --out
+    uint64_t Mtu() const;     //!< --mtu (payload bytes)
+    uint64_t RateBps() const; //!< --rate
+    bool Lossless() const;    //!< --pfc
 
     // ---- built
     Fabric fabric;                     //!< the fabric

@@ -9,6 +9,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/nstime.h"
+#include "ns3/object-base.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -84,7 +85,8 @@ class RustParamAccessor : public AttributeAccessor
     {
     }
 
-    bool Set(ObjectBase* object, const AttributeValue& value) const override
+    bool
+    Set(ObjectBase* object, const AttributeValue& value) const override
     {
         auto* owner = dynamic_cast<RustParamOwner*>(object);
         if (!owner)
@@ -95,7 +97,8 @@ class RustParamAccessor : public AttributeAccessor
         v.kind = m_kind;
         switch (m_kind)
         {
-        case ParamKind::Real: {
+        case ParamKind::Real:
+        {
             auto* d = dynamic_cast<const DoubleValue*>(&value);
             if (!d)
             {
@@ -105,7 +108,8 @@ class RustParamAccessor : public AttributeAccessor
             break;
         }
         case ParamKind::Count:
-        case ParamKind::Bytes: {
+        case ParamKind::Bytes:
+        {
             auto* u = dynamic_cast<const UintegerValue*>(&value);
             if (!u)
             {
@@ -114,7 +118,8 @@ class RustParamAccessor : public AttributeAccessor
             v.uint = u->Get();
             break;
         }
-        case ParamKind::Time: {
+        case ParamKind::Time:
+        {
             auto* t = dynamic_cast<const TimeValue*>(&value);
             if (!t)
             {
@@ -130,7 +135,8 @@ class RustParamAccessor : public AttributeAccessor
             v.uint = static_cast<uint64_t>(t->Get().GetNanoSeconds());
             break;
         }
-        case ParamKind::Rate: {
+        case ParamKind::Rate:
+        {
             auto* r = dynamic_cast<const DataRateValue*>(&value);
             if (!r)
             {
@@ -139,7 +145,8 @@ class RustParamAccessor : public AttributeAccessor
             v.uint = r->Get().GetBitRate();
             break;
         }
-        case ParamKind::Bool: {
+        case ParamKind::Bool:
+        {
             auto* b = dynamic_cast<const BooleanValue*>(&value);
             if (!b)
             {
@@ -148,7 +155,8 @@ class RustParamAccessor : public AttributeAccessor
             v.flag = b->Get();
             break;
         }
-        default: {
+        default:
+        {
             auto* s = dynamic_cast<const StringValue*>(&value);
             if (!s)
             {
@@ -162,7 +170,8 @@ class RustParamAccessor : public AttributeAccessor
         return true;
     }
 
-    bool Get(const ObjectBase* object, AttributeValue& attribute) const override
+    bool
+    Get(const ObjectBase* object, AttributeValue& attribute) const override
     {
         auto* owner = dynamic_cast<const RustParamOwner*>(object);
         if (!owner)
@@ -177,12 +186,14 @@ class RustParamAccessor : public AttributeAccessor
                                                CheckerOf(m_kind));
     }
 
-    bool HasGetter() const override
+    bool
+    HasGetter() const override
     {
         return true;
     }
 
-    bool HasSetter() const override
+    bool
+    HasSetter() const override
     {
         return true;
     }

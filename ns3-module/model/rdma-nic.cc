@@ -4,6 +4,7 @@
 #include "rdma-nic.h"
 
 #include "rdma-cc-error.h"
+#include "rdma-cc-log.h"
 #include "rdma-cc-params.h"
 #include "roce-header.h"
 
@@ -50,11 +51,11 @@ struct RdmaNic::Qp
     bool inReady = false;
     bool done = false;
     bool gotFeedback = false;
-    EventId timer;              // the QP's one timer event
+    EventId timer;                 // the QP's one timer event
     uint64_t timerAt = UINT64_MAX; // when it fires (ns)
     Ptr<RdmaNic> dstNic;
     FlowRecord finalRecord;
-    FlowState last;             // last state reported by the traces
+    FlowState last; // last state reported by the traces
 };
 
 /// One flow at its destination.
@@ -68,7 +69,8 @@ struct RdmaNic::RxFlow
 TypeId
 RdmaNic::GetTypeId()
 {
-    static TypeId tid = []() {
+    static TypeId tid = []()
+    {
         TypeId t = TypeId("ns3::RdmaNic")
                        .SetParent<Object>()
                        .SetGroupName("RdmaCc")
@@ -185,12 +187,8 @@ RdmaNic::GetNQps() const
 }
 
 uint32_t
-RdmaNic::AddFlow(Ptr<RdmaNic> dst,
-                 uint64_t size,
-                 Time start,
-                 Time baseRtt,
-                 uint32_t flowId,
-                 bool lossless)
+RdmaNic::AddFlow(
+    Ptr<RdmaNic> dst, uint64_t size, Time start, Time baseRtt, uint32_t flowId, bool lossless)
 {
     NS_ABORT_MSG_UNLESS(m_dev && dst && dst->m_dev, "RdmaNic::AddFlow before Attach");
     if (size == 0)
@@ -246,6 +244,7 @@ RdmaNic::StartQp(uint32_t idx)
 {
     Qp& q = *m_qps[idx];
     const uint64_t now = Simulator::Now().GetNanoSeconds();
+    rdmacc::SyncLog();
     try
     {
         q.sender = rdmacc_ffi::sender_new(**q.params, q.path, q.size, now);
@@ -287,7 +286,8 @@ RdmaNic::SetTimer(uint32_t idx, uint64_t at)
         return;
     }
     const uint64_t now = Simulator::Now().GetNanoSeconds();
-    q.timer = Simulator::Schedule(NanoSeconds(at - std::min(at, now)), &RdmaNic::OnTimer, this, idx);
+    q.timer =
+        Simulator::Schedule(NanoSeconds(at - std::min(at, now)), &RdmaNic::OnTimer, this, idx);
 }
 
 void
@@ -545,12 +545,13 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
             return;
         }
         RxFlow& rx = *it->second;
-        const rdmacc_ffi::RxOut o = (*rx.receiver)->on_data(now,
-                                                         h.seq,
-                                                         p->GetSize(),
-                                                         h.ecn == 3,
-                                                         h.flags & RoceHeader::FLAG_LAST,
-                                                         h.flags & RoceHeader::FLAG_ACKREQ);
+        const rdmacc_ffi::RxOut o = (*rx.receiver)
+                                        ->on_data(now,
+                                                  h.seq,
+                                                  p->GetSize(),
+                                                  h.ecn == 3,
+                                                  h.flags & RoceHeader::FLAG_LAST,
+                                                  h.flags & RoceHeader::FLAG_ACKREQ);
         m_delivered += o.delivered;
         const rdmacc_ffi::AckInfo acks[2] = {o.ack1, o.ack2};
         for (uint8_t k = 0; k < o.n_acks; k++)

@@ -5,6 +5,7 @@
 
 #include "rdma-cc-compat.h"
 #include "rdma-cc-error.h"
+#include "rdma-cc-log.h"
 
 #include "ns3/double.h"
 #include "ns3/drop-tail-queue.h"
@@ -237,6 +238,7 @@ RedEcnQueueDisc::CheckConfig()
         rdmacc::ConfigFatal("ns3::RedEcnQueueDisc",
                             "takes no queue disc classes or packet filters");
     }
+    rdmacc::SyncLog();
     try
     {
         auto box =

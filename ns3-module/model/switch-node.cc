@@ -4,6 +4,7 @@
 #include "switch-node.h"
 
 #include "rdma-cc-error.h"
+#include "rdma-cc-log.h"
 #include "red-ecn-queue-disc.h"
 #include "roce-header.h"
 
@@ -163,6 +164,7 @@ SwitchNode::GetMmuParams() const
 void
 SwitchNode::Setup(const rdmacc_ffi::Topology& topo)
 {
+    rdmacc::SyncLog();
     const std::string where = "ns3::SwitchNode " + std::to_string(GetId());
     if (m_xoffBeta < 0)
     {

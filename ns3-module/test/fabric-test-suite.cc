@@ -1,6 +1,7 @@
 /*
  * Tests of the lossless fabric: PFC timing on a QbbNetDevice, incast through a SwitchNode with
- * and without PFC, headroom overrun, ECMP over a Clos, and the MMU accounting invariants.
+ * and without PFC, headroom overrun, ECMP over a Clos, Clos routes and base RTT, and the MMU
+ * accounting invariants.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -441,6 +442,56 @@ class EcmpClosTestCase : public TestCase
     }
 };
 
+/// Routes of a Clos as seen through Fabric: every shortest-path port, ascending; base RTT
+/// along them.
+class ClosRoutesTestCase : public TestCase
+{
+  public:
+    ClosRoutesTestCase() :
+        TestCase("Clos routes: all shortest-path ports per switch, host uplinks, base RTT")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        FabricHelper fh;
+        fh.SetPrintWarnings(false);
+        fh.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+        fh.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+        // switches in creation order: spines 0-3, pod 0 (leaves 4-5, ToRs 6-7), pod 1 (8-11);
+        // a leaf's ports: spines 0-3, then its pod's ToRs; a ToR's: leaves 0-1, then hosts
+        Fabric f = fh.Clos(2, 2, 2, 4, 8);
+        auto id = [&f](uint32_t i)
+        {
+            return f.hosts.Get(i)->GetId();
+        };
+        using Ports = std::vector<uint32_t>;
+        const uint32_t tor0 = f.switches[6]->GetId();
+        const uint32_t leaf0 = f.switches[4]->GetId();
+        const uint32_t spine0 = f.switches[0]->GetId();
+        NS_TEST_ASSERT_MSG_EQ((f.NextHops(tor0, id(16)) == Ports{0, 1}), true, "ToR: both leaves");
+        NS_TEST_ASSERT_MSG_EQ((f.NextHops(tor0, id(1)) == Ports{3}), true, "ToR: local host");
+        NS_TEST_ASSERT_MSG_EQ((f.NextHops(leaf0, id(16)) == Ports{0, 1, 2, 3}),
+                              true,
+                              "leaf: every spine to another pod");
+        NS_TEST_ASSERT_MSG_EQ((f.NextHops(leaf0, id(8)) == Ports{5}), true, "leaf: down to ToR 1");
+        NS_TEST_ASSERT_MSG_EQ(
+            (f.NextHops(spine0, id(16)) == Ports{2, 3}), true, "spine: both leaves of pod 1");
+        NS_TEST_ASSERT_MSG_EQ((f.NextHops(id(0), id(16)) == Ports{0}), true, "host: its uplink");
+        NS_TEST_ASSERT_MSG_EQ(f.NextHops(id(0), id(0)).empty(), true, "no route to itself");
+        NS_TEST_ASSERT_MSG_EQ(
+            f.NextHops(tor0, spine0).empty(), true, "switches are no destination");
+        // 6 links between pods, 2 under one ToR: each 2 x 1 us + one data frame + one ACK
+        const Ptr<QbbNetDevice> d = f.hostDevices[0];
+        const Time perLink = 2 * d->GetDelay() + d->WireTime(kFrame) + d->WireTime(66);
+        NS_TEST_ASSERT_MSG_EQ(f.BaseRtt(id(0), id(16), kFrame, 66), 6 * perLink, "across pods");
+        NS_TEST_ASSERT_MSG_EQ(f.BaseRtt(id(0), id(1), kFrame, 66), 2 * perLink, "same ToR");
+        Simulator::Destroy();
+    }
+};
+
 /// Start-up warnings: ECN must trigger before PFC (DCQCN section 4).
 class EcnBeforePfcWarningTestCase : public TestCase
 {
@@ -559,6 +610,7 @@ class FabricTestSuite : public TestSuite
         AddTestCase(new NoPfcIncastTestCase);
         AddTestCase(new HeadroomOverrunTestCase);
         AddTestCase(new EcmpClosTestCase);
+        AddTestCase(new ClosRoutesTestCase);
         AddTestCase(new EcnBeforePfcWarningTestCase);
         AddTestCase(new EcnSpeedMapTestCase);
     }

@@ -305,7 +305,9 @@ impl<'a> ParamSpec<'a> {
         match self.kind {
             ParamKind::Real => "must be a finite number".to_string(),
             ParamKind::Count => "must be a whole number >= 0".to_string(),
-            ParamKind::Bytes => "must be a whole number of bytes (e.g. 12500, 12.5KB, 64KiB)".to_string(),
+            ParamKind::Bytes => {
+                "must be a whole number of bytes (e.g. 12500, 12.5KB, 64KiB)".to_string()
+            }
             ParamKind::Time => {
                 "must be a duration with its unit, e.g. 2us, 1.5ms, 0.1s, 800ns".to_string()
             }
@@ -324,13 +326,15 @@ impl<'a> ParamSpec<'a> {
             return Ok(self.zero());
         }
         let v = match self.kind {
-            ParamKind::Real => ParamValue::Real(parse_real(text).ok_or_else(|| err(self.requirement()))?),
+            ParamKind::Real => {
+                ParamValue::Real(parse_real(text).ok_or_else(|| err(self.requirement()))?)
+            }
             ParamKind::Count => {
                 ParamValue::Count(parse_whole(text).ok_or_else(|| err(self.requirement()))?)
             }
-            ParamKind::Bytes => {
-                ParamValue::Bytes(Bytes(parse_bytes(text).ok_or_else(|| err(self.requirement()))?))
-            }
+            ParamKind::Bytes => ParamValue::Bytes(Bytes(
+                parse_bytes(text).ok_or_else(|| err(self.requirement()))?,
+            )),
             ParamKind::Time => ParamValue::Time(Time(
                 parse_time_ns(text).ok_or_else(|| err(self.kind_requirement()))?,
             )),
@@ -369,7 +373,9 @@ impl<'a> ParamSpec<'a> {
             ParamKind::Time => ParamValue::Time(Time(0)),
             ParamKind::Rate => ParamValue::Rate(Rate(0)),
             ParamKind::Bool => ParamValue::Bool(false),
-            ParamKind::Choice => ParamValue::Choice(self.choices.first().copied().unwrap_or("").to_string()),
+            ParamKind::Choice => {
+                ParamValue::Choice(self.choices.first().copied().unwrap_or("").to_string())
+            }
             ParamKind::Text => ParamValue::Text(String::new()),
         }
     }
@@ -645,7 +651,10 @@ mod tests {
     fn bounds_are_checked_and_named() {
         assert_eq!(ALPHA.parse("1", "--alpha").unwrap(), ParamValue::Real(1.0));
         let e = ALPHA.parse("0", "--alpha").unwrap_err();
-        assert_eq!(e.to_string(), "invalid --alpha = 0: must be in (0, 1] packets");
+        assert_eq!(
+            e.to_string(),
+            "invalid --alpha = 0: must be in (0, 1] packets"
+        );
         let e = ALPHA.parse("1.5x", "--alpha").unwrap_err();
         assert_eq!(e.field, "--alpha");
         let e = ALPHA.parse("", "--alpha").unwrap_err();

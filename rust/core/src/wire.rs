@@ -170,7 +170,10 @@ mod tests {
     fn equal_rates_pipeline_the_first_frame_then_the_rest_at_line_rate() {
         // 3000 B = 3 frames of 1082 B = 3246 B: 2 µs + 1082 B (86.56 → 86 ns) + 3246 B (259.68
         // → 259 ns) + ACK 2 µs + 2 × 6 ns
-        assert_eq!(ideal_fct(&hops(2, 100, 1000), 3000, 1000), Time(2000 + 86 + 259 + 2012));
+        assert_eq!(
+            ideal_fct(&hops(2, 100, 1000), 3000, 1000),
+            Time(2000 + 86 + 259 + 2012)
+        );
     }
 
     #[test]

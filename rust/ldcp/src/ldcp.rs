@@ -258,9 +258,28 @@ impl Ldcp {
     /// accumulatively acknowledged before packet loss").
     fn exit_on_loss(&mut self, acked_packets: u64) {
         self.exit = FastStartExit::Loss;
-        self.stage = self
-            .rules
-            .stable((acked_packets as f64).max(self.rules.floor));
+        self.enter(
+            self.rules
+                .stable((acked_packets as f64).max(self.rules.floor)),
+        );
+    }
+
+    /// Moves to `next`, logging (debug) the end of fast start and entering or leaving the
+    /// sub-packet regime.
+    fn enter(&mut self, next: Stage) {
+        let sub = |s: Stage| matches!(s, Stage::SubPacket { .. });
+        if !self.stage.is_stable() && next.is_stable() {
+            log::debug!("fast start ends ({:?}): cw {}", self.exit, next.cw());
+        }
+        if sub(self.stage) != sub(next) {
+            let verb = if sub(next) { "enters" } else { "leaves" };
+            log::debug!(
+                "{verb} the sub-packet regime: cw {} -> {}",
+                self.stage.cw(),
+                next.cw()
+            );
+        }
+        self.stage = next;
     }
 }
 
@@ -293,7 +312,7 @@ impl Controller for Ldcp {
     }
 
     fn on_ack(&mut self, ack: &AckEvent) {
-        self.stage = match self.stage {
+        let next = match self.stage {
             Stage::FastStart { iw, .. } => {
                 // ldcp.md: "First RTT" ends when the first ACK returns; sending continues,
                 // clocked by ACKs, within the window IW.
@@ -312,6 +331,7 @@ impl Controller for Ldcp {
             }
             s => self.rules.on_ack(s, ack.newly_acked, ack.ece),
         };
+        self.enter(next);
     }
 
     fn on_nack(&mut self, nack: &NackEvent) {
@@ -320,13 +340,13 @@ impl Controller for Ldcp {
             Stage::FastStart { .. } => self.exit_on_loss(nack.acked_packets),
             // decision: the NACK's ECE reports the mark of the dropped out-of-order packet;
             // count it as one marked packet so the congestion signal is not lost
-            s if nack.ece => self.stage = self.rules.on_ack(s, 1, true),
+            s if nack.ece => self.enter(self.rules.on_ack(s, 1, true)),
             _ => {}
         }
     }
 
     fn on_rto(&mut self, _now: Time, acked_packets: u64) {
-        self.stage = match self.stage {
+        let next = match self.stage {
             // decision: a timeout in fast start is a loss like a NACK (condition 1)
             Stage::FastStart { .. } => {
                 self.exit_on_loss(acked_packets);
@@ -335,6 +355,7 @@ impl Controller for Ldcp {
             // ldcp.md "Loss recovery": on timeout ... cw ← max(γ, η·cw)
             s => self.rules.on_congestion(s),
         };
+        self.enter(next);
     }
 
     fn in_fast_start(&self) -> bool {

@@ -87,13 +87,16 @@ impl FromStr for Scheme {
 
     /// Parses a scheme name (as [`Scheme::name`] spells it); the error names the field `scheme`.
     fn from_str(s: &str) -> Result<Scheme, ConfigError> {
-        Scheme::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
-            ConfigError::new(
-                "scheme",
-                s,
-                format!("must be one of {}", Scheme::NAMES.join(", ")),
-            )
-        })
+        Scheme::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                ConfigError::new(
+                    "scheme",
+                    s,
+                    format!("must be one of {}", Scheme::NAMES.join(", ")),
+                )
+            })
     }
 }
 
@@ -523,9 +526,24 @@ mod tests {
         }
         assert_eq!("dcqcn".parse::<Scheme>().unwrap_err().field, "scheme");
         let base = ReceiverConfig::default();
-        assert!(nic(Scheme::Ldcp).scheme_config(Scheme::LdcpRate).receiver(&base).send_cnp);
-        assert!(!nic(Scheme::Ldcp).scheme_config(Scheme::Ldcp).receiver(&base).send_cnp);
-        assert!(!nic(Scheme::Ldcp).scheme_config(Scheme::None).receiver(&base).send_cnp);
+        assert!(
+            nic(Scheme::Ldcp)
+                .scheme_config(Scheme::LdcpRate)
+                .receiver(&base)
+                .send_cnp
+        );
+        assert!(
+            !nic(Scheme::Ldcp)
+                .scheme_config(Scheme::Ldcp)
+                .receiver(&base)
+                .send_cnp
+        );
+        assert!(
+            !nic(Scheme::Ldcp)
+                .scheme_config(Scheme::None)
+                .receiver(&base)
+                .send_cnp
+        );
     }
 
     #[test]

@@ -255,6 +255,8 @@ mod tests {
     use super::*;
     use crate::mmu::Xoff;
     use crate::red::EcnThresholds;
+    use crate::routing::Topology;
+    use std::sync::Arc;
 
     fn meta(in_port: u32, dst: u32, prio: u8, ecn: Ecn) -> PacketMeta {
         PacketMeta {
@@ -274,7 +276,17 @@ mod tests {
         }
     }
 
-    /// 3 ports; node 9 reachable via port 2.
+    /// Switch 0 with 3 ports to hosts 1, 2 and 9 (node ids 0..10; others unused).
+    fn routes() -> Routes {
+        let mut t = Topology::new(10);
+        for (port, host) in [(0, 1), (1, 2), (2, 9)] {
+            t.set_host(host).unwrap();
+            t.add_link(0, port, host, 0).unwrap();
+        }
+        Arc::new(t.routes().unwrap()).switch_routes(0).unwrap()
+    }
+
+    /// 3 ports; host 9 reachable via port 2.
     fn core(lossless3: bool) -> SwitchCore {
         let mut lossless = [false; 8];
         lossless[3] = lossless3;
@@ -289,7 +301,7 @@ mod tests {
             lossless,
             egress_limit: Bytes(30_000),
         };
-        SwitchCore::new(cfg, Routes::from_lists(10, &[(9, vec![2])]), 7).unwrap()
+        SwitchCore::new(cfg, routes(), 7).unwrap()
     }
 
     #[test]

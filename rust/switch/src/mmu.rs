@@ -499,6 +499,7 @@ impl Mmu {
     }
 
     fn drop(&mut self, reason: DropReason, size: Bytes, pfc: PfcAction) -> Admission {
+        log::trace!("drop {size} ({})", reason.name());
         self.count_drop(reason, size);
         Admission {
             drop: Some(reason),
@@ -542,12 +543,17 @@ impl Mmu {
             let pfc = if !q.paused && over && !(overrun && q.total() == Bytes::ZERO) {
                 self.ingress[i].paused = true;
                 self.stats.pauses += 1;
+                log::debug!(
+                    "PAUSE port {in_port} prio {prio}: ingress queue {} + {size}",
+                    q.total()
+                );
                 PfcAction::Pause
             } else {
                 PfcAction::None
             };
             if overrun {
                 // Headroom exhausted: the only drop of a lossless packet (a configuration error).
+                log::warn!("headroom overrun: port {in_port} prio {prio}, {size} dropped");
                 return self.drop(DropReason::HeadroomOverrun, size, pfc);
             }
             (to_shared, to_headroom, pfc)
@@ -621,6 +627,10 @@ impl Mmu {
         {
             self.ingress[i].paused = false;
             self.stats.resumes += 1;
+            log::debug!(
+                "RESUME port {in_port} prio {prio}: ingress queue {}",
+                q.total()
+            );
             PfcAction::Resume
         } else {
             PfcAction::None

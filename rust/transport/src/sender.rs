@@ -397,6 +397,7 @@ impl<C: Controller> QpSender<C> {
         let retransmission = seq < self.snd_max;
         let ecn = self.cc.ecn(seq, len);
         let cw = self.cc.cw();
+        log::trace!("send {seq}+{len} ecn {ecn:?} cw {cw:?} retx {retransmission}");
         self.snd_nxt = end;
         self.snd_max = self.snd_max.max(end);
         // Karn: only resends after a timeout are ambiguous (see the module documentation)
@@ -523,6 +524,10 @@ impl<C: Controller> QpSender<C> {
             self.karn_limit = self.karn_limit.min(expected);
         }
         // go-back-N: retransmit from the NACKed sequence
+        log::debug!(
+            "NACK: go back N from {expected} (sent up to {})",
+            self.snd_nxt
+        );
         self.snd_nxt = expected;
         self.go_back_at = Some(now);
         self.rto_deadline = None;
@@ -604,10 +609,15 @@ impl<C: Controller> QpSender<C> {
             }
             _ => None,
         };
-        [self.rto_deadline, probe, self.wait_until, self.cc.next_timeout()]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            self.rto_deadline,
+            probe,
+            self.wait_until,
+            self.cc.next_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Handles every timer that has expired by `now`; harmless when nothing has.
@@ -626,6 +636,11 @@ impl<C: Controller> QpSender<C> {
                     // ldcp.md "Loss recovery": go back N from the lowest unacknowledged byte and
                     // treat it as a congestion signal
                     self.stats.timeouts += 1;
+                    log::debug!(
+                        "RTO: go back N from {} (sent up to {})",
+                        self.snd_una,
+                        self.snd_nxt
+                    );
                     self.karn_limit = self.karn_limit.max(self.snd_nxt);
                     self.sent_since_rto = false;
                     self.snd_nxt = self.snd_una;

@@ -1,0 +1,133 @@
+"""End-to-end checks of the Rust crates' logging through ns-3's NS_LOG (one component per crate)."""
+
+import csv
+import os
+import re
+import sys
+import unittest
+from collections import Counter
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import ExampleTest, read_bytes, run_example, summary  # noqa: E402
+
+# ns-3's time prefix ("+0.000012345s "), as NS_LOG writes it for its own components
+TIME = r"\+(\d+(?:\.\d+)?)s "
+# 16 senders with fast start on a lossy priority: the first-RTT bursts overflow K_fs
+INCAST = ("--senders=16", "--size=262144")
+NO_LOG = {"NS_LOG": None}
+
+
+def ns(seconds):
+    return round(float(seconds) * 1e9)
+
+
+def rows(out, name):
+    with open(os.path.join(out, name)) as f:
+        return list(csv.DictReader(f))
+
+
+class RustLog(ExampleTest):
+    def assert_same_outputs(self, logged, plain):
+        """Same stdout (but wall-clock figures and the output directory) and output files."""
+        (p, a), (q, b) = logged, plain
+
+        def stdout(proc, out):
+            return [l.replace(out, "OUT") for l in proc.stdout.splitlines() if "wall" not in l]
+
+        self.assertEqual(stdout(p, a), stdout(q, b))
+        self.assertEqual(sorted(os.listdir(a)), sorted(os.listdir(b)))
+        for name in os.listdir(a):
+            if name == "summary.json":
+                sa, sb = summary(a), summary(b)
+                for s in (sa, sb):
+                    s.pop("wall_s")
+                    s.pop("events_per_s", None)
+                self.assertEqual(sa, sb)
+            else:
+                self.assertEqual(read_bytes(a, name), read_bytes(b, name), name)
+
+    def test_incast_writes_transport_lines_with_time_prefix(self):
+        env = {"NS_LOG": "RdmaCcTransport=level_debug|prefix_time:RdmaCcSwitch=level_debug"}
+        p, out = run_example("ldcp-incast", *INCAST, env=env, split_stderr=True)
+        s = summary(out)
+        self.assertGreater(s["first_rtt_drops"], 0, s)
+        self.assertEqual(s["pfc_pause_frames"], 0, s)
+        lines = p.stderr.splitlines()
+        go_back = re.compile(TIME + r"(NACK|RTO): go back N from (\d+) \(sent up to (\d+)\)$")
+        matches = [go_back.match(l) for l in lines]
+        # every line is the transport's (the lossy switch never pauses: no RdmaCcSwitch line)
+        self.assertEqual([l for l, m in zip(lines, matches) if not m], [])
+        times = [ns(m.group(1)) for m in matches]
+        # every flow lost part of its fast-start burst and went back at least once
+        self.assertGreaterEqual(len(lines), s["senders"], p.stderr[:2000])
+        self.assertEqual(times, sorted(times))  # written in simulated-time order
+        self.assertGreater(times[0], 0)
+        self.assertLessEqual(times[-1], s["sim_time_ns"])
+        for m in matches:
+            self.assertLessEqual(int(m.group(4)), s["size_bytes"])
+            self.assertLess(int(m.group(3)), int(m.group(4)))  # goes back below what was sent
+
+    def test_component_names_and_prefixes(self):
+        env = {"NS_LOG": "RdmaCcTransport=level_debug|prefix_all:RdmaCcLdcp=level_debug|prefix_func"}
+        p, out = run_example("ldcp-incast", *INCAST, env=env, split_stderr=True)
+        s = summary(out)
+        lines = p.stderr.splitlines()
+        transport = re.compile(TIME + r"(\d+) RdmaCcTransport:sender\(\): \[DEBUG\] (NACK|RTO): go back N ")
+        ldcp = re.compile(r"RdmaCcLdcp:ldcp\(\): fast start ends \((Loss|AllAcked)\): cw ")
+        regime = re.compile(r"RdmaCcLdcp:ldcp\(\): (enters|leaves) the sub-packet regime: cw ([\d.]+) -> ([\d.]+)$")
+        t = [transport.match(l) for l in lines]
+        f = [ldcp.match(l) for l in lines]
+        r = [regime.match(l) for l in lines]
+        self.assertEqual([l for l, a, b, c in zip(lines, t, f, r) if not (a or b or c)], [])
+        # every flow leaves fast start exactly once
+        self.assertEqual(sum(1 for m in f if m), s["senders"])
+        # the sub-packet regime is cw < 1
+        for m in filter(None, r):
+            before, after = float(m.group(2)), float(m.group(3))
+            if m.group(1) == "enters":
+                self.assertTrue(after < 1 <= before, m.group(0))
+            else:
+                self.assertTrue(before < 1 <= after, m.group(0))
+        # the node prefix is the sending host's node id
+        senders = {r["src"] for r in rows(out, "fct.csv")}
+        nodes = {m.group(2) for m in t if m}
+        self.assertTrue(nodes, p.stderr[:2000])
+        self.assertLessEqual(nodes, senders)
+
+    def test_pfc_incast_writes_one_line_per_pause_and_resume(self):
+        args = ("--senders=8", "--size=2000000", "--pfc=1")
+        env = {"NS_LOG": "RdmaCcSwitch=level_debug|prefix_time|prefix_node|prefix_func"}
+        p, out = run_example("pfc-incast", *args, env=env, split_stderr=True)
+        s = summary(out)
+        self.assertGreater(s["pfc_pause_frames"], 0, s)
+        line = re.compile(
+            TIME + r"(\d+) RdmaCcSwitch:mmu\(\): (PAUSE|RESUME) port (\d+) prio 3: ingress queue \d+ B"
+        )
+        matches = [line.match(l) for l in p.stderr.splitlines()]
+        self.assertTrue(all(matches), p.stderr[:2000])
+        logged = Counter((m.group(3).lower(), m.group(2), m.group(4), ns(m.group(1))) for m in matches)
+        # the MMU decides each PAUSE once and the switch sends it at once (no pause outlasts its
+        # refresh at this load): the log and pfc.csv list the same frames
+        frames = Counter((r["kind"], r["node"], r["port"], int(r["time_ns"])) for r in rows(out, "pfc.csv"))
+        self.assertEqual(logged, frames)
+        self.assertEqual(sum(1 for m in matches if m.group(3) == "PAUSE"), s["pfc_pause_frames"])
+
+        plain = run_example("pfc-incast", *args, env=NO_LOG, split_stderr=True)
+        self.assertEqual(plain[0].stderr, "")
+        self.assert_same_outputs((p, out), plain)
+
+    def test_without_ns_log_nothing_is_written_and_outputs_are_identical(self):
+        env = {"NS_LOG": "RdmaCcTransport=level_logic|prefix_all:RdmaCcLdcp=level_debug:RdmaCcSwitch=level_logic"}
+        logged = run_example("ldcp-incast", *INCAST, env=env, split_stderr=True)
+        # level_logic includes trace: one line per data packet sent, at least
+        self.assertGreater(logged[0].stderr.count("RdmaCcTransport:sender(): [LOGIC] send "), 16 * 262)
+        plain = run_example("ldcp-incast", *INCAST, env=NO_LOG, split_stderr=True)
+        self.assertEqual(plain[0].stderr, "")
+        self.assert_same_outputs(logged, plain)
+        # an unrelated ns-3 component enabled: no rdma-cc line either
+        other = run_example("ldcp-incast", *INCAST, env={"NS_LOG": "Simulator=level_error"}, split_stderr=True)
+        self.assertEqual(other[0].stderr, "")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Runs one example under several congestion-control schemes and prints one table.
+
+    tools/compare.py [--build DIR] [--schemes=ldcp,ldcp-rate,none] --run "EXAMPLE args..."
+
+`./waf compare --run "EXAMPLE args" --schemes=...` builds, then runs this with --build set to its
+build directory; run by hand it needs a tree built by `./waf build` (default --build: build/).
+Each scheme runs as `EXAMPLE args --cc=SCHEME --out=results/compare/EXAMPLE-SCHEME` from the
+checkout; the table is read from each run's summary.json. A failing run stops the comparison
+with its exit status.
+"""
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import buildenv  # noqa: E402
+
+ROOT = buildenv.ROOT
+
+# (column title, value from summary.json)
+COMPARE_COLUMNS = [
+    ("flows done", lambda s: "%d/%d" % (s["flows_done"], s["flows_total"])),
+    ("FCT avg us", lambda s: "%.1f" % (s["fct_ns"]["avg"] / 1e3)),
+    ("FCT p99 us", lambda s: "%.1f" % (s["fct_ns"]["p99"] / 1e3)),
+    ("slowdown p99", lambda s: "%.2f" % s["slowdown"]["p99"]),
+    ("queue max KB", lambda s: "%.1f" % (s["queue_max_bytes"] / 1e3)),
+    ("queue avg KB", lambda s: "%.1f" % (s["queue_avg_bytes"] / 1e3)),
+    ("drops", lambda s: "%d" % s["drops_total"]),
+    ("stable drops", lambda s: "%d" % s.get("stable_stage_drops", 0)),
+    ("PAUSEs", lambda s: "%d" % s["pfc_pause_frames"]),
+    ("retx KB", lambda s: "%.1f" % (s["retx_bytes"] / 1e3)),
+    ("wall s", lambda s: "%.2f" % s["wall_s"]),
+]
+
+
+def table(name, args, rows):
+    """The comparison as text lines: a title, a header and one row per scheme, right-aligned."""
+    head = ["scheme"] + [c for c, _ in COMPARE_COLUMNS]
+    cells = [head] + [[cc] + [fmt(s) for _, fmt in COMPARE_COLUMNS] for cc, s in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
+    lines = ["", "%s %s" % (name, " ".join(args))]
+    lines += ["  ".join(x.rjust(w) for x, w in zip(r, widths)) for r in cells]
+    lines.append("outputs in results/compare/%s-SCHEME/" % name)
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        prog="tools/compare.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), metavar="DIR", help="build directory of ./waf build [default: build]")
+    ap.add_argument("--run", default="", metavar='"EXAMPLE args"', help="the example and its arguments (one string)")
+    ap.add_argument(
+        "--schemes", default="ldcp,ldcp-rate,none", help="comma-separated --cc values [default: ldcp,ldcp-rate,none]"
+    )
+    opts = ap.parse_args()
+    if not opts.run:
+        buildenv.error('compare needs --run "EXAMPLE args...", e.g. ./waf compare --run "ldcp-incast --senders=64"')
+        return 2
+    argv = shlex.split(opts.run)
+    name = argv[0]
+    examples = buildenv.examples()
+    if name not in examples:
+        buildenv.error("unknown example %r; the examples are: %s" % (name, ", ".join(examples)))
+        return 2
+    try:
+        info = buildenv.load(opts.build)
+    except buildenv.BuildError as e:
+        buildenv.error(str(e))
+        return 2
+    env = buildenv.run_env(info)
+    schemes = [x for x in opts.schemes.split(",") if x]
+    prog = buildenv.program_path(info, name)
+    rows = []
+    for cc in schemes:
+        out = os.path.join("results", "compare", "%s-%s" % (name, cc))
+        cmd = [prog] + argv[1:] + ["--cc=" + cc, "--out=" + out]
+        buildenv.banner(" ".join(cmd))
+        rc = subprocess.call(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
+        if rc != 0:
+            buildenv.error("%s failed with exit status %d" % (" ".join(cmd), rc))
+            return rc if rc > 0 else 1
+        with open(os.path.join(ROOT, out, "summary.json")) as f:
+            rows.append((cc, json.load(f)))
+    print("\n".join(table(name, argv[1:], rows)))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
