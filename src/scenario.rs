@@ -46,6 +46,9 @@ mod ffi {
         fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u64;
         /// Payload bit/s a link of `rate_bps` carries at most with `mtu`-byte payloads.
         fn payload_limit_bps(rate_bps: u64, mtu: u64) -> f64;
+        /// The longest a packet can queue along a lossless path without being lost: the sum,
+        /// over its hops, of `buffers[i]` bytes (0 for a host's link) drained at `rates_bps[i]`.
+        fn max_queueing_ns(rates_bps: &[u64], buffers: &[u64]) -> u64;
     }
 }
 
@@ -132,6 +135,14 @@ fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u6
 
 fn payload_limit_bps(rate_bps: u64, mtu: u64) -> f64 {
     wire::payload_limit(Rate(rate_bps), Bytes(mtu))
+}
+
+fn max_queueing_ns(rates_bps: &[u64], buffers: &[u64]) -> u64 {
+    rates_bps
+        .iter()
+        .zip(buffers)
+        .map(|(&r, &b)| Rate(r).tx_time(Bytes(b)).0)
+        .fold(0u64, u64::saturating_add)
 }
 
 #[cfg(test)]

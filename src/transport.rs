@@ -43,6 +43,9 @@ mod ffi {
         base_rtt_ns: u64,
         /// the flow's data priority is lossless (PFC)
         lossless: bool,
+        /// lossless: the longest a packet can queue on the path (every switch's buffer at its
+        /// port rate), 0 if unknown
+        max_queueing_ns: u64,
     }
 
     /// The sender's next action, and its next timer deadline (u64::MAX: none).
@@ -230,6 +233,7 @@ fn path_of(p: &PathInfo) -> Path {
         line_rate: Rate(p.line_rate_bps),
         base_rtt: Time(p.base_rtt_ns),
         lossless: p.lossless,
+        max_queueing: Time(p.max_queueing_ns),
     }
 }
 
@@ -468,6 +472,7 @@ mod tests {
             line_rate_bps: 100_000_000_000,
             base_rtt_ns: 8000,
             lossless: false,
+            max_queueing_ns: 0,
         }
     }
 

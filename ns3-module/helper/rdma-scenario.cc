@@ -14,6 +14,7 @@
 #include "ns3/uinteger.h"
 
 #include "rdma-cc/src/scenario.rs.h"
+#include "rdma-cc/src/switch.rs.h"
 #include "rdma-cc/src/transport.rs.h"
 #include "rust/cxx.h"
 
@@ -337,17 +338,29 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
     const uint32_t id = m_nextFlowId++;
     const uint32_t src = fabric.hosts.Get(srcHost)->GetId();
     const uint32_t dst = fabric.hosts.Get(dstHost)->GetId();
-    const uint32_t qp = nics[srcHost]->AddFlow(
-        nics[dstHost], bytes, start, BaseRtt(srcHost, dstHost), id, Lossless());
-    m_flowOf[(uint64_t(nics[srcHost]->GetNodeId()) << 32) | qp] = id;
-    dropsByFlow.push_back(0);
     std::vector<uint64_t> rates;
     std::vector<uint64_t> delays;
+    std::vector<uint64_t> buffers;
     for (const auto& l : fabric.PathLinks(src, dst))
     {
         rates.push_back(l.rate.GetBitRate());
         delays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
+        // a switch's egress: the most it can hold for this hop is its whole buffer
+        Ptr<SwitchNode> s = DynamicCast<SwitchNode>(l.device->GetNode());
+        buffers.push_back(s ? s->GetMmuParams().buffer_size : 0);
     }
+    const Time maxQueueing = NanoSeconds(static_cast<int64_t>(rdmacc_ffi::max_queueing_ns(
+        rust::Slice<const uint64_t>(rates.data(), rates.size()),
+        rust::Slice<const uint64_t>(buffers.data(), buffers.size()))));
+    const uint32_t qp = nics[srcHost]->AddFlow(nics[dstHost],
+                                               bytes,
+                                               start,
+                                               BaseRtt(srcHost, dstHost),
+                                               id,
+                                               Lossless(),
+                                               maxQueueing);
+    m_flowOf[(uint64_t(nics[srcHost]->GetNodeId()) << 32) | qp] = id;
+    dropsByFlow.push_back(0);
     m_idealFct.push_back(NanoSeconds(static_cast<int64_t>(
         rdmacc_ffi::ideal_fct_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),
                                  rust::Slice<const uint64_t>(delays.data(), delays.size()),
@@ -421,6 +434,7 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
     uint64_t sent = 0;
     uint64_t delivered = 0;
     uint64_t retx = 0;
+    uint64_t dup = 0;
     uint64_t done = 0;
     uint64_t subPacketSends = 0;
     double minCw = std::numeric_limits<double>::infinity();
@@ -429,6 +443,7 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
         sent += f.size;
         delivered += f.delivered;
         retx += f.retxBytes;
+        dup += f.dupBytes;
         done += !f.finish.IsStrictlyNegative();
         subPacketSends += f.subPacketSends;
         minCw = std::min(minCw, f.minCw);
@@ -486,6 +501,7 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
         .Obj("fct_ns", fct.ToJson())
         .Obj("slowdown", slow.ToJson())
         .UInt("retx_bytes", retx)
+        .UInt("spurious_retx_bytes", dup)
         .Num("cw_min", std::isfinite(minCw) ? minCw : -1)
         .UInt("sub_packet_sends", subPacketSends)
         .UInt("k_min_bytes", kMinB)
@@ -513,7 +529,7 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
                   << " flows unfinished (summary.json: \"complete\": false; raise --limit)\n";
     }
     std::cout << "  bytes delivered   " << delivered << " / " << sent << " (retransmitted " << retx
-              << ")\n";
+              << ", of which received twice " << dup << ")\n";
     std::cout << std::setprecision(1);
     std::cout << "  FCT us            avg " << fct.avg / 1e3 << "  p50 " << fct.p50 / 1e3
               << "  p95 " << fct.p95 / 1e3 << "  p99 " << fct.p99 / 1e3 << "  max " << fct.max / 1e3

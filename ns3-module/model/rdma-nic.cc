@@ -187,8 +187,13 @@ RdmaNic::GetNQps() const
 }
 
 uint32_t
-RdmaNic::AddFlow(
-    Ptr<RdmaNic> dst, uint64_t size, Time start, Time baseRtt, uint32_t flowId, bool lossless)
+RdmaNic::AddFlow(Ptr<RdmaNic> dst,
+                 uint64_t size,
+                 Time start,
+                 Time baseRtt,
+                 uint32_t flowId,
+                 bool lossless,
+                 Time maxQueueing)
 {
     NS_ABORT_MSG_UNLESS(m_dev && dst && dst->m_dev, "RdmaNic::AddFlow before Attach");
     if (size == 0)
@@ -206,6 +211,8 @@ RdmaNic::AddFlow(
     q->path.line_rate_bps = m_dev->GetDataRate().GetBitRate();
     q->path.base_rtt_ns = static_cast<uint64_t>(std::max<int64_t>(0, baseRtt.GetNanoSeconds()));
     q->path.lossless = lossless;
+    q->path.max_queueing_ns =
+        static_cast<uint64_t>(std::max<int64_t>(0, maxQueueing.GetNanoSeconds()));
     q->dstNic = dst;
     try
     {

@@ -106,6 +106,9 @@ class RdmaNic
      * \param flowId a global id, reported in the flow records and traces
      * \param lossless whether the flow's data priority is lossless (PFC) along its path: its
      *        retransmission timeout then only guards against failures (see the README)
+     * \param maxQueueing lossless: the longest a packet can queue on the path without being
+     *        lost (every switch's buffer drained at its port rate; 0: unknown), the default
+     *        floor of the retransmission timeout
      * \return the local QP index
      */
     uint32_t AddFlow(Ptr<RdmaNic> dst,
@@ -113,7 +116,8 @@ class RdmaNic
                      Time start,
                      Time baseRtt,
                      uint32_t flowId,
-                     bool lossless = false);
+                     bool lossless = false,
+                     Time maxQueueing = Time(0));
 
     /// \return records of the flows this host sent (finish < 0: not finished)
     std::vector<FlowRecord> GetFlowRecords() const;

@@ -508,6 +508,7 @@ mod tests {
             line_rate: Rate::gbps(100),
             base_rtt: Time::us(8),
             lossless: false,
+            max_queueing: Time::ZERO,
         }
     }
 

@@ -53,10 +53,14 @@ pub struct SenderConfig {
     /// α = 1/8). Requires `0 < rtt_gain ≤ 1`.
     pub rtt_gain: f64,
     /// The flow's priority is lossless (PFC, IEEE 802.1Qbb): nothing is lost, so a timeout can
-    /// only be spurious. The RTO floor defaults to [`LOSSLESS_RTO_FLOOR`] and, before the first
-    /// RTT sample, the RTO is its ceiling (the first ACK may wait behind every PAUSE of a deep
-    /// incast). A path property, set by the NIC from the fabric; default false.
+    /// only be spurious. The RTO floor defaults to the path's worst queueing (see
+    /// [`Self::effective_rto`]) and, before the first RTT sample, the RTO is its ceiling (the
+    /// first ACK may wait behind every PAUSE of a deep incast). A path property, set by the NIC
+    /// from the fabric; default false.
     pub lossless: bool,
+    /// With `lossless`: the longest a packet can queue on the path without being lost (every
+    /// switch's buffer drained at its port rate); 0 when unknown. A path property.
+    pub max_queueing: Time,
 }
 
 /// What a flow's sender learns from the fabric: the properties of its path.
@@ -69,6 +73,10 @@ pub struct Path {
     pub base_rtt: Time,
     /// The flow's data priority is lossless (PFC) end to end.
     pub lossless: bool,
+    /// On a lossless path: the longest a packet can queue without being lost, the time every
+    /// switch on the path takes to drain its whole buffer at the rate of the port toward the
+    /// receiver (0: unknown). A timeout before that can only be spurious.
+    pub max_queueing: Time,
 }
 
 impl SenderConfig {
@@ -78,12 +86,13 @@ impl SenderConfig {
             line_rate: path.line_rate,
             base_rtt: path.base_rtt,
             lossless: path.lossless,
+            max_queueing: path.max_queueing,
             ..*self
         }
     }
 }
 
-/// Default RTO floor on a lossless (PFC) priority: 1 ms. Nothing is lost there, so a timeout
+/// Smallest default RTO floor on a lossless (PFC) priority: 1 ms. Nothing is lost there, so a timeout
 /// only fires spuriously behind deep queues or PAUSEs; RoCE NICs' local ACK timeouts are of
 /// the order of milliseconds (InfiniBand Architecture Specification, Vol. 1, §9.7.6.1.3: the
 /// Local ACK Timeout is 4.096 µs · 2^n).
@@ -102,6 +111,7 @@ impl Default for SenderConfig {
             dup_nack_holdoff: None,
             rtt_gain: 0.125,
             lossless: false,
+            max_queueing: Time::ZERO,
         }
     }
 }
@@ -217,13 +227,19 @@ impl SenderConfig {
         Ok(())
     }
 
-    /// The RTO floor in effect: [`Self::rto`], else [`LOSSLESS_RTO_FLOOR`] on a lossless path
-    /// and 4 × [`Self::base_rtt`] on a lossy one (the floor the LDCP work started from: a few
-    /// base RTTs, so a tail loss costs little).
+    /// The RTO floor in effect: [`Self::rto`] if set. Otherwise, on a lossless path, the base
+    /// RTT plus the path's worst queueing ([`Self::max_queueing`]), at least
+    /// [`LOSSLESS_RTO_FLOOR`]: no packet can take longer without being lost, so no timeout
+    /// fires spuriously however deep the PFC-paused queues grow (RFC 6298's estimator still
+    /// raises the RTO above it when the measured RTT is larger). On a lossy path, 4 ×
+    /// [`Self::base_rtt`] (a few base RTTs, so a tail loss costs little).
     pub fn effective_rto(&self) -> Time {
         match self.rto {
             Some(t) => t,
-            None if self.lossless => LOSSLESS_RTO_FLOOR,
+            None if self.lossless => self
+                .base_rtt
+                .saturating_add(self.max_queueing)
+                .max(LOSSLESS_RTO_FLOOR),
             None => Time(self.base_rtt.0.saturating_mul(4)),
         }
     }

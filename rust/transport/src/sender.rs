@@ -811,6 +811,7 @@ impl<C: Controller> QpSender<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::LOSSLESS_RTO_FLOOR;
     use crate::controller::LineRate;
 
     fn us(n: u64) -> Time {
@@ -906,6 +907,73 @@ mod tests {
         let mut s = fixed(1.0, false);
         send(&mut s, Time::ZERO);
         assert_eq!(s.next_timer(), Some(us(32)));
+    }
+
+    /// A controller with a timer of its own (like DCQCN's rate-increase timer): every 10 µs
+    /// it counts a tick.
+    #[derive(Debug, Clone)]
+    struct Ticking {
+        next: Time,
+        ticks: u32,
+    }
+
+    impl Controller for Ticking {
+        fn window(&self) -> Option<f64> {
+            Some(2.0)
+        }
+        fn next_timeout(&self) -> Option<Time> {
+            Some(self.next)
+        }
+        fn on_timeout(&mut self, now: Time) {
+            while self.next <= now {
+                self.ticks += 1;
+                self.next = self.next.saturating_add(us(10));
+            }
+        }
+    }
+
+    #[test]
+    fn the_controllers_own_timer_is_part_of_the_qps_deadline() {
+        let cc = Ticking {
+            next: us(10),
+            ticks: 0,
+        };
+        let mut s = QpSender::new(&SenderConfig::default(), cc, 1000, Time::ZERO).unwrap();
+        // nothing in flight yet: the controller's timer is the only deadline
+        assert_eq!(s.next_timer(), Some(us(10)));
+        send(&mut s, Time::ZERO);
+        // the RTO (32 µs) is later than the controller's 10 µs
+        assert_eq!(s.next_timer(), Some(us(10)));
+        s.on_timer(us(10));
+        assert_eq!(s.controller().ticks, 1);
+        assert_eq!(s.stats().timeouts, 0);
+        assert_eq!(s.next_timer(), Some(us(20)));
+        // a late call handles every expired tick, and the RTO with them
+        s.on_timer(us(35));
+        assert_eq!(s.controller().ticks, 3);
+        assert_eq!(s.stats().timeouts, 1);
+        assert!(s.next_timer().unwrap() > us(35));
+        s.on_ack(us(40), 1000, false);
+        assert!(s.is_done());
+        assert_eq!(s.next_timer(), None);
+    }
+
+    #[test]
+    fn on_a_lossless_path_the_rto_waits_for_the_first_sample_then_follows_the_rtt() {
+        let cfg = SenderConfig {
+            lossless: true,
+            ..SenderConfig::default()
+        };
+        // floor 1 ms on a lossless priority, ceiling 1 ms × 2^6
+        assert_eq!(cfg.effective_rto(), LOSSLESS_RTO_FLOOR);
+        let mut s = QpSender::new(&cfg, LineRate, 100_000, Time::ZERO).unwrap();
+        send(&mut s, Time::ZERO);
+        assert_eq!(s.next_timer(), Some(Time::ms(64)));
+        // a 3 ms RTT (deep PFC queue): srtt = 3 ms, rttvar = 1.5 ms → RTO = 9 ms
+        s.on_ack(Time::ms(3), 1000, false);
+        send(&mut s, Time::ms(3));
+        assert_eq!(s.next_timer(), Some(Time::ms(3 + 9)));
+        assert_eq!(s.stats().timeouts, 0);
     }
 
     #[test]
