@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const BRIDGES: &[&str] = &["src/switch.rs", "src/transport.rs"];
+const BRIDGES: &[&str] = &["src/sched.rs", "src/switch.rs", "src/transport.rs"];
 
 fn main() {
     let std = std::env::var("RDMACC_CXX_STD").unwrap_or_else(|_| "c++17".to_string());

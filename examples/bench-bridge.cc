@@ -30,6 +30,7 @@ main(int argc, char* argv[])
     std::cout << "  RED/ECN verdict (on_enqueue)                  " << c.redEnqueueNs << " ns\n";
     std::cout << "  switch packet (on_arrival + on_departure)     " << c.switchNs << " ns\n";
     std::cout << "  QP data packet (poll + on_data + on_ack)      " << c.senderNs << " ns\n";
+    std::cout << "  port scheduler (enqueue + next, DWRR)         " << c.schedNs << " ns\n";
     std::cout << "  (checksum " << c.checksum << ")\n";
     return 0;
 }

@@ -3,6 +3,7 @@
  */
 #include "bridge-bench.h"
 
+#include "rdma-cc/src/sched.rs.h"
 #include "rdma-cc/src/switch.rs.h"
 #include "rdma-cc/src/transport.rs.h"
 #include "rust/cxx.h"
@@ -40,7 +41,8 @@ MeasureBridgeCost(uint64_t n)
     auto t0 = std::chrono::steady_clock::now();
     for (uint64_t i = 0; i < n; i++)
     {
-        c.checksum += red->on_enqueue(i % 50000, 1000, 2, double(i % 997) / 997).action;
+        c.checksum += red->on_enqueue(i % 50000, 1000, 2, double(i % 997) / 997).action ==
+                      rdmacc_ffi::Action::Mark;
     }
     c.redEnqueueNs = NsPerCall(t0, n);
 
@@ -61,6 +63,7 @@ MeasureBridgeCost(uint64_t n)
     mp.xon_delta = 3000;
     mp.lossless_mask = 0x08;
     mp.egress_limit = 1000000;
+    mp.control_buffer = rdmacc_ffi::control_buffer_default();
     auto sw = rdmacc_ffi::switch_core_new(mp, *topo, 1, 7);
     rdmacc_ffi::SwitchPacket pkt{};
     pkt.in_port = 0;
@@ -73,12 +76,19 @@ MeasureBridgeCost(uint64_t n)
     pkt.protocol = 17;
     pkt.size = 1062;
     pkt.ecn = 2;
+    pkt.kind = rdmacc_ffi::PacketKind::Data;
+    rdmacc_ffi::TxPacket tx{};
+    tx.size = 1062;
+    tx.kind = rdmacc_ffi::PacketKind::Data;
+    tx.prio = 3;
+    tx.in_port = 0;
     t0 = std::chrono::steady_clock::now();
     for (uint64_t i = 0; i < n; i++)
     {
         pkt.draw = double(i % 997) / 997;
         const auto d = sw->on_arrival(pkt);
-        c.checksum += d.out_port + sw->on_departure(0, d.out_port, 3, 1062);
+        c.checksum +=
+            d.out_port + (sw->on_departure(tx, d.out_port) == rdmacc_ffi::PfcAction::Resume);
     }
     c.switchNs = NsPerCall(t0, n);
 
@@ -117,6 +127,27 @@ MeasureBridgeCost(uint64_t n)
         c.checksum += a.delivered;
     }
     c.senderNs = NsPerCall(t0, n);
+
+    // one frame through a port's scheduler (DWRR over 4 busy classes): enqueue, then pick
+    auto sched = rdmacc_ffi::egress_scheduler_new("dwrr:1,2,3,4,1,1,1,1");
+    rdmacc_ffi::TxPacket f{};
+    f.size = 1062;
+    f.kind = rdmacc_ffi::PacketKind::Data;
+    for (uint8_t prio = 0; prio < 4; prio++)
+    {
+        f.prio = prio;
+        sched->enqueue(f);
+    }
+    t0 = std::chrono::steady_clock::now();
+    for (uint64_t i = 0; i < n; i++)
+    {
+        const auto pick = sched->next(i, 0);
+        f.handle = static_cast<uint32_t>(i);
+        f.prio = pick.packet.prio;
+        sched->enqueue(f);
+        c.checksum += pick.packet.prio;
+    }
+    c.schedNs = NsPerCall(t0, n);
     return c;
 }
 

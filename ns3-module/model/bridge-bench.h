@@ -23,6 +23,7 @@ struct BridgeCost
     double redEnqueueNs; //!< RedEcn::on_enqueue (queue disc verdict)
     double switchNs;     //!< SwitchCore::on_arrival + on_departure (one packet through a switch)
     double senderNs;     //!< Sender::poll + Receiver::on_data + Sender::on_ack (one data packet)
+    double schedNs;      //!< EgressScheduler::enqueue + next (one frame through a port)
     uint64_t checksum;   //!< folds the answers so the calls cannot be optimised away
 };
 
