@@ -262,6 +262,14 @@ QbbNetDevice::AddReadyFlow(uint8_t prio, uint32_t flow)
 }
 
 void
+QbbNetDevice::HoldClass(uint8_t prio, Time until)
+{
+    NS_ASSERT(prio < N_PRIO);
+    m_sched->hold(prio, static_cast<uint64_t>(std::max<int64_t>(0, until.GetNanoSeconds())));
+    TryTransmit();
+}
+
+void
 QbbNetDevice::SendPfcFrame(uint8_t prio, uint16_t quanta)
 {
     PfcHeader h;

@@ -123,6 +123,10 @@ class QbbNetDevice : public NetDevice
     /// Flow `flow` of the data source is ready: it takes turns in data class `prio` until its
     /// PullData returns nullptr. Add a flow only when it is not already in the scheduler.
     void AddReadyFlow(uint8_t prio, uint32_t flow);
+    /// Holds data class `prio` until `until`: its frames and flows are not sent before then
+    /// (the scheduler answers WaitUntil and the device wakes itself; a seam for shapers and
+    /// RCM, unused by the built-in policies).
+    void HoldClass(uint8_t prio, Time until);
     /// Starts (pause = true) or ends (false) a PFC pause of the peer's class `prio`.
     void SendPfc(uint8_t prio, bool pause);
     /// Sends one PFC frame for `prio` with the given time in quanta (tests, manual control).

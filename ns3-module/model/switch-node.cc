@@ -107,7 +107,8 @@ SwitchNode::GetTypeId()
                           MakeUintegerAccessor(&SwitchNode::m_controlBuffer),
                           MakeUintegerChecker<uint64_t>())
             .AddTraceSource("Drop",
-                            "A frame was dropped: (frame, ingress port, priority, reason).",
+                            "A frame was dropped: (frame, ingress port (for a frame the switch "
+                            "originated: the port it was for), priority, reason).",
                             MakeTraceSourceAccessor(&SwitchNode::m_dropTrace),
                             "ns3::SwitchNode::DropTracedCallback")
             .AddTraceSource("ControlRx",

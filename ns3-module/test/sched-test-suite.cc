@@ -430,6 +430,52 @@ class SwitchOriginatedTestCase : public TestCase
     }
 };
 
+/// A held class waits (the scheduler's WaitUntil answer wakes the device) while another class
+/// and the control class keep sending.
+class HeldClassTestCase : public TestCase
+{
+  public:
+    HeldClassTestCase() :
+        TestCase("a data class held until 20 us sends nothing before, the others do")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        TwoClassIncast t("rr", 20000);
+        // host 2 (class 3) is held until 20 us; host 1 (class 1) is not
+        t.fabric.hostDevices[2]->HoldClass(3, MicroSeconds(20));
+        Time first3 = Seconds(-1);
+        t.fabric.hostDevices[0]->TraceConnectWithoutContext(
+            "MacRx",
+            MakeCallback(+[](Time* first, Ptr<const Packet> p)
+                         {
+                             RoceHeader h;
+                             p->PeekHeader(h);
+                             if (h.prio == 3 && first->IsStrictlyNegative())
+                             {
+                                 *first = Simulator::Now();
+                             }
+                         })
+                .Bind(&first3));
+        Simulator::Run();
+        // released at 20 us: one frame time to the switch, 1 us, one frame time, 1 us
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(first3,
+                                    MicroSeconds(22) + 2 * Wire(kFrame) - NanoSeconds(2),
+                                    "nothing of class 3 before the hold ends");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(first3,
+                                    MicroSeconds(22) + 3 * Wire(kFrame) + NanoSeconds(2),
+                                    "sent as soon as the hold ends");
+        NS_TEST_ASSERT_MSG_EQ(t.log.Bytes(0, 1), 20000, "class 1 was not held");
+        NS_TEST_ASSERT_MSG_EQ(t.log.Bytes(0, 3), 20000, "class 3 sent everything after");
+        NS_TEST_ASSERT_MSG_EQ(
+            t.fabric.hostDevices[2]->CheckSchedulerInvariants(), "", "accounting");
+        Simulator::Destroy();
+    }
+};
+
 /// The suite.
 class SchedTestSuite : public TestSuite
 {
@@ -443,6 +489,7 @@ class SchedTestSuite : public TestSuite
         AddTestCase(new DwrrShareTestCase);
         AddTestCase(new StrictPriorityTestCase);
         AddTestCase(new SwitchOriginatedTestCase);
+        AddTestCase(new HeldClassTestCase);
     }
 };
 
