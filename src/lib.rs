@@ -8,11 +8,15 @@
 //! message names the offending attribute, and the module stops the program with it.
 //!
 //! Bridges, one per area:
-//! - [`switch`]: RED/ECN + WRED egress queue policy, switch core (routing, MMU, PFC).
+//! - [`sched`]: the egress scheduler of a port (control class first; round robin, DWRR or
+//!   strict priority among data classes; host NIC flows as lazy items), and the packet kinds.
+//! - [`switch`]: RED/ECN + WRED egress queue policy, switch core (routing, MMU, PFC, control
+//!   pool).
 //! - [`transport`]: queue-pair sender/receiver and congestion controllers (LDCP, chosen per
 //!   flow through `rdma-cc-schemes`).
 //! - [`log`]: the crates' `log` records into ns-3's `NS_LOG`, one log component per crate.
 
 pub mod log;
+pub mod sched;
 pub mod switch;
 pub mod transport;

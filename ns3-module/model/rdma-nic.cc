@@ -361,8 +361,7 @@ RdmaNic::MakeReady(uint32_t idx)
         return;
     }
     q.inReady = true;
-    m_ready.push_back(idx);
-    m_dev->TriggerTransmit();
+    m_dev->AddReadyFlow(q.prio, idx);
 }
 
 void
@@ -419,76 +418,65 @@ RdmaNic::AfterFeedback(uint32_t idx)
 }
 
 Ptr<Packet>
-RdmaNic::PullData(uint8_t pausedMask)
+RdmaNic::PullData(uint32_t idx)
 {
     const uint64_t now = Simulator::Now().GetNanoSeconds();
-    for (size_t n = m_ready.size(); n > 0; n--)
+    Qp& q = *m_qps[idx];
+    if (q.done)
     {
-        const uint32_t idx = m_ready.front();
-        m_ready.pop_front();
-        Qp& q = *m_qps[idx];
-        if (q.done)
-        {
-            q.inReady = false;
-            continue;
-        }
-        if (pausedMask & (1u << q.prio))
-        {
-            m_ready.push_back(idx);
-            continue;
-        }
-        const rdmacc_ffi::PollOut o = q.sender->poll(now);
-        if (o.kind == 0 || o.kind == 1)
-        {
-            RoceHeader h;
-            h.prio = q.prio;
-            h.srcIp = RoceHeader::NodeToIp(m_nodeId);
-            h.dstIp = RoceHeader::NodeToIp(q.dstNode);
-            h.srcPort = q.srcPort;
-            h.flowId = idx;
-            h.seq = o.seq;
-            Ptr<Packet> p;
-            if (o.kind == 0)
-            {
-                h.kind = RoceHeader::DATA;
-                h.ecn = o.ecn;
-                h.flags = static_cast<uint8_t>((o.last ? RoceHeader::FLAG_LAST : 0) |
-                                               (o.retx ? RoceHeader::FLAG_RETX : 0) |
-                                               (o.ack_req ? RoceHeader::FLAG_ACKREQ : 0) |
-                                               (q.gotFeedback ? 0 : RoceHeader::FLAG_FIRST_RTT));
-                p = Create<Packet>(o.len);
-            }
-            else
-            {
-                h.kind = RoceHeader::PROBE;
-                h.ecn = 2;
-                p = Create<Packet>();
-            }
-            p->AddHeader(h);
-            m_ready.push_back(idx);
-            UpdateTimer(idx);
-            return p;
-        }
         q.inReady = false;
-        if (o.kind == 2)
+        return nullptr;
+    }
+    const rdmacc_ffi::PollOut o = q.sender->poll(now);
+    if (o.kind == 0 || o.kind == 1)
+    {
+        RoceHeader h;
+        h.prio = q.prio;
+        h.srcIp = RoceHeader::NodeToIp(m_nodeId);
+        h.dstIp = RoceHeader::NodeToIp(q.dstNode);
+        h.srcPort = q.srcPort;
+        h.flowId = idx;
+        h.seq = o.seq;
+        Ptr<Packet> p;
+        if (o.kind == 0)
         {
-            if (o.time_ns < q.wakeAt)
-            {
-                q.wake.Cancel();
-                q.wakeAt = o.time_ns;
-                q.wake = Simulator::Schedule(
-                    NanoSeconds(o.time_ns - std::min(o.time_ns, now)), &RdmaNic::OnWake, this, idx);
-            }
-            UpdateTimer(idx);
-        }
-        else if (o.kind == 3)
-        {
-            UpdateTimer(idx);
+            h.kind = RoceHeader::DATA;
+            h.ecn = o.ecn;
+            h.flags = static_cast<uint8_t>((o.last ? RoceHeader::FLAG_LAST : 0) |
+                                           (o.retx ? RoceHeader::FLAG_RETX : 0) |
+                                           (o.ack_req ? RoceHeader::FLAG_ACKREQ : 0) |
+                                           (q.gotFeedback ? 0 : RoceHeader::FLAG_FIRST_RTT));
+            p = Create<Packet>(o.len);
         }
         else
         {
-            Finish(idx);
+            h.kind = RoceHeader::PROBE;
+            h.ecn = 2;
+            p = Create<Packet>();
         }
+        p->AddHeader(h);
+        UpdateTimer(idx);
+        return p; // the QP keeps its turn
+    }
+    q.inReady = false; // leaves the turn until feedback, its timer or its wake time
+    if (o.kind == 2)
+    {
+        if (o.time_ns < q.wakeAt)
+        {
+            q.wake.Cancel();
+            q.wakeAt = o.time_ns;
+            q.wake = Simulator::Schedule(
+                NanoSeconds(o.time_ns - std::min(o.time_ns, now)), &RdmaNic::OnWake, this, idx);
+        }
+        UpdateTimer(idx);
+    }
+    else if (o.kind == 3)
+    {
+        UpdateTimer(idx);
+    }
+    else
+    {
+        Finish(idx);
     }
     return nullptr;
 }
@@ -598,7 +586,7 @@ RdmaNic::SendControl(uint8_t kind,
     h.seq = seq;
     Ptr<Packet> p = Create<Packet>();
     p->AddHeader(h);
-    m_dev->EnqueueControl(p);
+    m_dev->Enqueue(p); // control kinds go in the device's control class
 }
 
 void

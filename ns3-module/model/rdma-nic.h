@@ -14,7 +14,6 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -63,10 +62,12 @@ struct FlowRecord
  * delivery, per-packet or delayed ACK with ECN echo, NACK on a gap, CNPs). The NIC only builds
  * and parses frames and schedules the one timer each QP asks for: every decision is Rust's.
  *
- * When the link is free the device pulls the next frame: QPs whose priority is not paused take
- * turns (round robin); a QP that is window-limited or waiting for its pacing/sub-packet time
- * leaves the turn until an ACK, NACK, CNP or its timer brings it back. ACK, NACK, CNP and probe
- * responses go in the device's control queue (before data, never paused).
+ * A QP that can send is a ready flow of the device's scheduler, in its priority's class: ready
+ * QPs take turns (round robin within the class, the classes shared by the device's
+ * DataScheduler, paused classes skipped). When its turn comes the device pulls a frame; a QP
+ * that is window-limited or waiting for its pacing/sub-packet time leaves the turn until an
+ * ACK, NACK, CNP or its timer brings it back. ACK, NACK, CNP and probe responses go in the
+ * device's control class (before data, never paused).
  *
  * Attributes set the congestion-control parameters of the flows added afterwards.
  */
@@ -118,7 +119,7 @@ class RdmaNic
     /// First-feedback trace: (flow id): the flow's first RTT is over.
     typedef void (*FirstFeedbackCallback)(uint32_t);
 
-    Ptr<Packet> PullData(uint8_t pausedMask) override;
+    Ptr<Packet> PullData(uint32_t flow) override;
 
   protected:
     void DoDispose() override;
@@ -149,7 +150,6 @@ class RdmaNic
     Ptr<QbbNetDevice> m_dev;                                    //!< the host's device
     uint32_t m_nodeId;                                          //!< this host
     std::vector<std::unique_ptr<Qp>> m_qps;                     //!< flows sent by this host
-    std::deque<uint32_t> m_ready;                               //!< QPs taking turns
     std::unordered_map<uint64_t, std::unique_ptr<RxFlow>> m_rx; //!< (src, qp) -> receiver
     uint64_t m_delivered;                                       //!< bytes delivered to this host
 
