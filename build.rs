@@ -7,7 +7,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const BRIDGES: &[&str] = &["src/log.rs", "src/sched.rs", "src/switch.rs", "src/transport.rs"];
+const BRIDGES: &[&str] = &[
+    "src/log.rs",
+    "src/sched.rs",
+    "src/switch.rs",
+    "src/transport.rs",
+];
 /// Hand-written headers the bridges include (`include!("rdma-cc/src/...")`); copied next to
 /// the generated ones so the ns-3 module compiles against the same files.
 const HEADERS: &[&str] = &["src/log.h"];

@@ -745,7 +745,7 @@ mod tests {
         topo.set_host(2).unwrap();
         topo.add_link(0, 0, 1, 0).unwrap();
         topo.add_link(1, 1, 2, 0).unwrap();
-        topo.compute_routes();
+        topo.compute_routes().unwrap();
         let mp = MmuParams {
             buffer_size: 12_000_000,
             ports: 2,
@@ -819,6 +819,7 @@ mod tests {
             xon_delta: 3000,
             lossless_mask: 0x08,
             egress_limit: 1_000_000,
+            control_buffer: control_buffer_default(),
         }
     }
 
@@ -859,12 +860,16 @@ mod tests {
             protocol: 17,
             size: 1062,
             ecn: 2,
+            kind: crate::sched::PacketKind::Data,
             draw: 0.5,
         };
         let d = sw.on_arrival(&p);
-        assert_eq!((d.out_port, d.action), (1, 0));
+        assert_eq!((d.out_port, d.action), (1, Action::Enqueue));
         p.dst_node = 3;
         let d = sw.on_arrival(&p);
-        assert_eq!((d.action, drop_reason_name(d.reason)), (2, "no_route"));
+        assert_eq!(
+            (d.action, drop_reason_name(d.reason)),
+            (Action::Drop, "no_route")
+        );
     }
 }
