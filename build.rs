@@ -11,6 +11,7 @@ const BRIDGES: &[&str] = &[
     "src/log.rs",
     "src/params.rs",
     "src/scenario.rs",
+    "src/sched.rs",
     "src/switch.rs",
     "src/transport.rs",
 ];

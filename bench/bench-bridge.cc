@@ -11,6 +11,7 @@
 #include "ns3/core-module.h"
 #include "ns3/rdma-cc-error.h"
 
+#include "rdma-cc/src/sched.rs.h"
 #include "rdma-cc/src/switch.rs.h"
 #include "rdma-cc/src/transport.rs.h"
 #include "rust/cxx.h"
@@ -34,6 +35,7 @@ struct BridgeCost
     double redEnqueueNs; //!< RedEcn::on_enqueue (queue disc verdict)
     double switchNs;     //!< SwitchCore::on_arrival + on_departure (one packet through a switch)
     double senderNs;     //!< Sender::poll + Receiver::on_data + Sender::on_ack (one data packet)
+    double schedNs;      //!< EgressScheduler::enqueue + next (one frame through a port)
     uint64_t checksum;   //!< folds the answers so the calls cannot be optimised away
 };
 
@@ -61,7 +63,8 @@ MeasureBridgeCost(uint64_t n)
     auto t0 = std::chrono::steady_clock::now();
     for (uint64_t i = 0; i < n; i++)
     {
-        c.checksum += red->on_enqueue(i % 50000, 1000, 2, double(i % 997) / 997).action;
+        c.checksum += red->on_enqueue(i % 50000, 1000, 2, double(i % 997) / 997).action ==
+                      rdmacc_ffi::Action::Mark;
     }
     c.redEnqueueNs = NsPerCall(t0, n);
 
@@ -82,6 +85,7 @@ MeasureBridgeCost(uint64_t n)
     mp.xon_delta = 3000;
     mp.lossless_mask = 0x08;
     mp.egress_limit = 1000000;
+    mp.control_buffer = rdmacc_ffi::control_buffer_default();
     auto sw = rdmacc_ffi::switch_core_new(mp, *topo, 1, 7);
     rdmacc_ffi::SwitchPacket pkt{};
     pkt.in_port = 0;
@@ -94,12 +98,19 @@ MeasureBridgeCost(uint64_t n)
     pkt.protocol = 17;
     pkt.size = 1062;
     pkt.ecn = 2;
+    pkt.kind = rdmacc_ffi::PacketKind::Data;
+    rdmacc_ffi::TxPacket tx{};
+    tx.size = 1062;
+    tx.kind = rdmacc_ffi::PacketKind::Data;
+    tx.prio = 3;
+    tx.in_port = 0;
     t0 = std::chrono::steady_clock::now();
     for (uint64_t i = 0; i < n; i++)
     {
         pkt.draw = double(i % 997) / 997;
         const auto d = sw->on_arrival(pkt);
-        c.checksum += d.out_port + sw->on_departure(0, d.out_port, 3, 1062);
+        c.checksum +=
+            d.out_port + (sw->on_departure(tx, d.out_port) == rdmacc_ffi::PfcAction::Resume);
     }
     c.switchNs = NsPerCall(t0, n);
 
@@ -138,6 +149,27 @@ MeasureBridgeCost(uint64_t n)
         c.checksum += a.delivered;
     }
     c.senderNs = NsPerCall(t0, n);
+
+    // one frame through a port's scheduler (DWRR over 4 busy classes): enqueue, then pick
+    auto sched = rdmacc_ffi::egress_scheduler_new("dwrr:1,2,3,4,1,1,1,1");
+    rdmacc_ffi::TxPacket f{};
+    f.size = 1062;
+    f.kind = rdmacc_ffi::PacketKind::Data;
+    for (uint8_t prio = 0; prio < 4; prio++)
+    {
+        f.prio = prio;
+        sched->enqueue(f);
+    }
+    t0 = std::chrono::steady_clock::now();
+    for (uint64_t i = 0; i < n; i++)
+    {
+        const auto pick = sched->next(i, 0);
+        f.handle = static_cast<uint32_t>(i);
+        f.prio = pick.packet.prio;
+        sched->enqueue(f);
+        c.checksum += pick.packet.prio;
+    }
+    c.schedNs = NsPerCall(t0, n);
     return c;
 }
 
@@ -160,6 +192,7 @@ main(int argc, char* argv[])
     std::cout << "  RED/ECN verdict (on_enqueue)                  " << c.redEnqueueNs << " ns\n";
     std::cout << "  switch packet (on_arrival + on_departure)     " << c.switchNs << " ns\n";
     std::cout << "  QP data packet (poll + on_data + on_ack)      " << c.senderNs << " ns\n";
+    std::cout << "  port scheduler (enqueue + next, DWRR)         " << c.schedNs << " ns\n";
     std::cout << "  (checksum " << c.checksum << ")\n";
     return 0;
 }

@@ -159,12 +159,12 @@ main(int argc, char* argv[])
     const double goodput =
         rxTime > 0 ? (rx - double(rx) / raw[0]->GetReceivedFrames()) * 8 / rxTime : 0;
     const double limit = r.GetBitRate() * efficiency;
-    uint64_t drops = 0;
+    const uint64_t drops = c.drops_total;
+    const auto dropList = sw->GetDropList();
     rdmacc::JsonObject dropObj;
-    for (uint8_t k = 0; k < RedEcnQueueDisc::N_DROP_REASONS; k++)
+    for (const auto& [reason, n] : dropList)
     {
-        drops += c.drops[k];
-        dropObj.UInt(RedEcnQueueDisc::DropReasonName(k), c.drops[k]);
+        dropObj.UInt(reason, n);
     }
     Time pausedMax = Seconds(0);
     Time pausedSum = Seconds(0);
@@ -190,16 +190,16 @@ main(int argc, char* argv[])
     std::cout << "  paused time per sender: mean " << pausedSum.GetMicroSeconds() / double(senders)
               << " us, max " << pausedMax.GetMicroSeconds() << " us\n";
     std::cout << "  drops " << drops;
-    for (uint8_t k = 0; k < RedEcnQueueDisc::N_DROP_REASONS; k++)
+    for (const auto& [reason, n] : dropList)
     {
-        if (c.drops[k])
+        if (n)
         {
-            std::cout << " " << RedEcnQueueDisc::DropReasonName(k) << "=" << c.drops[k];
+            std::cout << " " << reason << "=" << n;
         }
     }
-    std::cout << "\n  switch buffer max " << c.maxOccupancy << " B; receiver port queue max "
+    std::cout << "\n  switch buffer max " << c.max_occupancy << " B; receiver port queue max "
               << mon.MaxQueue(sw->GetId(), 0, static_cast<uint8_t>(prio)) << " B\n";
-    const uint64_t overrun = c.drops[4];
+    const uint64_t overrun = c.drops.headroom_overrun;
     if (overrun)
     {
         std::cerr << "rdma-cc: ERROR: " << overrun
@@ -229,10 +229,10 @@ main(int argc, char* argv[])
         .Num("paused_time_max_us", pausedMax.GetMicroSeconds())
         .UInt("drops_total", drops)
         .Obj("drops", dropObj)
-        .UInt("switch_buffer_max_bytes", c.maxOccupancy)
+        .UInt("switch_buffer_max_bytes", c.max_occupancy)
         .UInt("queue_max_bytes", mon.MaxQueue(sw->GetId(), 0, static_cast<uint8_t>(prio)))
         .Num("queue_avg_bytes", mon.AvgQueue(sw->GetId(), 0, static_cast<uint8_t>(prio)))
-        .UInt("headroom_max_used_bytes", c.maxHeadroomUsed)
+        .UInt("headroom_max_used_bytes", c.max_headroom_used)
         .UInt("switch_occupancy_end_bytes", c.occupancy)
         .Str("invariants", inv.empty() ? "ok" : inv);
     s.WriteFile(out + "/summary.json");

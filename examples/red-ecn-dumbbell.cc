@@ -234,11 +234,11 @@ main(int argc, char* argv[])
     double util = rxTotal * 8.0 / dur / DataRate(bottleneckRate).GetBitRate();
     rdmacc::JsonObject drops;
     uint64_t dropTotal = 0;
-    for (uint8_t r = 0; r < RedEcnQueueDisc::N_DROP_REASONS; r++)
+    for (const auto& reason : RedEcnQueueDisc::DropReasonNames())
     {
-        uint64_t n = st.GetNDroppedPackets(RedEcnQueueDisc::DropReasonName(r));
+        uint64_t n = st.GetNDroppedPackets(reason);
         dropTotal += n;
-        drops.UInt(RedEcnQueueDisc::DropReasonName(r), n);
+        drops.UInt(reason, n);
     }
     std::cout << "  total goodput " << std::setprecision(1) << rxTotal * 8.0 / dur / 1e6
               << " Mbps (" << std::setprecision(3) << util << " of the bottleneck)\n";
@@ -246,12 +246,12 @@ main(int argc, char* argv[])
               << ", p99 " << qP99 << " (" << g_qSamples.size() << " samples)\n";
     std::cout << "  enqueued " << st.nTotalEnqueuedPackets << " packets, marks " << marks
               << ", drops " << dropTotal;
-    for (uint8_t r = 0; r < RedEcnQueueDisc::N_DROP_REASONS; r++)
+    for (const auto& reason : RedEcnQueueDisc::DropReasonNames())
     {
-        uint64_t n = st.GetNDroppedPackets(RedEcnQueueDisc::DropReasonName(r));
+        uint64_t n = st.GetNDroppedPackets(reason);
         if (n)
         {
-            std::cout << " " << RedEcnQueueDisc::DropReasonName(r) << "=" << n;
+            std::cout << " " << reason << "=" << n;
         }
     }
     std::cout << "\n  wall " << std::setprecision(2) << wall << " s\n";

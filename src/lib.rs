@@ -12,7 +12,10 @@
 //!   option parser.
 //! - [`scenario`]: what an example derives from its options (a scheme's switch settings, the
 //!   FCT lower bound, a link's payload limit) and the checks of its marking options.
-//! - [`switch`]: RED/ECN + WRED egress queue policy, switch core (routing, MMU, PFC).
+//! - [`sched`]: the egress scheduler of a port (control class first; round robin, DWRR or
+//!   strict priority among data classes; host NIC flows as lazy items), and the packet kinds.
+//! - [`switch`]: RED/ECN + WRED egress queue policy, switch core (routing, MMU, PFC, control
+//!   pool).
 //! - [`transport`]: queue-pair sender/receiver and congestion controllers (LDCP, chosen per
 //!   flow through `rdma-cc-schemes`).
 //! - [`log`]: the crates' `log` records into ns-3's `NS_LOG`, one log component per crate.
@@ -20,5 +23,6 @@
 pub mod log;
 pub mod params;
 pub mod scenario;
+pub mod sched;
 pub mod switch;
 pub mod transport;

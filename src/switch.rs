@@ -1,11 +1,11 @@
 //! Bridge for switch queue policies (`rdma-cc-switch`).
 
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
-use rdma_cc_switch::core::{PacketMeta, SwitchCore as Core};
-use rdma_cc_switch::mmu::{MmuConfig, PfcAction, Xoff, PRIORITIES};
-use rdma_cc_switch::red::{EcnThresholds, NotEct, RedEcnConfig, RedEcnPolicy, Verdict};
+use rdma_cc_switch::core::{Action as CoreAction, Decision, PacketMeta, SwitchCore as Core};
+use rdma_cc_switch::mmu::{self, MmuConfig, Xoff, PRIORITIES};
+use rdma_cc_switch::red::{EcnThresholds, NotEct, RedEcnConfig, RedEcnPolicy};
 use rdma_cc_switch::routing::{FiveTuple, RouteTable, Topology as Topo};
-use rdma_cc_switch::{DropReason, Ecn};
+use rdma_cc_switch::{DropCounts, DropReason as Reason, Ecn};
 use std::sync::Arc;
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
@@ -32,20 +32,79 @@ mod ffi {
         buf_max: u64,
     }
 
-    /// Verdict for one packet. `action`: 0 enqueue, 1 enqueue marked (CE), 2 drop with
-    /// `reason` (see `drop_reason_name`).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    struct EnqueueVerdict {
-        action: u8,
-        reason: u8,
+    /// What to do with a packet.
+    #[derive(Debug)]
+    #[repr(u8)]
+    enum Action {
+        /// Queue it unchanged.
+        Enqueue = 0,
+        /// Queue it with ECN set to CE.
+        Mark = 1,
+        /// Drop it (see the reason).
+        Drop = 2,
+        /// A frame for the switch itself (a neighbour's switch-control frame): not forwarded.
+        Local = 3,
     }
 
-    /// Counters of one RED/ECN queue; `drops` indexed by reason.
+    /// Why a packet was dropped (`None`: it was not). `drop_reason_name` gives the stable
+    /// name used in traces and output files.
+    #[derive(Debug)]
+    #[repr(u8)]
+    enum DropReason {
+        None = 0,
+        QueueFull = 1,
+        BufferFull = 2,
+        NotEctThreshold = 3,
+        RedEarlyDrop = 4,
+        HeadroomOverrun = 5,
+        NoRoute = 6,
+        Control = 7,
+    }
+
+    /// PFC action for the packet's ingress (port, priority).
+    #[derive(Debug)]
+    #[repr(u8)]
+    enum PfcAction {
+        /// Nothing.
+        None = 0,
+        /// Send PAUSE (and keep refreshing it).
+        Pause = 1,
+        /// Send RESUME.
+        Resume = 2,
+    }
+
+    /// Verdict of a RED/ECN queue for one packet.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    struct EnqueueVerdict {
+        action: Action,
+        reason: DropReason,
+    }
+
+    /// Drops (packets) per reason.
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+    struct DropCounters {
+        queue_full: u64,
+        buffer_full: u64,
+        not_ect_threshold: u64,
+        red_early_drop: u64,
+        headroom_overrun: u64,
+        no_route: u64,
+        control: u64,
+    }
+
+    /// One line of a drop listing: the reason's stable name and its count.
+    #[derive(Debug, Clone)]
+    struct DropCount {
+        name: String,
+        count: u64,
+    }
+
+    /// Counters of one RED/ECN queue.
     #[derive(Debug, Clone, Copy)]
     struct RedEcnCounters {
         enqueued: u64,
         marked: u64,
-        drops: [u64; 6],
+        drops: DropCounters,
     }
 
     /// Shared-buffer MMU parameters (ns-3 attributes of the switch).
@@ -64,6 +123,8 @@ mod ffi {
         /// bit p set: priority p is lossless (PFC)
         lossless_mask: u8,
         egress_limit: u64,
+        /// Bytes of the control pool (switch attribute ControlBuffer; not part of the MMU).
+        control_buffer: u64,
     }
 
     /// What the switch knows about an arriving packet.
@@ -79,34 +140,47 @@ mod ffi {
         protocol: u8,
         size: u64,
         ecn: u8,
+        kind: PacketKind,
         draw: f64,
     }
 
-    /// The switch's answer. `action`: 0 enqueue, 1 enqueue marked CE, 2 drop (`reason`).
-    /// `pfc` for the ingress (port, priority): 0 nothing, 1 send PAUSE, 2 send RESUME.
-    /// `egress_bytes`: the egress queue (out_port, prio) after this packet (for maxima).
+    /// The switch's answer: `action` (with `reason` when it is Drop) at egress `out_port`,
+    /// and the PFC action for the packet's ingress (port, priority).
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     struct SwitchDecision {
         out_port: u32,
-        action: u8,
-        reason: u8,
-        pfc: u8,
-        egress_bytes: u64,
+        action: Action,
+        reason: DropReason,
+        pfc: PfcAction,
     }
 
     /// Counters of one switch.
-    #[derive(Clone, Copy, Debug)]
+    #[derive(Clone, Copy, Debug, Default)]
     struct SwitchCounters {
+        /// Frames received (data and control).
         received: u64,
+        /// Frames admitted to an egress queue (received or originated).
         forwarded: u64,
         marked: u64,
-        drops: [u64; 6],
+        drops: DropCounters,
+        /// Sum of `drops`.
+        drops_total: u64,
         drop_bytes: u64,
         pauses: u64,
         resumes: u64,
+        /// Data bytes buffered now (the MMU).
         occupancy: u64,
         max_occupancy: u64,
         max_headroom_used: u64,
+        /// Received control frames forwarded.
+        control_forwarded: u64,
+        /// Frames the switch originated (queued or dropped).
+        originated: u64,
+        /// Frames received for the switch itself.
+        local: u64,
+        /// Control bytes buffered now, and the most at once.
+        control_occupancy: u64,
+        max_control_occupancy: u64,
     }
 
     /// Marking thresholds looked up in a per-speed map.
@@ -116,6 +190,14 @@ mod ffi {
         k_min: u64,
         k_max: u64,
         p_max: f64,
+    }
+
+    extern "C++" {
+        include!("rdma-cc/src/sched.rs.h");
+        /// Shared with the scheduler bridge.
+        type PacketKind = crate::sched::PacketKind;
+        /// Shared with the scheduler bridge.
+        type TxPacket = crate::sched::TxPacket;
     }
 
     extern "Rust" {
@@ -158,19 +240,21 @@ mod ffi {
         ) -> Result<()>;
         /// Decides for an arriving packet.
         fn on_arrival(self: &mut SwitchCore, p: &SwitchPacket) -> SwitchDecision;
-        /// A packet left egress queue (out_port, prio); returns the PFC action (0/1/2) for
-        /// its ingress (in_port, prio).
-        fn on_departure(
-            self: &mut SwitchCore,
-            in_port: u32,
-            out_port: u32,
-            prio: u8,
-            size: u64,
-        ) -> u8;
+        /// The frame `p` (as the port's scheduler gives it back) left egress port
+        /// `out_port`; returns the PFC action for its ingress (p.in_port, p.prio).
+        fn on_departure(self: &mut SwitchCore, p: &TxPacket, out_port: u32) -> PfcAction;
+        /// The switch built a control frame of `size` bytes for port `out_port`: Enqueue
+        /// (accounted in the control pool) or Drop (reason Control).
+        fn originate(self: &mut SwitchCore, out_port: u32, size: u64) -> SwitchDecision;
         /// Counters so far.
         fn counters(self: &SwitchCore) -> SwitchCounters;
         /// Bytes in egress queue (port, prio) as accounted by the MMU.
         fn egress_bytes(self: &SwitchCore, port: u32, prio: u8) -> u64;
+        /// Largest egress queue (port, prio) since the start or the last reset_max_egress
+        /// (exact: updated at every admission).
+        fn max_egress_bytes(self: &SwitchCore, port: u32, prio: u8) -> u64;
+        /// Restarts every egress maximum at its queue's current length.
+        fn reset_max_egress(self: &mut SwitchCore);
         /// Bytes of ingress queue (port, prio).
         fn ingress_bytes(self: &SwitchCore, port: u32, prio: u8) -> u64;
         /// Whether a PAUSE is outstanding for ingress (port, prio).
@@ -179,6 +263,8 @@ mod ffi {
         fn check_invariants(self: &SwitchCore) -> String;
         /// Validates MMU parameters (error names the attribute).
         fn mmu_validate(p: &MmuParams) -> Result<()>;
+        /// Default size of a switch's control pool, bytes (attribute ControlBuffer).
+        fn control_buffer_default() -> u64;
         /// Start-up warnings: ECN before PFC (DCQCN §4), headroom vs. link BDP.
         fn mmu_warnings(p: &MmuParams, k_min: u64, rate_bps: u64, delay_ns: u64) -> Vec<String>;
         /// The largest ECN threshold for which ECN triggers before PFC.
@@ -203,17 +289,91 @@ mod ffi {
         fn mark_probability(self: &RedEcn, queue_bytes: u64) -> f64;
         /// Counters so far.
         fn counters(self: &RedEcn) -> RedEcnCounters;
-        /// Stable name of drop reason `reason` (e.g. "not_ect_threshold"), "" if unknown.
-        fn drop_reason_name(reason: u8) -> &'static str;
-        /// Number of drop reasons.
-        fn drop_reason_count() -> u8;
+        /// Stable name of drop reason `reason` (e.g. "not_ect_threshold"); "" for None.
+        fn drop_reason_name(reason: DropReason) -> &'static str;
+        /// Every drop reason (not None), in the order of every listing.
+        fn drop_reasons() -> Vec<DropReason>;
+        /// (name, count) of every drop reason, in the order of `drop_reasons`.
+        fn drop_list(c: &DropCounters) -> Vec<DropCount>;
     }
 }
 
 pub use ffi::{
-    EnqueueVerdict, MmuParams, NotEctMode, RedEcnCounters, RedEcnParams, SwitchCounters,
-    SwitchDecision, SwitchPacket,
+    Action, DropCount, DropCounters, DropReason, EnqueueVerdict, MmuParams, NotEctMode, PfcAction,
+    RedEcnCounters, RedEcnParams, SwitchCounters, SwitchDecision, SwitchPacket,
 };
+
+impl From<Reason> for DropReason {
+    fn from(r: Reason) -> DropReason {
+        match r {
+            Reason::QueueFull => DropReason::QueueFull,
+            Reason::BufferFull => DropReason::BufferFull,
+            Reason::NotEctThreshold => DropReason::NotEctThreshold,
+            Reason::RedEarlyDrop => DropReason::RedEarlyDrop,
+            Reason::HeadroomOverrun => DropReason::HeadroomOverrun,
+            Reason::NoRoute => DropReason::NoRoute,
+            Reason::Control => DropReason::Control,
+        }
+    }
+}
+
+impl From<mmu::PfcAction> for PfcAction {
+    fn from(a: mmu::PfcAction) -> PfcAction {
+        match a {
+            mmu::PfcAction::None => PfcAction::None,
+            mmu::PfcAction::Pause => PfcAction::Pause,
+            mmu::PfcAction::Resume => PfcAction::Resume,
+        }
+    }
+}
+
+impl From<&DropCounts> for DropCounters {
+    fn from(c: &DropCounts) -> DropCounters {
+        DropCounters {
+            queue_full: c.queue_full,
+            buffer_full: c.buffer_full,
+            not_ect_threshold: c.not_ect_threshold,
+            red_early_drop: c.red_early_drop,
+            headroom_overrun: c.headroom_overrun,
+            no_route: c.no_route,
+            control: c.control,
+        }
+    }
+}
+
+impl From<&DropCounters> for DropCounts {
+    fn from(c: &DropCounters) -> DropCounts {
+        DropCounts {
+            queue_full: c.queue_full,
+            buffer_full: c.buffer_full,
+            not_ect_threshold: c.not_ect_threshold,
+            red_early_drop: c.red_early_drop,
+            headroom_overrun: c.headroom_overrun,
+            no_route: c.no_route,
+            control: c.control,
+        }
+    }
+}
+
+/// (action, reason) of a verdict.
+fn action_of(a: CoreAction) -> (Action, DropReason) {
+    match a {
+        CoreAction::Enqueue => (Action::Enqueue, DropReason::None),
+        CoreAction::Mark => (Action::Mark, DropReason::None),
+        CoreAction::Drop(r) => (Action::Drop, r.into()),
+        CoreAction::Local => (Action::Local, DropReason::None),
+    }
+}
+
+fn decision(d: Decision) -> SwitchDecision {
+    let (action, reason) = action_of(d.action);
+    SwitchDecision {
+        out_port: d.out_port,
+        action,
+        reason,
+        pfc: d.pfc.into(),
+    }
+}
 
 fn ecn_map_lookup(map: &str, rate_bps: u64) -> Result<ffi::EcnLookup, ConfigError> {
     let m = rdma_cc_switch::red::SpeedMap::parse(map)?;
@@ -331,17 +491,14 @@ fn switch_core_new(
         .switch_routes(node)?;
     Ok(Box::new(SwitchCore(Core::new(
         MmuConfig::try_from(mmu)?,
+        Bytes(mmu.control_buffer),
         routes,
         seed,
     )?)))
 }
 
-fn pfc_code(a: PfcAction) -> u8 {
-    match a {
-        PfcAction::None => 0,
-        PfcAction::Pause => 1,
-        PfcAction::Resume => 2,
-    }
+fn control_buffer_default() -> u64 {
+    Core::DEFAULT_CONTROL_BUFFER.0
 }
 
 impl SwitchCore {
@@ -357,7 +514,7 @@ impl SwitchCore {
 
     #[inline]
     fn on_arrival(&mut self, p: &SwitchPacket) -> SwitchDecision {
-        let d = self.0.on_arrival(&PacketMeta {
+        decision(self.0.on_arrival(&PacketMeta {
             in_port: p.in_port,
             prio: p.prio,
             dst_node: p.dst_node,
@@ -370,29 +527,20 @@ impl SwitchCore {
             },
             size: Bytes(p.size),
             ecn: Ecn::from_bits(p.ecn),
+            kind: p.kind.into(),
             draw: p.draw,
-        });
-        let (action, reason) = match d.verdict {
-            Verdict::Enqueue => (0, 0),
-            Verdict::Mark => (1, 0),
-            Verdict::Drop(r) => (2, r as u8),
-        };
-        SwitchDecision {
-            out_port: d.out_port,
-            action,
-            reason,
-            pfc: pfc_code(d.pfc),
-            egress_bytes: self
-                .0
-                .mmu()
-                .egress_bytes(d.out_port as usize, p.prio as usize)
-                .0,
-        }
+        }))
     }
 
     #[inline]
-    fn on_departure(&mut self, in_port: u32, out_port: u32, prio: u8, size: u64) -> u8 {
-        pfc_code(self.0.on_departure(in_port, out_port, prio, Bytes(size)))
+    fn on_departure(&mut self, p: &crate::sched::TxPacket, out_port: u32) -> PfcAction {
+        self.0
+            .on_departure(p.in_port, out_port, p.prio, Bytes(p.size), p.kind.into())
+            .into()
+    }
+
+    fn originate(&mut self, out_port: u32, size: u64) -> SwitchDecision {
+        decision(self.0.originate(out_port, Bytes(size)))
     }
 
     fn counters(&self) -> SwitchCounters {
@@ -402,14 +550,28 @@ impl SwitchCore {
             received: s.received,
             forwarded: s.forwarded,
             marked: s.marked,
-            drops: s.drops,
+            drops: (&s.drops).into(),
+            drops_total: s.drops.total(),
             drop_bytes: s.drop_bytes,
             pauses: m.pauses,
             resumes: m.resumes,
             occupancy: self.0.mmu().occupancy().0,
             max_occupancy: m.max_occupancy.0,
             max_headroom_used: m.max_headroom_used.0,
+            control_forwarded: s.control_forwarded,
+            originated: s.originated,
+            local: s.local,
+            control_occupancy: self.0.control_occupancy().0,
+            max_control_occupancy: self.0.max_control_occupancy().0,
         }
+    }
+
+    fn max_egress_bytes(&self, port: u32, prio: u8) -> u64 {
+        self.0.mmu().egress_max(port as usize, prio as usize).0
+    }
+
+    fn reset_max_egress(&mut self) {
+        self.0.reset_egress_max();
     }
 
     fn egress_bytes(&self, port: u32, prio: u8) -> u64 {
@@ -469,23 +631,11 @@ fn red_ecn_new(p: &RedEcnParams) -> Result<Box<RedEcn>, rdma_cc_core::ConfigErro
 impl RedEcn {
     #[inline]
     fn on_enqueue(&mut self, queue_bytes: u64, size: u64, ecn: u8, draw: f64) -> EnqueueVerdict {
-        match self
+        let v = self
             .0
-            .on_enqueue(Bytes(queue_bytes), Bytes(size), Ecn::from_bits(ecn), draw)
-        {
-            Verdict::Enqueue => EnqueueVerdict {
-                action: 0,
-                reason: 0,
-            },
-            Verdict::Mark => EnqueueVerdict {
-                action: 1,
-                reason: 0,
-            },
-            Verdict::Drop(r) => EnqueueVerdict {
-                action: 2,
-                reason: r as u8,
-            },
-        }
+            .on_enqueue(Bytes(queue_bytes), Bytes(size), Ecn::from_bits(ecn), draw);
+        let (action, reason) = action_of(v.into());
+        EnqueueVerdict { action, reason }
     }
 
     fn mark_probability(&self, queue_bytes: u64) -> f64 {
@@ -497,19 +647,30 @@ impl RedEcn {
         RedEcnCounters {
             enqueued: s.enqueued,
             marked: s.marked,
-            drops: s.drops,
+            drops: (&s.drops).into(),
         }
     }
 }
 
-fn drop_reason_name(reason: u8) -> &'static str {
-    DropReason::ALL
-        .get(reason as usize)
+fn drop_reason_name(reason: DropReason) -> &'static str {
+    Reason::ALL
+        .iter()
+        .find(|&&r| DropReason::from(r) == reason)
         .map_or("", |r| r.name())
 }
 
-fn drop_reason_count() -> u8 {
-    DropReason::ALL.len() as u8
+fn drop_reasons() -> Vec<DropReason> {
+    Reason::ALL.iter().map(|&r| r.into()).collect()
+}
+
+fn drop_list(c: &DropCounters) -> Vec<DropCount> {
+    DropCounts::from(c)
+        .iter()
+        .map(|(r, count)| DropCount {
+            name: r.name().to_string(),
+            count,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -536,25 +697,113 @@ mod tests {
     }
 
     #[test]
-    fn bridge_maps_verdicts_to_codes() {
+    fn bridge_maps_verdicts_to_enums() {
         let mut q = red_ecn_new(&params()).unwrap();
-        assert_eq!(q.on_enqueue(0, 1000, 2, 0.5).action, 0);
-        assert_eq!(q.on_enqueue(40_000, 1000, 2, 0.5).action, 1);
+        assert_eq!(q.on_enqueue(0, 1000, 2, 0.5).action, Action::Enqueue);
+        assert_eq!(q.on_enqueue(40_000, 1000, 2, 0.5).action, Action::Mark);
         let d = q.on_enqueue(20_000, 1000, 0, 0.5);
         assert_eq!(
-            (d.action, drop_reason_name(d.reason)),
-            (2, "not_ect_threshold")
+            (d.action, d.reason, drop_reason_name(d.reason)),
+            (
+                Action::Drop,
+                DropReason::NotEctThreshold,
+                "not_ect_threshold"
+            )
         );
         let c = q.counters();
-        assert_eq!((c.enqueued, c.marked, c.drops[2]), (2, 1, 1));
+        assert_eq!((c.enqueued, c.marked, c.drops.not_ect_threshold), (2, 1, 1));
     }
 
     #[test]
-    fn drop_reason_names_cover_all_codes() {
-        for i in 0..drop_reason_count() {
-            assert!(!drop_reason_name(i).is_empty());
-        }
-        assert_eq!(drop_reason_name(drop_reason_count()), "");
+    fn drop_reasons_are_listed_in_order_with_their_names() {
+        let names: Vec<_> = drop_reasons().into_iter().map(drop_reason_name).collect();
+        assert_eq!(
+            names,
+            [
+                "queue_full",
+                "buffer_full",
+                "not_ect_threshold",
+                "red_early_drop",
+                "headroom_overrun",
+                "no_route",
+                "control"
+            ]
+        );
+        assert_eq!(drop_reason_name(DropReason::None), "");
+        let list = drop_list(&DropCounters {
+            control: 3,
+            no_route: 1,
+            ..DropCounters::default()
+        });
+        let got: Vec<_> = list.iter().map(|d| (d.name.as_str(), d.count)).collect();
+        assert_eq!(got[5..], [("no_route", 1), ("control", 3)]);
+    }
+
+    fn two_host_switch() -> Box<SwitchCore> {
+        let mut topo = topology_new(3);
+        topo.set_host(0).unwrap();
+        topo.set_host(2).unwrap();
+        topo.add_link(0, 0, 1, 0).unwrap();
+        topo.add_link(1, 1, 2, 0).unwrap();
+        topo.compute_routes().unwrap();
+        let mp = MmuParams {
+            buffer_size: 12_000_000,
+            ports: 2,
+            mtu: 1062,
+            reserve: 0,
+            headroom: 32_000,
+            xoff_dynamic: true,
+            xoff_static: 0,
+            xoff_beta: 8.0,
+            xon_delta: 3000,
+            lossless_mask: 0x08,
+            egress_limit: 1_000_000,
+            control_buffer: control_buffer_default(),
+        };
+        switch_core_new(&mp, &topo, 1, 7).unwrap()
+    }
+
+    #[test]
+    fn control_frames_cross_the_bridge_outside_the_mmu() {
+        let mut sw = two_host_switch();
+        let pkt = SwitchPacket {
+            in_port: 0,
+            prio: 3,
+            dst_node: 2,
+            src_ip: 0,
+            dst_ip: 2,
+            src_port: 1000,
+            dst_port: 4791,
+            protocol: 17,
+            size: 66,
+            ecn: 0,
+            kind: crate::sched::PacketKind::Ack,
+            draw: 0.5,
+        };
+        let d = sw.on_arrival(&pkt);
+        assert_eq!(
+            (d.out_port, d.action, d.reason, d.pfc),
+            (1, Action::Enqueue, DropReason::None, PfcAction::None)
+        );
+        assert_eq!(sw.egress_bytes(1, 3), 0);
+        let c = sw.counters();
+        assert_eq!((c.control_forwarded, c.control_occupancy), (1, 66));
+        let tx = crate::sched::TxPacket {
+            handle: 0,
+            size: 66,
+            kind: crate::sched::PacketKind::Ack,
+            prio: 3,
+            flow: 0,
+            arrival_ns: 0,
+            in_port: 0,
+            control: true,
+        };
+        assert_eq!(sw.on_departure(&tx, 1), PfcAction::None);
+        let o = sw.originate(0, 80);
+        assert_eq!((o.out_port, o.action), (0, Action::Enqueue));
+        let c = sw.counters();
+        assert_eq!((c.originated, c.forwarded, c.control_occupancy), (1, 2, 80));
+        assert_eq!(sw.check_invariants(), "");
     }
 
     fn mmu_params(ports: u32) -> MmuParams {
@@ -570,6 +819,7 @@ mod tests {
             xon_delta: 3000,
             lossless_mask: 0x08,
             egress_limit: 1_000_000,
+            control_buffer: control_buffer_default(),
         }
     }
 
@@ -610,12 +860,16 @@ mod tests {
             protocol: 17,
             size: 1062,
             ecn: 2,
+            kind: crate::sched::PacketKind::Data,
             draw: 0.5,
         };
         let d = sw.on_arrival(&p);
-        assert_eq!((d.out_port, d.action), (1, 0));
+        assert_eq!((d.out_port, d.action), (1, Action::Enqueue));
         p.dst_node = 3;
         let d = sw.on_arrival(&p);
-        assert_eq!((d.action, drop_reason_name(d.reason)), (2, "no_route"));
+        assert_eq!(
+            (d.action, drop_reason_name(d.reason)),
+            (Action::Drop, "no_route")
+        );
     }
 }

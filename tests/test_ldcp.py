@@ -91,6 +91,40 @@ class Incast16(ExampleTest):
         self.assertEqual(s["first_rtt_drops"], s["drops"]["not_ect_threshold"], s)
         self.assertEqual(s["drops"]["queue_full"], 0, s)
 
+    def test_acks_cross_the_switch_in_the_control_class_without_loss(self):
+        # one ACK per delivered data packet (AckEvery 1), plus the NACKs of go-back-N
+        s = self.s
+        self.assertGreaterEqual(s["control_frames"], s["bytes_sent"] // 1000, s)
+        self.assertEqual(s["drops"]["control"], 0, s)
+
+
+class ControlClass(unittest.TestCase):
+    def test_acks_are_not_wred_dropped_when_every_not_ect_packet_is(self):
+        # K_fs = 0 drops every Not-ECT data packet; ACKs are control frames and must pass
+        _, out = run_example("ldcp-incast", "--kfs=0", "--senders=4", "--size=20000", "--limit=10ms")
+        s = summary(out)
+        self.assertIs(s["complete"], True, s)
+        self.assertEqual(s["bytes_delivered"], 80000, s)
+        self.assertGreater(s["drops"]["not_ect_threshold"], 0, s)
+        self.assertEqual(s["drops"]["control"], 0, s)
+        self.assertEqual(s["drops_total"], s["drops"]["not_ect_threshold"], s)
+
+
+class StableQueueMaximum(unittest.TestCase):
+    def test_stable_maximum_covers_every_later_sample_on_a_pfc_run(self):
+        # line rate on a lossless priority: the queue is megabytes deep when the last flow's
+        # first ACK arrives and only drains afterwards; the exact maximum from then on must
+        # cover every queue sample taken from then on
+        _, out = run_example("ldcp-incast", "--cc=none", "--pfc=1", "--senders=64", "--size=20000")
+        s = summary(out)
+        self.assertGreater(s["stable_from_ns"], 0, s)
+        with open(os.path.join(out, "queue.csv")) as f:
+            later = [int(r["bytes"]) for r in csv.DictReader(f)
+                     if r["port"] == "0" and r["prio"] == "3" and int(r["time_ns"]) >= s["stable_from_ns"]]
+        self.assertGreater(max(later), 100000, s)
+        self.assertGreaterEqual(s["queue_max_stable_bytes"], max(later), s)
+        self.assertLessEqual(s["queue_max_stable_bytes"], s["queue_max_bytes"], s)
+
 
 class Incast1000(ExampleTest):
     def test_thousand_senders_complete_with_cw_below_one_and_a_bounded_queue(self):

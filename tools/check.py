@@ -58,6 +58,18 @@ SMOKE = [
     ("bench-bridge", "--calls=1000", 0, "QP data packet"),
     ("ldcp-churn", "--churn=50us --longSize=200000 --out=build/smoke/ldcp-churn", 0, "accounting        ok"),
     ("pfc-incast", "--xoffBeta=-2 --out=build/smoke/bad", 2, "invalid --xoffBeta = -2"),
+    (
+        "pfc-incast",
+        "--ns3::QbbNetDevice::DataScheduler=dwrr:1,2 --out=build/smoke/bad",
+        2,
+        "invalid DataScheduler = dwrr:1,2: needs exactly 8 DWRR weights",
+    ),
+    (
+        "pfc-incast",
+        "--senders=2 --size=200000 --ns3::QbbNetDevice::DataScheduler=dwrr:1,1,1,2,1,1,1,1 --out=build/smoke/pfc-dwrr",
+        0,
+        "drops 0\n",
+    ),
 ]
 
 SMOKE_TIMEOUT_S = 600

@@ -451,13 +451,13 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
     const auto fct = rdmacc::Percentiles::Of(rdmacc::Fcts(flows));
     const auto slow = rdmacc::Percentiles::Of(rdmacc::Slowdowns(flows));
     const auto c = sw->GetCounters();
+    const auto dropList = sw->GetDropList();
     rdmacc::JsonObject drops;
-    uint64_t dropTotal = 0;
-    for (uint8_t k = 0; k < RedEcnQueueDisc::N_DROP_REASONS; k++)
+    for (const auto& [reason, n] : dropList)
     {
-        drops.UInt(RedEcnQueueDisc::DropReasonName(k), c.drops[k]);
-        dropTotal += c.drops[k];
+        drops.UInt(reason, n);
     }
+    const uint64_t dropTotal = c.drops_total;
     const uint32_t sid = sw->GetId();
     // exact maxima: overall = before and after the reset at the end of the first RTTs
     const uint64_t qStable = sw->GetMaxEgressBytes(bottleneckPort, 3);
@@ -494,6 +494,7 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
         .Num("goodput_active_bps", goodputActive)
         .Num("wire_limit_bps", wireLimit)
         .UInt("pfc_pause_frames", m_monitor->PauseFrames())
+        .UInt("control_frames", c.control_forwarded)
         .UInt("marks", c.marked)
         .UInt("queue_max_bytes", qMax)
         .UInt("queue_max_stable_bytes", stableFrom.IsStrictlyNegative() ? 0 : qStable)
@@ -542,11 +543,11 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
               << std::setprecision(0) << qAvg << " B\n";
     std::cout << "  drops             " << dropTotal << " (stable stage " << stableDrops
               << ", first RTT " << firstRttDrops << ")";
-    for (uint8_t k = 0; k < RedEcnQueueDisc::N_DROP_REASONS; k++)
+    for (const auto& [reason, n] : dropList)
     {
-        if (c.drops[k])
+        if (n)
         {
-            std::cout << " " << RedEcnQueueDisc::DropReasonName(k) << "=" << c.drops[k];
+            std::cout << " " << reason << "=" << n;
         }
     }
     std::cout << "\n"
@@ -554,7 +555,7 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
               << " Gb/s while every flow is active after its first RTT (wire limit "
               << wireLimit / 1e9 << " Gb/s)\n";
     std::cout << "  ECN marks         " << c.marked << "; PFC pauses " << m_monitor->PauseFrames()
-              << "\n";
+              << "; control frames " << c.control_forwarded << "\n";
     std::cout << std::setprecision(3) << "  smallest cw       "
               << (std::isfinite(minCw) ? minCw : -1)
               << " packets; sent with cw < 1: " << subPacketSends << "\n";

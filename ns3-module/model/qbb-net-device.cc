@@ -5,18 +5,36 @@
 
 #include "pfc-header.h"
 #include "qbb-channel.h"
+#include "rdma-cc-error.h"
 
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
+
+#include "rdma-cc/src/sched.rs.h"
+#include "rust/cxx.h"
 
 #include <algorithm>
 
 namespace ns3
 {
+
+namespace
+{
+// The RoCE header's kind codes are the bridge's PacketKind codes.
+static_assert(uint8_t(rdmacc_ffi::PacketKind::Data) == RoceHeader::DATA, "kind codes");
+static_assert(uint8_t(rdmacc_ffi::PacketKind::Ack) == RoceHeader::ACK, "kind codes");
+static_assert(uint8_t(rdmacc_ffi::PacketKind::Nack) == RoceHeader::NACK, "kind codes");
+static_assert(uint8_t(rdmacc_ffi::PacketKind::Cnp) == RoceHeader::CNP, "kind codes");
+static_assert(uint8_t(rdmacc_ffi::PacketKind::Probe) == RoceHeader::PROBE, "kind codes");
+static_assert(uint8_t(rdmacc_ffi::PacketKind::ProbeResp) == RoceHeader::PROBE_RESP, "kind codes");
+static_assert(uint8_t(rdmacc_ffi::PacketKind::SwitchControl) == RoceHeader::SWITCH_CONTROL,
+              "kind codes");
+} // namespace
 
 NS_LOG_COMPONENT_DEFINE("QbbNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(QbbNetDevice);
@@ -59,6 +77,16 @@ QbbNetDevice::GetTypeId()
                           DoubleValue(0.5),
                           MakeDoubleAccessor(&QbbNetDevice::m_refreshFraction),
                           MakeDoubleChecker<double>(0.01, 0.99))
+            .AddAttribute("DataScheduler",
+                          "How the 8 data classes share the port (the control class always "
+                          "goes first): rr (round robin over the classes with frames, per "
+                          "frame), strict (highest priority first, IEEE 802.1Q), or "
+                          "dwrr:w0,w1,...,w7 (deficit weighted round robin; class c's quantum "
+                          "is w_c x 1500 B, weights integers >= 1).",
+                          StringValue("rr"),
+                          MakeStringAccessor(&QbbNetDevice::SetDataScheduler,
+                                             &QbbNetDevice::GetDataScheduler),
+                          MakeStringChecker())
             .AddTraceSource("PhyTxBegin",
                             "A frame starts on the wire.",
                             MakeTraceSourceAccessor(&QbbNetDevice::m_phyTxBeginTrace),
@@ -87,9 +115,10 @@ QbbNetDevice::QbbNetDevice() :
     m_refreshFraction(0.5),
     m_busy(false),
     m_psCarry(0),
-    m_rrNext(0),
+    m_sched(nullptr),
     m_source(nullptr)
 {
+    SetDataScheduler("rr");
     for (uint8_t p = 0; p < N_PRIO; p++)
     {
         m_pausedUntil[p] = Seconds(0);
@@ -98,7 +127,42 @@ QbbNetDevice::QbbNetDevice() :
     }
 }
 
-QbbNetDevice::~QbbNetDevice() = default;
+QbbNetDevice::~QbbNetDevice()
+{
+    if (m_sched)
+    {
+        (void)rust::Box<rdmacc_ffi::EgressScheduler>::from_raw(m_sched);
+        m_sched = nullptr;
+    }
+}
+
+void
+QbbNetDevice::SetDataScheduler(std::string policy)
+{
+    try
+    {
+        auto s = rdmacc_ffi::egress_scheduler_new(policy);
+        if (m_sched)
+        {
+            NS_ABORT_MSG_UNLESS(m_sched->is_empty(),
+                                "QbbNetDevice::DataScheduler changed while frames or flows "
+                                "are queued: set it before the device carries traffic");
+            (void)rust::Box<rdmacc_ffi::EgressScheduler>::from_raw(m_sched);
+        }
+        m_sched = s.into_raw();
+        m_policy = policy;
+    }
+    catch (const rust::Error& e)
+    {
+        rdmacc::ConfigFatal("ns3::QbbNetDevice", e.what());
+    }
+}
+
+std::string
+QbbNetDevice::GetDataScheduler() const
+{
+    return m_policy;
+}
 
 void
 QbbNetDevice::DoDispose()
@@ -107,11 +171,9 @@ QbbNetDevice::DoDispose()
     m_channel = nullptr;
     m_source = nullptr;
     m_pfcQueue.clear();
-    m_ctrlQueue.clear();
-    for (auto& q : m_data)
-    {
-        q.clear();
-    }
+    m_slots.clear();
+    m_freeSlots.clear();
+    m_schedWake.Cancel();
     m_rxHandler = RxHandler();
     m_dequeueHandler = DequeueHandler();
     NetDevice::DoDispose();
@@ -142,19 +204,68 @@ QbbNetDevice::SetDataSource(QbbDataSource* src)
     m_source = src;
 }
 
+uint32_t
+QbbNetDevice::StoreSlot(Ptr<Packet> p)
+{
+    if (m_freeSlots.empty())
+    {
+        m_slots.push_back(p);
+        return static_cast<uint32_t>(m_slots.size() - 1);
+    }
+    const uint32_t h = m_freeSlots.back();
+    m_freeSlots.pop_back();
+    m_slots[h] = p;
+    return h;
+}
+
+Ptr<Packet>
+QbbNetDevice::TakeSlot(uint32_t handle)
+{
+    NS_ASSERT_MSG(handle < m_slots.size() && m_slots[handle], "scheduler returned a bad handle");
+    Ptr<Packet> p = m_slots[handle];
+    m_slots[handle] = nullptr;
+    m_freeSlots.push_back(handle);
+    return p;
+}
+
 void
-QbbNetDevice::EnqueueData(uint8_t prio, Ptr<Packet> p, uint32_t meta)
+QbbNetDevice::Enqueue(
+    Ptr<Packet> p, uint8_t prio, RoceHeader::Kind kind, uint64_t flow, uint32_t inPort)
 {
     NS_ASSERT(prio < N_PRIO);
-    m_dataBytes[prio] += p->GetSize();
-    m_data[prio].push_back(Entry{p, meta});
+    rdmacc_ffi::TxPacket m{};
+    m.size = p->GetSize();
+    m.handle = StoreSlot(p);
+    m.kind = static_cast<rdmacc_ffi::PacketKind>(kind);
+    m.prio = prio;
+    m.flow = flow;
+    m.arrival_ns = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    m.in_port = inPort;
+    m_sched->enqueue(m);
     TryTransmit();
 }
 
 void
-QbbNetDevice::EnqueueControl(Ptr<Packet> p)
+QbbNetDevice::Enqueue(Ptr<Packet> p)
 {
-    m_ctrlQueue.push_back(p);
+    RoceHeader h;
+    p->PeekHeader(h);
+    Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), 0);
+}
+
+void
+QbbNetDevice::AddReadyFlow(uint8_t prio, uint32_t flow)
+{
+    NS_ASSERT(prio < N_PRIO);
+    m_sched->add_flow(prio, flow);
+    TryTransmit();
+}
+
+void
+QbbNetDevice::HoldClass(uint8_t prio, Time until)
+{
+    NS_ASSERT(prio < N_PRIO);
+    m_sched->hold(prio, static_cast<uint64_t>(std::max<int64_t>(0, until.GetNanoSeconds())));
     TryTransmit();
 }
 
@@ -250,57 +361,78 @@ QbbNetDevice::TryTransmit()
     {
         return;
     }
-    Ptr<Packet> p;
     if (!m_pfcQueue.empty())
     {
-        p = m_pfcQueue.front();
+        Ptr<Packet> p = m_pfcQueue.front();
         m_pfcQueue.pop_front();
+        m_busy = true;
+        TransmitStart(p);
+        return;
     }
-    else if (!m_ctrlQueue.empty())
+    const uint8_t paused = PausedMask();
+    const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    // each round either sends, stops, or removes a flow that had nothing to send
+    while (true)
     {
-        p = m_ctrlQueue.front();
-        m_ctrlQueue.pop_front();
-    }
-    else
-    {
-        const uint8_t paused = PausedMask();
-        for (uint8_t k = 0; k < N_PRIO; k++)
+        const rdmacc_ffi::SchedPick pick = m_sched->next(now, paused);
+        switch (pick.kind)
         {
-            const uint8_t c = (m_rrNext + k) % N_PRIO;
-            if (m_data[c].empty() || (paused & (1u << c)))
+        case rdmacc_ffi::PickKind::Packet:
+        {
+            const rdmacc_ffi::TxPacket& t = pick.packet;
+            Ptr<Packet> p = TakeSlot(t.handle);
+            if (t.control)
             {
-                continue;
+                m_stats.txControlFrames++;
+                m_stats.txControlBytes += t.size;
             }
-            Entry e = m_data[c].front();
-            m_data[c].pop_front();
-            const uint32_t size = e.packet->GetSize();
-            m_dataBytes[c] -= size;
-            m_rrNext = (c + 1) % N_PRIO;
-            m_stats.txDataBytes += size;
+            else
+            {
+                m_stats.txDataBytes += t.size;
+            }
             // busy before the handler runs: it may queue a RESUME on this very device
             m_busy = true;
             if (!m_dequeueHandler.IsNull())
             {
-                m_dequeueHandler(this, c, e.meta, size);
+                m_dequeueHandler(this, t);
             }
-            TransmitStart(e.packet);
+            TransmitStart(p);
             return;
         }
-        if (m_source)
+        case rdmacc_ffi::PickKind::Flow:
         {
-            m_busy = true;
-            p = m_source->PullData(paused);
-            m_busy = false;
-            if (p)
+            Ptr<Packet> p;
+            if (m_source)
             {
-                m_stats.txDataBytes += p->GetSize();
+                m_busy = true; // the source must not re-enter TryTransmit
+                p = m_source->PullData(pick.flow);
+                m_busy = false;
             }
+            m_sched->flow_served(pick.prio, pick.flow, bool(p), p ? p->GetSize() : 0);
+            if (!p)
+            {
+                continue;
+            }
+            m_stats.txDataBytes += p->GetSize();
+            m_busy = true;
+            TransmitStart(p);
+            return;
         }
-    }
-    if (p)
-    {
-        m_busy = true;
-        TransmitStart(p);
+        case rdmacc_ffi::PickKind::WaitUntil:
+        {
+            const Time at = NanoSeconds(static_cast<int64_t>(pick.wait_until_ns));
+            if (m_schedWake.IsExpired() || at < m_schedWakeAt)
+            {
+                m_schedWake.Cancel();
+                m_schedWakeAt = at;
+                m_schedWake =
+                    Simulator::Schedule(at - Simulator::Now(), &QbbNetDevice::TryTransmit, this);
+            }
+            return;
+        }
+        default:
+            return;
+        }
     }
 }
 
@@ -414,7 +546,19 @@ QbbNetDevice::GetStats() const
 uint64_t
 QbbNetDevice::GetQueueBytes(uint8_t prio) const
 {
-    return m_dataBytes[prio];
+    return m_sched->queue_bytes(prio);
+}
+
+uint64_t
+QbbNetDevice::GetControlQueueBytes() const
+{
+    return m_sched->control_bytes();
+}
+
+std::string
+QbbNetDevice::CheckSchedulerInvariants() const
+{
+    return std::string(m_sched->check_invariants());
 }
 
 DataRate
@@ -529,7 +673,7 @@ bool
 QbbNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
 {
     // generic ns-3 sends go out as data of class 0
-    EnqueueData(0, packet, 0);
+    Enqueue(packet, 0, RoceHeader::DATA, 0, 0);
     return true;
 }
 

@@ -6,6 +6,8 @@
 #ifndef QBB_NET_DEVICE_H
 #define QBB_NET_DEVICE_H
 
+#include "roce-header.h"
+
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
@@ -17,6 +19,14 @@
 
 #include <array>
 #include <deque>
+#include <string>
+#include <vector>
+
+namespace rdmacc_ffi
+{
+struct EgressScheduler;
+struct TxPacket;
+} // namespace rdmacc_ffi
 
 namespace ns3
 {
@@ -25,32 +35,38 @@ class QbbChannel;
 
 /**
  * \ingroup rdma-cc
- * Something that can hand a QbbNetDevice its next data frame when the link is free (a host
- * NIC's queue pairs). The device calls PullData only when it has no frame of its own queued.
+ * Something that hands a QbbNetDevice data frames of its flows when the link is free (a host
+ * NIC's queue pairs). A flow the source declares ready (QbbNetDevice::AddReadyFlow) takes
+ * turns in its priority's class of the device's scheduler; when its turn comes the device
+ * calls PullData for it.
  */
 class QbbDataSource
 {
   public:
     virtual ~QbbDataSource() = default;
     /**
-     * \param pausedMask bit p set: priority p is paused by the peer and must not be sent
-     * \return the next frame to transmit, or nullptr if none is ready now (call
-     *         QbbNetDevice::TriggerTransmit when one becomes ready)
+     * \param flow the handle given to QbbNetDevice::AddReadyFlow
+     * \return the flow's next frame (the flow keeps its turn), or nullptr if it has nothing to
+     *         send now: the flow then leaves the scheduler until the source adds it again
      */
-    virtual Ptr<Packet> PullData(uint8_t pausedMask) = 0;
+    virtual Ptr<Packet> PullData(uint32_t flow) = 0;
 };
 
 /**
  * \ingroup rdma-cc
  *
- * Full-duplex point-to-point device with 8 priority classes and PFC (fabric.md).
+ * Full-duplex point-to-point device with 8 priority classes and PFC (IEEE 802.1Qbb).
  *
- * Transmit order: PFC frames first, then control frames (ACK, NACK, CNP, probes: never paused),
- * then data classes in round-robin among the classes that have frames and are not paused,
- * then the attached QbbDataSource. A frame on the wire is never cut: a PAUSE only stops the
- * next frame of its class. Serialisation time counts the frame padded to 64 B plus 20 B of
- * preamble and inter-frame gap, and is kept exact over time (sub-nanosecond remainders are
- * carried, so the long-run rate is exactly DataRate).
+ * Transmit order: PFC frames first (MAC control), then what the port's Rust scheduler
+ * (rust/switch/src/sched.rs) picks: the control class (ACK, NACK, CNP, probe responses,
+ * switch-originated frames: strict priority, never paused), then the data classes that are
+ * not paused, shared by the DataScheduler policy (round robin by default, DWRR or strict
+ * priority). A data class holds queued frames and, on a host, the ready flows of the attached
+ * QbbDataSource, which the device asks for a frame when their turn comes. Frames wait in a
+ * slot table here; the scheduler keeps their metadata. A frame on the wire is never cut: a
+ * PAUSE only stops the next frame of its class. Serialisation time counts the frame padded to 64 B
+ * plus 20 B of preamble and inter-frame gap, and is kept exact over time (sub-nanosecond remainders
+ * are carried, so the long-run rate is exactly DataRate).
  *
  * Received PAUSE frames stop the enabled classes (attribute PfcEnabled) for
  * quanta × 512 bit times; a zero time resumes at once. SendPfc() sends PAUSE frames on behalf of
@@ -69,9 +85,10 @@ class QbbNetDevice : public NetDevice
 
     /// Handler for received (non-PFC) frames.
     typedef Callback<void, Ptr<QbbNetDevice>, Ptr<Packet>> RxHandler;
-    /// Called when a queued data frame leaves its class queue for the wire:
-    /// (device, priority, the meta value given to EnqueueData, frame size).
-    typedef Callback<void, Ptr<QbbNetDevice>, uint8_t, uint32_t, uint32_t> DequeueHandler;
+    /// Called when a queued frame (control or data) leaves for the wire, with the metadata
+    /// given at Enqueue (ingress port, priority, size, kind, flow, arrival time; `control`:
+    /// it was in the control class).
+    typedef Callback<void, Ptr<QbbNetDevice>, const rdmacc_ffi::TxPacket&> DequeueHandler;
 
     /**
      * \brief Get the type ID.
@@ -85,15 +102,31 @@ class QbbNetDevice : public NetDevice
     void Attach(Ptr<QbbChannel> ch);
     /// Sets the handler of received non-PFC frames.
     void SetRxHandler(RxHandler h);
-    /// Sets the handler told about every data frame leaving a class queue.
+    /// Sets the handler told about every queued frame leaving for the wire.
     void SetDequeueHandler(DequeueHandler h);
-    /// Sets the source asked for data when nothing is queued (not owned).
+    /// Sets the source whose ready flows are asked for frames (not owned).
     void SetDataSource(QbbDataSource* src);
 
-    /// Queues a data frame in class `prio`; `meta` is passed back to the dequeue handler.
-    void EnqueueData(uint8_t prio, Ptr<Packet> p, uint32_t meta);
-    /// Queues a control frame (sent before data, never paused).
-    void EnqueueControl(Ptr<Packet> p);
+    /**
+     * Queues a frame. The scheduler puts control kinds (RoceHeader ACK, NACK, CNP,
+     * PROBE_RESP, SWITCH_CONTROL) in the control class and the others in data class `prio`.
+     * \param p the frame
+     * \param prio its priority
+     * \param kind its kind
+     * \param flow fabric-wide flow id (RoceHeader::FlowKey), for per-flow scheduling
+     * \param inPort the port it arrived on (a switch's; passed back to the dequeue handler)
+     */
+    void Enqueue(
+        Ptr<Packet> p, uint8_t prio, RoceHeader::Kind kind, uint64_t flow, uint32_t inPort);
+    /// Queues a RoCE frame built by this node, reading priority, kind and flow from its header.
+    void Enqueue(Ptr<Packet> p);
+    /// Flow `flow` of the data source is ready: it takes turns in data class `prio` until its
+    /// PullData returns nullptr. Add a flow only when it is not already in the scheduler.
+    void AddReadyFlow(uint8_t prio, uint32_t flow);
+    /// Holds data class `prio` until `until`: its frames and flows are not sent before then
+    /// (the scheduler answers WaitUntil and the device wakes itself; a seam for shapers and
+    /// RCM, unused by the built-in policies).
+    void HoldClass(uint8_t prio, Time until);
     /// Starts (pause = true) or ends (false) a PFC pause of the peer's class `prio`.
     void SendPfc(uint8_t prio, bool pause);
     /// Sends one PFC frame for `prio` with the given time in quanta (tests, manual control).
@@ -109,6 +142,10 @@ class QbbNetDevice : public NetDevice
     bool IsPausingPeer(uint8_t prio) const;
     /// \return bytes queued in data class `prio`
     uint64_t GetQueueBytes(uint8_t prio) const;
+    /// \return bytes queued in the control class
+    uint64_t GetControlQueueBytes() const;
+    /// \return "" when the scheduler's byte accounting holds, else what is wrong
+    std::string CheckSchedulerInvariants() const;
     /// \return the link rate
     DataRate GetDataRate() const;
     /// \return the one-way delay of the attached channel (0 if none)
@@ -122,6 +159,8 @@ class QbbNetDevice : public NetDevice
         uint64_t txFrames = 0;                   //!< frames sent (all kinds)
         uint64_t txBytes = 0;                    //!< frame bytes sent
         uint64_t txDataBytes = 0;                //!< data frame bytes sent (queued + source)
+        uint64_t txControlFrames = 0;            //!< frames sent in the control class
+        uint64_t txControlBytes = 0;             //!< bytes sent in the control class
         uint64_t rxFrames = 0;                   //!< frames received (all kinds)
         uint64_t rxBytes = 0;                    //!< frame bytes received
         std::array<uint64_t, N_PRIO> pfcTx{};    //!< PAUSE frames (time > 0) sent per class
@@ -168,13 +207,10 @@ class QbbNetDevice : public NetDevice
     void DoDispose() override;
 
   private:
-    /// A queued data frame.
-    struct Entry
-    {
-        Ptr<Packet> packet; //!< the frame
-        uint32_t meta;      //!< owner's value (a switch: the ingress port)
-    };
-
+    void SetDataScheduler(std::string policy);
+    std::string GetDataScheduler() const;
+    uint32_t StoreSlot(Ptr<Packet> p);
+    Ptr<Packet> TakeSlot(uint32_t handle);
     void TryTransmit();
     void TransmitStart(Ptr<Packet> p);
     void TransmitComplete();
@@ -182,33 +218,35 @@ class QbbNetDevice : public NetDevice
     void RefreshPause(uint8_t prio);
     uint8_t PausedMask() const;
 
-    Ptr<Node> m_node;                             //!< owner
-    Ptr<QbbChannel> m_channel;                    //!< link
-    uint32_t m_ifIndex;                           //!< interface index
-    Mac48Address m_address;                       //!< MAC (unused by the fabric)
-    uint16_t m_mtu;                               //!< MTU attribute
-    DataRate m_rate;                              //!< DataRate attribute
-    uint8_t m_pfcEnabled;                         //!< PfcEnabled attribute (class mask)
-    uint16_t m_pauseQuanta;                       //!< PauseQuanta attribute
-    double m_refreshFraction;                     //!< PauseRefreshFraction attribute
-    bool m_busy;                                  //!< a frame is being serialised
-    uint64_t m_psCarry;                           //!< sub-ns serialisation remainder (ps)
-    std::deque<Ptr<Packet>> m_pfcQueue;           //!< PFC frames to send
-    std::deque<Ptr<Packet>> m_ctrlQueue;          //!< control frames to send
-    std::array<std::deque<Entry>, N_PRIO> m_data; //!< data class queues
-    std::array<uint64_t, N_PRIO> m_dataBytes{};   //!< bytes per data class queue
-    uint8_t m_rrNext;                             //!< next class in the round robin
-    QbbDataSource* m_source;                      //!< host data source (not owned)
-    std::array<Time, N_PRIO> m_pausedUntil;       //!< peer's pause per class
-    std::array<Time, N_PRIO> m_pauseSince;        //!< start of the current pause interval
-    std::array<bool, N_PRIO> m_pauseOpen{};       //!< a pause interval is being accounted
-    std::array<Time, N_PRIO> m_pausedTotal;       //!< closed pause time per class
-    std::array<EventId, N_PRIO> m_wakeEvent;      //!< resume transmission at pause expiry
-    std::array<bool, N_PRIO> m_pausingPeer{};     //!< we want the peer paused
-    std::array<EventId, N_PRIO> m_refreshEvent;   //!< PAUSE refresh timers
-    RxHandler m_rxHandler;                        //!< received frames go here
-    DequeueHandler m_dequeueHandler;              //!< data leaving class queues
-    Stats m_stats;                                //!< counters
+    Ptr<Node> m_node;                           //!< owner
+    Ptr<QbbChannel> m_channel;                  //!< link
+    uint32_t m_ifIndex;                         //!< interface index
+    Mac48Address m_address;                     //!< MAC (unused by the fabric)
+    uint16_t m_mtu;                             //!< MTU attribute
+    DataRate m_rate;                            //!< DataRate attribute
+    uint8_t m_pfcEnabled;                       //!< PfcEnabled attribute (class mask)
+    uint16_t m_pauseQuanta;                     //!< PauseQuanta attribute
+    double m_refreshFraction;                   //!< PauseRefreshFraction attribute
+    bool m_busy;                                //!< a frame is being serialised
+    uint64_t m_psCarry;                         //!< sub-ns serialisation remainder (ps)
+    std::deque<Ptr<Packet>> m_pfcQueue;         //!< PFC frames to send
+    std::string m_policy;                       //!< DataScheduler attribute
+    rdmacc_ffi::EgressScheduler* m_sched;       //!< the Rust scheduler (owned)
+    std::vector<Ptr<Packet>> m_slots;           //!< queued frames by handle
+    std::vector<uint32_t> m_freeSlots;          //!< unused handles
+    EventId m_schedWake;                        //!< a held class becomes eligible
+    Time m_schedWakeAt;                         //!< when m_schedWake runs
+    QbbDataSource* m_source;                    //!< host data source (not owned)
+    std::array<Time, N_PRIO> m_pausedUntil;     //!< peer's pause per class
+    std::array<Time, N_PRIO> m_pauseSince;      //!< start of the current pause interval
+    std::array<bool, N_PRIO> m_pauseOpen{};     //!< a pause interval is being accounted
+    std::array<Time, N_PRIO> m_pausedTotal;     //!< closed pause time per class
+    std::array<EventId, N_PRIO> m_wakeEvent;    //!< resume transmission at pause expiry
+    std::array<bool, N_PRIO> m_pausingPeer{};   //!< we want the peer paused
+    std::array<EventId, N_PRIO> m_refreshEvent; //!< PAUSE refresh timers
+    RxHandler m_rxHandler;                      //!< received frames go here
+    DequeueHandler m_dequeueHandler;            //!< data leaving class queues
+    Stats m_stats;                              //!< counters
 
     TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;  //!< frame starts on the wire
     TracedCallback<Ptr<const Packet>> m_macRxTrace;       //!< frame received (non-PFC)

@@ -35,7 +35,6 @@ RawHost::GetTypeId()
 RawHost::RawHost() :
     m_nodeId(0),
     m_payload(1000),
-    m_rr(0),
     m_rxBytes(0),
     m_rxFrames(0),
     m_firstRx(Seconds(-1)),
@@ -77,47 +76,40 @@ void
 RawHost::StartFlow(uint32_t i)
 {
     m_flows[i].started = true;
-    m_dev->TriggerTransmit();
+    m_dev->AddReadyFlow(m_flows[i].prio, i);
 }
 
 Ptr<Packet>
-RawHost::PullData(uint8_t pausedMask)
+RawHost::PullData(uint32_t i)
 {
-    const uint32_t n = static_cast<uint32_t>(m_flows.size());
-    for (uint32_t k = 0; k < n; k++)
+    Flow& f = m_flows[i];
+    if (f.sent >= f.bytes)
     {
-        const uint32_t i = (m_rr + k) % n;
-        Flow& f = m_flows[i];
-        if (!f.started || f.sent >= f.bytes || (pausedMask & (1u << f.prio)))
-        {
-            continue;
-        }
-        const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(m_payload, f.bytes - f.sent));
-        RoceHeader h;
-        h.kind = RoceHeader::DATA;
-        h.prio = f.prio;
-        h.ecn = 2; // ECT(0)
-        h.srcIp = RoceHeader::NodeToIp(m_nodeId);
-        h.dstIp = RoceHeader::NodeToIp(f.dstNode);
-        h.srcPort = f.srcPort;
-        h.flowId = i;
-        h.seq = f.sent;
-        f.sent += len;
-        if (f.sent == f.bytes)
-        {
-            h.flags |= RoceHeader::FLAG_LAST;
-        }
-        if (f.firstTx.IsZero())
-        {
-            f.firstTx = Simulator::Now();
-        }
-        f.lastTx = Simulator::Now();
-        Ptr<Packet> p = Create<Packet>(len);
-        p->AddHeader(h);
-        m_rr = (i + 1) % n;
-        return p;
+        return nullptr; // done: the flow leaves the scheduler
     }
-    return nullptr;
+    const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(m_payload, f.bytes - f.sent));
+    RoceHeader h;
+    h.kind = RoceHeader::DATA;
+    h.prio = f.prio;
+    h.ecn = 2; // ECT(0)
+    h.srcIp = RoceHeader::NodeToIp(m_nodeId);
+    h.dstIp = RoceHeader::NodeToIp(f.dstNode);
+    h.srcPort = f.srcPort;
+    h.flowId = i;
+    h.seq = f.sent;
+    f.sent += len;
+    if (f.sent == f.bytes)
+    {
+        h.flags |= RoceHeader::FLAG_LAST;
+    }
+    if (f.firstTx.IsZero())
+    {
+        f.firstTx = Simulator::Now();
+    }
+    f.lastTx = Simulator::Now();
+    Ptr<Packet> p = Create<Packet>(len);
+    p->AddHeader(h);
+    return p;
 }
 
 void

@@ -24,8 +24,10 @@ namespace ns3
  *
  * Raw line-rate traffic on one QbbNetDevice of a host. Each flow sends `bytes` of payload to
  * a destination node in frames of `Payload` bytes (+62 B of RoCE headers), starting at a given
- * time, as fast as the link and PFC allow; flows of one host share the link round-robin. No
- * ACKs, no retransmission: a dropped frame is lost (use it with PFC, or to measure loss).
+ * time, as fast as the link and PFC allow; each started flow is a ready flow of the device's
+ * scheduler in its priority's class (flows of one class take turns; the classes share the link
+ * by the device's DataScheduler). No ACKs, no retransmission: a dropped frame is lost (use it
+ * with PFC, or to measure loss).
  */
 class RawHost
     : public Object
@@ -78,7 +80,7 @@ class RawHost
     /// \return time of the first and last received data frame
     std::pair<Time, Time> GetReceiveWindow() const;
 
-    Ptr<Packet> PullData(uint8_t pausedMask) override;
+    Ptr<Packet> PullData(uint32_t flow) override;
 
   protected:
     void DoDispose() override;
@@ -91,7 +93,6 @@ class RawHost
     uint32_t m_nodeId;                         //!< this host
     uint32_t m_payload;                        //!< Payload attribute
     std::vector<Flow> m_flows;                 //!< flows
-    uint32_t m_rr;                             //!< round-robin cursor
     std::map<uint32_t, uint64_t> m_rxBySource; //!< payload received per source
     uint64_t m_rxBytes;                        //!< payload received
     uint64_t m_rxFrames;                       //!< frames received

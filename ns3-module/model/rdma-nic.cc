@@ -274,8 +274,7 @@ RdmaNic::MakeReady(uint32_t idx)
         return;
     }
     q.inReady = true;
-    m_ready.push_back(idx);
-    m_dev->TriggerTransmit();
+    m_dev->AddReadyFlow(q.prio, idx);
 }
 
 void
@@ -377,63 +376,52 @@ RdmaNic::GetFlowId(uint32_t qp) const
 }
 
 Ptr<Packet>
-RdmaNic::PullData(uint8_t pausedMask)
+RdmaNic::PullData(uint32_t idx)
 {
     const uint64_t now = Simulator::Now().GetNanoSeconds();
-    for (size_t n = m_ready.size(); n > 0; n--)
+    Qp& q = *m_qps[idx];
+    if (q.done)
     {
-        const uint32_t idx = m_ready.front();
-        m_ready.pop_front();
-        Qp& q = *m_qps[idx];
-        if (q.done)
-        {
-            q.inReady = false;
-            continue;
-        }
-        if (pausedMask & (1u << q.prio))
-        {
-            m_ready.push_back(idx);
-            continue;
-        }
-        const rdmacc_ffi::PollOut o = (*q.sender)->poll(now);
-        SetTimer(idx, o.next_timer_ns);
-        if (o.kind == rdmacc_ffi::PollKind::Send || o.kind == rdmacc_ffi::PollKind::Probe)
-        {
-            RoceHeader h;
-            h.prio = q.prio;
-            h.srcIp = RoceHeader::NodeToIp(m_nodeId);
-            h.dstIp = RoceHeader::NodeToIp(q.dstNode);
-            h.srcPort = q.srcPort;
-            h.flowId = idx;
-            h.seq = o.seq;
-            Ptr<Packet> p;
-            if (o.kind == rdmacc_ffi::PollKind::Send)
-            {
-                h.kind = RoceHeader::DATA;
-                h.ecn = o.ecn;
-                h.flags = static_cast<uint8_t>((o.last ? RoceHeader::FLAG_LAST : 0) |
-                                               (o.retx ? RoceHeader::FLAG_RETX : 0) |
-                                               (o.ack_req ? RoceHeader::FLAG_ACKREQ : 0) |
-                                               (q.gotFeedback ? 0 : RoceHeader::FLAG_FIRST_RTT));
-                p = Create<Packet>(o.len);
-            }
-            else
-            {
-                h.kind = RoceHeader::PROBE;
-                h.ecn = 2;
-                p = Create<Packet>();
-            }
-            p->AddHeader(h);
-            m_ready.push_back(idx);
-            return p;
-        }
         q.inReady = false;
-        if (o.kind == rdmacc_ffi::PollKind::Done)
+        return nullptr;
+    }
+    const rdmacc_ffi::PollOut o = (*q.sender)->poll(now);
+    SetTimer(idx, o.next_timer_ns);
+    if (o.kind == rdmacc_ffi::PollKind::Send || o.kind == rdmacc_ffi::PollKind::Probe)
+    {
+        RoceHeader h;
+        h.prio = q.prio;
+        h.srcIp = RoceHeader::NodeToIp(m_nodeId);
+        h.dstIp = RoceHeader::NodeToIp(q.dstNode);
+        h.srcPort = q.srcPort;
+        h.flowId = idx;
+        h.seq = o.seq;
+        Ptr<Packet> p;
+        if (o.kind == rdmacc_ffi::PollKind::Send)
         {
-            Finish(idx);
+            h.kind = RoceHeader::DATA;
+            h.ecn = o.ecn;
+            h.flags = static_cast<uint8_t>((o.last ? RoceHeader::FLAG_LAST : 0) |
+                                           (o.retx ? RoceHeader::FLAG_RETX : 0) |
+                                           (o.ack_req ? RoceHeader::FLAG_ACKREQ : 0) |
+                                           (q.gotFeedback ? 0 : RoceHeader::FLAG_FIRST_RTT));
+            p = Create<Packet>(o.len);
         }
-        // Wait: the QP's timer is at the end of the wait (next_timer_ns includes it);
-        // Blocked: feedback or a timer brings it back
+        else
+        {
+            h.kind = RoceHeader::PROBE;
+            h.ecn = 2;
+            p = Create<Packet>();
+        }
+        p->AddHeader(h);
+        return p; // the QP keeps its turn
+    }
+    // Wait: the QP's one timer is at the end of the wait (next_timer_ns includes it);
+    // Blocked: feedback or a timer brings it back
+    q.inReady = false;
+    if (o.kind == rdmacc_ffi::PollKind::Done)
+    {
+        Finish(idx);
     }
     return nullptr;
 }
@@ -531,7 +519,7 @@ RdmaNic::SendControl(uint8_t kind,
     h.seq = seq;
     Ptr<Packet> p = Create<Packet>();
     p->AddHeader(h);
-    m_dev->EnqueueControl(p);
+    m_dev->Enqueue(p); // control kinds go in the device's control class
 }
 
 void

@@ -15,7 +15,6 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -66,10 +65,12 @@ struct FlowRecord
  * and parses frames and keeps one timer event per QP, at the deadline the QP gives: every
  * decision is Rust's.
  *
- * When the link is free the device pulls the next frame: QPs whose priority is not paused take
- * turns (round robin); a QP that is window-limited or waiting for its pacing/sub-packet time
- * leaves the turn until an ACK, NACK, CNP or its timer brings it back. ACK, NACK, CNP and probe
- * responses go in the device's control queue (before data, never paused).
+ * A QP that can send is a ready flow of the device's scheduler, in its priority's class: ready
+ * QPs take turns (round robin within the class, the classes shared by the device's
+ * DataScheduler, paused classes skipped). When its turn comes the device pulls a frame; a QP
+ * that is window-limited or waiting for its pacing/sub-packet time leaves the turn until an
+ * ACK, NACK, CNP or its timer brings it back. ACK, NACK, CNP and probe responses go in the
+ * device's control class (before data, never paused).
  *
  * The attributes are the parameters of the Rust table `NicConfig` (rust/schemes): the scheme
  * of new flows and every scheme's constants, the transport's timers and the receiver's ACK/CNP
@@ -154,7 +155,7 @@ class RdmaNic
     /// Flow-state trace: (flow id, window, rate, srtt), once per event that changed any.
     typedef void (*FlowStateCallback)(uint32_t, double, uint64_t, Time);
 
-    Ptr<Packet> PullData(uint8_t pausedMask) override;
+    Ptr<Packet> PullData(uint32_t flow) override;
 
     // RustParamOwner
     void SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v) override;
@@ -189,7 +190,6 @@ class RdmaNic
     Ptr<QbbNetDevice> m_dev;                                    //!< the host's device
     uint32_t m_nodeId;                                          //!< this host
     std::vector<std::unique_ptr<Qp>> m_qps;                     //!< flows sent by this host
-    std::deque<uint32_t> m_ready;                               //!< QPs taking turns
     std::unordered_map<uint64_t, std::unique_ptr<RxFlow>> m_rx; //!< (src, qp) -> receiver
     uint64_t m_delivered;                                       //!< bytes delivered to this host
     std::unique_ptr<Params> m_params;                           //!< the attributes (Rust)

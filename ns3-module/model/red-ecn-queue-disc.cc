@@ -18,6 +18,8 @@
 #include "rdma-cc/src/switch.rs.h"
 #include "rust/cxx.h"
 
+#include <utility>
+
 namespace ns3
 {
 
@@ -27,15 +29,22 @@ NS_OBJECT_ENSURE_REGISTERED(RedEcnQueueDisc);
 
 namespace
 {
-// Must match rdma_cc_switch::DropReason::name(); checked by the test suite.
-const std::array<const char*, RedEcnQueueDisc::N_DROP_REASONS> kDropReasonNames = {
-    "queue_full",
-    "buffer_full",
-    "not_ect_threshold",
-    "red_early_drop",
-    "headroom_overrun",
-    "no_route",
-};
+/// Every drop reason with its name, as Rust lists them (built once; the names are kept here so
+/// that traces can take a NUL-terminated `const char*`).
+const std::vector<std::pair<rdmacc_ffi::DropReason, std::string>>&
+ReasonTable()
+{
+    static const auto table = []
+    {
+        std::vector<std::pair<rdmacc_ffi::DropReason, std::string>> t;
+        for (const auto r : rdmacc_ffi::drop_reasons())
+        {
+            t.emplace_back(r, std::string(rdmacc_ffi::drop_reason_name(r)));
+        }
+        return t;
+    }();
+    return table;
+}
 
 rdmacc_ffi::RedEcnParams
 MakeParams(uint32_t kMin,
@@ -142,21 +151,31 @@ RedEcnQueueDisc::AssignStreams(int64_t stream)
 }
 
 const char*
-RedEcnQueueDisc::DropReasonName(uint8_t reason)
+RedEcnQueueDisc::DropReasonName(rdmacc_ffi::DropReason reason)
 {
-    return reason < kDropReasonNames.size() ? kDropReasonNames[reason] : "unknown";
+    for (const auto& [r, name] : ReasonTable())
+    {
+        if (r == reason)
+        {
+            return name.c_str();
+        }
+    }
+    return "unknown";
 }
 
-std::string
-RedEcnQueueDisc::PolicyDropReasonName(uint8_t reason)
+const std::vector<std::string>&
+RedEcnQueueDisc::DropReasonNames()
 {
-    return std::string(rdmacc_ffi::drop_reason_name(reason));
-}
-
-uint8_t
-RedEcnQueueDisc::PolicyDropReasonCount()
-{
-    return rdmacc_ffi::drop_reason_count();
+    static const auto names = []
+    {
+        std::vector<std::string> n;
+        for (const auto& [r, name] : ReasonTable())
+        {
+            n.push_back(name);
+        }
+        return n;
+    }();
+    return names;
 }
 
 std::string
@@ -202,13 +221,13 @@ RedEcnQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     const uint64_t q = GetInternalQueue(0)->GetNBytes();
     const double draw = m_uv->GetValue();
     const auto v = m_policy->on_enqueue(q, item->GetSize(), EcnBits(item), draw);
-    if (v.action == 2)
+    if (v.action == rdmacc_ffi::Action::Drop)
     {
         NS_LOG_LOGIC("drop " << DropReasonName(v.reason) << " at q=" << q);
         DropBeforeEnqueue(item, DropReasonName(v.reason));
         return false;
     }
-    if (v.action == 1)
+    if (v.action == rdmacc_ffi::Action::Mark)
     {
         Mark(item, MARK_REASON);
     }

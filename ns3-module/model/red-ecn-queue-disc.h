@@ -11,13 +11,15 @@
 #include "ns3/queue-disc.h"
 #include "ns3/random-variable-stream.h"
 
-#include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace rdmacc_ffi
 {
 struct RedEcn;
+enum class DropReason : std::uint8_t;
 } // namespace rdmacc_ffi
 
 namespace ns3
@@ -75,25 +77,15 @@ class RedEcnQueueDisc : public QueueDisc
     double MarkProbability(uint64_t q) const;
 
     /**
-     * \param reason a drop-reason code of the Rust policy
-     * \return the stable name used in traces and QueueDisc::Stats ("queue_full",
-     *         "buffer_full", "not_ect_threshold", "red_early_drop", "headroom_overrun",
-     *         "no_route")
+     * \param reason a drop reason of the Rust switch policies
+     * \return its stable name, used in traces, QueueDisc::Stats and output files (from Rust:
+     *         "queue_full", "buffer_full", "not_ect_threshold", "red_early_drop",
+     *         "headroom_overrun", "no_route", "control"; "unknown" for DropReason::None)
      */
-    static const char* DropReasonName(uint8_t reason);
+    static const char* DropReasonName(rdmacc_ffi::DropReason reason);
 
-    /**
-     * \param reason a drop-reason code
-     * \return the name the Rust policy gives it ("" for an unknown code); equals
-     *         DropReasonName(reason) for every known code (checked by the test suite)
-     */
-    static std::string PolicyDropReasonName(uint8_t reason);
-
-    /// \return the number of drop-reason codes the Rust policy knows
-    static uint8_t PolicyDropReasonCount();
-
-    /// Number of drop-reason codes.
-    static constexpr uint8_t N_DROP_REASONS = 6;
+    /// \return the name of every drop reason, in the order of every listing (from Rust)
+    static const std::vector<std::string>& DropReasonNames();
 
     /**
      * Assign a fixed random variable stream number to the random variables used by this model.

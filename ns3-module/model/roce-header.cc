@@ -41,10 +41,11 @@ RoceHeader::GetInstanceTypeId() const
 void
 RoceHeader::Print(std::ostream& os) const
 {
-    static const char* names[] = {"DATA", "ACK", "NACK", "CNP", "PROBE", "PROBE_RESP"};
-    os << (kind <= PROBE_RESP ? names[kind] : "?") << " prio=" << int(prio) << " ecn=" << int(ecn)
-       << " flags=" << int(flags) << " " << srcIp << ":" << srcPort << "->" << dstIp << ":"
-       << dstPort << " qp=" << flowId << " seq=" << seq;
+    static const char* names[] = {
+        "DATA", "ACK", "NACK", "CNP", "PROBE", "PROBE_RESP", "SWITCH_CONTROL"};
+    os << (kind <= SWITCH_CONTROL ? names[kind] : "?") << " prio=" << int(prio)
+       << " ecn=" << int(ecn) << " flags=" << int(flags) << " " << srcIp << ":" << srcPort << "->"
+       << dstIp << ":" << dstPort << " qp=" << flowId << " seq=" << seq;
 }
 
 uint32_t

@@ -31,12 +31,13 @@ class RoceHeader : public Header
     /// Packet kinds.
     enum Kind : uint8_t
     {
-        DATA = 0,       //!< payload of a queue pair
-        ACK = 1,        //!< cumulative acknowledgement (AETH)
-        NACK = 2,       //!< go-back-N request (AETH)
-        CNP = 3,        //!< congestion notification packet
-        PROBE = 4,      //!< RTT probe (LDCP rate-based variant)
-        PROBE_RESP = 5, //!< RTT probe response
+        DATA = 0,           //!< payload of a queue pair
+        ACK = 1,            //!< cumulative acknowledgement (AETH)
+        NACK = 2,           //!< go-back-N request (AETH)
+        CNP = 3,            //!< congestion notification packet
+        PROBE = 4,          //!< RTT probe (LDCP rate-based variant)
+        PROBE_RESP = 5,     //!< RTT probe response
+        SWITCH_CONTROL = 6, //!< a frame a switch built for its neighbour (e.g. RCM's CN)
     };
 
     /// Flag bits.
@@ -73,6 +74,13 @@ class RoceHeader : public Header
     IpToNode(uint32_t ip)
     {
         return ip & 0xFFFFFFu;
+    }
+
+    /// \return an id of the frame's queue pair unique in the fabric: (source address, QP number)
+    uint64_t
+    FlowKey() const
+    {
+        return (uint64_t(srcIp) << 32) | flowId;
     }
 
     /**

@@ -13,16 +13,11 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
-#include <array>
-#include <string>
-#include <vector>
+#include "rdma-cc/src/switch.rs.h"
 
-namespace rdmacc_ffi
-{
-struct SwitchCore;
-struct Topology;
-struct MmuParams;
-} // namespace rdmacc_ffi
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -35,11 +30,18 @@ namespace ns3
  * (rust/switch/src/core.rs) for the egress port (shortest paths, per-flow ECMP on the
  * 5-tuple with the EcmpSeed), the egress policy's verdict (RED/ECN mark, WRED Not-ECT drop,
  * queue limit) and the MMU's admission and PFC action, and carries them out: drop, mark CE,
- * queue at the egress port's priority class, send PAUSE/RESUME on the ingress port. When a
- * frame leaves an egress queue the MMU is told, and may answer RESUME.
+ * queue at the egress port, send PAUSE/RESUME on the ingress port. When a frame leaves an
+ * egress queue the core is told, and may answer RESUME.
+ *
+ * Control frames (ACK, NACK, CNP, probe responses) are routed like data but bypass the egress
+ * policy, the MMU and PFC: they are accounted in a separate control pool (ControlBuffer) and
+ * sent in the ports' control class (strict priority, never paused). The switch can also send
+ * a frame it built on a port (SendControlFrame), and hands frames a neighbour switch built
+ * for it to the ControlRx trace.
  *
  * Buffer attributes (DCQCN §4): BufferSize, Reserve, Headroom, XoffBeta (dynamic XOFF) or
- * XoffStatic, XonDelta, PfcPriorities (lossless priorities), EgressLimit (lossy tail drop).
+ * XoffStatic, XonDelta, PfcPriorities (lossless priorities), EgressLimit (lossy tail drop);
+ * ControlBuffer (the control pool).
  */
 class SwitchNode : public Node
 {
@@ -78,31 +80,30 @@ class SwitchNode : public Node
                         uint64_t kFs,
                         uint64_t bufMax);
 
-    /// Counters of the switch (mirrors the Rust SwitchCounters).
-    struct Counters
-    {
-        uint64_t received;             //!< frames received (non-PFC)
-        uint64_t forwarded;            //!< frames admitted to an egress queue
-        uint64_t marked;               //!< frames marked CE
-        std::array<uint64_t, 6> drops; //!< drops by reason code
-        uint64_t dropBytes;            //!< bytes dropped
-        uint64_t pauses;               //!< PAUSEs the MMU asked for
-        uint64_t resumes;              //!< RESUMEs the MMU asked for
-        uint64_t occupancy;            //!< bytes buffered now
-        uint64_t maxOccupancy;         //!< most bytes buffered at once
-        uint64_t maxHeadroomUsed;      //!< most headroom one ingress queue used
-    };
+    /// Counters of the switch (the Rust core's; drops by reason in named fields).
+    typedef rdmacc_ffi::SwitchCounters Counters;
 
     /// \return the counters
     Counters GetCounters() const;
+    /// \return (reason name, frames dropped) for every drop reason, in Rust's order
+    std::vector<std::pair<std::string, uint64_t>> GetDropList() const;
+
+    /**
+     * Sends a frame the switch built (a RoceHeader of a control kind, e.g. SWITCH_CONTROL) on
+     * `port`, in the control class, accounted in the control pool.
+     * \return whether it was queued (false: the control pool was full; counted as a drop with
+     *         reason control)
+     */
+    bool SendControlFrame(uint32_t port, Ptr<Packet> p);
     /// \return "" when every MMU accounting invariant holds, else what is wrong
     std::string CheckInvariants() const;
     /// \return bytes in egress queue (port, prio), as accounted by the MMU
     uint64_t GetEgressBytes(uint32_t port, uint8_t prio) const;
     /// \return the largest egress queue (port, prio) reached since the start or the last
-    ///         ResetMaxEgress(), in bytes (exact: updated at every admission)
+    ///         ResetMaxEgress(), in bytes (exact: the Rust core updates it at every admission)
     uint64_t GetMaxEgressBytes(uint32_t port, uint8_t prio) const;
-    /// Restarts the maxima of GetMaxEgressBytes (e.g. after the first RTT).
+    /// Restarts the maxima of GetMaxEgressBytes at the queues' current lengths (e.g. after
+    /// the first RTT: a queue that only drains from then on reports its length at the reset).
     void ResetMaxEgress();
 
     /// \return the lossless priority mask
@@ -124,17 +125,18 @@ class SwitchNode : public Node
 
     /// Drop trace signature: (frame, ingress port, priority, reason name).
     typedef void (*DropTracedCallback)(Ptr<const Packet>, uint32_t, uint8_t, const char*);
+    /// ControlRx trace signature: (frame, port it arrived on).
+    typedef void (*ControlRxTracedCallback)(Ptr<const Packet>, uint32_t);
 
   protected:
     void DoDispose() override;
 
   private:
     void ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
-    void OnDequeue(Ptr<QbbNetDevice> dev, uint8_t prio, uint32_t inPort, uint32_t size);
-    void ApplyPfc(uint32_t port, uint8_t prio, uint8_t action);
+    void OnDequeue(Ptr<QbbNetDevice> dev, const rdmacc_ffi::TxPacket& t);
+    void ApplyPfc(uint32_t port, uint8_t prio, rdmacc_ffi::PfcAction action);
 
     std::vector<Ptr<QbbNetDevice>> m_ports; //!< ports
-    std::vector<uint64_t> m_maxEgress;      //!< per (port, prio): largest egress queue
     rdmacc_ffi::SwitchCore* m_core;         //!< the Rust core (owned)
     Ptr<UniformRandomVariable> m_uv;        //!< RED draws
     uint64_t m_bufferSize;                  //!< BufferSize attribute
@@ -147,8 +149,10 @@ class SwitchNode : public Node
     uint64_t m_egressLimit;                 //!< EgressLimit attribute
     uint64_t m_mtu;                         //!< MmuMtu attribute
     uint64_t m_ecmpSeed;                    //!< EcmpSeed attribute
+    uint64_t m_controlBuffer;               //!< ControlBuffer attribute
 
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, const char*> m_dropTrace; //!< drops
+    TracedCallback<Ptr<const Packet>, uint32_t> m_controlRxTrace; //!< frames for this switch
 };
 
 } // namespace ns3

@@ -141,9 +141,9 @@ class LogLevelMappingTestCase : public TestCase
         {
             ClogCapture log;
             const SwitchNode::Counters c = RunPfcIncast(3000);
-            NS_TEST_ASSERT_MSG_GT(c.drops[4], 0, "headroom overruns");
+            NS_TEST_ASSERT_MSG_GT(c.drops.headroom_overrun, 0, "headroom overruns");
             NS_TEST_ASSERT_MSG_EQ(log.Count("[WARN ] headroom overrun: port "),
-                                  c.drops[4],
+                                  c.drops.headroom_overrun,
                                   "one warning per overrun");
             NS_TEST_ASSERT_MSG_EQ(log.Count("PAUSE"), 0, "debug lines stay off");
         }

@@ -91,10 +91,7 @@ RunClos(const std::string& cc, bool pfc, uint64_t bytes, uint64_t egressLimit)
     for (const auto& sw : f.switches)
     {
         const auto c = sw->GetCounters();
-        for (auto d : c.drops)
-        {
-            r.drops += d;
-        }
+        r.drops += c.drops_total;
         r.pauses += c.pauses;
         r.occupancy += c.occupancy;
         const std::string inv = sw->CheckInvariants();

@@ -2,7 +2,8 @@
 //!
 //! Everything here is plain data: integer newtypes that carry their unit in the type
 //! ([`Bytes`], [`Rate`] in bit/s, [`Time`] in nanoseconds), the IP ECN codepoint ([`Ecn`]), the
-//! wire-overhead constants of a RoCEv2 packet ([`wire`]), and [`ConfigError`], the error every configuration's
+//! wire-overhead constants of a RoCEv2 packet ([`wire`]), the kind of a frame and whether it
+//! travels in the control class ([`PacketKind`]), and [`ConfigError`], the error every configuration's
 //! `validate()` returns, naming the field and the offending value.
 //!
 //! No clocks, no randomness, no I/O: callers pass time and random draws in.
@@ -12,11 +13,13 @@
 
 mod ecn;
 mod error;
+mod kind;
 pub mod param;
 mod units;
 pub mod wire;
 
 pub use ecn::Ecn;
 pub use error::ConfigError;
+pub use kind::PacketKind;
 pub use param::{Param, ParamKind, ParamSpec, ParamValue, Params};
 pub use units::{Bytes, Rate, Time};

@@ -21,7 +21,7 @@
 use crate::mmu::{Admission, Mmu, MmuConfig, PfcAction, PRIORITIES};
 use crate::red::{NotEct, RedEcnConfig, RedEcnPolicy, Verdict};
 use crate::routing::{ecmp_select, FiveTuple, Routes};
-use crate::{DropReason, Ecn};
+use crate::{DropCounts, DropReason, Ecn, PacketKind};
 use rdma_cc_core::{Bytes, ConfigError};
 
 /// What the host knows about an arriving packet.
@@ -39,17 +39,43 @@ pub struct PacketMeta {
     pub size: Bytes,
     /// ECN codepoint.
     pub ecn: Ecn,
+    /// Kind: control kinds bypass the egress policy, the MMU and PFC.
+    pub kind: PacketKind,
     /// Uniform random number in [0, 1) for RED marking.
     pub draw: f64,
+}
+
+/// What the host does with an arriving (or originated) packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Queue it at the egress port unchanged.
+    Enqueue,
+    /// Queue it with the ECN field set to CE.
+    Mark,
+    /// Drop it, for this reason.
+    Drop(DropReason),
+    /// A frame for this switch itself (a neighbour's [`PacketKind::SwitchControl`] frame, e.g.
+    /// RCM's congestion notification): handed to the switch, never forwarded.
+    Local,
+}
+
+impl From<Verdict> for Action {
+    fn from(v: Verdict) -> Action {
+        match v {
+            Verdict::Enqueue => Action::Enqueue,
+            Verdict::Mark => Action::Mark,
+            Verdict::Drop(r) => Action::Drop(r),
+        }
+    }
 }
 
 /// What to do with an arriving packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decision {
-    /// Egress port (meaningless when dropped for `NoRoute`).
+    /// Egress port (meaningless when dropped for `NoRoute` or `Local`).
     pub out_port: u32,
-    /// `Enqueue`, `Mark` or `Drop(reason)`.
-    pub verdict: Verdict,
+    /// `Enqueue`, `Mark`, `Drop(reason)` or `Local`.
+    pub action: Action,
     /// PFC action for the packet's ingress (port, priority).
     pub pfc: PfcAction,
 }
@@ -57,16 +83,67 @@ pub struct Decision {
 /// Per-switch counters beyond the MMU's.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SwitchStats {
-    /// Packets received.
+    /// Packets received (data and control).
     pub received: u64,
-    /// Packets forwarded (admitted to an egress queue).
+    /// Packets admitted to an egress queue (received or originated).
     pub forwarded: u64,
     /// Packets marked CE.
     pub marked: u64,
-    /// Drops by reason (index `DropReason as usize`), all steps together.
-    pub drops: [u64; DropReason::ALL.len()],
+    /// Drops by reason, all steps together.
+    pub drops: DropCounts,
     /// Bytes dropped, all reasons.
     pub drop_bytes: u64,
+    /// Received control frames (ACK, NACK, CNP, probe responses) admitted to an egress queue.
+    pub control_forwarded: u64,
+    /// Frames the switch originated ([`SwitchCore::originate`]), queued or dropped.
+    pub originated: u64,
+    /// Received frames addressed to the switch itself ([`Action::Local`]).
+    pub local: u64,
+}
+
+/// The control pool: the buffer of control frames, apart from the data MMU (so control frames
+/// never change data accounting or PFC thresholds). A control frame is admitted while the pool
+/// has room, else dropped with [`DropReason::Control`].
+#[derive(Debug, Clone)]
+struct ControlPool {
+    capacity: Bytes,
+    used: Bytes,
+    /// Bytes queued per egress port.
+    per_port: Vec<Bytes>,
+    max_used: Bytes,
+}
+
+impl ControlPool {
+    /// Admits `size` bytes at `port` if the pool has room.
+    #[inline]
+    fn admit(&mut self, port: usize, size: Bytes) -> bool {
+        let Some(q) = self.per_port.get_mut(port) else {
+            debug_assert!(false, "control frame for port {port} out of range");
+            return false;
+        };
+        if self.used.saturating_add(size) > self.capacity {
+            return false;
+        }
+        *q += size;
+        self.used += size;
+        self.max_used = self.max_used.max(self.used);
+        true
+    }
+
+    /// Releases `size` bytes that left `port`.
+    #[inline]
+    fn release(&mut self, port: usize, size: Bytes) {
+        let Some(q) = self.per_port.get_mut(port) else {
+            debug_assert!(false, "control departure from port {port} out of range");
+            return;
+        };
+        debug_assert!(
+            *q >= size,
+            "control departure of {size} exceeds what is queued"
+        );
+        *q = q.saturating_sub(size);
+        self.used = self.used.saturating_sub(size);
+    }
 }
 
 /// How the switch picks one of the equal-cost next hops (fabric.md: "A hook lets RCM's SAR
@@ -83,6 +160,7 @@ pub enum RoutePolicy {
 #[derive(Debug, Clone)]
 pub struct SwitchCore {
     mmu: Mmu,
+    control: ControlPool,
     policies: Vec<Option<RedEcnPolicy>>,
     routes: Routes,
     route_policy: RoutePolicy,
@@ -91,13 +169,38 @@ pub struct SwitchCore {
 }
 
 impl SwitchCore {
-    /// A switch with the given MMU, routing table and ECMP seed; no egress policy yet
-    /// (packets are only subject to the MMU).
-    pub fn new(mmu: MmuConfig, routes: Routes, seed: u64) -> Result<SwitchCore, ConfigError> {
+    /// Default size of the control pool ([`SwitchCore::new`]): 1 MB. Control frames have
+    /// strict priority at every port, so a port's control queue only holds what arrives while
+    /// one frame is on the wire — about one control frame per ingress port — and control
+    /// traffic is a few percent of the data rate that causes it (a 66 B ACK per 1062 B data
+    /// frame). 1 MB holds about 15 000 ACKs: no drop with any port count simulated here.
+    pub const DEFAULT_CONTROL_BUFFER: Bytes = Bytes(1_000_000);
+
+    /// A switch with the given MMU, control pool of `control_buffer` bytes (> 0; field
+    /// `ControlBuffer`), routing table and ECMP seed; no egress policy yet (packets are only
+    /// subject to the MMU).
+    pub fn new(
+        mmu: MmuConfig,
+        control_buffer: Bytes,
+        routes: Routes,
+        seed: u64,
+    ) -> Result<SwitchCore, ConfigError> {
         let ports = mmu.ports;
         let mmu = Mmu::new(mmu)?;
+        ConfigError::check(
+            control_buffer > Bytes::ZERO,
+            "ControlBuffer",
+            control_buffer,
+            "must be > 0",
+        )?;
         Ok(SwitchCore {
             mmu,
+            control: ControlPool {
+                capacity: control_buffer,
+                used: Bytes::ZERO,
+                per_port: vec![Bytes::ZERO; ports],
+                max_used: Bytes::ZERO,
+            },
             policies: vec![None; ports * PRIORITIES],
             routes,
             route_policy: RoutePolicy::Ecmp,
@@ -167,13 +270,38 @@ impl SwitchCore {
     }
 
     /// Decides for an arriving packet.
+    ///
+    /// A control frame ([`PacketKind::is_control`]) is routed like data but bypasses the egress
+    /// policy (never marked, never early-dropped), the MMU and PFC: it is accounted in the
+    /// control pool only. A [`PacketKind::SwitchControl`] frame is for this switch
+    /// ([`Action::Local`]).
     #[inline]
     pub fn on_arrival(&mut self, m: &PacketMeta) -> Decision {
         self.stats.received += 1;
+        if m.kind == PacketKind::SwitchControl {
+            self.stats.local += 1;
+            return Decision {
+                out_port: m.in_port,
+                action: Action::Local,
+                pfc: PfcAction::None,
+            };
+        }
         let prio = (m.prio as usize).min(PRIORITIES - 1);
         let Some(out) = self.route(m) else {
-            return self.dropped(m, 0, DropReason::NoRoute, PfcAction::None);
+            return self.dropped(m.size, 0, DropReason::NoRoute, PfcAction::None);
         };
+        if m.kind.is_control() {
+            if !self.control.admit(out as usize, m.size) {
+                return self.dropped(m.size, out, DropReason::Control, PfcAction::None);
+            }
+            self.stats.forwarded += 1;
+            self.stats.control_forwarded += 1;
+            return Decision {
+                out_port: out,
+                action: Action::Enqueue,
+                pfc: PfcAction::None,
+            };
+        }
         let idx = out as usize * PRIORITIES + prio;
         let verdict = match self.policies.get_mut(idx).and_then(Option::as_mut) {
             Some(p) => {
@@ -183,13 +311,13 @@ impl SwitchCore {
             None => Verdict::Enqueue,
         };
         if let Verdict::Drop(r) = verdict {
-            return self.dropped(m, out, r, PfcAction::None);
+            return self.dropped(m.size, out, r, PfcAction::None);
         }
         let Admission { drop, pfc } =
             self.mmu
                 .on_arrival(m.in_port as usize, out as usize, prio, m.size);
         if let Some(r) = drop {
-            return self.dropped(m, out, r, pfc);
+            return self.dropped(m.size, out, r, pfc);
         }
         self.stats.forwarded += 1;
         if verdict == Verdict::Mark {
@@ -197,22 +325,40 @@ impl SwitchCore {
         }
         Decision {
             out_port: out,
-            verdict,
+            action: verdict.into(),
             pfc,
         }
     }
 
-    fn dropped(&mut self, m: &PacketMeta, out: u32, r: DropReason, pfc: PfcAction) -> Decision {
-        self.stats.drops[r as usize] += 1;
-        self.stats.drop_bytes += m.size.0;
+    /// The switch built a control frame of `size` bytes to send on `out_port` (e.g. RCM's
+    /// congestion notification to a neighbour): accounted in the control pool like a received
+    /// control frame, or dropped with [`DropReason::Control`] if the pool is full. Its
+    /// departure is reported with [`SwitchCore::on_departure`] and a control kind.
+    pub fn originate(&mut self, out_port: u32, size: Bytes) -> Decision {
+        self.stats.originated += 1;
+        if !self.control.admit(out_port as usize, size) {
+            return self.dropped(size, out_port, DropReason::Control, PfcAction::None);
+        }
+        self.stats.forwarded += 1;
+        Decision {
+            out_port,
+            action: Action::Enqueue,
+            pfc: PfcAction::None,
+        }
+    }
+
+    fn dropped(&mut self, size: Bytes, out: u32, r: DropReason, pfc: PfcAction) -> Decision {
+        self.stats.drops.add(r, 1);
+        self.stats.drop_bytes += size.0;
         Decision {
             out_port: out,
-            verdict: Verdict::Drop(r),
+            action: Action::Drop(r),
             pfc,
         }
     }
 
-    /// A packet admitted earlier left egress queue (`out_port`, `prio`).
+    /// A packet admitted earlier (of kind `kind`) left egress queue (`out_port`, `prio`).
+    /// Control kinds leave the control pool; data leaves the MMU, which may answer RESUME.
     #[inline]
     pub fn on_departure(
         &mut self,
@@ -220,7 +366,12 @@ impl SwitchCore {
         out_port: u32,
         prio: u8,
         size: Bytes,
+        kind: PacketKind,
     ) -> PfcAction {
+        if kind.is_control() {
+            self.control.release(out_port as usize, size);
+            return PfcAction::None;
+        }
         let prio = (prio as usize).min(PRIORITIES - 1);
         self.mmu
             .on_departure(in_port as usize, out_port as usize, prio, size)
@@ -231,19 +382,47 @@ impl SwitchCore {
         &self.mmu
     }
 
+    /// Restarts the exact egress maxima ([`Mmu::egress_max`]) at the current queue lengths.
+    pub fn reset_egress_max(&mut self) {
+        self.mmu.reset_egress_max();
+    }
+
+    /// Bytes of control frames buffered now.
+    pub fn control_occupancy(&self) -> Bytes {
+        self.control.used
+    }
+
+    /// Most bytes of control frames buffered at once.
+    pub fn max_control_occupancy(&self) -> Bytes {
+        self.control.max_used
+    }
+
     /// Counters.
     pub fn stats(&self) -> &SwitchStats {
         &self.stats
     }
 
-    /// The MMU's invariants, plus: received = forwarded + dropped.
+    /// The MMU's invariants, plus: received + originated = forwarded + dropped + local; the
+    /// control pool's bytes equal the sum of its per-port queues and fit in the pool.
     pub fn check_invariants(&self) -> Result<(), String> {
         self.mmu.check_invariants()?;
-        let dropped: u64 = self.stats.drops.iter().sum();
-        if self.stats.received != self.stats.forwarded + dropped {
+        let s = &self.stats;
+        let dropped = s.drops.total();
+        if s.received + s.originated != s.forwarded + dropped + s.local {
             return Err(format!(
-                "received {} != forwarded {} + dropped {}",
-                self.stats.received, self.stats.forwarded, dropped
+                "received {} + originated {} != forwarded {} + dropped {} + local {}",
+                s.received, s.originated, s.forwarded, dropped, s.local
+            ));
+        }
+        let c = &self.control;
+        let sum = c
+            .per_port
+            .iter()
+            .fold(Bytes::ZERO, |acc, &b| acc.saturating_add(b));
+        if sum != c.used || c.used > c.capacity {
+            return Err(format!(
+                "control pool: used {} != sum of ports {} or above the pool {}",
+                c.used, sum, c.capacity
             ));
         }
         Ok(())
@@ -272,6 +451,7 @@ mod tests {
             },
             size: Bytes(1000),
             ecn,
+            kind: PacketKind::Data,
             draw: 0.5,
         }
     }
@@ -284,6 +464,14 @@ mod tests {
             t.add_link(0, port, host, 0).unwrap();
         }
         Arc::new(t.routes().unwrap()).switch_routes(0).unwrap()
+    }
+
+    fn ack(in_port: u32, dst: u32, prio: u8) -> PacketMeta {
+        PacketMeta {
+            size: Bytes(66),
+            kind: PacketKind::Ack,
+            ..meta(in_port, dst, prio, Ecn::NotEct)
+        }
     }
 
     /// 3 ports; host 9 reachable via port 2.
@@ -301,16 +489,19 @@ mod tests {
             lossless,
             egress_limit: Bytes(30_000),
         };
-        SwitchCore::new(cfg, routes(), 7).unwrap()
+        SwitchCore::new(cfg, Bytes(1000), routes(), 7).unwrap()
     }
 
     #[test]
     fn forwards_along_the_route_and_accounts_egress() {
         let mut c = core(false);
         let d = c.on_arrival(&meta(0, 9, 1, Ecn::Ect0));
-        assert_eq!((d.out_port, d.verdict), (2, Verdict::Enqueue));
+        assert_eq!((d.out_port, d.action), (2, Action::Enqueue));
         assert_eq!(c.mmu().egress_bytes(2, 1), Bytes(1000));
-        assert_eq!(c.on_departure(0, 2, 1, Bytes(1000)), PfcAction::None);
+        assert_eq!(
+            c.on_departure(0, 2, 1, Bytes(1000), PacketKind::Data),
+            PfcAction::None
+        );
         assert_eq!(c.mmu().occupancy(), Bytes(0));
         c.check_invariants().unwrap();
     }
@@ -319,8 +510,8 @@ mod tests {
     fn unknown_destination_is_dropped_as_no_route() {
         let mut c = core(false);
         let d = c.on_arrival(&meta(0, 5, 1, Ecn::Ect0));
-        assert_eq!(d.verdict, Verdict::Drop(DropReason::NoRoute));
-        assert_eq!(c.stats().drops[DropReason::NoRoute as usize], 1);
+        assert_eq!(d.action, Action::Drop(DropReason::NoRoute));
+        assert_eq!(c.stats().drops.no_route, 1);
         c.check_invariants().unwrap();
     }
 
@@ -343,17 +534,17 @@ mod tests {
         .unwrap();
         for _ in 0..3 {
             assert_eq!(
-                c.on_arrival(&meta(0, 9, 1, Ecn::NotEct)).verdict,
-                Verdict::Enqueue
+                c.on_arrival(&meta(0, 9, 1, Ecn::NotEct)).action,
+                Action::Enqueue
             );
         }
         let d = c.on_arrival(&meta(0, 9, 1, Ecn::NotEct));
-        assert_eq!(d.verdict, Verdict::Drop(DropReason::NotEctThreshold));
+        assert_eq!(d.action, Action::Drop(DropReason::NotEctThreshold));
         assert_eq!(c.mmu().egress_bytes(2, 1), Bytes(3000));
         // ECT packets pass and are marked once above K_min... at 3000 B: not yet
         assert_eq!(
-            c.on_arrival(&meta(0, 9, 1, Ecn::Ect0)).verdict,
-            Verdict::Enqueue
+            c.on_arrival(&meta(0, 9, 1, Ecn::Ect0)).action,
+            Action::Enqueue
         );
         c.check_invariants().unwrap();
     }
@@ -363,12 +554,12 @@ mod tests {
         let mut c = core(false);
         for _ in 0..30 {
             assert!(matches!(
-                c.on_arrival(&meta(0, 9, 1, Ecn::Ect0)).verdict,
-                Verdict::Enqueue
+                c.on_arrival(&meta(0, 9, 1, Ecn::Ect0)).action,
+                Action::Enqueue
             ));
         }
         let d = c.on_arrival(&meta(0, 9, 1, Ecn::Ect0));
-        assert_eq!(d.verdict, Verdict::Drop(DropReason::QueueFull));
+        assert_eq!(d.action, Action::Drop(DropReason::QueueFull));
         c.check_invariants().unwrap();
     }
 
@@ -379,7 +570,7 @@ mod tests {
         for i in 0..70 {
             let d = c.on_arrival(&meta(0, 9, 3, Ecn::Ect0));
             assert!(
-                !matches!(d.verdict, Verdict::Drop(_)),
+                !matches!(d.action, Action::Drop(_)),
                 "packet {i} dropped: {d:?}"
             );
             pauses += (d.pfc == PfcAction::Pause) as u32;
@@ -403,5 +594,119 @@ mod tests {
             )
             .unwrap_err();
         assert_eq!(e.field, "NotEctMode");
+    }
+
+    #[test]
+    fn control_frames_bypass_wred_mmu_and_pfc() {
+        let mut c = core(true);
+        // every Not-ECT data packet is dropped at K_fs = 0 on port 2, priority 1
+        c.set_queue_policy(
+            2,
+            1,
+            RedEcnConfig {
+                not_ect: NotEct::ThresholdDrop { k_fs: Bytes(0) },
+                ..RedEcnConfig::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            c.on_arrival(&meta(0, 9, 1, Ecn::NotEct)).action,
+            Action::Drop(DropReason::NotEctThreshold)
+        );
+        let d = c.on_arrival(&ack(0, 9, 1));
+        assert_eq!(
+            (d.out_port, d.action, d.pfc),
+            (2, Action::Enqueue, PfcAction::None)
+        );
+        // not in the data accounting
+        assert_eq!(c.mmu().egress_bytes(2, 1), Bytes::ZERO);
+        assert_eq!(c.mmu().occupancy(), Bytes::ZERO);
+        assert_eq!(c.control_occupancy(), Bytes(66));
+        // a lossless priority far above XOFF: control frames still never PAUSE
+        for _ in 0..60 {
+            c.on_arrival(&meta(0, 9, 3, Ecn::Ect0));
+        }
+        assert!(c.mmu().is_paused(0, 3));
+        let ingress = c.mmu().ingress_bytes(0, 3);
+        let d = c.on_arrival(&ack(0, 9, 3));
+        assert_eq!((d.action, d.pfc), (Action::Enqueue, PfcAction::None));
+        assert_eq!(c.mmu().ingress_bytes(0, 3), ingress, "MMU untouched");
+        assert_eq!(
+            c.on_departure(0, 2, 3, Bytes(66), PacketKind::Ack),
+            PfcAction::None
+        );
+        assert_eq!(c.stats().control_forwarded, 2);
+        assert_eq!(c.stats().drops.control, 0);
+        c.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn a_full_control_pool_drops_with_reason_control() {
+        let mut c = core(false);
+        // 1000 B pool: 15 ACKs of 66 B fit, the 16th does not
+        for _ in 0..15 {
+            assert_eq!(c.on_arrival(&ack(0, 9, 3)).action, Action::Enqueue);
+        }
+        assert_eq!(
+            c.on_arrival(&ack(0, 9, 3)).action,
+            Action::Drop(DropReason::Control)
+        );
+        assert_eq!(c.stats().drops.control, 1);
+        assert_eq!(c.max_control_occupancy(), Bytes(990));
+        for _ in 0..15 {
+            c.on_departure(0, 2, 3, Bytes(66), PacketKind::Ack);
+        }
+        assert_eq!(c.control_occupancy(), Bytes::ZERO);
+        c.check_invariants().unwrap();
+        assert_eq!(
+            SwitchCore::new(
+                MmuConfig {
+                    ports: 3,
+                    ..MmuConfig::default()
+                },
+                Bytes::ZERO,
+                routes(),
+                1
+            )
+            .unwrap_err()
+            .field,
+            "ControlBuffer"
+        );
+    }
+
+    #[test]
+    fn originated_frames_are_accounted_and_conserved() {
+        let mut c = core(false);
+        let d = c.originate(1, Bytes(80));
+        assert_eq!((d.out_port, d.action), (1, Action::Enqueue));
+        assert_eq!(c.control_occupancy(), Bytes(80));
+        assert_eq!(
+            c.originate(1, Bytes(950)).action,
+            Action::Drop(DropReason::Control)
+        );
+        c.check_invariants().unwrap();
+        c.on_departure(1, 1, 0, Bytes(80), PacketKind::SwitchControl);
+        let s = c.stats();
+        assert_eq!((s.originated, s.forwarded, s.drops.control), (2, 1, 1));
+        // a neighbour's switch-control frame is for this switch
+        let d = c.on_arrival(&PacketMeta {
+            kind: PacketKind::SwitchControl,
+            ..ack(2, 9, 0)
+        });
+        assert_eq!(d.action, Action::Local);
+        assert_eq!(c.stats().local, 1);
+        c.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn egress_maxima_restart_at_the_current_queue() {
+        let mut c = core(false);
+        for _ in 0..4 {
+            c.on_arrival(&meta(0, 9, 1, Ecn::Ect0));
+        }
+        c.reset_egress_max();
+        // nothing arrives after the reset: the maximum is the 4000 B still queued
+        c.on_departure(0, 2, 1, Bytes(1000), PacketKind::Data);
+        assert_eq!(c.mmu().egress_max(2, 1), Bytes(4000));
     }
 }

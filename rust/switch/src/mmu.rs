@@ -67,16 +67,13 @@
 //! the departure with [`PfcAction::None`], never an out-of-bounds index or panic. A departure
 //! of more bytes than are queued also trips a `debug_assert!` and saturates at zero.
 
-use crate::DropReason;
+use crate::{DropCounts, DropReason};
 use rdma_cc_core::wire::{on_wire, MIN_FRAME};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use serde::{Deserialize, Serialize};
 
 /// Number of IEEE 802.1p priority classes per port.
 pub const PRIORITIES: usize = 8;
-
-/// Number of [`DropReason`]s, the length of the per-reason arrays in [`MmuStats`].
-const REASONS: usize = DropReason::ALL.len();
 
 /// How the PFC XOFF threshold of an ingress (port, priority) queue is set.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -382,10 +379,10 @@ impl Admission {
 pub struct MmuStats {
     /// Packets admitted.
     pub admitted: u64,
-    /// Packets dropped, indexed by `DropReason as usize`.
-    pub drops: [u64; REASONS],
-    /// Bytes dropped, indexed by `DropReason as usize`.
-    pub drop_bytes: [Bytes; REASONS],
+    /// Packets dropped, by reason.
+    pub drops: DropCounts,
+    /// Bytes dropped, by reason.
+    pub drop_bytes: DropCounts,
     /// PAUSEs requested ([`PfcAction::Pause`] answers).
     pub pauses: u64,
     /// RESUMEs requested ([`PfcAction::Resume`] answers).
@@ -401,7 +398,7 @@ pub struct MmuStats {
 impl MmuStats {
     /// Packets dropped for `reason`.
     pub fn drops_for(&self, reason: DropReason) -> u64 {
-        self.drops[reason as usize]
+        self.drops.get(reason)
     }
 
     /// Lossless packets dropped because the headroom overflowed: a configuration error that
@@ -412,7 +409,7 @@ impl MmuStats {
 
     /// Packets dropped for any reason.
     pub fn total_drops(&self) -> u64 {
-        self.drops.iter().sum()
+        self.drops.total()
     }
 }
 
@@ -445,6 +442,9 @@ pub struct Mmu {
     ingress: Vec<Ingress>,
     /// Bytes per egress (port, priority), same indexing.
     egress: Vec<Bytes>,
+    /// Largest value of each `egress` entry since construction or the last
+    /// [`Mmu::reset_egress_max`] (updated at every admission, so it is exact).
+    egress_max: Vec<Bytes>,
     /// Sum of the ingress queues' shared parts.
     shared_used: Bytes,
     /// Total bytes buffered.
@@ -461,6 +461,7 @@ impl Mmu {
             pool: cfg.shared_pool(),
             ingress: vec![Ingress::default(); queues],
             egress: vec![Bytes::ZERO; queues],
+            egress_max: vec![Bytes::ZERO; queues],
             shared_used: Bytes::ZERO,
             occupancy: Bytes::ZERO,
             stats: MmuStats::default(),
@@ -493,9 +494,8 @@ impl Mmu {
     }
 
     fn count_drop(&mut self, reason: DropReason, size: Bytes) {
-        let r = reason as usize;
-        self.stats.drops[r] += 1;
-        self.stats.drop_bytes[r] = self.stats.drop_bytes[r].saturating_add(size);
+        self.stats.drops.add(reason, 1);
+        self.stats.drop_bytes.add(reason, size.0);
     }
 
     fn drop(&mut self, reason: DropReason, size: Bytes, pfc: PfcAction) -> Admission {
@@ -573,6 +573,7 @@ impl Mmu {
         q.headroom += to_headroom;
         let headroom_now = q.headroom;
         self.egress[e] += size;
+        self.egress_max[e] = self.egress_max[e].max(self.egress[e]);
         self.shared_used += to_shared;
         self.occupancy += size;
         let s = &mut self.stats;
@@ -654,6 +655,21 @@ impl Mmu {
         self.index(port, prio)
             .map(|i| self.egress[i])
             .unwrap_or_default()
+    }
+
+    /// Largest length egress queue (`port`, `prio`) reached since construction or the last
+    /// [`Mmu::reset_egress_max`]; exact (updated at every admission). Zero when out of range.
+    pub fn egress_max(&self, port: usize, prio: usize) -> Bytes {
+        self.index(port, prio)
+            .map(|i| self.egress_max[i])
+            .unwrap_or_default()
+    }
+
+    /// Restarts every egress maximum at its queue's current length (e.g. to measure the
+    /// stable stage after the first RTTs: a queue that is long now and only drains afterwards
+    /// reports its current length, not zero).
+    pub fn reset_egress_max(&mut self) {
+        self.egress_max.copy_from_slice(&self.egress);
     }
 
     /// Headroom bytes in use by ingress queue (`port`, `prio`). Zero when out of range.
@@ -754,6 +770,15 @@ impl Mmu {
             .egress
             .iter()
             .fold(Bytes::ZERO, |acc, &b| acc.saturating_add(b));
+        if let Some(i) = (0..self.egress.len()).find(|&i| self.egress_max[i] < self.egress[i]) {
+            return Err(format!(
+                "egress (port {}, prio {}): maximum {} below the queue {}",
+                i / PRIORITIES,
+                i % PRIORITIES,
+                self.egress_max[i],
+                self.egress[i]
+            ));
+        }
         if ingress_sum != self.occupancy || egress_sum != self.occupancy {
             return Err(format!(
                 "occupancy {} != sum of ingress {} or sum of egress {}",
@@ -862,10 +887,7 @@ mod tests {
             }
         );
         assert_eq!(m.stats().headroom_overruns(), 1);
-        assert_eq!(
-            m.stats().drop_bytes[DropReason::HeadroomOverrun as usize],
-            Bytes(1000)
-        );
+        assert_eq!(m.stats().drop_bytes.headroom_overrun, 1000);
         assert_eq!(m.stats().pauses, 1);
         assert_eq!(m.occupancy(), Bytes(10_000));
         assert_eq!(m.egress_bytes(1, P3), Bytes(10_000));
@@ -991,6 +1013,27 @@ mod tests {
         m.on_departure(1, 0, 1, Bytes(36_000)); // shared 40 000 (the byte is in headroom)
         assert_eq!(m.xoff_threshold(), Bytes(10_000));
         assert_eq!(m.on_departure(0, 1, P3, Bytes(1)), PfcAction::Resume);
+        m.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn egress_maximum_is_exact_and_restarts_at_the_current_queue() {
+        let mut m = Mmu::new(static_cfg()).unwrap();
+        for _ in 0..5 {
+            assert_eq!(m.on_arrival(0, 1, P3, Bytes(1000)), admit());
+        }
+        assert_eq!(m.on_departure(0, 1, P3, Bytes(1000)), PfcAction::None);
+        assert_eq!(m.egress_max(1, P3), Bytes(5000));
+        // a reset while 4000 B are queued: the maximum is the queue now, not zero, even if
+        // nothing arrives afterwards
+        m.reset_egress_max();
+        assert_eq!(m.egress_max(1, P3), Bytes(4000));
+        assert_eq!(m.on_departure(0, 1, P3, Bytes(1000)), PfcAction::None);
+        assert_eq!(m.egress_max(1, P3), Bytes(4000));
+        assert_eq!(m.on_arrival(0, 1, P3, Bytes(1000)), admit());
+        assert_eq!(m.on_arrival(0, 1, P3, Bytes(1000)), admit());
+        assert_eq!(m.egress_max(1, P3), Bytes(5000));
+        assert_eq!(m.egress_max(9, 0), Bytes::ZERO);
         m.check_invariants().unwrap();
     }
 

@@ -21,7 +21,7 @@
 //! The random draw is the caller's (one uniform in `[0, 1)` per packet from an ns-3 random
 //! stream), so runs are reproducible and this code holds no RNG.
 
-use crate::{DropReason, Ecn};
+use crate::{DropCounts, DropReason, Ecn};
 use rdma_cc_core::{Bytes, ConfigError, Rate};
 use serde::{Deserialize, Serialize};
 
@@ -157,14 +157,14 @@ pub struct RedEcnStats {
     pub enqueued: u64,
     /// Packets accepted with CE set.
     pub marked: u64,
-    /// Drops, indexed by `DropReason as usize`.
-    pub drops: [u64; DropReason::ALL.len()],
+    /// Drops by reason.
+    pub drops: DropCounts,
 }
 
 impl RedEcnStats {
     /// Drops for all reasons.
     pub fn total_drops(&self) -> u64 {
-        self.drops.iter().sum()
+        self.drops.total()
     }
 }
 
@@ -197,7 +197,7 @@ impl RedEcnPolicy {
                 self.stats.enqueued += 1;
                 self.stats.marked += 1;
             }
-            Verdict::Drop(r) => self.stats.drops[r as usize] += 1,
+            Verdict::Drop(r) => self.stats.drops.add(r, 1),
         }
         v
     }
@@ -389,7 +389,7 @@ mod tests {
             p.on_enqueue(Bytes(20_000), Bytes(1000), Ecn::Ect0, 0.0),
             Verdict::Mark
         );
-        assert_eq!(p.stats().drops[DropReason::NotEctThreshold as usize], 1);
+        assert_eq!(p.stats().drops.not_ect_threshold, 1);
     }
 
     #[test]

@@ -1,0 +1,860 @@
+//! Egress scheduling of one port: which queued frame (or which ready flow) is sent next.
+//!
+//! One [`Scheduler`] per transmitting port — every switch egress port and every host NIC's
+//! transmit side. The host (the ns-3 device) keeps the frames; the scheduler keeps, per class,
+//! a FIFO of *items* with the frames' metadata ([`QueuedPacket`], carrying the host's slot
+//! handle) or *flows* (a host NIC's queue pairs, served lazily: see below), and answers
+//! [`Scheduler::next`] with a [`Pick`].
+//!
+//! # Classes
+//!
+//! - The **control class** (ACK, NACK, CNP, probe responses, switch-originated frames: every
+//!   [`PacketKind::is_control`] kind) has strict priority over data and is never paused: IEEE
+//!   802.1Q strict-priority selection, with the control traffic in the highest class.
+//!   PFC frames themselves are MAC control and never reach the scheduler (the device sends them
+//!   first).
+//! - **8 data classes**, one per IEEE 802.1p priority, each of which the peer can PAUSE (IEEE
+//!   802.1Qbb). A paused class is never picked. Among the data classes the [`DataPolicy`]
+//!   decides:
+//!   - [`DataPolicy::RoundRobin`] (default): per-packet round robin over the non-empty,
+//!     non-paused classes, starting after the class served last;
+//!   - [`DataPolicy::Dwrr`]: deficit weighted round robin (Shreedhar and Varghese, "Efficient
+//!     fair queuing using deficit round robin", SIGCOMM 1995) in its credit form (as Linux's
+//!     `fq` qdisc): the class at the cursor sends while its credit is positive and is charged
+//!     each frame's bytes after sending it; a class whose credit is used up gets one quantum
+//!     more and passes the turn. Charging after the fact serves flows whose next frame size is
+//!     unknown until they are asked; long-run byte shares are proportional to the quanta. An
+//!     emptied class keeps a debt but forfeits unused credit (DRR resets an idle queue's
+//!     deficit);
+//!   - [`DataPolicy::StrictPriority`]: the highest-numbered eligible class first (IEEE 802.1Q
+//!     strict priority: 7 is the highest priority).
+//!
+//! # Flows (lazy items)
+//!
+//! A host NIC does not build a frame before the link can take it (its congestion controller
+//! decides at that moment). Its ready queue pairs are *flow items* in their priority's class
+//! ([`Scheduler::add_flow`]). When a flow item is picked ([`Pick::Flow`]) the host asks the
+//! flow for a frame and reports the result with [`Scheduler::flow_served`]: if the flow sent
+//! one, the item rotates to the back of its class (round robin over the ready flows of a
+//! class), and DWRR charges the bytes; if it had nothing, the item leaves the class until the
+//! host adds it again when the flow becomes ready. A host adds a flow only when it is not in
+//! the scheduler (it keeps that state itself).
+//!
+//! # Extension point (RCM)
+//!
+//! Each class is one [`ClassQueue`]. RCM's regional congestion control (RCC) will hold the
+//! packets of congestion flows inside a class and release them by window (`W = W_c + W_nc`):
+//! that is a second FIFO inside [`ClassQueue`] with its own release rule, consulted by
+//! [`Scheduler::next`] when it serves the class; the per-packet metadata it needs (flow id,
+//! arrival time, kind) is already in [`QueuedPacket`]. A class can also be held until a time
+//! ([`Scheduler::hold`]); when only held classes have work, the answer is
+//! [`Pick::WaitUntil`], and the host calls `next` again at that time.
+//!
+//! Nothing here allocates per packet once the queues' capacities have grown to the working
+//! set (a `VecDeque` keeps its capacity).
+
+use rdma_cc_core::{Bytes, ConfigError, PacketKind, Time};
+use std::collections::VecDeque;
+
+/// Number of data classes (IEEE 802.1p priorities).
+pub const DATA_CLASSES: usize = 8;
+
+/// Bytes of DWRR quantum per unit of weight in the `dwrr:` form of [`DataPolicy::parse`]:
+/// one standard Ethernet MTU, so that a class of weight 1 sends at least one full frame
+/// per round.
+pub const DWRR_WEIGHT_UNIT: Bytes = Bytes(1500);
+
+/// Largest weight accepted by [`DataPolicy::parse`].
+pub const DWRR_MAX_WEIGHT: u64 = 1_000_000;
+
+/// How the data classes share a port (the control class always goes first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DataPolicy {
+    /// Per-packet round robin over the non-empty, non-paused classes, starting after the class
+    /// served last.
+    #[default]
+    RoundRobin,
+    /// Deficit weighted round robin with a quantum per class (bytes, each > 0).
+    Dwrr {
+        /// Quantum of each data class.
+        quantum: [Bytes; DATA_CLASSES],
+    },
+    /// Strict priority: the highest-numbered eligible class first.
+    StrictPriority,
+}
+
+impl DataPolicy {
+    /// Parses the ns-3 attribute form (`DataScheduler`): `rr`, `strict`, or
+    /// `dwrr:w0,w1,...,w7` with eight integer weights in `[1, DWRR_MAX_WEIGHT]` (class `c`'s
+    /// quantum = `w_c` × [`DWRR_WEIGHT_UNIT`]). The error names the field `DataScheduler`.
+    pub fn parse(s: &str) -> Result<DataPolicy, ConfigError> {
+        let bad = |why: &str| ConfigError::new("DataScheduler", s, why);
+        match s.trim() {
+            "rr" => return Ok(DataPolicy::RoundRobin),
+            "strict" => return Ok(DataPolicy::StrictPriority),
+            _ => {}
+        }
+        let Some(list) = s.trim().strip_prefix("dwrr:") else {
+            return Err(bad("must be rr, strict or dwrr:w0,w1,...,w7"));
+        };
+        let mut quantum = [Bytes::ZERO; DATA_CLASSES];
+        let mut n = 0;
+        for w in list.split(',') {
+            let v: u64 = w.trim().parse().map_err(|_| {
+                bad(&format!(
+                    "DWRR weight {w:?} is not an integer (dwrr:w0,w1,...,w7)"
+                ))
+            })?;
+            if !(1..=DWRR_MAX_WEIGHT).contains(&v) {
+                return Err(bad(&format!(
+                    "DWRR weights must be in [1, {DWRR_MAX_WEIGHT}] (got {v})"
+                )));
+            }
+            if n == DATA_CLASSES {
+                return Err(bad("needs exactly 8 DWRR weights, one per priority"));
+            }
+            quantum[n] = Bytes(v * DWRR_WEIGHT_UNIT.0);
+            n += 1;
+        }
+        if n != DATA_CLASSES {
+            return Err(bad("needs exactly 8 DWRR weights, one per priority"));
+        }
+        Ok(DataPolicy::Dwrr { quantum })
+    }
+
+    /// Checks the policy: every DWRR quantum > 0 (field `DataScheduler`).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if let DataPolicy::Dwrr { quantum } = self {
+            ConfigError::check(
+                quantum
+                    .iter()
+                    .all(|q| q.0 > 0 && q.0 <= i64::MAX as u64 / 4),
+                "DataScheduler",
+                format!("{quantum:?}"),
+                "every DWRR quantum must be > 0",
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Where a frame waits: the control class or a data class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// The strict-priority control class.
+    Control,
+    /// Data class (priority) `0..8`.
+    Data(u8),
+}
+
+/// What the scheduler keeps about a queued frame (the frame itself stays with the host).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QueuedPacket {
+    /// The host's handle of the frame (a slot in its table).
+    pub handle: u32,
+    /// Frame bytes.
+    pub size: Bytes,
+    /// Kind; control kinds go to the control class.
+    pub kind: PacketKind,
+    /// Priority (data class) of the frame; kept for control frames too (the host's accounting).
+    pub prio: u8,
+    /// Fabric-wide flow id (source and queue pair), for per-flow rules such as RCM's.
+    pub flow: u64,
+    /// When the frame was queued here.
+    pub arrival: Time,
+    /// Port the frame arrived on (switches; 0 at a host).
+    pub in_port: u32,
+}
+
+/// The scheduler's answer to [`Scheduler::next`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// Send this queued frame (already removed from its class).
+    Packet {
+        /// The class it was served from.
+        class: Class,
+        /// Its metadata.
+        packet: QueuedPacket,
+    },
+    /// Ask flow `flow` of data class `prio` for a frame, then call
+    /// [`Scheduler::flow_served`].
+    Flow {
+        /// The class (priority).
+        prio: u8,
+        /// The host's flow handle.
+        flow: u32,
+    },
+    /// Nothing can be sent now (empty, or only paused classes have frames).
+    Idle,
+    /// Nothing can be sent before this time (only held classes have work).
+    WaitUntil(Time),
+}
+
+/// An item of a class FIFO.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Item {
+    Packet(QueuedPacket),
+    Flow(u32),
+}
+
+/// The FIFO of one class: queued frames and ready flows, in arrival order.
+///
+/// Extension point: RCM's RCC keeps the packets of congestion flows in a second FIFO here and
+/// releases them by window (see the [module docs](self)).
+#[derive(Debug, Clone, Default)]
+pub struct ClassQueue {
+    items: VecDeque<Item>,
+    /// Bytes of queued frames (flows count nothing until they send).
+    bytes: Bytes,
+    /// Not served before this time ([`Scheduler::hold`]).
+    held_until: Time,
+}
+
+impl ClassQueue {
+    /// Whether the class has neither frames nor flows.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Bytes of queued frames.
+    pub fn bytes(&self) -> Bytes {
+        self.bytes
+    }
+
+    /// Number of items (frames and flows).
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Number of ready flows in the class.
+    pub fn flows(&self) -> usize {
+        self.items
+            .iter()
+            .filter(|i| matches!(i, Item::Flow(_)))
+            .count()
+    }
+
+    fn push(&mut self, p: QueuedPacket) {
+        self.bytes += p.size;
+        self.items.push_back(Item::Packet(p));
+    }
+
+    fn pop_packet(&mut self) -> Option<QueuedPacket> {
+        match self.items.front() {
+            Some(&Item::Packet(p)) => {
+                self.items.pop_front();
+                self.bytes = self.bytes.saturating_sub(p.size);
+                Some(p)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Byte and frame counters of one class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClassStats {
+    /// Frames queued.
+    pub enqueued: u64,
+    /// Bytes queued.
+    pub enqueued_bytes: Bytes,
+    /// Queued frames sent.
+    pub dequeued: u64,
+    /// Bytes of queued frames sent.
+    pub dequeued_bytes: Bytes,
+    /// Frames flows sent when asked.
+    pub pulled: u64,
+    /// Bytes flows sent when asked.
+    pub pulled_bytes: Bytes,
+}
+
+/// The egress scheduler of one port; see the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct Scheduler {
+    policy: DataPolicy,
+    control: ClassQueue,
+    data: [ClassQueue; DATA_CLASSES],
+    /// Round robin: first class to consider.
+    rr_next: usize,
+    /// DWRR: class holding the turn.
+    cursor: usize,
+    /// DWRR: credit of each class, bytes (negative: debt).
+    credit: [i64; DATA_CLASSES],
+    control_stats: ClassStats,
+    data_stats: [ClassStats; DATA_CLASSES],
+}
+
+impl Scheduler {
+    /// A scheduler with empty classes; the policy is validated first.
+    pub fn new(policy: DataPolicy) -> Result<Scheduler, ConfigError> {
+        policy.validate()?;
+        Ok(Scheduler {
+            policy,
+            control: ClassQueue::default(),
+            data: Default::default(),
+            rr_next: 0,
+            cursor: 0,
+            credit: [0; DATA_CLASSES],
+            control_stats: ClassStats::default(),
+            data_stats: [ClassStats::default(); DATA_CLASSES],
+        })
+    }
+
+    /// The data policy.
+    pub fn policy(&self) -> DataPolicy {
+        self.policy
+    }
+
+    /// Queues a frame: control kinds in the control class, others in data class `p.prio`
+    /// (priorities above 7 count as 7). Returns the class.
+    #[inline]
+    pub fn enqueue(&mut self, p: QueuedPacket) -> Class {
+        if p.kind.is_control() {
+            self.control.push(p);
+            self.control_stats.enqueued += 1;
+            self.control_stats.enqueued_bytes += p.size;
+            Class::Control
+        } else {
+            let c = (p.prio as usize).min(DATA_CLASSES - 1);
+            self.data[c].push(p);
+            let s = &mut self.data_stats[c];
+            s.enqueued += 1;
+            s.enqueued_bytes += p.size;
+            Class::Data(c as u8)
+        }
+    }
+
+    /// Makes flow `flow` ready in data class `prio` (at the back of the class). The host adds
+    /// a flow only when it is not already in the scheduler.
+    #[inline]
+    pub fn add_flow(&mut self, prio: u8, flow: u32) {
+        let c = (prio as usize).min(DATA_CLASSES - 1);
+        self.data[c].items.push_back(Item::Flow(flow));
+    }
+
+    /// Holds data class `prio` until `until`: it is not served before then (a seam for
+    /// shapers and RCM; nothing in the default policies holds a class).
+    pub fn hold(&mut self, prio: u8, until: Time) {
+        let c = (prio as usize).min(DATA_CLASSES - 1);
+        self.data[c].held_until = until;
+    }
+
+    /// Mask of the data classes that can be served now: not empty, not paused (bit `c` of
+    /// `paused`), not held.
+    #[inline]
+    fn eligible(&self, now: Time, paused: u8) -> u8 {
+        let mut m = 0u8;
+        for (c, q) in self.data.iter().enumerate() {
+            if !q.is_empty() && paused & (1 << c) == 0 && q.held_until <= now {
+                m |= 1 << c;
+            }
+        }
+        m
+    }
+
+    /// What to send next at time `now`, with the peer pausing the data classes of bit mask
+    /// `paused`. A [`Pick::Packet`] is removed from its class; a [`Pick::Flow`] stays until
+    /// [`Scheduler::flow_served`].
+    #[inline]
+    pub fn next(&mut self, now: Time, paused: u8) -> Pick {
+        if let Some(p) = self.control.pop_packet() {
+            self.control_stats.dequeued += 1;
+            self.control_stats.dequeued_bytes += p.size;
+            return Pick::Packet {
+                class: Class::Control,
+                packet: p,
+            };
+        }
+        let eligible = self.eligible(now, paused);
+        let chosen = if eligible == 0 {
+            None
+        } else {
+            Some(match self.policy {
+                DataPolicy::RoundRobin => (0..DATA_CLASSES)
+                    .map(|k| (self.rr_next + k) % DATA_CLASSES)
+                    .find(|&c| eligible & (1 << c) != 0)
+                    .unwrap_or(0),
+                DataPolicy::StrictPriority => 7 - eligible.leading_zeros() as usize,
+                DataPolicy::Dwrr { quantum } => self.dwrr_turn(eligible, &quantum),
+            })
+        };
+        let Some(c) = chosen else {
+            // only held (or paused) classes have work
+            let wake = self
+                .data
+                .iter()
+                .enumerate()
+                .filter(|(c, q)| !q.is_empty() && paused & (1 << c) == 0 && q.held_until > now)
+                .map(|(_, q)| q.held_until)
+                .min();
+            return wake.map_or(Pick::Idle, Pick::WaitUntil);
+        };
+        match self.data[c].items.front() {
+            Some(&Item::Flow(flow)) => Pick::Flow {
+                prio: c as u8,
+                flow,
+            },
+            _ => {
+                let Some(p) = self.data[c].pop_packet() else {
+                    // eligible means non-empty, and the front is not a flow
+                    debug_assert!(false, "class {c} eligible but empty");
+                    return Pick::Idle;
+                };
+                let s = &mut self.data_stats[c];
+                s.dequeued += 1;
+                s.dequeued_bytes += p.size;
+                self.served(c, p.size);
+                Pick::Packet {
+                    class: Class::Data(c as u8),
+                    packet: p,
+                }
+            }
+        }
+    }
+
+    /// DWRR: the class that sends now among the `eligible` ones (non-empty mask). The class at
+    /// the cursor keeps the turn while its credit is positive; otherwise it gets one quantum
+    /// and the turn passes on. Rounds in which no class would reach a positive credit are
+    /// added at once, so one call costs at most two passes over the classes.
+    fn dwrr_turn(&mut self, eligible: u8, quantum: &[Bytes; DATA_CLASSES]) -> usize {
+        let q = |c: usize| quantum[c].0 as i64;
+        let positive = (0..DATA_CLASSES).any(|c| eligible & (1 << c) != 0 && self.credit[c] > 0);
+        if !positive {
+            // rounds r_c each class needs to become positive: credit + r_c * q > 0
+            let rounds = (0..DATA_CLASSES)
+                .filter(|&c| eligible & (1 << c) != 0)
+                .map(|c| (-self.credit[c]) / q(c) + 1)
+                .min()
+                .unwrap_or(1);
+            // skip all but the last of them; the loop below plays the last one in order
+            for c in 0..DATA_CLASSES {
+                if eligible & (1 << c) != 0 {
+                    self.credit[c] += (rounds - 1) * q(c);
+                }
+            }
+        }
+        for _ in 0..(2 * DATA_CLASSES + 1) {
+            let c = self.cursor;
+            if eligible & (1 << c) != 0 {
+                if self.credit[c] > 0 {
+                    return c;
+                }
+                self.credit[c] += q(c);
+            }
+            self.cursor = (c + 1) % DATA_CLASSES;
+        }
+        debug_assert!(false, "DWRR found no class in two passes");
+        self.cursor
+    }
+
+    /// Bookkeeping after class `c` sent `size` bytes.
+    #[inline]
+    fn served(&mut self, c: usize, size: Bytes) {
+        self.rr_next = (c + 1) % DATA_CLASSES;
+        if matches!(self.policy, DataPolicy::Dwrr { .. }) {
+            self.credit[c] = self.credit[c].saturating_sub(size.0.min(i64::MAX as u64) as i64);
+        }
+        self.after_change(c);
+    }
+
+    /// An emptied class forfeits its unused DWRR credit (it keeps a debt).
+    #[inline]
+    fn after_change(&mut self, c: usize) {
+        if self.data[c].is_empty() {
+            self.credit[c] = self.credit[c].min(0);
+        }
+    }
+
+    /// The host asked flow `flow` of class `prio` (the last [`Pick::Flow`]) for a frame: it
+    /// sent `sent` bytes (`Some`: the flow rotates to the back of its class and DWRR charges
+    /// the bytes) or had nothing (`None`: the flow leaves the class until added again).
+    pub fn flow_served(&mut self, prio: u8, flow: u32, sent: Option<Bytes>) {
+        let c = (prio as usize).min(DATA_CLASSES - 1);
+        let q = &mut self.data[c].items;
+        let at = if q.front() == Some(&Item::Flow(flow)) {
+            Some(0)
+        } else {
+            debug_assert!(false, "flow {flow} served but not at the head of class {c}");
+            q.iter().position(|i| *i == Item::Flow(flow))
+        };
+        let Some(at) = at else {
+            return;
+        };
+        let _ = q.remove(at);
+        match sent {
+            Some(bytes) => {
+                q.push_back(Item::Flow(flow));
+                let s = &mut self.data_stats[c];
+                s.pulled += 1;
+                s.pulled_bytes += bytes;
+                self.served(c, bytes);
+            }
+            None => self.after_change(c),
+        }
+    }
+
+    /// Whether no class holds a frame or a flow.
+    pub fn is_empty(&self) -> bool {
+        self.control.is_empty() && self.data.iter().all(ClassQueue::is_empty)
+    }
+
+    /// Bytes of queued frames in `class`.
+    pub fn queue_bytes(&self, class: Class) -> Bytes {
+        self.queue(class).map_or(Bytes::ZERO, ClassQueue::bytes)
+    }
+
+    /// The FIFO of `class`, `None` for a data class out of range.
+    pub fn queue(&self, class: Class) -> Option<&ClassQueue> {
+        match class {
+            Class::Control => Some(&self.control),
+            Class::Data(c) => self.data.get(c as usize),
+        }
+    }
+
+    /// Counters of `class` (zero for a data class out of range).
+    pub fn stats(&self, class: Class) -> ClassStats {
+        match class {
+            Class::Control => self.control_stats,
+            Class::Data(c) => self.data_stats.get(c as usize).copied().unwrap_or_default(),
+        }
+    }
+
+    /// Checks, per class: bytes queued = bytes enqueued − bytes dequeued, and the byte count
+    /// matches the frames in the FIFO; flows only in data classes.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let classes = std::iter::once(Class::Control).chain((0..8).map(Class::Data));
+        for class in classes {
+            let (Some(q), s) = (self.queue(class), self.stats(class)) else {
+                continue;
+            };
+            let sum = q.items.iter().fold(Bytes::ZERO, |acc, i| match i {
+                Item::Packet(p) => acc + p.size,
+                Item::Flow(_) => acc,
+            });
+            if sum != q.bytes || s.enqueued_bytes != s.dequeued_bytes + q.bytes {
+                return Err(format!(
+                    "{class:?}: queued {} (items {sum}) != enqueued {} - dequeued {}",
+                    q.bytes, s.enqueued_bytes, s.dequeued_bytes
+                ));
+            }
+            if class == Class::Control && q.flows() > 0 {
+                return Err("flows in the control class".to_string());
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn pkt(handle: u32, prio: u8, size: u64, kind: PacketKind) -> QueuedPacket {
+        QueuedPacket {
+            handle,
+            size: Bytes(size),
+            kind,
+            prio,
+            flow: handle as u64,
+            arrival: Time(handle as u64),
+            in_port: 1,
+        }
+    }
+
+    fn data(handle: u32, prio: u8) -> QueuedPacket {
+        pkt(handle, prio, 1000, PacketKind::Data)
+    }
+
+    fn served_class(p: Pick) -> Option<Class> {
+        match p {
+            Pick::Packet { class, .. } => Some(class),
+            Pick::Flow { prio, .. } => Some(Class::Data(prio)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn parse_accepts_the_three_forms_and_names_the_field() {
+        assert_eq!(DataPolicy::parse("rr").unwrap(), DataPolicy::RoundRobin);
+        assert_eq!(
+            DataPolicy::parse("strict").unwrap(),
+            DataPolicy::StrictPriority
+        );
+        let DataPolicy::Dwrr { quantum } = DataPolicy::parse("dwrr:1,1,1,3,1,1,1,2").unwrap()
+        else {
+            panic!("dwrr")
+        };
+        assert_eq!(quantum[3], Bytes(4500));
+        assert_eq!(quantum[7], Bytes(3000));
+        for bad in [
+            "fifo",
+            "dwrr:1,2",
+            "dwrr:1,1,1,1,1,1,1,1,1",
+            "dwrr:1,1,1,0,1,1,1,1",
+            "dwrr:1,1,1,x,1,1,1,1",
+            "",
+        ] {
+            let e = DataPolicy::parse(bad).unwrap_err();
+            assert_eq!(e.field, "DataScheduler", "{bad}");
+            assert!(e.to_string().starts_with("invalid DataScheduler = "), "{e}");
+        }
+        let e = DataPolicy::Dwrr {
+            quantum: [Bytes::ZERO; 8],
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(e.field, "DataScheduler");
+    }
+
+    #[test]
+    fn control_goes_first_and_is_never_paused() {
+        let mut s = Scheduler::new(DataPolicy::RoundRobin).unwrap();
+        assert_eq!(s.enqueue(data(1, 3)), Class::Data(3));
+        assert_eq!(s.enqueue(pkt(2, 3, 66, PacketKind::Ack)), Class::Control);
+        assert_eq!(s.enqueue(pkt(3, 3, 64, PacketKind::Probe)), Class::Data(3));
+        assert_eq!(s.enqueue(pkt(4, 0, 78, PacketKind::Cnp)), Class::Control);
+        // everything paused: only control goes, in FIFO order
+        let p = s.next(Time(0), 0xFF);
+        assert!(matches!(p, Pick::Packet { class: Class::Control, packet } if packet.handle == 2));
+        let p = s.next(Time(0), 0xFF);
+        assert!(matches!(p, Pick::Packet { class: Class::Control, packet } if packet.handle == 4));
+        assert_eq!(s.next(Time(0), 0xFF), Pick::Idle);
+        assert_eq!(s.queue_bytes(Class::Data(3)), Bytes(1064));
+        assert!(!s.is_empty());
+        s.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn round_robin_starts_after_the_class_served_last() {
+        let mut s = Scheduler::new(DataPolicy::RoundRobin).unwrap();
+        for (h, prio) in [(1, 5), (2, 5), (3, 1), (4, 1), (5, 3)] {
+            s.enqueue(data(h, prio));
+        }
+        let order: Vec<u32> = (0..5)
+            .map(|_| match s.next(Time(0), 0) {
+                Pick::Packet { packet, .. } => packet.handle,
+                p => panic!("{p:?}"),
+            })
+            .collect();
+        // classes 1, 3, 5, then 1, 5 again (after 5 comes 1 by wrapping)
+        assert_eq!(order, [3, 5, 1, 4, 2]);
+        // a paused class is skipped without losing its turn order
+        s.enqueue(data(6, 2));
+        s.enqueue(data(7, 4));
+        let p = s.next(Time(0), 1 << 2);
+        assert!(matches!(p, Pick::Packet { packet, .. } if packet.handle == 7));
+        s.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn strict_priority_serves_the_highest_class() {
+        let mut s = Scheduler::new(DataPolicy::StrictPriority).unwrap();
+        s.enqueue(data(1, 1));
+        s.enqueue(data(2, 6));
+        s.enqueue(data(3, 6));
+        s.enqueue(data(4, 3));
+        let classes: Vec<_> = (0..4).map(|_| served_class(s.next(Time(0), 0))).collect();
+        assert_eq!(classes, [6, 6, 3, 1].map(|c| Some(Class::Data(c))).to_vec());
+    }
+
+    #[test]
+    fn flows_rotate_while_sending_and_leave_when_idle() {
+        let mut s = Scheduler::new(DataPolicy::RoundRobin).unwrap();
+        s.add_flow(3, 10);
+        s.add_flow(3, 11);
+        s.add_flow(3, 12);
+        assert_eq!(s.next(Time(0), 0), Pick::Flow { prio: 3, flow: 10 });
+        s.flow_served(3, 10, Some(Bytes(1062)));
+        assert_eq!(s.next(Time(0), 0), Pick::Flow { prio: 3, flow: 11 });
+        s.flow_served(3, 11, None); // 11 had nothing: leaves
+        assert_eq!(s.next(Time(0), 0), Pick::Flow { prio: 3, flow: 12 });
+        s.flow_served(3, 12, Some(Bytes(1062)));
+        assert_eq!(s.next(Time(0), 0), Pick::Flow { prio: 3, flow: 10 });
+        // a paused class keeps its flows
+        assert_eq!(s.next(Time(0), 1 << 3), Pick::Idle);
+        assert_eq!(s.queue(Class::Data(3)).unwrap().flows(), 2);
+        assert_eq!(s.stats(Class::Data(3)).pulled_bytes, Bytes(2124));
+        // the queued bytes of a class do not include its flows
+        assert_eq!(s.queue_bytes(Class::Data(3)), Bytes::ZERO);
+    }
+
+    #[test]
+    fn a_held_class_answers_wait_until() {
+        let mut s = Scheduler::new(DataPolicy::RoundRobin).unwrap();
+        s.enqueue(data(1, 2));
+        s.hold(2, Time(500));
+        assert_eq!(s.next(Time(100), 0), Pick::WaitUntil(Time(500)));
+        // paused and held: nothing to wait for (the pause expiry wakes the host)
+        assert_eq!(s.next(Time(100), 1 << 2), Pick::Idle);
+        // another class is served meanwhile
+        s.enqueue(data(2, 6));
+        assert_eq!(served_class(s.next(Time(100), 0)), Some(Class::Data(6)));
+        assert_eq!(served_class(s.next(Time(500), 0)), Some(Class::Data(2)));
+    }
+
+    #[test]
+    fn dwrr_shares_bytes_by_weight_with_lazy_flows() {
+        // class 1 weight 1 (1500 B), class 3 weight 3 (4500 B): flows send 1062 B frames
+        let mut s = Scheduler::new(DataPolicy::parse("dwrr:1,1,1,3,1,1,1,1").unwrap()).unwrap();
+        s.add_flow(1, 1);
+        s.add_flow(3, 3);
+        let mut bytes = [0u64; 8];
+        for _ in 0..40_000 {
+            match s.next(Time(0), 0) {
+                Pick::Flow { prio, flow } => {
+                    bytes[prio as usize] += 1062;
+                    s.flow_served(prio, flow, Some(Bytes(1062)));
+                }
+                p => panic!("{p:?}"),
+            }
+        }
+        let ratio = bytes[3] as f64 / bytes[1] as f64;
+        assert!((ratio - 3.0).abs() < 0.01, "ratio {ratio}");
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Enqueue { prio: u8, size: u64, kind: u8 },
+        AddFlow { prio: u8 },
+        Next { paused: u8, flow_sends: Option<u64> },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0u8..8, 64u64..9000, 0u8..7)
+                .prop_map(|(prio, size, kind)| Op::Enqueue { prio, size, kind }),
+            1 => (0u8..8).prop_map(|prio| Op::AddFlow { prio }),
+            5 => (any::<u8>(), prop::option::of(64u64..9000))
+                .prop_map(|(paused, flow_sends)| Op::Next { paused, flow_sends }),
+        ]
+    }
+
+    fn policy() -> impl Strategy<Value = DataPolicy> {
+        prop_oneof![
+            Just(DataPolicy::RoundRobin),
+            Just(DataPolicy::StrictPriority),
+            prop::array::uniform8(1u64..20_000).prop_map(|q| DataPolicy::Dwrr {
+                quantum: q.map(Bytes)
+            }),
+        ]
+    }
+
+    proptest! {
+        /// Random traffic: control always first, paused classes never picked, strict priority
+        /// order, round-robin order, every byte accounted.
+        #[test]
+        fn picks_obey_the_policy_and_bytes_are_conserved(
+            pol in policy(),
+            ops in prop::collection::vec(op(), 1..400),
+        ) {
+            let mut s = Scheduler::new(pol).unwrap();
+            let mut handle = 0u32;
+            let mut flows = 0u32;
+            let mut last_served: Option<usize> = None;
+            for op in ops {
+                match op {
+                    Op::Enqueue { prio, size, kind } => {
+                        handle += 1;
+                        let k = PacketKind::from_code(kind).unwrap();
+                        let c = s.enqueue(pkt(handle, prio, size, k));
+                        prop_assert_eq!(c == Class::Control, k.is_control());
+                    }
+                    Op::AddFlow { prio } => {
+                        flows += 1;
+                        s.add_flow(prio, flows);
+                    }
+                    Op::Next { paused, flow_sends } => {
+                        let control_waiting = !s.queue(Class::Control).unwrap().is_empty();
+                        let eligible: Vec<usize> = (0..8)
+                            .filter(|&c| !s.queue(Class::Data(c as u8)).unwrap().is_empty()
+                                && paused & (1 << c) == 0)
+                            .collect();
+                        let pick = s.next(Time(0), paused);
+                        if control_waiting {
+                            prop_assert!(
+                                matches!(pick, Pick::Packet { class: Class::Control, .. }),
+                                "control first: {:?}", pick
+                            );
+                            continue;
+                        }
+                        let Some(Class::Data(c)) = served_class(pick) else {
+                            prop_assert!(eligible.is_empty(), "idle with {:?}", eligible);
+                            prop_assert_eq!(pick, Pick::Idle);
+                            continue;
+                        };
+                        let c = c as usize;
+                        prop_assert!(paused & (1 << c) == 0, "paused class {} picked", c);
+                        prop_assert!(eligible.contains(&c));
+                        match pol {
+                            DataPolicy::StrictPriority => {
+                                prop_assert_eq!(Some(&c), eligible.iter().max());
+                            }
+                            DataPolicy::RoundRobin => {
+                                let start = last_served.map_or(0, |l| (l + 1) % 8);
+                                let want = (0..8).map(|k| (start + k) % 8)
+                                    .find(|x| eligible.contains(x));
+                                prop_assert_eq!(Some(c), want);
+                            }
+                            DataPolicy::Dwrr { .. } => {}
+                        }
+                        if let Pick::Flow { prio, flow } = pick {
+                            s.flow_served(prio, flow, flow_sends.map(Bytes));
+                            if flow_sends.is_some() {
+                                last_served = Some(c);
+                            }
+                        } else {
+                            last_served = Some(c);
+                        }
+                    }
+                }
+                if let Err(e) = s.check_invariants() {
+                    return Err(TestCaseError::fail(e));
+                }
+            }
+        }
+
+        /// DWRR with positive quanta: with every class saturated by frames of random sizes,
+        /// each class's bytes stay within a constant of its quantum share (no class starves).
+        #[test]
+        fn dwrr_never_starves_a_class(
+            q in prop::array::uniform8(1u64..20_000),
+            sizes in prop::collection::vec(64u64..9000, 64),
+            active in 1u8..=255,
+        ) {
+            let mut s = Scheduler::new(DataPolicy::Dwrr { quantum: q.map(Bytes) }).unwrap();
+            let classes: Vec<usize> = (0..8).filter(|c| active & (1 << c) != 0).collect();
+            let mut handle = 0u32;
+            for &c in &classes {
+                for k in 0..4 {
+                    handle += 1;
+                    s.enqueue(pkt(handle, c as u8, sizes[(c * 8 + k) % 64], PacketKind::Data));
+                }
+            }
+            let mut sent = [0u64; 8];
+            let mut total = 0u64;
+            let quanta: u64 = classes.iter().map(|&c| q[c]).sum();
+            let bound: u64 = classes.iter().map(|&c| q[c] + 9000).sum();
+            let mut i = 0usize;
+            while total < 60 * bound {
+                let Pick::Packet { class: Class::Data(c), packet } = s.next(Time(0), 0) else {
+                    return Err(TestCaseError::fail("no packet"));
+                };
+                sent[c as usize] += packet.size.0;
+                total += packet.size.0;
+                // keep the class saturated
+                handle += 1;
+                i += 1;
+                s.enqueue(pkt(handle, c, sizes[i % 64], PacketKind::Data));
+            }
+            for &c in &classes {
+                let fair = total as f64 * q[c] as f64 / quanta as f64;
+                prop_assert!(
+                    (sent[c] as f64 - fair).abs() <= bound as f64,
+                    "class {} sent {} of {}, fair {}", c, sent[c], total, fair
+                );
+                prop_assert!(sent[c] > 0);
+            }
+        }
+    }
+}
