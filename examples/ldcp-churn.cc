@@ -145,6 +145,7 @@ main(int argc, char* argv[])
               << "  short flows       " << nShort << ": FCT us p50 " << sFct.p50 / 1e3 << " p99 "
               << sFct.p99 / 1e3 << "; slowdown p50 " << std::setprecision(2) << sSlow.p50 << " p99 "
               << sSlow.p99 << "; frames dropped " << shortDrops << "\n";
+    const int status = sc.ExitStatus();
     Simulator::Destroy();
-    return 0;
+    return status;
 }

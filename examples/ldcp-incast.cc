@@ -63,6 +63,7 @@ main(int argc, char* argv[])
         .UInt("reverse_flows", reverse)
         .UInt("base_rtt_ns", baseRtt.GetNanoSeconds());
     sc.Finish(0, extra);
+    const int status = sc.ExitStatus();
     Simulator::Destroy();
-    return 0;
+    return status;
 }

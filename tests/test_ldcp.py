@@ -98,7 +98,7 @@ class Incast16(ExampleTest):
         self.assertEqual(s["drops"]["control"], 0, s)
 
 
-class ControlClass(unittest.TestCase):
+class ControlClass(ExampleTest):
     def test_acks_are_not_wred_dropped_when_every_not_ect_packet_is(self):
         # K_fs = 0 drops every Not-ECT data packet; ACKs are control frames and must pass
         _, out = run_example("ldcp-incast", "--kfs=0", "--senders=4", "--size=20000", "--limit=10ms")
@@ -109,8 +109,38 @@ class ControlClass(unittest.TestCase):
         self.assertEqual(s["drops"]["control"], 0, s)
         self.assertEqual(s["drops_total"], s["drops"]["not_ect_threshold"], s)
 
+    def test_reverse_flows_finish_like_forward_flows_and_lose_no_control_frame(self):
+        # 4 flows into host 0 and 4 out of it, all 1 MB, starting together. Each direction's
+        # bottleneck carries 4 flows at 100 Gb/s (forward: the switch port to host 0; reverse:
+        # host 0's own link), and each direction's ACKs cross the other's data: with ACKs in a
+        # strict-priority control class neither direction waits for the other, so the mean
+        # completion times differ by less than 10 %. (With ACKs in the data class, 513 of them
+        # were WRED-dropped and the reverse flows took 3.5 ms against 1.4 ms.)
+        _, out = run_example("ldcp-incast", "--senders=4", "--reverse=4", "--size=1000000")
+        s = summary(out)
+        self.assertIs(s["complete"], True, s)
+        self.assertEqual(s["invariants"], "ok", s)
+        self.assertEqual(s["drops"]["control"], 0, s)
+        with open(os.path.join(out, "fct.csv")) as f:
+            rows = list(csv.DictReader(f))
+        host0 = rows[0]["dst"]
+        fwd = [int(r["fct_ns"]) for r in rows if r["dst"] == host0]
+        rev = [int(r["fct_ns"]) for r in rows if r["src"] == host0]
+        self.assertEqual((len(fwd), len(rev)), (4, 4))
+        mf, mr = sum(fwd) / 4, sum(rev) / 4
+        self.assertLess(abs(mf - mr), 0.1 * min(mf, mr), (fwd, rev))
+        # the four 1 MB flows of a direction share a 92.4 Gb/s payload limit: at least 346 us
+        self.assertGreater(min(max(fwd), max(rev)), 346000, (fwd, rev))
 
-class StableQueueMaximum(unittest.TestCase):
+    def test_every_flow_completes_with_kfs_zero_in_both_directions(self):
+        _, out = run_example("ldcp-incast", "--kfs=0", "--senders=4", "--reverse=4", "--size=50000")
+        s = summary(out)
+        self.assertEqual((s["flows_done"], s["flows_total"]), (8, 8), s)
+        self.assertEqual(s["bytes_delivered"], 8 * 50000, s)
+        self.assertEqual(s["drops"]["control"], 0, s)
+
+
+class StableQueueMaximum(ExampleTest):
     def test_stable_maximum_covers_every_later_sample_on_a_pfc_run(self):
         # line rate on a lossless priority: the queue is megabytes deep when the last flow's
         # first ACK arrives and only drains afterwards; the exact maximum from then on must
@@ -171,12 +201,14 @@ class Reproducible(ExampleTest):
 
 
 class TimeLimit(ExampleTest):
-    def test_a_run_cut_by_the_limit_says_so(self):
-        p, out = run_example("ldcp-incast", "--limit=20us")
+    def test_a_run_cut_by_the_limit_says_so_and_fails(self):
+        # undelivered bytes are a failed invariant: exit status 3, named in the summary
+        p, out = run_example("ldcp-incast", "--limit=20us", expect_rc=3)
         s = summary(out)
         self.assertIs(s["complete"], False, s)
         self.assertLess(s["flows_done"], s["flows_total"], s)
-        self.assertIn("WARNING: the time limit ended the run", p.stdout)
+        self.assertIn("INVARIANT FAILED: 16 of 16 flows unfinished when --limit=20us", p.stdout)
+        self.assertIn("flows unfinished", s["invariants"])
         rows = [r for r in fct_rows(out) if r["finish_ns"] == ""]
         self.assertEqual(len(rows), s["flows_total"] - s["flows_done"])
 

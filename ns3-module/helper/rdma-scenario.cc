@@ -292,12 +292,8 @@ RdmaScenario::OnDrop(
 uint64_t
 RdmaScenario::DeliveredNow() const
 {
-    uint64_t d = 0;
-    for (const auto& nic : nics)
-    {
-        d += nic->GetDeliveredBytes();
-    }
-    return d;
+    // the bottleneck's receiver: on a single switch, port i leads to host i
+    return m_bottleneck < nics.size() ? nics[m_bottleneck]->GetDeliveredBytes() : 0;
 }
 
 void
@@ -349,16 +345,11 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
         Ptr<SwitchNode> s = DynamicCast<SwitchNode>(l.device->GetNode());
         buffers.push_back(s ? s->GetMmuParams().buffer_size : 0);
     }
-    const Time maxQueueing = NanoSeconds(static_cast<int64_t>(rdmacc_ffi::max_queueing_ns(
-        rust::Slice<const uint64_t>(rates.data(), rates.size()),
-        rust::Slice<const uint64_t>(buffers.data(), buffers.size()))));
-    const uint32_t qp = nics[srcHost]->AddFlow(nics[dstHost],
-                                               bytes,
-                                               start,
-                                               BaseRtt(srcHost, dstHost),
-                                               id,
-                                               Lossless(),
-                                               maxQueueing);
+    const Time maxQueueing = NanoSeconds(static_cast<int64_t>(
+        rdmacc_ffi::max_queueing_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),
+                                    rust::Slice<const uint64_t>(buffers.data(), buffers.size()))));
+    const uint32_t qp = nics[srcHost]->AddFlow(
+        nics[dstHost], bytes, start, BaseRtt(srcHost, dstHost), id, Lossless(), maxQueueing);
     m_flowOf[(uint64_t(nics[srcHost]->GetNodeId()) << 32) | qp] = id;
     dropsByFlow.push_back(0);
     m_idealFct.push_back(NanoSeconds(static_cast<int64_t>(
@@ -404,6 +395,12 @@ RdmaScenario::Run(uint32_t bottleneckPort)
         m_flowsCsv.close();
         std::rename((Out() + "/flows.csv.partial").c_str(), (Out() + "/flows.csv").c_str());
     }
+}
+
+int
+RdmaScenario::ExitStatus() const
+{
+    return m_failed ? 3 : 0;
 }
 
 std::vector<FlowRecord>
@@ -463,10 +460,9 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
     const uint64_t qStable = sw->GetMaxEgressBytes(bottleneckPort, 3);
     const uint64_t qMax = std::max(m_overallMax, qStable);
     const double qAvg = m_monitor->AvgQueue(sid, bottleneckPort, 3);
-    const std::string inv = sw->CheckInvariants();
 
-    // goodput while every flow is active and past its first RTT: from stableFrom to the first
-    // completion (0 when that interval does not exist)
+    // goodput at the bottleneck's receiver while every flow is active and past its first RTT:
+    // from stableFrom to the first completion (0 when that interval does not exist)
     double goodputActive = 0;
     if (!stableFrom.IsStrictlyNegative() && firstDone > stableFrom)
     {
@@ -474,6 +470,61 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
                         (firstDone - stableFrom).GetSeconds();
     }
     const double wireLimit = PayloadLimit();
+
+    // every run checks its own invariants; any failure is reported and makes the exit status 3
+    std::vector<std::string> failed;
+    const std::string acc = sw->CheckInvariants();
+    if (!acc.empty())
+    {
+        failed.push_back("switch accounting: " + acc);
+    }
+    if (done < flows.size())
+    {
+        failed.push_back(std::to_string(flows.size() - done) + " of " +
+                         std::to_string(flows.size()) +
+                         " flows unfinished when --limit=" + m_opts.GetAsText("limit") +
+                         " ended the run (" + std::to_string(sent - delivered) + " B undelivered)");
+    }
+    for (const auto& f : flows)
+    {
+        const bool finished = !f.finish.IsStrictlyNegative();
+        if (f.delivered > f.size || (finished && f.delivered != f.size))
+        {
+            failed.push_back("flow " + std::to_string(f.flowId) + " delivered " +
+                             std::to_string(f.delivered) + " of " + std::to_string(f.size) + " B" +
+                             (finished ? " but completed" : ""));
+            break;
+        }
+        if (finished && f.finish - f.start < f.idealFct)
+        {
+            failed.push_back("flow " + std::to_string(f.flowId) + " finished in " +
+                             std::to_string((f.finish - f.start).GetNanoSeconds()) +
+                             " ns, below its lower bound " +
+                             std::to_string(f.idealFct.GetNanoSeconds()) + " ns");
+            break;
+        }
+    }
+    if (Lossless() && dropTotal > 0)
+    {
+        failed.push_back("the data priority is lossless (--pfc=1) but " +
+                         std::to_string(dropTotal) + " frames were dropped");
+    }
+    if (c.drops.control > 0)
+    {
+        failed.push_back(std::to_string(c.drops.control) +
+                         " control frames dropped (control pool exhausted)");
+    }
+    if (goodputActive > wireLimit * (1 + 1e-9))
+    {
+        failed.push_back("goodput " + std::to_string(goodputActive) +
+                         " bit/s above the wire limit " + std::to_string(wireLimit) + " bit/s");
+    }
+    std::string inv;
+    for (const auto& f : failed)
+    {
+        inv += (inv.empty() ? "" : "; ") + f;
+    }
+    m_failed = !failed.empty();
     rdmacc::JsonObject s;
     s.Str("scheme", Cc())
         .UInt("seed", Seed())
@@ -524,11 +575,6 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
               << std::setprecision(2) << pMax << ", K_fs " << kFsB << ", PFC "
               << (Lossless() ? "on" : "off") << "\n";
     std::cout << "  flows done        " << done << " / " << flows.size() << "\n";
-    if (done < flows.size())
-    {
-        std::cerr << "rdma-cc: WARNING: the time limit ended the run with " << flows.size() - done
-                  << " flows unfinished (summary.json: \"complete\": false; raise --limit)\n";
-    }
     std::cout << "  bytes delivered   " << delivered << " / " << sent << " (retransmitted " << retx
               << ", of which received twice " << dup << ")\n";
     std::cout << std::setprecision(1);
@@ -559,10 +605,14 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
     std::cout << std::setprecision(3) << "  smallest cw       "
               << (std::isfinite(minCw) ? minCw : -1)
               << " packets; sent with cw < 1: " << subPacketSends << "\n";
-    std::cout << "  accounting        " << (inv.empty() ? "ok" : inv) << "\n";
+    std::cout << "  invariants        " << (inv.empty() ? "ok" : "FAILED") << "\n";
     std::cout << std::setprecision(2) << "  wall " << wall << " s, " << events << " events ("
               << std::setprecision(0) << (wall > 0 ? events / wall : 0) << " events/s)\n";
     std::cout << "  wrote " << Out() << "/summary.json, " << Out() << "/fct.csv\n";
+    for (const auto& f : failed)
+    {
+        std::cerr << "rdma-cc: INVARIANT FAILED: " << f << "\n";
+    }
 }
 
 } // namespace ns3

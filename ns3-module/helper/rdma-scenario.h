@@ -67,6 +67,13 @@ class RdmaScenario
      * a summary table. `bottleneckPort` is the switch port whose queue is reported.
      */
     void Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra);
+    /**
+     * \return the exit status of the run: 0 when every invariant Finish checked holds, 3
+     *         otherwise (incomplete run, bytes not conserved, a flow below its FCT lower bound,
+     *         a drop on a lossless priority, a control-frame drop, goodput above the wire
+     *         limit, switch accounting)
+     */
+    int ExitStatus() const;
 
     /// \return the flow records of every NIC, in flow-id order, with their ideal FCTs
     std::vector<FlowRecord> Flows() const;
@@ -115,6 +122,7 @@ class RdmaScenario
     uint32_t m_firstFeedbacks = 0;         //!< flows past their first RTT
     uint32_t m_bottleneck = 0;             //!< bottleneck switch port
     uint64_t m_overallMax = 0;             //!< bottleneck maximum before the reset
+    bool m_failed = false;                 //!< an invariant failed (Finish)
     static void OnDrop(
         RdmaScenario* self, Ptr<const Packet> p, uint32_t port, uint8_t prio, const char* reason);
 
