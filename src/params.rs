@@ -258,7 +258,10 @@ mod tests {
             let e = option_parse(&s, bad).unwrap_err().to_string();
             assert!(e.starts_with("invalid --senders = "), "{e}");
         }
-        assert_eq!(option_requirement(&s), "must be in [1, 100000]");
+        assert_eq!(
+            option_requirement(&s),
+            "must be a whole number in [1, 100000]"
+        );
     }
 
     #[test]

@@ -508,7 +508,7 @@ mod tests {
             (alpha.option.as_str(), alpha.default_text.as_str()),
             ("alpha", "1")
         );
-        assert!(alpha.help.contains("must be in (0, 1]"), "{}", alpha.help);
+        assert!(alpha.help.contains("in (0, 1]"), "{}", alpha.help);
         let iw = &specs[index_of("Iw")];
         assert_eq!(iw.default_text, "auto");
         let cc = &specs[index_of("Scheme")];

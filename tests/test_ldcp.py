@@ -156,6 +156,44 @@ class StableQueueMaximum(ExampleTest):
         self.assertLessEqual(s["queue_max_stable_bytes"], s["queue_max_bytes"], s)
 
 
+class FlowTrace(ExampleTest):
+    def rows(self, out):
+        with open(os.path.join(out, "flows.csv")) as f:
+            return list(csv.DictReader(f))
+
+    def test_every_window_change_is_a_row(self):
+        _, out = run_example("ldcp-incast", "--senders=4", "--size=100000", "--flowTrace=1")
+        s = summary(out)
+        rows = self.rows(out)
+        self.assertEqual(sorted({r["flow_id"] for r in rows}), ["0", "1", "2", "3"])
+        times = [int(r["time_ns"]) for r in rows]
+        self.assertEqual(times, sorted(times))
+        # window LDCP is not paced; every change of cw is recorded, so the smallest cw in the
+        # file is the run's smallest window
+        self.assertTrue(all(r["rate_bps"] == "0" for r in rows))
+        self.assertAlmostEqual(min(float(r["cw"]) for r in rows), s["cw_min"], places=3)
+        # consecutive rows of a flow differ in at least one of cw, rate, srtt
+        last = {}
+        for r in rows:
+            key = (r["cw"], r["rate_bps"], r["srtt_ns"])
+            self.assertNotEqual(last.get(r["flow_id"]), key, r)
+            last[r["flow_id"]] = key
+
+    def test_periodic_samples_of_the_rate_based_variant(self):
+        _, out = run_example("ldcp-incast", "--senders=2", "--size=100000", "--cc=ldcp-rate",
+                             "--flowTrace=1", "--flowSample=2us")
+        s = summary(out)
+        rows = self.rows(out)
+        self.assertTrue(all(int(r["time_ns"]) % 2000 == 0 for r in rows))
+        # one row per flow per sample while the flows run (none before they start)
+        samples = {int(r["time_ns"]) for r in rows}
+        self.assertEqual(len(rows), 2 * len(samples))
+        self.assertGreaterEqual(max(samples), s["fct_ns"]["max"] - 2000, s)
+        for r in rows:
+            self.assertGreater(int(r["rate_bps"]), 0, r)
+            self.assertLessEqual(int(r["rate_bps"]), 100_000_000_000, r)
+
+
 class Incast1000(ExampleTest):
     def test_thousand_senders_complete_with_cw_below_one_and_a_bounded_queue(self):
         _, out = run_example("ldcp-incast", "--senders=1000", "--size=16384")

@@ -43,6 +43,7 @@ struct Options::Impl
     std::map<std::string, std::size_t> byName;
     std::map<std::string, rdmacc_ffi::ParamValue> values;
     std::set<std::string> given;
+    std::map<std::string, std::string> texts; // what the user wrote, per given option
     rust::Box<rdmacc_ffi::NicParams> nic = rdmacc_ffi::nic_params_new();
     bool hasNic = false;
 };
@@ -167,6 +168,15 @@ Options::Real(const std::string& name, double def, const std::string& help, Rang
 }
 
 Options&
+Options::RealAuto(const std::string& name,
+                  const std::string& help,
+                  Range r,
+                  const std::string& autoMeaning)
+{
+    RDMACC_DECLARE(r, Real, "auto", "", autoMeaning);
+}
+
+Options&
 Options::Bytes(const std::string& name,
                const std::string& def,
                const std::string& help,
@@ -285,7 +295,9 @@ Options::Parse(int argc, char** argv)
                       << m_impl->description << "\n\nOptions (VALUE rules, [default]):\n";
             for (const auto& d : m_impl->decls)
             {
-                std::cout << "  --" << d.name << "=" << KindLabel(d.kind) << "\n      " << d.help;
+                const bool stop = !d.help.empty() && d.help.back() == '.';
+                std::cout << "  --" << d.name << "=" << KindLabel(d.kind) << "\n      " << d.help
+                          << (stop ? "" : ".");
                 if (!d.rule.empty())
                 {
                     std::cout << " Value: " << d.rule << ".";
@@ -356,7 +368,20 @@ Options::Parse(int argc, char** argv)
             ConfigFatal("command line", e.what());
         }
         m_impl->given.insert(name);
+        m_impl->texts[name] = text;
     }
+}
+
+bool
+Options::IsAuto(const std::string& name) const
+{
+    auto it = m_impl->byName.find(name);
+    NS_ABORT_MSG_IF(it == m_impl->byName.end(), "no option --" << name);
+    if (!Given(name))
+    {
+        return m_impl->decls[it->second].def == "auto";
+    }
+    return m_impl->texts.at(name) == "auto";
 }
 
 bool

@@ -67,6 +67,11 @@ class Options
                    Range r = Range::Any());
     /// A real number.
     Options& Real(const std::string& name, double def, const std::string& help, Range r);
+    /// A real number whose default is `auto` (see IsAuto), meaning `autoMeaning`.
+    Options& RealAuto(const std::string& name,
+                      const std::string& help,
+                      Range r,
+                      const std::string& autoMeaning);
     /// Bytes (`12500`, `12.5KB`, `64KiB`); `autoMeaning` non-empty: 0/auto allowed.
     Options& Bytes(const std::string& name,
                    const std::string& def,
@@ -103,6 +108,11 @@ class Options
 
     /// \return whether the user gave option `name`
     bool Given(const std::string& name) const;
+    /**
+     * \return whether option `name` (declared with an automatic value) is `auto`: not given
+     *         and `auto` by default, or given as `auto`. An explicit 0 is not auto.
+     */
+    bool IsAuto(const std::string& name) const;
     /// \return the value of a Count option
     uint64_t GetCount(const std::string& name) const;
     /// \return the value of a Real option

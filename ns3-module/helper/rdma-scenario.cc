@@ -50,10 +50,10 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                "ECN marking: every ECT packet is marked from K_max on",
                rdmacc::Options::Range::Any(),
                "4 x K_min")
-        .Real("pmax",
-              0.2,
-              "ECN marking probability just below K_max",
-              rdmacc::Options::Range::Closed(0, 1))
+        .RealAuto("pmax",
+                  "ECN marking probability just below K_max",
+                  rdmacc::Options::Range::Closed(0, 1),
+                  "the scheme's starting point")
         .Bytes("kfs",
                "auto",
                "WRED drop threshold of Not-ECT (LDCP first-RTT) packets on lossy runs",
@@ -158,14 +158,14 @@ RdmaScenario::Parse(int argc, char** argv)
         rdmacc::ConfigFatal("command line", e.what());
     }
     // given values win; K_max and K_fs follow a given K_min
-    const bool kminAuto = m_opts.GetBytes("kmin") == 0;
-    const bool kmaxAuto = m_opts.GetBytes("kmax") == 0;
-    const bool kfsAuto = m_opts.GetBytes("kfs") == 0;
+    const bool kminAuto = m_opts.IsAuto("kmin");
+    const bool kmaxAuto = m_opts.IsAuto("kmax");
+    const bool kfsAuto = m_opts.IsAuto("kfs");
     kMinB = kminAuto ? m.k_min : m_opts.GetBytes("kmin");
     kMaxB = kmaxAuto ? (kminAuto ? m.k_max : kMinB * (m.k_max / std::max<uint64_t>(m.k_min, 1)))
                      : m_opts.GetBytes("kmax");
     kFsB = kfsAuto ? (kminAuto ? m.k_fs : kMinB) : m_opts.GetBytes("kfs");
-    pMax = m_opts.GetReal("pmax");
+    pMax = m_opts.IsAuto("pmax") ? m.p_max : m_opts.GetReal("pmax");
     rdmacc_ffi::Marking given{kMinB, kMaxB, pMax, kFsB};
     try
     {

@@ -17,13 +17,13 @@ namespace ns3
  * \ingroup rdma-cc
  *
  * Everything in front of and behind a RoCEv2 payload, serialised with the sizes of the real
- * headers so that every frame has its real length on the wire (fabric.md "Wire overhead"):
- * Ethernet header (14) + IPv4 (20) + UDP (8) + BTH (12) + ICRC (4) + FCS (4) = 62 bytes, plus the
- * AETH (4) on ACK and NACK packets and the 16 reserved bytes of a CNP. The fields the simulator
- * uses (addresses, ports, ECN, priority, packet kind, PSN as a byte sequence number, flow id,
- * flags) are written into the space of those headers; the rest is zero. The preamble and
- * inter-frame gap (20 B) and the padding of short frames to 64 B are added by QbbNetDevice
- * when it computes the transmission time.
+ * headers so that every frame has its real length on the wire (IEEE 802.3 framing, RoCEv2 as in the
+ * InfiniBand Annex A17): Ethernet header (14) + IPv4 (20) + UDP (8) + BTH (12) + ICRC (4) + FCS (4)
+ * = 62 bytes, plus the AETH (4) on ACK and NACK packets and the 16 reserved bytes of a CNP. The
+ * fields the simulator uses (addresses, ports, ECN, priority, packet kind, PSN as a byte sequence
+ * number, flow id, flags) are written into the space of those headers; the rest is zero. The
+ * preamble and inter-frame gap (20 B) and the padding of short frames to 64 B are added by
+ * QbbNetDevice when it computes the transmission time.
  */
 class RoceHeader : public Header
 {

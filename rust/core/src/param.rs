@@ -254,43 +254,34 @@ impl<'a> ParamSpec<'a> {
 
     /// What the bounds require, for error messages and help (`"must be in (0, 1]"`).
     pub fn requirement(&self) -> String {
-        let unit = self.unit_suffix();
         let show = |l: Limit| self.show_limit(l.value);
-        let mut s = match (self.min, self.max) {
+        let range = match (self.min, self.max) {
             (Some(lo), Some(hi)) => format!(
-                "must be in {}{}, {}{}{}",
+                " in {}{}, {}{}",
                 if lo.inclusive { "[" } else { "(" },
                 show(lo),
                 show(hi),
                 if hi.inclusive { "]" } else { ")" },
-                unit
             ),
-            (Some(lo), None) => format!(
-                "must be {} {}{}",
-                if lo.inclusive { ">=" } else { ">" },
-                show(lo),
-                unit
-            ),
-            (None, Some(hi)) => format!(
-                "must be {} {}{}",
-                if hi.inclusive { "<=" } else { "<" },
-                show(hi),
-                unit
-            ),
-            (None, None) => self.kind_requirement(),
+            (Some(lo), None) => format!(" {} {}", if lo.inclusive { ">=" } else { ">" }, show(lo)),
+            (None, Some(hi)) => format!(" {} {}", if hi.inclusive { "<=" } else { "<" }, show(hi)),
+            (None, None) => String::new(),
+        };
+        let mut s = match self.kind {
+            ParamKind::Choice | ParamKind::Text | ParamKind::Bool => self.kind_requirement(),
+            _ if range.is_empty() => self.kind_requirement(),
+            ParamKind::Real if self.unit.is_empty() => format!("must be a number{range}"),
+            ParamKind::Real => format!("must be a number of {}{range}", self.unit),
+            ParamKind::Count if self.unit.is_empty() => format!("must be a whole number{range}"),
+            ParamKind::Count => format!("must be a whole number of {}{range}", self.unit),
+            ParamKind::Bytes => format!("must be a whole number of bytes{range}"),
+            ParamKind::Time => format!("must be a duration with its unit (e.g. 2us){range}"),
+            ParamKind::Rate => format!("must be a rate with its unit (e.g. 100Gbps){range}"),
         };
         if let Some(a) = self.auto {
             s.push_str(&format!(" (or 0/auto: {a})"));
         }
         s
-    }
-
-    fn unit_suffix(&self) -> String {
-        match self.kind {
-            ParamKind::Bytes => " B".to_string(),
-            _ if !self.unit.is_empty() => format!(" {}", self.unit),
-            _ => String::new(),
-        }
     }
 
     fn show_limit(&self, v: f64) -> String {
@@ -360,7 +351,11 @@ impl<'a> ParamSpec<'a> {
                 ParamValue::Text(text.to_string())
             }
         };
-        self.check(&v, field)?;
+        // name the value as the user wrote it ("0bps", not "0")
+        self.check(&v, field).map_err(|mut e| {
+            e.value = quoted(text);
+            e
+        })?;
         Ok(v)
     }
 
@@ -653,7 +648,7 @@ mod tests {
         let e = ALPHA.parse("0", "--alpha").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "invalid --alpha = 0: must be in (0, 1] packets"
+            "invalid --alpha = 0: must be a number of packets in (0, 1]"
         );
         let e = ALPHA.parse("1.5x", "--alpha").unwrap_err();
         assert_eq!(e.field, "--alpha");

@@ -1,7 +1,7 @@
 //! LDCP's congestion window: stages, update rules, and the window [`Controller`] [`Ldcp`].
 //!
 //! Source: draft-dai-tsvwg-ldcp-01 ("PFC-Free Low Delay Control Protocol"), restated with every
-//! open point fixed in `spec/ldcp.md`. The window `cw` is a real number of MTU-sized packets.
+//! open point fixed by a documented decision (listed below and in `ns3-module/doc/rdma-cc.rst`). The window `cw` is a real number of MTU-sized packets.
 //!
 //! [`Stage`] is the state machine; its variants carry their data:
 //!
@@ -15,7 +15,7 @@
 //! [`Rules`] holds the constants and the pure update functions shared by the window controller
 //! and the rate-based variant ([`crate::LdcpRate`]).
 //!
-//! Decisions (ldcp.md leaves them to the implementation; all are documented on the items):
+//! Decisions (the draft leaves them open; each is documented on its item):
 //! - With `n > 1` packets per ACK in the sub-packet regime: `cw += n·γ` unmarked,
 //!   `cw = max(γ, ηⁿ·cw)` marked (the per-packet rule applied `n` times).
 //! - During fast start the window stays `IW`; ECE on ACKs is counted but does not change it.
@@ -112,7 +112,7 @@ impl Rules {
     }
 
     /// The stable stage holding window `cw`: PAWA when `cw ≥ 1`, else the sub-packet regime
-    /// with `cw ← max(cw, γ)` (ldcp.md decision: "if the result falls below 1 the flow enters
+    /// with `cw ← max(cw, γ)` (decision: "if the result falls below 1 the flow enters
     /// the sub-packet regime with cw ← max(result, γ)").
     pub fn stable(&self, cw: f64) -> Stage {
         // NaN cannot arrive here (all inputs are finite and cw >= floor > 0); treat it as the
@@ -162,7 +162,7 @@ impl Rules {
     }
 
     /// Congestion without an ACK to count (retransmission timeout): `cw ← max(γ, η·cw)`
-    /// (ldcp.md "Loss recovery").
+    /// (decision: the draft gives no timeout rule; this is the sub-packet decrease).
     pub fn on_congestion(&self, stage: Stage) -> Stage {
         self.stable((self.eta * stage.cw()).max(self.floor))
     }
@@ -314,7 +314,7 @@ impl Controller for Ldcp {
     fn on_ack(&mut self, ack: &AckEvent) {
         let next = match self.stage {
             Stage::FastStart { iw, .. } => {
-                // ldcp.md: "First RTT" ends when the first ACK returns; sending continues,
+                // draft §2.3: the first RTT ends when the first ACK returns; sending continues,
                 // clocked by ACKs, within the window IW.
                 if ack.snd_una >= self.fs_end && self.flow_size > self.fs_end {
                     // draft §3.1 condition 2: "When a full IW of packets have all been
@@ -352,7 +352,7 @@ impl Controller for Ldcp {
                 self.exit_on_loss(acked_packets);
                 return;
             }
-            // ldcp.md "Loss recovery": on timeout ... cw ← max(γ, η·cw)
+            // decision (loss recovery): on timeout cw ← max(γ, η·cw)
             s => self.rules.on_congestion(s),
         };
         self.enter(next);
@@ -415,7 +415,7 @@ mod tests {
 
     #[test]
     fn crossing_below_gamma_stops_at_gamma() {
-        // ldcp.md decision: cw ← max(result, γ); 1 − 2·0.5 = 0 → 1/8
+        // decision: cw ← max(result, γ); 1 − 2·0.5 = 0 → 1/8
         assert_eq!(
             rules().on_ack(Stage::Pawa { cw: 1.0 }, 2, true),
             Stage::SubPacket { cw: 0.125 }

@@ -2,7 +2,7 @@
 //! as controllers of the `rdma-cc-transport` queue pair.
 //!
 //! - [`Ldcp`] — LDCP's window (draft §2): per-ACK window adjustment (PAWA), the sub-packet
-//!   regime with `cw < 1`, and zero-RTT fast start (see [`ldcp`] and `spec/ldcp.md`, which
+//!   regime with `cw < 1`, and zero-RTT fast start (see [`ldcp`], whose documentation lists every point the draft leaves open and the decision taken, which
 //!   fixes every point the draft leaves open);
 //! - [`LdcpRate`] — LDCP's rate-based variant for NICs without per-packet ACKs (draft §3.2):
 //!   the same `cw` turned into a pacing rate `cw·MTU/RTT`, `+α` per RTT probe, `−β` per CNP.

@@ -1,5 +1,5 @@
 //! LDCP's rate-based variant for NICs without per-packet ACK (draft-dai-tsvwg-ldcp-01 §3.2,
-//! ldcp.md "Rate-based variant").
+//! decisions listed below).
 //!
 //! The same window `cw` (same [`Rules`], same stages) is turned into a pacing rate
 //! `R = cw·MTU / srtt`, capped at the line rate. Congestion control does not use ACKs:
@@ -10,7 +10,7 @@
 //!   runs the probe schedule);
 //! - each CNP: treated exactly like one ECE-marked packet of the window scheme: `cw ← cw − β`
 //!   in PAWA, entering the sub-packet regime at `max(result, γ)`, and `cw ← max(γ, η·cw)` below
-//!   one packet (draft §3.2: "window is decreased by beta upon *every* CNP"; ldcp.md: "floor γ,
+//!   one packet (draft §3.2: "window is decreased by beta upon *every* CNP"; decision: "floor γ,
 //!   sub-packet rule as above");
 //! - retransmission timeout: `cw ← max(γ, η·cw)` as in the window scheme.
 //!
@@ -60,7 +60,7 @@ impl LdcpRate {
     /// Pacing rate for a smoothed RTT `srtt`: `min(line rate, cw·MTU·8/srtt)` bit/s, at least
     /// 1 bit/s.
     pub fn rate_for(&self, srtt: Time) -> Rate {
-        // ldcp.md: "R = cw·MTU / RTT"
+        // draft §3.2: the window turned into a rate, R = cw·MTU / RTT
         let bits_per_s = self.stage.cw() * (self.mtu * 8) as f64 * 1e9 / srtt.0.max(1) as f64;
         let r = if bits_per_s.is_finite() {
             (bits_per_s as u64).max(1)

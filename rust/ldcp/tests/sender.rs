@@ -1,4 +1,4 @@
-//! The queue-pair sender driven by LDCP: every rule of `spec/ldcp.md` the sender and the
+//! The queue-pair sender driven by LDCP: every rule of the LDCP draft (and every documented decision) the sender and the
 //! controller implement together (fast start, PAWA, the sub-packet tick, loss recovery and the
 //! RTO around LDCP, the rate-based variant's probes and CNPs), one regime per test.
 
@@ -266,7 +266,7 @@ fn rto_recovers_tail_loss_and_cuts_cw_by_eta() {
     assert_eq!(s.poll(us(39)), Poll::Blocked);
     s.on_timer(us(40));
     assert_eq!(s.stats().timeouts, 1);
-    // ldcp.md: on timeout cw ← max(γ, η·cw) = 1
+    // decision (loss recovery): on timeout cw ← max(γ, η·cw) = 1
     assert_eq!(s.cw(), 1.0);
     assert_eq!(s.next_timer(), None, "nothing in flight after going back");
     let p = send(&mut s, us(40));
@@ -541,7 +541,7 @@ fn rate_sender(flow: u64) -> QpSender {
 #[test]
 fn ldcp_rate_probe_adds_alpha_cnp_subtracts_beta_and_paces() {
     let mut s = rate_sender(100_000);
-    // ldcp.md: a probe at flow start
+    // draft §3.2 (decision: the first probe at flow start)
     assert_eq!(s.poll(Time::ZERO), Poll::SendProbe { probe_id: 0 });
     let p = send(&mut s, Time::ZERO);
     assert_eq!((p.seq, p.ecn, p.ack_req), (0, Ecn::Ect0, false));

@@ -46,7 +46,7 @@ pub struct SenderConfig {
     /// floor.
     pub rto_backoff: u32,
     /// A NACK for the same sequence as the previous one within this time is ignored;
-    /// `None` → the current smoothed RTT (ldcp.md decision: "within one RTT"); `Some(0)` turns
+    /// `None` → the current smoothed RTT (decision: "within one RTT"); `Some(0)` turns
     /// the filter off.
     pub dup_nack_holdoff: Option<Time>,
     /// EWMA gain of the smoothed RTT over per-ACK (or per-probe) samples (RFC 6298 §2.3's
@@ -100,7 +100,7 @@ pub const LOSSLESS_RTO_FLOOR: Time = Time::ms(1);
 
 impl Default for SenderConfig {
     /// 1000 B payloads at 100 Gb/s, an 8 µs base RTT, RTO floor 4 × base RTT with up to six
-    /// doublings, NACK hold-off one RTT, RTT gain 1/8 (ldcp.md "Parameters" and decisions).
+    /// doublings, NACK hold-off one RTT, RTT gain 1/8 (RFC 6298 §2, and the decisions of the LDCP work).
     fn default() -> Self {
         SenderConfig {
             mtu: Bytes(1000),
@@ -137,7 +137,10 @@ const SENDER_PARAMS: &[Param<SenderConfig>] = &[
     Param {
         spec: ParamSpec {
             min: Limit::excl(0.0),
-            auto: Some("4 x the flow's base RTT; 1ms on a lossless (PFC) priority"),
+            auto: Some(
+                "4 x the flow's base RTT; on a lossless (PFC) priority the base RTT plus the \
+                 time every switch on the path takes to drain its whole buffer, at least 1ms",
+            ),
             ..ParamSpec::new(
                 "rto",
                 "rto",
@@ -260,11 +263,11 @@ impl SenderConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ReceiverConfig {
-    /// Delayed ACK: one ACK per at most `m` unmarked in-order packets (draft §2.2; ldcp.md
+    /// Delayed ACK: one ACK per at most `m` unmarked in-order packets (draft §2.2;
     /// default 1 = per-packet ACK). Requires `m ≥ 1`.
     pub ack_every: u32,
-    /// Minimum time between two CNPs of this flow; 0 = one CNP per CE-marked packet (ldcp.md
-    /// decision; DCQCN's NP uses 50 µs).
+    /// Minimum time between two CNPs of this flow; 0 = one CNP per CE-marked packet (decision;
+    /// DCQCN's NP uses 50 µs, DCQCN §3.2).
     pub cnp_interval: Time,
     /// Send CNPs for CE-marked packets (LDCP-rate and DCQCN: on; window LDCP echoes ECE in ACKs).
     pub send_cnp: bool,
@@ -273,17 +276,17 @@ pub struct ReceiverConfig {
     pub mtu: Bytes,
     /// Delayed ACK only: when a CE-marked packet arrives while unmarked packets wait for their
     /// ACK, first flush an ACK (ECE = 0) for them, so that every ACK covers packets of one CE
-    /// state and the sender's `n` is exact (ldcp.md decision; default on). Off: one ACK with
+    /// state and the sender's `n` is exact (decision; default on). Off: one ACK with
     /// ECE = 1 covers them all.
     pub split_ack_on_ce_change: bool,
     /// After a NACK, further out-of-order packets are not NACKed again until the expected
-    /// sequence advances (ldcp.md decision). `Some(t)`: also NACK again once `t` has passed since
+    /// sequence advances (decision). `Some(t)`: also NACK again once `t` has passed since
     /// the last NACK. Default `None`.
     pub renack_interval: Option<Time>,
 }
 
 impl Default for ReceiverConfig {
-    /// Per-packet ACK, no CNPs, 1000 B payloads: the window-LDCP receiver of ldcp.md.
+    /// Per-packet ACK, no CNPs, 1000 B payloads: the window-LDCP receiver (draft §2.2).
     fn default() -> Self {
         ReceiverConfig {
             ack_every: 1,

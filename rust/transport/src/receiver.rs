@@ -1,16 +1,16 @@
 //! The receiving side of a queue pair: in-order delivery, ACK / NACK policy and CNPs.
 //!
-//! Rules (ldcp.md "Roles" and "Receiver ACK policy"; draft §2.2):
+//! Rules (LDCP draft §2.2 and RoCE's go-back-N receiver; decisions marked):
 //! - In-order data (`seq ≤ expected < seq + len`) is accepted; `expected` moves to its end.
 //! - ACKs are cumulative (`seq` = next expected byte). Per-packet ACK by default, ECE = CE of
 //!   the packet. Delayed ACK (`ack_every = m`): one ACK per at most `m` unmarked packets; a
 //!   CE-marked packet is acknowledged at once, and when unmarked packets are pending the
 //!   receiver first flushes an ACK (ECE = 0) for them, so every ACK covers packets of a single
-//!   CE state (ldcp.md decision). The message's last packet, and a packet with AckReq set, are
+//!   CE state (decision). The message's last packet, and a packet with AckReq set, are
 //!   acknowledged at once.
 //! - Out-of-order data (`seq > expected`) is dropped and NACKed with the expected sequence
 //!   (ECE = CE of that packet), once: further out-of-order packets are not NACKed until
-//!   `expected` advances (ldcp.md decision; optional re-NACK after `renack_interval`). Pending
+//!   `expected` advances (decision; optional re-NACK after `renack_interval`). Pending
 //!   delayed ACKs are flushed first.
 //! - Duplicates (entirely below `expected`) are dropped and the cumulative sequence is ACKed
 //!   again (ECE = 0), which recovers a lost final ACK.
@@ -180,7 +180,7 @@ impl QpReceiver {
             a.delivered = (end - self.expected) as u32;
             self.stats.duplicate_bytes += self.expected - seq;
             if ce && self.pending > 0 && self.split {
-                // ldcp.md decision: flush an ACK for the pending unmarked packets first
+                // decision: flush an ACK for the pending unmarked packets first
                 self.flush(&mut a);
             }
             self.expected = end;

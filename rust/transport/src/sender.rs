@@ -14,7 +14,7 @@
 //!   [`TxPacket::ack_req`], and hand the receiver that bit through
 //!   [`crate::QpReceiver::on_data_req`] (needed only with delayed ACK).
 //!
-//! # Rules (ldcp.md is authoritative)
+//! # Rules (LDCP draft §2–§3, RFC 6298, and the decisions marked below)
 //! - Window (controller gives `w = window()`): `w ≥ 1`: in-flight + next packet ≤ `w·MTU`;
 //!   `w < 1`: at most one packet in flight and the next no sooner than `srtt/w` after the
 //!   previous send (draft §2.2: "A flow with a cw < 1 is ticked out by a timer, whose timeout is
@@ -30,7 +30,7 @@
 //!   `previous packet length / R` after the previous send (`R` re-read at each poll).
 //! - Smoothed RTT and RTT variation after RFC 6298 §2 (see `rtt.rs`): `srtt` is `base_rtt`
 //!   until the first sample, which sets `srtt ← R`, `rttvar ← R/2` (decision, replacing
-//!   ldcp.md's "initialised to the configured base RTT" EWMA start); then
+//!   an EWMA started at the configured base RTT); then
 //!   `rttvar ← 3/4·rttvar + 1/4·|srtt − R|` and `srtt ← srtt + rtt_gain·(R − srtt)` (1/8).
 //!   Starting the EWMA at the base RTT made the first sample after a deep first-RTT queue move
 //!   srtt only 1/8 of the way, so the sub-packet tick and the RTO lagged the real RTT by many
@@ -64,8 +64,9 @@
 //!   unique).
 //! - Retransmission timer: armed while data is in flight, `now + RTO` at the first send into
 //!   an empty pipe and at every ACK that advances `snd_una`; disarmed when nothing is in flight
-//!   (including right after a go-back). RTO (decision, RFC 6298 with ldcp.md's
-//!   "4 × base RTT" as the floor): with `floor = cfg.rto` (default 4 × `base_rtt`),
+//!   (including right after a go-back). RTO (decision, RFC 6298 with a floor of a few base
+//!   RTTs on lossy paths): with `floor` = [`SenderConfig::effective_rto`] (default 4 ×
+//!   `base_rtt`; on a lossless path the base RTT plus the path's worst queueing, at least 1 ms),
 //!   `ceiling = floor·2^rto_backoff` and `base = max(floor, srtt + 4·rttvar)` once the RTT has
 //!   been sampled, else `floor`: `RTO = min(base·2^b, max(base, ceiling))` — a fixed
 //!   4 × base RTT timeout fires spuriously whenever the queue holds more than three base RTTs
@@ -73,8 +74,9 @@
 //!   copies to that queue. Backoff never takes the RTO past the ceiling (the estimate itself
 //!   may be larger): `rttvar`-scaled RTOs doubled six times would idle a lossy line-rate flow
 //!   for tens of milliseconds. While the controller is in fast start
-//!   ([`Controller::in_fast_start`]: LDCP's zero-RTT fast start) before any RTT sample the RTO
-//!   is the ceiling outright (decision): LDCP's last fast-start packet is ECT, so WRED cannot
+//!   ([`Controller::in_fast_start`]: LDCP's zero-RTT fast start), or on a lossless path, before
+//!   any RTT sample the RTO is the ceiling outright (decision): LDCP's last fast-start packet
+//!   is ECT, so WRED cannot
 //!   drop it
 //!   and it produces an ACK or NACK unless the buffer overflows, but that feedback may wait
 //!   behind the first-RTT packets of every flow that started together — far longer than
@@ -169,7 +171,7 @@ pub struct SenderStats {
     pub rtt_samples: u64,
 }
 
-/// One outstanding RTT probe at most (ldcp.md "Rate-based variant").
+/// One outstanding RTT probe at most (LDCP draft §3.2, rate-based variant).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Probe {
     /// The controller does not probe, or the flow is done.
@@ -366,12 +368,12 @@ impl<C: Controller> QpSender<C> {
                     earliest = from.saturating_add(self.tick(w));
                 }
             } else if (in_flight + u64::from(len)) as f64 > w * self.mtu as f64 + WINDOW_SLACK {
-                // ldcp.md: in-flight bytes ≤ cw·MTU
+                // draft §2.2: in-flight bytes ≤ cw·MTU
                 return Gate::Blocked;
             }
         }
         if let Some(rate) = self.cc.pacing_rate(self.rtt.srtt()) {
-            // ldcp.md rate variant: R = cw·MTU/RTT paces the flow
+            // draft §3.2 rate variant: R = cw·MTU/RTT paces the flow
             if let Some((t, prev_len)) = self.last_send {
                 earliest = earliest.max(t.saturating_add(rate.tx_time(Bytes(prev_len.into()))));
             }
@@ -497,7 +499,7 @@ impl<C: Controller> QpSender<C> {
         let duplicate = matches!(self.last_nack,
             Some((s, t)) if s == expected && now < t.saturating_add(holdoff));
         if expected < self.snd_una || duplicate {
-            // stale (below snd_una) or ldcp.md decision: "duplicate NACKs for the same
+            // stale (below snd_una) or decision: "duplicate NACKs for the same
             // sequence within one RTT are ignored"
             self.stats.nacks_ignored += 1;
             return;
@@ -570,7 +572,7 @@ impl<C: Controller> QpSender<C> {
             Probe::Outstanding { id, sent_at } if id == probe_id => {
                 self.rtt_sample(now.saturating_sub(sent_at));
                 self.cc.on_probe_response(now);
-                // ldcp.md: the next probe is sent when the previous response returns
+                // draft §3.2 (decision): the next probe is sent when the previous response returns
                 self.probe = if self.is_done() {
                     Probe::Off
                 } else {
@@ -633,7 +635,7 @@ impl<C: Controller> QpSender<C> {
             if deadline <= now {
                 self.rto_deadline = None;
                 if self.snd_nxt > self.snd_una {
-                    // ldcp.md "Loss recovery": go back N from the lowest unacknowledged byte and
+                    // decision (loss recovery, RFC 6298 §5.4): go back N from the lowest unacknowledged byte and
                     // treat it as a congestion signal
                     self.stats.timeouts += 1;
                     log::debug!(
@@ -655,7 +657,7 @@ impl<C: Controller> QpSender<C> {
         }
         if let Probe::Outstanding { id, sent_at } = self.probe {
             if sent_at.saturating_add(self.probe_timeout()) <= now {
-                // ldcp.md: a new probe when the previous response returns "(or times out)"
+                // decision: a new probe when the previous response returns "(or times out)"
                 self.stats.probe_timeouts += 1;
                 self.late_probes[(id % LATE_PROBES as u64) as usize] = (id, sent_at);
                 self.probe = Probe::Due;
