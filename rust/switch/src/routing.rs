@@ -945,6 +945,72 @@ mod tests {
         assert!(count.iter().all(|&c| c > 0), "{count:?}");
     }
 
+    /// Pearson's chi-square statistic of `counts` against a uniform distribution.
+    fn chi_square(counts: &[u32]) -> f64 {
+        let n: u32 = counts.iter().sum();
+        let e = n as f64 / counts.len() as f64;
+        counts
+            .iter()
+            .map(|&c| (c as f64 - e).powi(2) / e)
+            .sum()
+    }
+
+    /// RoCE flows as a NIC numbers them: a host's flows differ in the UDP source port only.
+    fn roce_flow(host: u32, dst: u32, k: u32) -> FiveTuple {
+        FiveTuple {
+            src_ip: 0x0B00_0000 | host,
+            dst_ip: 0x0B00_0000 | dst,
+            src_port: (10_000 + k % 50_000) as u16,
+            dst_port: 4791,
+            protocol: 17,
+        }
+    }
+
+    #[test]
+    fn ecmp_choices_are_uniform_over_many_flows() {
+        // 20 000 flows (100 hosts x 200 flows, 20 destinations) over 4 ports. For a uniform
+        // hash the chi-square statistic (3 degrees of freedom) exceeds 16.3 with probability
+        // 0.1 %; a hash that gave one port 30 % instead of 25 % would score about 270. The
+        // flows are fixed, so the test is deterministic.
+        let mut counts = [0u32; 4];
+        for host in 0..100 {
+            for k in 0..200 {
+                let t = roce_flow(host, 1000 + (host + k) % 20, host * 200 + k);
+                counts[ecmp_select(0x9E37, &t, &[0, 1, 2, 3]).unwrap() as usize] += 1;
+            }
+        }
+        assert!(chi_square(&counts) < 16.3, "{counts:?}");
+        // flows of one host that differ only in their UDP source port spread too
+        let mut one_host = [0u32; 4];
+        for k in 0..4000 {
+            let t = roce_flow(7, 1000, k);
+            one_host[ecmp_select(0x9E37, &t, &[0, 1, 2, 3]).unwrap() as usize] += 1;
+        }
+        assert!(chi_square(&one_host) < 16.3, "{one_host:?}");
+    }
+
+    #[test]
+    fn switches_with_different_seeds_choose_independently() {
+        // Polarisation: with one hash for every switch, a flow's choice at a leaf would
+        // decide its choice at the spine (pairs on the diagonal only). With per-switch seeds
+        // the 16 (leaf port, spine port) pairs are uniform: chi-square with 15 degrees of
+        // freedom below 37.7 (0.1 % for independent choices); polarised choices score
+        // 3 x 16 000 = 48 000.
+        let mut pairs = [0u32; 16];
+        let mut same_seed = [0u32; 16];
+        for k in 0..16_000 {
+            let t = roce_flow(k % 64, 2000 + k % 13, k);
+            let a = ecmp_select(11, &t, &[0, 1, 2, 3]).unwrap();
+            let b = ecmp_select(12, &t, &[0, 1, 2, 3]).unwrap();
+            let c = ecmp_select(11, &t, &[0, 1, 2, 3]).unwrap();
+            pairs[(a * 4 + b) as usize] += 1;
+            same_seed[(a * 4 + c) as usize] += 1;
+        }
+        assert!(chi_square(&pairs) < 37.7, "{pairs:?}");
+        // the check can fail: identical seeds are polarised
+        assert!(chi_square(&same_seed) > 10_000.0, "{same_seed:?}");
+    }
+
     #[test]
     fn different_seeds_hash_differently() {
         let t = FiveTuple {
