@@ -203,6 +203,8 @@ fn core_spec<'a>(s: &'a OptionSpec, choices: &'a [&'a str]) -> Result<ParamSpec<
         }),
         choices,
         auto: (!s.auto_meaning.is_empty()).then_some(s.auto_meaning.as_str()),
+        // an example's own options: only the word `auto` is automatic, 0 is a value
+        zero_is_auto: false,
         ..ParamSpec::new(&s.name, &s.name, &s.name, kind_from(s.kind)?, "")
     })
 }

@@ -29,6 +29,8 @@ mod ffi {
             delay_ns: u64,
             frame: u64,
         ) -> Result<Marking>;
+        /// Whether `scheme` runs on a lossless (PFC) priority by default.
+        fn scheme_lossless_by_default(scheme: &str) -> Result<bool>;
         /// Checks an example's marking options against each other and the queue limit
         /// `buf_max` (the RED/ECN policy's rules). Errors name the options (`--kmin`, `--kfs`,
         /// `--bufMax`); `derived` names what a value derived from other options came from
@@ -68,6 +70,11 @@ fn scheme_marking(
         p_max: m.p_max,
         k_fs: m.k_fs,
     })
+}
+
+fn scheme_lossless_by_default(scheme: &str) -> Result<bool, ConfigError> {
+    let s: Scheme = scheme.parse()?;
+    Ok(s.lossless_by_default())
 }
 
 fn marking_check(

@@ -205,6 +205,12 @@ Options::Bool(const std::string& name, bool def, const std::string& help)
 }
 
 Options&
+Options::BoolAuto(const std::string& name, const std::string& help, const std::string& autoMeaning)
+{
+    RDMACC_DECLARE(Range::Any(), Bool, "auto", "", autoMeaning);
+}
+
+Options&
 Options::Choice(const std::string& name,
                 const std::string& def,
                 const std::vector<std::string>& choices,

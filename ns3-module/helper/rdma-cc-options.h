@@ -90,6 +90,10 @@ class Options
                   Range r = Range::Above(0));
     /// true/false (1/0).
     Options& Bool(const std::string& name, bool def, const std::string& help);
+    /// true/false (1/0), or `auto` (the default), meaning `autoMeaning` (see IsAuto).
+    Options& BoolAuto(const std::string& name,
+                      const std::string& help,
+                      const std::string& autoMeaning);
     /// One of `choices`.
     Options& Choice(const std::string& name,
                     const std::string& def,

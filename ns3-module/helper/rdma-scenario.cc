@@ -69,7 +69,9 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                "32000",
                "PFC headroom per port and lossless priority (with --pfc=1)",
                rdmacc::Options::Range::Any())
-        .Bool("pfc", false, "the data priority is lossless (PFC); LDCP runs lossy (PFC-free)")
+        .BoolAuto("pfc",
+                  "the data priority is lossless (PFC)",
+                  "as the scheme is deployed: LDCP lossy (PFC-free), line rate lossy")
         .Duration("sample",
                   "1us",
                   "queue sampling interval (queue.csv, queue_avg_bytes)",
@@ -133,7 +135,7 @@ RdmaScenario::RateBps() const
 bool
 RdmaScenario::Lossless() const
 {
-    return m_opts.GetBool("pfc");
+    return m_lossless;
 }
 
 double
@@ -146,6 +148,15 @@ void
 RdmaScenario::Parse(int argc, char** argv)
 {
     m_opts.Parse(argc, argv);
+    try
+    {
+        m_lossless = m_opts.IsAuto("pfc") ? rdmacc_ffi::scheme_lossless_by_default(Cc())
+                                          : m_opts.GetBool("pfc");
+    }
+    catch (const rust::Error& e)
+    {
+        rdmacc::ConfigFatal("command line", e.what());
+    }
     const uint64_t frame = Mtu() + RoceHeader::DATA_OVERHEAD;
     const Time delay = m_opts.GetTime("delay");
     rdmacc_ffi::Marking m;

@@ -219,8 +219,13 @@ pub struct ParamSpec<'a> {
     /// Largest allowed value (`None`: no upper bound beyond the kind's).
     pub max: Option<Limit>,
     /// When `Some(meaning)`, the value 0 (also written `auto`) is allowed whatever the bounds
-    /// and means `meaning` (e.g. `"the path's BDP"`).
+    /// and means `meaning` (e.g. `"the path's BDP"`). With [`Self::zero_is_auto`] false, only
+    /// the word `auto` means it (stored as 0; the caller tells them apart) and 0 is an
+    /// ordinary value.
     pub auto: Option<&'a str>,
+    /// Whether the value 0 means [`Self::auto`] (true for the tables' fields, where 0 is never
+    /// a useful value of such a parameter).
+    pub zero_is_auto: bool,
     /// The accepted names of a [`ParamKind::Choice`].
     pub choices: &'a [&'a str],
     /// One or two sentences for `--help` and the attribute's help string, citing the source
@@ -247,6 +252,7 @@ impl<'a> ParamSpec<'a> {
             min: None,
             max: None,
             auto: None,
+            zero_is_auto: true,
             choices: &[],
             help,
         }
@@ -279,7 +285,8 @@ impl<'a> ParamSpec<'a> {
             ParamKind::Rate => format!("must be a rate with its unit (e.g. 100Gbps){range}"),
         };
         if let Some(a) = self.auto {
-            s.push_str(&format!(" (or 0/auto: {a})"));
+            let zero = self.zero_is_auto && self.kind != ParamKind::Bool;
+            s.push_str(&format!(" (or {}auto: {a})", if zero { "0/" } else { "" }));
         }
         s
     }
@@ -400,7 +407,7 @@ impl<'a> ParamSpec<'a> {
         let Some(m) = v.magnitude() else {
             return Ok(());
         };
-        if self.auto.is_some() && m == 0.0 {
+        if self.auto.is_some() && self.zero_is_auto && m == 0.0 {
             return Ok(());
         }
         let below = self

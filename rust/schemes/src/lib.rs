@@ -279,6 +279,16 @@ pub struct Marking {
 }
 
 impl Scheme {
+    /// Whether the scheme runs on a lossless (PFC) priority as deployed: LDCP is PFC-free
+    /// (draft-dai-tsvwg-ldcp-01 §1), and line-rate senders are shown lossy unless asked; a
+    /// scheme designed for PFC (DCQCN) answers true. Examples use it as the default of their
+    /// `--pfc` option.
+    pub fn lossless_by_default(self) -> bool {
+        match self {
+            Scheme::Ldcp | Scheme::LdcpRate | Scheme::None => false,
+        }
+    }
+
     /// The switch settings this scheme starts from on a link of `rate` and one-way `delay`
     /// carrying frames of `frame` bytes (meant to be tuned by a sweep; every example exposes
     /// them). Every scheme here uses LDCP's starting point: `K_min` = half the BDP of one hop

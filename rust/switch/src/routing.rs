@@ -949,10 +949,7 @@ mod tests {
     fn chi_square(counts: &[u32]) -> f64 {
         let n: u32 = counts.iter().sum();
         let e = n as f64 / counts.len() as f64;
-        counts
-            .iter()
-            .map(|&c| (c as f64 - e).powi(2) / e)
-            .sum()
+        counts.iter().map(|&c| (c as f64 - e).powi(2) / e).sum()
     }
 
     /// RoCE flows as a NIC numbers them: a host's flows differ in the UDP source port only.

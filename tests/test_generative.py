@@ -1,0 +1,229 @@
+"""Generative tests: random scenarios checked against the invariants, and every option of every
+example fed bad values.
+
+1. Scenarios: a fixed-seed generator draws configurations of the RDMA examples (scheme, senders,
+   sizes, rates, delays, MTU, PFC on/off, marking thresholds, ...), runs each and checks on its
+   outputs what must hold whatever the configuration: every byte delivered exactly once, no flow
+   below its FCT lower bound, no drop on a lossless priority (with the default headroom), the
+   bottleneck queue within its limits, goodput within the wire limit, the run's own invariant
+   check passing; and, for every fifth configuration, that the same seed gives byte-identical
+   files while another seed changes them where the run has randomness. About 40 runs; with
+   `./waf check --long` (RDMACC_LONG=1) 200.
+
+2. Bad input: every option each example lists in `--help` gets a negative, a zero, a huge, a
+   NaN, an empty and a junk value, on top of a small valid run. A value the example rejects must
+   give exit status 2, exactly one line of output naming the option, and no file in --out; a
+   value it accepts must give a run that ends (exit 0, or 3 when the run's invariants fail,
+   e.g. an accepted size too large for the time limit) without a crash.
+"""
+
+import concurrent.futures
+import csv
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import BUILD, LONG, ROOT, ExampleTest, run_example, summary  # noqa: E402
+
+HEADERS = 62
+WIRE = 20
+
+
+def fct_rows(out):
+    with open(os.path.join(out, "fct.csv")) as f:
+        return list(csv.DictReader(f))
+
+
+def draw_incast(rng):
+    """One ldcp-incast configuration that completes well within its time limit."""
+    cc = rng.choice(["ldcp", "ldcp", "ldcp-rate", "none"])
+    pfc = cc == "none" and rng.random() < 0.7 or rng.random() < 0.2
+    senders = rng.choice([1, 2, 3, 8, 16, 40])
+    size = rng.choice([1, 999, 1000, 1001, 4096, 65536, 300000])
+    mtu = rng.choice([1000, 1000, 512, 4000, 9000])
+    rate = rng.choice(["10Gbps", "25Gbps", "40Gbps", "100Gbps", "400Gbps"])
+    delay = rng.choice(["100ns", "439ns", "1us", "2055ns", "4545ns"])
+    args = ["--cc=" + cc, "--senders=%d" % senders, "--size=%d" % size, "--mtu=%d" % mtu,
+            "--rate=" + rate, "--delay=" + delay, "--pfc=%d" % pfc,
+            "--seed=%d" % rng.randint(1, 1000), "--limit=200ms"]
+    if rng.random() < 0.3:
+        args.append("--reverse=%d" % rng.randint(0, senders))
+    if rng.random() < 0.3 and not pfc:
+        args.append("--kfs=%d" % rng.choice([0, 5000, 50000]))
+    if rng.random() < 0.2:
+        args.append("--ackEvery=%d" % rng.choice([2, 4]))
+    if rng.random() < 0.2 and cc == "ldcp":
+        args.append("--fastStart=0")
+    return ("ldcp-incast", args)
+
+
+def draw_churn(rng):
+    return ("ldcp-churn", [
+        "--cc=" + rng.choice(["ldcp", "ldcp-rate"]),
+        "--long=%d" % rng.randint(0, 3),
+        "--shortHosts=%d" % rng.randint(1, 6),
+        "--longSize=%d" % rng.choice([50000, 200000]),
+        "--load=%.2f" % rng.choice([0.1, 0.3, 0.6]),
+        "--warmup=%dus" % rng.choice([0, 20, 100]),
+        "--churn=%dus" % rng.choice([50, 150]),
+        "--seed=%d" % rng.randint(1, 1000),
+        "--limit=200ms",
+    ])
+
+
+def draw(rng):
+    return draw_churn(rng) if rng.random() < 0.25 else draw_incast(rng)
+
+
+def arg(args, name, default=None):
+    for a in args:
+        if a.startswith("--%s=" % name):
+            return a.split("=", 1)[1]
+    return default
+
+
+class RandomScenarios(ExampleTest):
+    N = 200 if LONG else 40
+
+    def check_run(self, example, args):
+        p, out = run_example(example, *args, expect_rc=0, timeout=300)
+        s = summary(out)
+        what = "%s %s" % (example, " ".join(args))
+        self.assertEqual(s["invariants"], "ok", what)
+        self.assertIs(s["complete"], True, what)
+        # every byte delivered exactly once
+        self.assertEqual(s["bytes_delivered"], s["bytes_sent"], what)
+        rows = fct_rows(out)
+        self.assertEqual(len(rows), s["flows_total"], what)
+        for r in rows:
+            # no flow below its lower bound; slowdown = fct / ideal >= 1
+            self.assertGreaterEqual(int(r["fct_ns"]), int(r["ideal_fct_ns"]), (what, r))
+            self.assertGreaterEqual(float(r["slowdown"]), 1.0, (what, r))
+        # lossless means no drop (default headroom); control frames are never dropped
+        if arg(args, "pfc") == "1":
+            self.assertEqual(s["drops_total"], 0, what)
+        self.assertEqual(s["drops"]["control"], 0, what)
+        # the bottleneck queue never exceeds the lossy queue limit, nor the switch buffer
+        if arg(args, "pfc") != "1":
+            self.assertLessEqual(s["queue_max_bytes"], 2000000, what)
+        self.assertLessEqual(s["queue_max_bytes"], 12000000, what)
+        self.assertLessEqual(s["goodput_active_bps"], s["wire_limit_bps"] * (1 + 1e-9), what)
+        return out
+
+    def test_random_configurations_keep_every_invariant(self):
+        rng = random.Random(20261123)
+        for i in range(self.N):
+            example, args = draw(rng)
+            with self.subTest(i=i, example=example, args=" ".join(args)):
+                out = self.check_run(example, args)
+                if i % 5 == 0:
+                    # same seed, same bytes
+                    _, again = run_example(example, *args, timeout=300)
+                    for f in sorted(os.listdir(out)):
+                        if f == "summary.json":
+                            a, b = summary(out), summary(again)
+                            a.pop("wall_s")
+                            b.pop("wall_s")
+                            self.assertEqual(a, b, f)
+                        else:
+                            with open(os.path.join(out, f), "rb") as x, open(os.path.join(again, f), "rb") as y:
+                                self.assertEqual(x.read(), y.read(), f)
+
+    def test_a_different_seed_changes_a_run_with_randomness(self):
+        # ldcp-churn draws its arrivals from the seed's random streams
+        base = ["--churn=100us", "--longSize=200000"]
+        _, a = run_example("ldcp-churn", "--seed=1", *base)
+        _, b = run_example("ldcp-churn", "--seed=2", *base)
+        with open(os.path.join(a, "fct.csv"), "rb") as x, open(os.path.join(b, "fct.csv"), "rb") as y:
+            self.assertNotEqual(x.read(), y.read())
+
+
+# A small valid run of each example, so that accepted values finish quickly.
+BASE = {
+    "ldcp-incast": ["--senders=2", "--size=10000", "--limit=200us"],
+    "ldcp-churn": ["--long=1", "--shortHosts=2", "--longSize=20000", "--churn=20us",
+                   "--warmup=10us", "--limit=500us"],
+    "pfc-incast": ["--senders=2", "--size=20000"],
+    "red-ecn-dumbbell": ["--senders=1", "--simTime=1ms"],
+}
+
+PROBES = ["-1", "0", "1e30", "nan", "", "12abc"]
+# the same, written with the unit a duration or a rate needs (so the bounds are reached)
+UNIT_PROBES = {
+    "DURATION": ["-1us", "0us", "1e30s", "nanus", "1.5ns"],
+    "RATE": ["-1Gbps", "0Gbps", "1e30Gbps", "nanGbps", "1.5bps"],
+    "BYTES": ["-1KB", "1e30KB", "1.5"],
+}
+OPTION_RE = re.compile(r"^  --([A-Za-z][A-Za-z0-9]*)=([A-Z]+)", re.M)
+
+
+def options_of(example):
+    """(exit status of --help, [(option, KIND)])"""
+    p = subprocess.run([os.path.join(BUILD, "examples", example), "--help"], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                       timeout=60)
+    return p.returncode, OPTION_RE.findall(p.stdout)
+
+
+def probe(example, option, value):
+    out = tempfile.mkdtemp(prefix="rdmacc-probe-")
+    try:
+        args = [os.path.join(BUILD, "examples", example)] + BASE[example]
+        if option != "out":
+            args.append("--out=" + out)
+        args.append("--%s=%s" % (option, value))
+        try:
+            p = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               universal_newlines=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            return (option, value, "timeout", "", [])
+        left = sorted(os.listdir(out)) if os.path.isdir(out) else []
+        return (option, value, p.returncode, p.stdout, left)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+class EveryOptionBadValues(ExampleTest):
+    def check_example(self, example):
+        rc, options = options_of(example)
+        self.assertEqual(rc, 0, example)
+        self.assertGreater(len(options), 3, example)
+        jobs = [(example, o, v) for o, kind in options if o != "out"
+                for v in PROBES + UNIT_PROBES.get(kind, [])]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            results = list(pool.map(lambda j: probe(*j), jobs))
+        for option, value, rc, text, left in results:
+            what = "%s --%s=%s: exit %s\n%s" % (example, option, value, rc, text[-2000:])
+            self.assertIn(rc, (0, 2, 3), what)
+            if rc == 2:
+                lines = [l for l in text.splitlines() if l.strip()]
+                self.assertEqual(len(lines), 1, what)
+                self.assertIn("--" + option, lines[0], what)
+                self.assertEqual(left, [], what)
+            else:
+                # accepted: the run ended normally and wrote complete files only
+                self.assertFalse([f for f in left if f.endswith(".partial")], what)
+                self.assertIn("summary.json", left, what)
+
+    def test_ldcp_incast(self):
+        self.check_example("ldcp-incast")
+
+    def test_ldcp_churn(self):
+        self.check_example("ldcp-churn")
+
+    def test_pfc_incast(self):
+        self.check_example("pfc-incast")
+
+    def test_red_ecn_dumbbell(self):
+        self.check_example("red-ecn-dumbbell")
+
+
+if __name__ == "__main__":
+    unittest.main()
