@@ -363,6 +363,9 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
         nics[dstHost], bytes, start, BaseRtt(srcHost, dstHost), id, Lossless(), maxQueueing);
     m_flowOf[(uint64_t(nics[srcHost]->GetNodeId()) << 32) | qp] = id;
     dropsByFlow.push_back(0);
+    m_bytesTo[dstHost] += bytes;
+    m_lastStart = std::max(m_lastStart, start);
+    m_packets += (bytes + Mtu() - 1) / Mtu();
     m_idealFct.push_back(NanoSeconds(static_cast<int64_t>(
         rdmacc_ffi::ideal_fct_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),
                                  rust::Slice<const uint64_t>(delays.data(), delays.size()),
@@ -383,8 +386,50 @@ RdmaScenario::CheckDone(Time every)
 }
 
 void
+RdmaScenario::WarnOutputSize() const
+{
+    // queue.csv: a row per sample per non-empty queue. A single switch's queues form at the
+    // ports of the receivers; a run lasts at least its last start plus the busiest receiver's
+    // bytes at line rate (more when queues drain slowly: this is a lower estimate, stated as
+    // such). flows.csv on change: about one row per data packet (one ACK each).
+    const double rowBytes = 32;
+    uint64_t busiest = 0;
+    for (const auto& [dst, bytes] : m_bytesTo)
+    {
+        busiest = std::max(busiest, bytes);
+    }
+    const double seconds =
+        std::min(m_opts.GetTime("limit").GetSeconds(),
+                 m_lastStart.GetSeconds() + double(busiest) * 8 / double(RateBps()));
+    const double queueCsv =
+        seconds / m_opts.GetTime("sample").GetSeconds() * double(m_bytesTo.size()) * rowBytes;
+    double flowsCsv = 0;
+    if (m_opts.GetBool("flowTrace"))
+    {
+        const Time every = m_opts.GetTime("flowSample");
+        flowsCsv = every.IsZero()
+                       ? double(m_packets) * rowBytes
+                       : seconds / every.GetSeconds() * double(m_nextFlowId) * rowBytes;
+    }
+    const double limit = 1e9;
+    if (queueCsv > limit)
+    {
+        std::cerr << "rdma-cc: warning: queue.csv will take at least " << queueCsv / 1e9
+                  << " GB (a row per --sample=" << m_opts.GetAsText("sample") << " per busy queue "
+                  << "for at least " << seconds * 1e3
+                  << " ms); raise --sample to make it smaller\n";
+    }
+    if (flowsCsv > limit)
+    {
+        std::cerr << "rdma-cc: warning: flows.csv will take about " << flowsCsv / 1e9
+                  << " GB; set --flowSample to a period, or --flowTrace=0\n";
+    }
+}
+
+void
 RdmaScenario::Run(uint32_t bottleneckPort)
 {
+    WarnOutputSize();
     m_bottleneck = bottleneckPort;
     Simulator::Stop(m_opts.GetTime("limit"));
     Simulator::Schedule(MicroSeconds(10), &RdmaScenario::CheckDone, this, MicroSeconds(10));

@@ -118,6 +118,10 @@ class RdmaScenario
     uint64_t DeliveredNow() const;
     std::map<uint64_t, uint32_t> m_flowOf; //!< (src node << 32 | qp) -> flow id
     std::vector<Time> m_idealFct;          //!< per flow id: the FCT lower bound
+    std::map<uint32_t, uint64_t> m_bytesTo; //!< bytes of every flow to each destination host
+    Time m_lastStart;                       //!< latest flow start
+    uint64_t m_packets = 0;                 //!< data packets of every flow (sizes / MTU)
+    void WarnOutputSize() const;
     uint32_t m_completed = 0;              //!< flows whose FlowComplete fired
     uint32_t m_firstFeedbacks = 0;         //!< flows past their first RTT
     uint32_t m_bottleneck = 0;             //!< bottleneck switch port
