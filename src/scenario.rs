@@ -20,7 +20,22 @@ mod ffi {
         k_fs: u64,
     }
 
+    /// RoCEv2 framing constants (bytes), for the C++ model to check its own against.
+    #[derive(Clone, Copy, Debug)]
+    struct WireConstants {
+        /// Ethernet header + FCS, IPv4, UDP, BTH, ICRC around a data payload.
+        data_headers: u64,
+        /// ACK extended transport header.
+        aeth: u64,
+        /// Preamble, start-of-frame delimiter and inter-frame gap.
+        preamble_ifg: u64,
+        /// Smallest Ethernet frame.
+        min_frame: u64,
+    }
+
     extern "Rust" {
+        /// The framing constants of `rdma_cc_core::wire`.
+        fn wire_constants() -> WireConstants;
         /// The marking `scheme` starts from on a link of `rate_bps` and one-way `delay_ns`
         /// carrying frames of `frame` bytes.
         fn scheme_marking(
@@ -54,7 +69,16 @@ mod ffi {
     }
 }
 
-pub use ffi::Marking;
+pub use ffi::{Marking, WireConstants};
+
+fn wire_constants() -> WireConstants {
+    WireConstants {
+        data_headers: wire::DATA_HEADERS,
+        aeth: wire::AETH,
+        preamble_ifg: wire::PREAMBLE_IFG,
+        min_frame: wire::MIN_FRAME,
+    }
+}
 
 fn scheme_marking(
     scheme: &str,

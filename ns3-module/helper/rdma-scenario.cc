@@ -192,12 +192,6 @@ RdmaScenario::Parse(int argc, char** argv)
     {
         rdmacc::ConfigFatal("command line", e.what());
     }
-    // the NIC parameters together, on this fabric's host-to-host path (two hops)
-    const Time wire = NanoSeconds(int64_t(frame * 8 * 1000000000ULL / RateBps()));
-    const Time ack = NanoSeconds(
-        int64_t((RoceHeader::DATA_OVERHEAD + RoceHeader::AETH + QbbNetDevice::PREAMBLE_IFG) * 8 *
-                1000000000ULL / RateBps()));
-    m_opts.ApplyNicDefaults(RateBps(), 4 * delay + 2 * wire + 2 * ack, Lossless());
     rdmacc::MakeOutputDir(Out());
 }
 
@@ -221,6 +215,9 @@ RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
     fabric = fh.SingleSwitch(nHosts);
     sw = fabric.switches[0];
     sw->AssignStreams(Seed());
+    // the NIC parameters together on this fabric's host-to-host path, then as the defaults of
+    // every NIC created below
+    m_opts.ApplyNicDefaults(RateBps(), BaseRtt(nHosts > 1 ? 1 : 0, 0), Lossless());
     for (uint32_t i = 0; i < nHosts; i++)
     {
         // the NIC parameters are the defaults the options set (Options::ApplyNicDefaults)
@@ -407,9 +404,8 @@ RdmaScenario::WarnOutputSize() const
     if (m_opts.GetBool("flowTrace"))
     {
         const Time every = m_opts.GetTime("flowSample");
-        flowsCsv = every.IsZero()
-                       ? double(m_packets) * rowBytes
-                       : seconds / every.GetSeconds() * double(m_nextFlowId) * rowBytes;
+        flowsCsv = every.IsZero() ? double(m_packets) * rowBytes
+                                  : seconds / every.GetSeconds() * double(m_nextFlowId) * rowBytes;
     }
     const double limit = 1e9;
     if (queueCsv > limit)

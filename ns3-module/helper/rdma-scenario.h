@@ -116,18 +116,18 @@ class RdmaScenario
         RdmaScenario* self, uint32_t flowId, double cw, uint64_t rate, Time srtt);
     void SampleFlows(Time every);
     uint64_t DeliveredNow() const;
-    std::map<uint64_t, uint32_t> m_flowOf; //!< (src node << 32 | qp) -> flow id
-    std::vector<Time> m_idealFct;          //!< per flow id: the FCT lower bound
+    std::map<uint64_t, uint32_t> m_flowOf;  //!< (src node << 32 | qp) -> flow id
+    std::vector<Time> m_idealFct;           //!< per flow id: the FCT lower bound
     std::map<uint32_t, uint64_t> m_bytesTo; //!< bytes of every flow to each destination host
     Time m_lastStart;                       //!< latest flow start
     uint64_t m_packets = 0;                 //!< data packets of every flow (sizes / MTU)
     void WarnOutputSize() const;
-    uint32_t m_completed = 0;              //!< flows whose FlowComplete fired
-    uint32_t m_firstFeedbacks = 0;         //!< flows past their first RTT
-    uint32_t m_bottleneck = 0;             //!< bottleneck switch port
-    uint64_t m_overallMax = 0;             //!< bottleneck maximum before the reset
-    bool m_failed = false;                 //!< an invariant failed (Finish)
-    bool m_lossless = false;               //!< --pfc, or the scheme's default
+    uint32_t m_completed = 0;      //!< flows whose FlowComplete fired
+    uint32_t m_firstFeedbacks = 0; //!< flows past their first RTT
+    uint32_t m_bottleneck = 0;     //!< bottleneck switch port
+    uint64_t m_overallMax = 0;     //!< bottleneck maximum before the reset
+    bool m_failed = false;         //!< an invariant failed (Finish)
+    bool m_lossless = false;       //!< --pfc, or the scheme's default
     static void OnDrop(
         RdmaScenario* self, Ptr<const Packet> p, uint32_t port, uint8_t prio, const char* reason);
 

@@ -3,8 +3,35 @@
  */
 #include "roce-header.h"
 
+#include "qbb-net-device.h"
+
+#include "rdma-cc/src/scenario.rs.h"
+
 namespace ns3
 {
+
+std::string
+RoceHeader::CheckWireConstants()
+{
+    const auto w = rdmacc_ffi::wire_constants();
+    std::string out;
+    auto check = [&out](const char* name, uint64_t cpp, uint64_t rust)
+    {
+        if (cpp != rust)
+        {
+            out += std::string(name) + " " + std::to_string(cpp) + " != " + std::to_string(rust) +
+                   "; ";
+        }
+    };
+    check("DATA_OVERHEAD", DATA_OVERHEAD, w.data_headers);
+    check("AETH", AETH, w.aeth);
+    check("PREAMBLE_IFG", QbbNetDevice::PREAMBLE_IFG, w.preamble_ifg);
+    check("MIN_FRAME", QbbNetDevice::MIN_FRAME, w.min_frame);
+    RoceHeader h;
+    h.kind = DATA;
+    check("serialised data headers", h.GetSerializedSize(), w.data_headers);
+    return out;
+}
 
 NS_OBJECT_ENSURE_REGISTERED(RoceHeader);
 

@@ -9,6 +9,7 @@
 #include "ns3/header.h"
 
 #include <cstdint>
+#include <string>
 
 namespace ns3
 {
@@ -82,6 +83,13 @@ class RoceHeader : public Header
     {
         return (uint64_t(srcIp) << 32) | flowId;
     }
+
+    /**
+     * \return "" when the framing constants of this header and of QbbNetDevice (DATA_OVERHEAD,
+     *         AETH, PREAMBLE_IFG, MIN_FRAME) are the ones the Rust side computes with
+     *         (rust/core wire), else which differ
+     */
+    static std::string CheckWireConstants();
 
     /**
      * \brief Get the type ID.

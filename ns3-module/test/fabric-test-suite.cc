@@ -590,6 +590,23 @@ class EcnSpeedMapTestCase : public TestCase
     }
 };
 
+/// The wire-format constants the C++ model uses are the ones Rust computes with.
+class WireConstantsTestCase : public TestCase
+{
+  public:
+    WireConstantsTestCase() :
+        TestCase("framing constants: RoceHeader and QbbNetDevice agree with the Rust wire module")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        NS_TEST_ASSERT_MSG_EQ(RoceHeader::CheckWireConstants(), "", "C++ and Rust framing agree");
+    }
+};
+
 /// The suite.
 class FabricTestSuite : public TestSuite
 {
@@ -608,6 +625,7 @@ class FabricTestSuite : public TestSuite
         AddTestCase(new ClosRoutesTestCase);
         AddTestCase(new EcnBeforePfcWarningTestCase);
         AddTestCase(new EcnSpeedMapTestCase);
+        AddTestCase(new WireConstantsTestCase);
     }
 };
 
