@@ -3,14 +3,15 @@
  * mainline ns-3 point-to-point links, with the Rust RED/ECN + WRED policy as the queue disc on
  * R1's bottleneck port.
  *
- *   ./waf --run "red-ecn-dumbbell --senders=4 --transport=tcp --simTime=0.2"
+ *   ./waf --run "red-ecn-dumbbell --senders=4 --transport=tcp --simTime=200ms"
  *
  * transport=tcp: DCTCP senders (ECT packets, marked by RED/ECN, the window reacts).
  * transport=udp: constant-rate UDP (Not-ECT packets) offering `--udpLoad` times the bottleneck,
  *                so Not-ECT packets meet the WRED threshold KFs (or RED drop / tail drop).
  *
- * Prints per-flow goodput, the bottleneck queue (max, mean, p99 from samples every --sample),
- * marks and drops by reason, and writes OUT/summary.json (see README "Outputs").
+ * Prints per-flow goodput, the bottleneck queue (max, mean, p99 of the samples taken every
+ * --sample), marks and drops by reason, checks its invariants (exit status 3 naming the failure)
+ * and writes OUT/summary.json and OUT/queue.csv (see README "Outputs").
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -26,6 +27,8 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <sstream>
 
 using namespace ns3;
 
@@ -33,86 +36,688 @@ NS_LOG_COMPONENT_DEFINE("RedEcnDumbbell");
 
 namespace
 {
-std::vector<uint32_t> g_qSamples; //!< bottleneck queue samples (bytes)
 
-void
-SampleQueue(Ptr<QueueDisc> q, Time interval)
+/// The senders start 1 ms into the run, 10 us apart (sampling starts with the first).
+const Time FIRST_START = MilliSeconds(1);
+/// Gap between the starts of consecutive senders.
+const Time START_GAP = MicroSeconds(10);
+/// UDP payload bytes per packet (transport=udp).
+const uint32_t UDP_PAYLOAD = 1000;
+/// TCP segment size (transport=tcp), ns3::TcpSocket::SegmentSize.
+const uint32_t TCP_SEGMENT = 1448;
+/// Longest --simTime: the default run (4 TCP senders at 10 Gb/s) simulates 100 ms in about
+/// 5 s of wall-clock time on the development machine, so 100 s is more than an hour.
+const Time MAX_SIM_TIME = Seconds(100);
+/// Each sender-receiver pair sits on its own /30 (sender or receiver .1, router .2); the
+/// senders' links are numbered in 10.0.0.0/9 and the receivers' in 10.128.0.0/9, so that each
+/// router needs one route for the far side. A /9 holds 2^21 /30 networks.
+const uint64_t MAX_SENDERS = uint64_t(1) << 21;
+
+/*
+ * Memory a run allocates, for the check made before anything is built. Measured with
+ * `/usr/bin/time -v` (maximum resident set size) on the development machine (ns-3.37, release
+ * build), in runs long enough for every sender to have started (--simTime = 3ms + 10us per
+ * sender) at 1, 250, 500, 1000 and 2000 senders; the growth is linear in the senders:
+ *   udp: 20.0, 32.6, 44.9, 70.7, 120.0 MB -> 51.2 KB per sender
+ *   tcp: 25.8, 620.8, 1219.7, 2417.5, 4812.5 MB -> 2.45 MB per sender
+ * - MEM_PER_PAIR: every sender/receiver pair (2 nodes with their IPv4 stacks, 2 links = 4
+ *   devices with their queues and queue discs, 2 applications and their sockets): the UDP
+ *   slope, 51.2 KB, rounded up.
+ * - MEM_PER_TCP_SENDER: what a TCP sender adds: BulkSend fills the 4 MiB send buffer
+ *   (ns3::TcpSocket::SndBufSize, set below) with 512-byte writes, 8192 ns-3 packets of about
+ *   290 B each (the payload bytes are not allocated): the TCP slope minus the UDP one.
+ * - MEM_PER_QUEUED_PACKET: a packet held in a queue (ns-3 packet and queue-disc item):
+ *   400 MB of 1028-byte UDP packets queued at R1 (--notEct=Accept --bufMax=400MB
+ *   --udpLoad=2 --simTime=400ms) took 150 MB more than the same run with --bufMax=400KB:
+ *   404 B per packet, rounded up.
+ * - MEM_BASE: the program with its libraries and the routers, 20 MB at one sender, plus what
+ *   a long TCP run adds over time whatever the senders (packet buffers of ns-3's TCP receive
+ *   path, TcpRxBuffer::Extract, by valgrind's massif): 4 TCP senders peak at 73 MB after
+ *   100 ms, 104 MB after 500 ms.
+ * Not counted: out-of-order data a TCP receiver holds after losses (at most its 4 MiB receive
+ * buffer's worth of packets, about 1.3 MB).
+ */
+const uint64_t MEM_BASE = 120000000;
+/// Bytes per sender-receiver pair (see MEM_BASE).
+const uint64_t MEM_PER_PAIR = 52000;
+/// Extra bytes per TCP sender (see MEM_BASE).
+const uint64_t MEM_PER_TCP_SENDER = 2400000;
+/// Bytes per packet held in a queue (see MEM_BASE).
+const uint64_t MEM_PER_QUEUED_PACKET = 450;
+/// Packets a host link's sending end can hold: ns-3's default root queue disc (pfifo_fast,
+/// 1000 packets) and the point-to-point device queue (DropTailQueue, 100 packets).
+const uint64_t LINK_QUEUE_PACKETS = 1100;
+
+/// \return the number of decimal digits of v
+uint64_t
+Digits(uint64_t v)
 {
-    g_qSamples.push_back(q->GetNBytes());
-    Simulator::Schedule(interval, &SampleQueue, q, interval);
+    uint64_t d = 1;
+    while (v >= 10)
+    {
+        v /= 10;
+        d++;
+    }
+    return d;
 }
+
+/// \return the initial value (Config default) of attribute `attr` of `type`, as text
+std::string
+AttributeDefault(const std::string& type, const std::string& attr)
+{
+    TypeId::AttributeInformation info;
+    TypeId tid = TypeId::LookupByName(type);
+    NS_ABORT_MSG_UNLESS(tid.LookupAttributeByName(attr, &info), "no attribute " << attr);
+    return info.initialValue->SerializeToString(info.checker);
+}
+
+/**
+ * The bottleneck queue, sampled every `every` into OUT/queue.csv (`time_ns,bytes`, streamed:
+ * nothing is kept per sample) and into exact running statistics. The maximum and the mean
+ * come from a running maximum and a running sum. The p99 is exact too with bounded memory:
+ * a queue length is a whole number of bytes in [0, BufMax], so counting the samples per
+ * distinct length (a map from length to count) keeps the whole distribution; its size is the
+ * number of distinct lengths seen, at most BufMax + 1 and in practice a few thousand (sums of
+ * a few packet sizes), never the number of samples.
+ */
+class QueueSampler
+{
+  public:
+    /// Creates queue.csv.partial (stops with an error naming --out if it cannot).
+    /// \param every sampling interval \param path queue.csv
+    QueueSampler(Time every, const std::string& path) :
+        m_every(every),
+        m_path(path)
+    {
+        rdmacc::OpenPartial(m_csv, m_path);
+        m_csv << "time_ns,bytes\n";
+    }
+
+    /// Samples `q` at `at`, then every interval.
+    void
+    Start(Ptr<QueueDisc> q, Time at)
+    {
+        m_q = q;
+        Simulator::Schedule(at, &QueueSampler::Sample, this);
+    }
+
+    /// Completes queue.csv (renamed from queue.csv.partial).
+    void
+    Finish()
+    {
+        rdmacc::CommitPartial(m_csv, m_path);
+    }
+
+    /// \return the number of samples
+    uint64_t
+    Samples() const
+    {
+        return m_n;
+    }
+
+    /// \return the largest sample
+    uint64_t
+    Max() const
+    {
+        return m_max;
+    }
+
+    /// \return the mean of the samples (0 without samples)
+    double
+    Mean() const
+    {
+        return m_n ? double(m_sum) / m_n : 0;
+    }
+
+    /**
+     * \return the sample at rank min(n - 1, floor(n * 99 / 100)) (0-based) of the sorted
+     * samples: the 99th percentile, exactly as sorting every sample would give it
+     */
+    uint64_t
+    P99() const
+    {
+        if (m_n == 0)
+        {
+            return 0;
+        }
+        const uint64_t rank = std::min(m_n - 1, m_n * 99 / 100);
+        uint64_t below = 0;
+        for (const auto& [bytes, count] : m_count)
+        {
+            below += count;
+            if (below > rank)
+            {
+                return bytes;
+            }
+        }
+        return m_max;
+    }
+
+  private:
+    void
+    Sample()
+    {
+        const uint64_t b = m_q->GetNBytes();
+        m_csv << Simulator::Now().GetNanoSeconds() << ',' << b << '\n';
+        m_n++;
+        m_sum += b;
+        m_max = std::max(m_max, b);
+        m_count[b]++;
+        Simulator::Schedule(m_every, &QueueSampler::Sample, this);
+    }
+
+    Ptr<QueueDisc> m_q;                   //!< sampled queue disc
+    Time m_every;                         //!< sampling interval
+    std::string m_path;                   //!< final name of queue.csv
+    std::ofstream m_csv;                  //!< queue.csv.partial
+    uint64_t m_n = 0;                     //!< samples taken
+    uint64_t m_sum = 0;                   //!< sum of the samples
+    uint64_t m_max = 0;                   //!< largest sample
+    std::map<uint64_t, uint64_t> m_count; //!< samples per queue length
+};
+
+/**
+ * What the bottleneck queue disc did, counted from its trace sources in 64 bits (ns-3's
+ * QueueDisc::Stats counts packets in 32 bits, which a long run at a high rate wraps), and the
+ * exact peak of its byte count.
+ */
+struct QdiscCounters
+{
+    uint64_t enqueued = 0;                              //!< packets enqueued
+    uint64_t dequeued = 0;                              //!< packets dequeued
+    uint64_t marks = 0;                                 //!< packets marked CE
+    std::map<std::string, uint64_t, std::less<>> drops; //!< packets dropped, by reason
+    uint64_t peakBytes = 0;                             //!< largest byte count at any instant
+
+    /// Connects to `q`'s trace sources.
+    void
+    Connect(Ptr<QueueDisc> q)
+    {
+        const bool ok =
+            q->TraceConnectWithoutContext("Enqueue",
+                                          MakeBoundCallback(&QdiscCounters::OnEnqueue, this)) &&
+            q->TraceConnectWithoutContext("Dequeue",
+                                          MakeBoundCallback(&QdiscCounters::OnDequeue, this)) &&
+            q->TraceConnectWithoutContext("DropBeforeEnqueue",
+                                          MakeBoundCallback(&QdiscCounters::OnDrop, this)) &&
+            q->TraceConnectWithoutContext("DropAfterDequeue",
+                                          MakeBoundCallback(&QdiscCounters::OnDrop, this)) &&
+            q->TraceConnectWithoutContext("Mark",
+                                          MakeBoundCallback(&QdiscCounters::OnMark, this)) &&
+            q->TraceConnectWithoutContext("BytesInQueue",
+                                          MakeBoundCallback(&QdiscCounters::OnBytes, this));
+        NS_ABORT_MSG_UNLESS(ok, "QueueDisc trace sources not found");
+    }
+
+    /// \return every drop
+    uint64_t
+    DropTotal() const
+    {
+        uint64_t n = 0;
+        for (const auto& [reason, count] : drops)
+        {
+            n += count;
+        }
+        return n;
+    }
+
+    /// \return the drops of `reason`
+    uint64_t
+    Drops(const std::string& reason) const
+    {
+        auto it = drops.find(reason);
+        return it == drops.end() ? 0 : it->second;
+    }
+
+  private:
+    static void
+    OnEnqueue(QdiscCounters* self, Ptr<const QueueDiscItem>)
+    {
+        self->enqueued++;
+    }
+
+    static void
+    OnDequeue(QdiscCounters* self, Ptr<const QueueDiscItem>)
+    {
+        self->dequeued++;
+    }
+
+    static void
+    OnDrop(QdiscCounters* self, Ptr<const QueueDiscItem>, const char* reason)
+    {
+        auto it = self->drops.find(reason);
+        if (it == self->drops.end())
+        {
+            it = self->drops.emplace(reason, 0).first;
+        }
+        it->second++;
+    }
+
+    static void
+    OnMark(QdiscCounters* self, Ptr<const QueueDiscItem>, const char*)
+    {
+        self->marks++;
+    }
+
+    static void
+    OnBytes(QdiscCounters* self, uint32_t, uint32_t now)
+    {
+        self->peakBytes = std::max<uint64_t>(self->peakBytes, now);
+    }
+};
+
+/// Adds `bytes` to `*total` (an application's Tx trace).
+void
+CountTx(uint64_t* total, Ptr<const Packet> p)
+{
+    *total += p->GetSize();
+}
+
+/**
+ * Gives `dev` an IPv4 interface with address `a`/30, as Ipv4AddressHelper::Assign does
+ * (including ns-3's default root queue disc on a device that has none), without its address
+ * registry, whose duplicate check costs time linear in the addresses already given.
+ * \return the interface index
+ */
+uint32_t
+AddInterface(Ptr<NetDevice> dev, Ipv4Address a)
+{
+    Ptr<Node> node = dev->GetNode();
+    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+    const int32_t i = ipv4->AddInterface(dev);
+    ipv4->AddAddress(i, Ipv4InterfaceAddress(a, Ipv4Mask("255.255.255.252")));
+    ipv4->SetMetric(i, 1);
+    ipv4->SetUp(i);
+    Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
+    if (tc && !tc->GetRootQueueDiscOnDevice(dev))
+    {
+        if (Ptr<NetDeviceQueueInterface> ndqi = dev->GetObject<NetDeviceQueueInterface>())
+        {
+            TrafficControlHelper::Default(ndqi->GetNTxQueues()).Install(dev);
+        }
+    }
+    return static_cast<uint32_t>(i);
+}
+
+/// \return the `k`-th address of the `link`-th /30 network from `base`
+Ipv4Address
+LinkAddress(Ipv4Address base, uint64_t link, uint32_t k)
+{
+    return Ipv4Address(base.Get() + static_cast<uint32_t>(4 * link) + k);
+}
+
+/**
+ * Routing of a dumbbell router. Its host links are the /30 networks numbered from `near`
+ * (link i: host .1, router .2), everything under `far` (the other side's /9) is behind the
+ * core link. The output interface is computed from the destination address: constant time per
+ * packet and nothing to build, where ns-3's static routing keeps one route per link, scans
+ * them for every packet and for every route added (time quadratic in the links to set up).
+ */
+class DumbbellRouting : public Ipv4RoutingProtocol
+{
+  public:
+    /// \return the TypeId
+    static TypeId
+    GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RedEcnDumbbellRouting")
+                                .SetParent<Ipv4RoutingProtocol>()
+                                .SetGroupName("RdmaCc")
+                                .AddConstructor<DumbbellRouting>();
+        return tid;
+    }
+
+    /**
+     * \param nearBase first address of the router's host links
+     * \param linkIf interface of each host link, by link number
+     * \param farBase first address of the other side's /9
+     * \param coreIf interface of the core link
+     * \param coreGateway the other router's address on the core link
+     */
+    void
+    Configure(Ipv4Address nearBase,
+              std::vector<uint32_t> linkIf,
+              Ipv4Address farBase,
+              uint32_t coreIf,
+              Ipv4Address coreGateway)
+    {
+        m_near = nearBase;
+        m_linkIf = std::move(linkIf);
+        m_far = farBase;
+        m_coreIf = coreIf;
+        m_coreGateway = coreGateway;
+    }
+
+    Ptr<Ipv4Route>
+    RouteOutput(Ptr<Packet> p,
+                const Ipv4Header& header,
+                Ptr<NetDevice> oif,
+                Socket::SocketErrno& sockerr) override
+    {
+        Ptr<Ipv4Route> r = Lookup(header.GetDestination());
+        sockerr = r ? Socket::ERROR_NOTERROR : Socket::ERROR_NOROUTETOHOST;
+        return r;
+    }
+
+    bool
+    RouteInput(Ptr<const Packet> p,
+               const Ipv4Header& header,
+               Ptr<const NetDevice> idev,
+               UnicastForwardCallback ucb,
+               MulticastForwardCallback mcb,
+               LocalDeliverCallback lcb,
+               ErrorCallback ecb) override
+    {
+        const Ipv4Address dst = header.GetDestination();
+        const int32_t iif = m_ipv4->GetInterfaceForDevice(idev);
+        for (uint32_t i = 0; i < m_ipv4->GetNAddresses(iif); i++)
+        {
+            if (m_ipv4->GetAddress(iif, i).GetLocal() == dst)
+            {
+                lcb(p, header, iif);
+                return true;
+            }
+        }
+        Ptr<Ipv4Route> r = Lookup(dst);
+        if (!r)
+        {
+            ecb(p, header, Socket::ERROR_NOROUTETOHOST);
+            return false;
+        }
+        ucb(r, p, header);
+        return true;
+    }
+
+    void
+    NotifyInterfaceUp(uint32_t) override
+    {
+    }
+
+    void
+    NotifyInterfaceDown(uint32_t) override
+    {
+    }
+
+    void
+    NotifyAddAddress(uint32_t, Ipv4InterfaceAddress) override
+    {
+    }
+
+    void
+    NotifyRemoveAddress(uint32_t, Ipv4InterfaceAddress) override
+    {
+    }
+
+    void
+    SetIpv4(Ptr<Ipv4> ipv4) override
+    {
+        m_ipv4 = ipv4;
+    }
+
+    void
+    PrintRoutingTable(Ptr<OutputStreamWrapper> stream, Time::Unit) const override
+    {
+        *stream->GetStream() << m_near << "/9 by link (" << m_linkIf.size() << " links), " << m_far
+                             << "/9 via " << m_coreGateway << " on interface " << m_coreIf << "\n";
+    }
+
+  private:
+    /// \return the route to `dst`, or null
+    Ptr<Ipv4Route>
+    Lookup(Ipv4Address dst) const
+    {
+        static const Ipv4Mask slash9("255.128.0.0");
+        uint32_t oif;
+        Ipv4Address gateway = Ipv4Address::GetZero(); // on the link: the destination itself
+        if (slash9.IsMatch(dst, m_near))
+        {
+            const uint32_t offset = dst.Get() - m_near.Get();
+            if (offset / 4 >= m_linkIf.size() || offset % 4 != 1)
+            {
+                return nullptr;
+            }
+            oif = m_linkIf[offset / 4];
+        }
+        else if (slash9.IsMatch(dst, m_far) || dst == m_coreGateway)
+        {
+            oif = m_coreIf;
+            gateway = dst == m_coreGateway ? gateway : m_coreGateway;
+        }
+        else
+        {
+            return nullptr;
+        }
+        Ptr<Ipv4Route> r = Create<Ipv4Route>();
+        r->SetDestination(dst);
+        r->SetSource(m_ipv4->GetAddress(oif, 0).GetLocal());
+        r->SetGateway(gateway);
+        r->SetOutputDevice(m_ipv4->GetNetDevice(oif));
+        return r;
+    }
+
+    Ptr<Ipv4> m_ipv4;               //!< the router's IPv4
+    Ipv4Address m_near;             //!< first address of the host links
+    std::vector<uint32_t> m_linkIf; //!< interface of each host link
+    Ipv4Address m_far;              //!< first address of the other side
+    uint32_t m_coreIf = 0;          //!< core interface
+    Ipv4Address m_coreGateway;      //!< the other router on the core link
+};
+
+/// Gives each router a DumbbellRouting (configured once the links exist).
+class DumbbellRoutingHelper : public Ipv4RoutingHelper
+{
+  public:
+    DumbbellRoutingHelper*
+    Copy() const override
+    {
+        return new DumbbellRoutingHelper(*this);
+    }
+
+    Ptr<Ipv4RoutingProtocol>
+    Create(Ptr<Node>) const override
+    {
+        return CreateObject<DumbbellRouting>();
+    }
+};
+
 } // namespace
 
 int
 main(int argc, char* argv[])
 {
-    uint32_t senders = 4;
-    std::string transport = "tcp";
-    std::string accessRate = "10Gbps";
-    std::string bottleneckRate = "10Gbps";
-    std::string delay = "5us";
-    double simTime = 0.1;
-    double kmin = 20000;
-    double kmax = 80000;
-    double pmax = 0.1;
-    std::string notEct = "ThresholdDrop";
-    double kfs = 20000;
-    double bufMax = 400000;
-    double udpLoad = 1.2;
-    std::string sample = "10us";
-    uint32_t seed = 1;
-    std::string out = "results/red-ecn-dumbbell";
+    using Range = rdmacc::Options::Range;
+    Range simTimeRange = Range::Above(double(FIRST_START.GetNanoSeconds()));
+    simTimeRange.hasMax = true;
+    simTimeRange.max = double(MAX_SIM_TIME.GetNanoSeconds());
+    Range udpLoadRange = Range::Above(0);
+    udpLoadRange.hasMax = true;
+    udpLoadRange.max = 100;
+    // the RedEcnQueueDisc options: (option, attribute) -- values and rules are the attribute's
+    const std::vector<std::pair<std::string, std::string>> redAttrs = {
+        {"kmin", "KMin"},
+        {"kmax", "KMax"},
+        {"pmax", "PMax"},
+        {"notEct", "NotEctMode"},
+        {"kfs", "KFs"},
+        {"bufMax", "BufMax"},
+    };
+    // --notEct's names are the attribute's enum names
+    std::vector<std::string> notEctModes;
+    {
+        TypeId::AttributeInformation info;
+        NS_ABORT_UNLESS(TypeId::LookupByName("ns3::RedEcnQueueDisc")
+                            .LookupAttributeByName("NotEctMode", &info));
+        std::istringstream names(info.checker->GetUnderlyingTypeInformation());
+        std::string name;
+        while (std::getline(names, name, '|'))
+        {
+            notEctModes.push_back(name);
+        }
+    }
 
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("senders", "number of sender/receiver pairs", senders);
-    cmd.AddValue("transport", "tcp (DCTCP, ECT) or udp (constant rate, Not-ECT)", transport);
-    cmd.AddValue("accessRate", "sender and receiver link rate", accessRate);
-    cmd.AddValue("bottleneckRate", "R1-R2 link rate", bottleneckRate);
-    cmd.AddValue("delay", "one-way propagation delay of every link", delay);
-    cmd.AddValue("simTime", "simulated seconds", simTime);
-    cmd.AddValue("kmin", "RedEcnQueueDisc::KMin, bytes", kmin);
-    cmd.AddValue("kmax", "RedEcnQueueDisc::KMax, bytes", kmax);
-    cmd.AddValue("pmax", "RedEcnQueueDisc::PMax", pmax);
-    cmd.AddValue("notEct", "RedEcnQueueDisc::NotEctMode: Accept, ThresholdDrop, RedDrop", notEct);
-    cmd.AddValue("kfs", "RedEcnQueueDisc::KFs, bytes", kfs);
-    cmd.AddValue("bufMax", "RedEcnQueueDisc::BufMax, bytes", bufMax);
-    cmd.AddValue("udpLoad", "udp: offered load as a multiple of the bottleneck rate", udpLoad);
-    cmd.AddValue("sample", "queue sampling interval", sample);
-    cmd.AddValue("seed", "random seed (run number)", seed);
-    cmd.AddValue("out", "output directory", out);
-    cmd.Parse(argc, argv);
+    rdmacc::Options opts(
+        "red-ecn-dumbbell",
+        "N senders -> router R1 -> bottleneck -> router R2 -> N receivers on ns-3 point-to-point "
+        "links, with ns3::RedEcnQueueDisc (RED/ECN marking and WRED drop decided in Rust) on "
+        "R1's bottleneck port. Writes OUT/summary.json and OUT/queue.csv; exit status 3 when "
+        "an invariant of the run fails.");
+    opts.Count(
+            "senders", 4, "number of sender/receiver pairs", Range::Closed(1, double(MAX_SENDERS)))
+        .Choice("transport",
+                "tcp",
+                {"tcp", "udp"},
+                "tcp: DCTCP senders (ECT packets); udp: constant-rate UDP (Not-ECT packets)")
+        .Rate("accessRate", "10Gbps", "rate of every sender and receiver link")
+        .Rate("bottleneckRate", "10Gbps", "rate of the R1-R2 link")
+        .Duration("delay", "5us", "one-way propagation delay of every link")
+        .Duration("simTime",
+                  "100ms",
+                  "simulated time; the senders start at 1ms, 10us apart, and stop at its end",
+                  simTimeRange)
+        .Bytes("kmin", "20000", "RedEcnQueueDisc::KMin: ECN marking starts here")
+        .Bytes("kmax", "80000", "RedEcnQueueDisc::KMax: every ECT packet is marked from here")
+        .Real(
+            "pmax", 0.1, "RedEcnQueueDisc::PMax: marking probability just below KMax", Range::Any())
+        .Choice("notEct",
+                "ThresholdDrop",
+                notEctModes,
+                "RedEcnQueueDisc::NotEctMode: treatment of Not-ECT packets")
+        .Bytes("kfs", "20000", "RedEcnQueueDisc::KFs: WRED drop threshold of Not-ECT packets")
+        .Bytes("bufMax", "400000", "RedEcnQueueDisc::BufMax: tail drop above this queue length")
+        .Real("udpLoad",
+              1.2,
+              "transport=udp: offered load as a multiple of the bottleneck rate, shared by the "
+              "senders",
+              udpLoadRange)
+        .Duration("sample",
+                  "10us",
+                  "queue sampling interval (queue.csv and the queue statistics)",
+                  Range::Above(0))
+        .Bytes("csvWarn",
+               "1GB",
+               "warn at the start when queue.csv will be larger than this (its size is "
+               "--simTime / --sample rows)",
+               Range::AtLeast(1))
+        .Count("seed", 1, "random seed (ns-3 run number)", Range::Closed(1, 4294967295.0))
+        .Text("out", "results/red-ecn-dumbbell", "output directory");
+    opts.Parse(argc, argv);
 
-    if (transport != "tcp" && transport != "udp")
+    const uint32_t senders = static_cast<uint32_t>(opts.GetCount("senders"));
+    const std::string transport = opts.GetText("transport");
+    const bool tcp = transport == "tcp";
+    const uint64_t bottleneckBps = opts.GetRate("bottleneckRate");
+    const Time linkDelay = opts.GetTime("delay");
+    const Time simTime = opts.GetTime("simTime");
+    const Time sampleEvery = opts.GetTime("sample");
+    const double udpLoad = opts.GetReal("udpLoad");
+    const uint32_t seed = static_cast<uint32_t>(opts.GetCount("seed"));
+    const std::string out = opts.GetText("out");
+
+    // The queue disc's values, checked by its own attributes (ranges) and Rust validation
+    // (the relations between them) before anything is built; errors name the options.
+    Ptr<RedEcnQueueDisc> probe = CreateObject<RedEcnQueueDisc>();
+    std::map<std::string, std::string> redText;
+    for (const auto& [option, attr] : redAttrs)
     {
-        rdmacc::ConfigFatal("command line",
-                            "invalid --transport = " + transport + ": must be tcp or udp");
+        // as the user wrote it (a real number in its shortest exact form)
+        const std::string text = opts.GetAsText(option);
+        rdmacc::CheckAttributeValue("--" + option, "ns3::RedEcnQueueDisc", attr, text);
+        probe->SetAttribute(attr, StringValue(text));
+        redText[attr] = text;
     }
-    if (senders == 0)
+    const std::string redError = probe->ValidateConfig();
+    if (!redError.empty())
     {
-        rdmacc::ConfigFatal("command line", "invalid --senders = 0: must be >= 1");
+        std::string named;
+        for (const auto& [option, attr] : redAttrs)
+        {
+            if (redError.find(attr) != std::string::npos)
+            {
+                named += (named.empty() ? "" : ", ") + ("--" + option + "=" + redText[attr]);
+            }
+        }
+        rdmacc::ConfigFatal("ns3::RedEcnQueueDisc",
+                            redError + (named.empty() ? "" : " (set by " + named + ")"));
     }
-    rdmacc::CheckAttributeValue("--notEct", "ns3::RedEcnQueueDisc", "NotEctMode", notEct);
-    rdmacc::CheckAttributeValue(
-        "--accessRate", "ns3::PointToPointNetDevice", "DataRate", accessRate);
-    rdmacc::CheckAttributeValue(
-        "--bottleneckRate", "ns3::PointToPointNetDevice", "DataRate", bottleneckRate);
-    const Time linkDelay = NanoSeconds(rdmacc::CheckedTimeNs("--delay", delay));
-    const Time sampleEvery = NanoSeconds(rdmacc::CheckedPositiveTimeNs("--sample", sample));
-    rdmacc::CheckedRange("--simTime", simTime, 1e-6, 1e6);
-    rdmacc::CheckedRange("--udpLoad", udpLoad, 0, 100);
-    const uint64_t kMinB = rdmacc::CheckedBytes("--kmin", kmin);
-    const uint64_t kMaxB = rdmacc::CheckedBytes("--kmax", kmax);
-    const uint64_t kFsB = rdmacc::CheckedBytes("--kfs", kfs);
-    const uint64_t bufB = rdmacc::CheckedBytes("--bufMax", bufMax);
-    if (std::max({kMinB, kMaxB, kFsB, bufB}) > UINT32_MAX)
+    probe = nullptr;
+    const uint64_t kMinB = opts.GetBytes("kmin");
+    const uint64_t kMaxB = opts.GetBytes("kmax");
+    const uint64_t kFsB = opts.GetBytes("kfs");
+    const uint64_t bufB = opts.GetBytes("bufMax");
+    const double pmax = opts.GetReal("pmax");
+    const std::string notEct = opts.GetText("notEct");
+
+    // UDP: each sender's constant rate, a whole number of bit/s (ns-3's DataRate). ns-3's
+    // OnOffApplication sends one packet every payload/rate: a rate of 0 makes that interval
+    // infinite (ns-3 then schedules in the past and never ends), one below 1 ns (ns-3's time
+    // resolution) rounds to 0 and sends forever at the same instant.
+    uint64_t udpRateBps = 0;
+    if (!tcp)
     {
-        rdmacc::ConfigFatal("command line", "thresholds must be below 4 GB");
+        udpRateBps = static_cast<uint64_t>(double(bottleneckBps) * udpLoad / senders);
+        const uint64_t maxBps = uint64_t(UDP_PAYLOAD) * 8 * 1000000000ULL; // one packet per ns
+        if (udpRateBps < 1 || udpRateBps > maxBps)
+        {
+            std::ostringstream os;
+            os << "invalid --udpLoad = " << opts.GetAsText("udpLoad")
+               << ": with --senders=" << senders
+               << " and --bottleneckRate=" << opts.GetAsText("bottleneckRate")
+               << " each sender would send " << udpRateBps << " bit/s; it must be in [1 bit/s, "
+               << maxBps / 1000000000000ULL << "Tbps] (one " << UDP_PAYLOAD
+               << " B packet per ns at most)";
+            rdmacc::ConfigFatal("command line", os.str());
+        }
     }
+
+    // memory: refuse a run that cannot fit, before building anything (constants above)
+    {
+        // R1's queue disc holds at most --bufMax bytes of data packets (IP size: UDP payload +
+        // 28 B, a full TCP segment 1500 B)
+        const uint64_t queued =
+            (bufB / (tcp ? 1500 : UDP_PAYLOAD + 28) + 1) * MEM_PER_QUEUED_PACKET;
+        // a link's sending end queues only when more arrives than its rate: a UDP sender above
+        // its access rate; R2 towards a receiver when the bottleneck is faster than the access
+        const uint64_t accessBps = opts.GetRate("accessRate");
+        const uint64_t linkQueues =
+            (!tcp && udpRateBps > accessBps ? 1 : 0) + (bottleneckBps > accessBps ? 1 : 0);
+        const uint64_t perSender = MEM_PER_PAIR + (tcp ? MEM_PER_TCP_SENDER : 0) +
+                                   linkQueues * LINK_QUEUE_PACKETS * MEM_PER_QUEUED_PACKET;
+        const uint64_t estimate = MEM_BASE + queued + uint64_t(senders) * perSender;
+        const uint64_t available = rdmacc::AvailableMemoryBytes();
+        std::string remedy = "use fewer --senders or a smaller --bufMax";
+        if (available > MEM_BASE + queued + perSender)
+        {
+            remedy =
+                "use --senders=" + std::to_string((available - MEM_BASE - queued) / perSender) +
+                " or fewer (about " + rdmacc::FormatBytes(perSender) + " per sender)";
+        }
+        rdmacc::CheckMemory(
+            estimate, "--senders=" + std::to_string(senders) + " --transport=" + transport, remedy);
+    }
+
+    // queue.csv: one row per sample; warn when it will be large
+    const Time sampled = simTime - FIRST_START;
+    const uint64_t rows = uint64_t((sampled.GetNanoSeconds() + sampleEvery.GetNanoSeconds() - 1) /
+                                   sampleEvery.GetNanoSeconds());
+    const uint64_t csvBytes = rows * (Digits(simTime.GetNanoSeconds()) + 1 + Digits(bufB) + 1) + 14;
+    if (csvBytes > opts.GetBytes("csvWarn"))
+    {
+        std::cerr << "rdma-cc: warning: " << out << "/queue.csv will take about "
+                  << rdmacc::FormatBytes(csvBytes) << " (" << rows
+                  << " samples, one every --sample=" << opts.GetAsText("sample")
+                  << " from 1ms to --simTime=" << opts.GetAsText("simTime")
+                  << "), more than --csvWarn=" << opts.GetAsText("csvWarn")
+                  << "; a larger --sample writes less" << std::endl;
+    }
+
+    // --out before the simulation: the directory and the first file
+    rdmacc::MakeOutputDir(out);
+    QueueSampler sampler(sampleEvery, out + "/queue.csv");
 
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpDctcp"));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(TCP_SEGMENT));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4 << 20));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4 << 20));
 
@@ -122,14 +727,24 @@ main(int argc, char* argv[])
     left.Create(senders);
     right.Create(senders);
     routers.Create(2);
-    InternetStackHelper stack;
-    stack.InstallAll();
+    // IPv4 only. A host needs one default route (ns-3's static routing); a router computes
+    // its routes from the addresses (DumbbellRouting). ns-3's global routing, used before,
+    // computes routes between all pairs of nodes: time quadratic in the nodes.
+    InternetStackHelper hostStack;
+    hostStack.SetRoutingHelper(Ipv4StaticRoutingHelper());
+    hostStack.SetIpv6StackInstall(false);
+    hostStack.Install(left);
+    hostStack.Install(right);
+    InternetStackHelper routerStack;
+    routerStack.SetRoutingHelper(DumbbellRoutingHelper());
+    routerStack.SetIpv6StackInstall(false);
+    routerStack.Install(routers);
 
     PointToPointHelper access;
-    access.SetDeviceAttribute("DataRate", StringValue(accessRate));
+    access.SetDeviceAttribute("DataRate", DataRateValue(DataRate(opts.GetRate("accessRate"))));
     access.SetChannelAttribute("Delay", TimeValue(linkDelay));
     PointToPointHelper bottleneck;
-    bottleneck.SetDeviceAttribute("DataRate", StringValue(bottleneckRate));
+    bottleneck.SetDeviceAttribute("DataRate", DataRateValue(DataRate(bottleneckBps)));
     bottleneck.SetChannelAttribute("Delay", TimeValue(linkDelay));
     // keep the device queue minimal so the queue builds in the queue disc
     bottleneck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
@@ -152,34 +767,52 @@ main(int argc, char* argv[])
     QueueDiscContainer qdiscs = tch.Install(core.Get(0));
     Ptr<RedEcnQueueDisc> red = DynamicCast<RedEcnQueueDisc>(qdiscs.Get(0));
     red->AssignStreams(7);
+    QdiscCounters counted;
+    counted.Connect(red);
 
-    Ipv4AddressHelper addr;
-    addr.SetBase("10.0.0.0", "255.255.255.0");
-    addr.Assign(core);
+    const Ipv4Address leftBase("10.0.0.0");
+    const Ipv4Address rightBase("10.128.0.0");
+    const Ipv4Address coreBase("192.168.0.0");
+    const uint32_t r1Core = AddInterface(core.Get(0), LinkAddress(coreBase, 0, 1));
+    const uint32_t r2Core = AddInterface(core.Get(1), LinkAddress(coreBase, 0, 2));
+    Ipv4StaticRoutingHelper routing;
     std::vector<Ipv4Address> dst;
+    std::vector<uint32_t> r1If;
+    std::vector<uint32_t> r2If;
+    dst.reserve(senders);
+    r1If.reserve(senders);
+    r2If.reserve(senders);
     for (uint32_t i = 0; i < senders; i++)
     {
-        addr.NewNetwork();
-        addr.Assign(access.Install(left.Get(i), routers.Get(0)));
-        addr.NewNetwork();
-        auto ifs = addr.Assign(access.Install(right.Get(i), routers.Get(1)));
-        dst.push_back(ifs.GetAddress(0));
+        NetDeviceContainer l = access.Install(left.Get(i), routers.Get(0));
+        const uint32_t li = AddInterface(l.Get(0), LinkAddress(leftBase, i, 1));
+        r1If.push_back(AddInterface(l.Get(1), LinkAddress(leftBase, i, 2)));
+        routing.GetStaticRouting(left.Get(i)->GetObject<Ipv4>())
+            ->SetDefaultRoute(LinkAddress(leftBase, i, 2), li);
+        NetDeviceContainer r = access.Install(right.Get(i), routers.Get(1));
+        const uint32_t ri = AddInterface(r.Get(0), LinkAddress(rightBase, i, 1));
+        r2If.push_back(AddInterface(r.Get(1), LinkAddress(rightBase, i, 2)));
+        routing.GetStaticRouting(right.Get(i)->GetObject<Ipv4>())
+            ->SetDefaultRoute(LinkAddress(rightBase, i, 2), ri);
+        dst.push_back(LinkAddress(rightBase, i, 1));
     }
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    DynamicCast<DumbbellRouting>(routers.Get(0)->GetObject<Ipv4>()->GetRoutingProtocol())
+        ->Configure(leftBase, std::move(r1If), rightBase, r1Core, LinkAddress(coreBase, 0, 2));
+    DynamicCast<DumbbellRouting>(routers.Get(1)->GetObject<Ipv4>()->GetRoutingProtocol())
+        ->Configure(rightBase, std::move(r2If), leftBase, r2Core, LinkAddress(coreBase, 0, 1));
 
     const uint16_t port = 5000;
+    const std::string factory = tcp ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory";
     std::vector<Ptr<PacketSink>> sinks;
-    const double start = 0.001;
+    std::vector<uint64_t> sent(senders, 0);
     for (uint32_t i = 0; i < senders; i++)
     {
-        std::string factory =
-            transport == "tcp" ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory";
         PacketSinkHelper sink(factory, InetSocketAddress(Ipv4Address::GetAny(), port));
         auto apps = sink.Install(right.Get(i));
         apps.Start(Seconds(0));
         sinks.push_back(DynamicCast<PacketSink>(apps.Get(0)));
         ApplicationContainer src;
-        if (transport == "tcp")
+        if (tcp)
         {
             BulkSendHelper bulk(factory, InetSocketAddress(dst[i], port));
             bulk.SetAttribute("MaxBytes", UintegerValue(0));
@@ -188,93 +821,177 @@ main(int argc, char* argv[])
         else
         {
             OnOffHelper onoff(factory, InetSocketAddress(dst[i], port));
-            double perFlow = DataRate(bottleneckRate).GetBitRate() * udpLoad / senders;
-            onoff.SetConstantRate(DataRate(static_cast<uint64_t>(perFlow)), 1000);
+            onoff.SetConstantRate(DataRate(udpRateBps), UDP_PAYLOAD);
             src = onoff.Install(left.Get(i));
         }
-        src.Start(Seconds(start + 1e-5 * i));
-        src.Stop(Seconds(simTime));
+        src.Get(0)->TraceConnectWithoutContext("Tx", MakeBoundCallback(&CountTx, &sent[i]));
+        src.Start(FIRST_START + START_GAP * i);
+        src.Stop(simTime);
     }
 
-    Simulator::Schedule(Seconds(start), &SampleQueue, qdiscs.Get(0), sampleEvery);
-    Simulator::Stop(Seconds(simTime));
+    sampler.Start(qdiscs.Get(0), FIRST_START);
+    Simulator::Stop(simTime);
     auto wall0 = std::chrono::steady_clock::now();
     Simulator::Run();
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    sampler.Finish();
 
     // ---- results
     const auto& st = red->GetStats();
-    uint64_t marks = st.GetNMarkedPackets(RedEcnQueueDisc::MARK_REASON);
-    std::vector<uint32_t> qs = g_qSamples;
-    std::sort(qs.begin(), qs.end());
-    double qMean = 0;
-    for (auto v : g_qSamples)
-    {
-        qMean += v;
-    }
-    qMean = g_qSamples.empty() ? 0 : qMean / g_qSamples.size();
-    uint32_t qMax = qs.empty() ? 0 : qs.back();
-    uint32_t qP99 = qs.empty() ? 0 : qs[std::min(qs.size() - 1, qs.size() * 99 / 100)];
-    double dur = simTime - start;
+    const double dur = (simTime - FIRST_START).GetSeconds();
     uint64_t rxTotal = 0;
+    uint64_t sentTotal = 0;
+    for (uint32_t i = 0; i < senders; i++)
+    {
+        rxTotal += sinks[i]->GetTotalRx();
+        sentTotal += sent[i];
+    }
+    const double util = rxTotal * 8.0 / dur / double(bottleneckBps);
 
-    std::cout << "red-ecn-dumbbell: " << senders << " x " << transport << " senders, " << accessRate
-              << " access, " << bottleneckRate << " bottleneck, " << delay << " links, " << simTime
-              << " s\n";
+    // The most application payload the bottleneck can carry: every packet on it is a PPP frame
+    // (2 B header, ns-3 adds no preamble or gap) around an IPv4 packet (20 B header) around a
+    // UDP datagram (8 B header, UDP_PAYLOAD B) or a TCP segment (20 B header plus 12 B with the
+    // timestamp option, ns-3's default; at most SegmentSize B of payload). A smaller packet
+    // carries proportionally less, so payload / (payload + headers) at the largest payload
+    // bounds the payload rate over the time the senders run.
+    const uint32_t ppp = 2;
+    const uint32_t ip = 20;
+    uint32_t payload = UDP_PAYLOAD;
+    uint32_t headers = ppp + ip + 8;
+    if (tcp)
+    {
+        payload = std::stoul(AttributeDefault("ns3::TcpSocket", "SegmentSize"));
+        headers = ppp + ip + 20 +
+                  (AttributeDefault("ns3::TcpSocketBase", "Timestamp") == "true" ? 12 : 0);
+    }
+    const double payloadLimit = double(bottleneckBps) * payload / (payload + headers);
+
+    // every run checks its own invariants; any failure is reported and makes the exit status 3
+    std::vector<std::string> failed;
+    for (uint32_t i = 0; i < senders; i++)
+    {
+        if (sinks[i]->GetTotalRx() > sent[i])
+        {
+            failed.push_back("flow " + std::to_string(i) + " delivered " +
+                             std::to_string(sinks[i]->GetTotalRx()) + " B, more than the " +
+                             std::to_string(sent[i]) + " B its application sent");
+            break;
+        }
+    }
+    if (rxTotal * 8.0 / dur > payloadLimit * (1 + 1e-9))
+    {
+        failed.push_back("goodput " + std::to_string(rxTotal * 8.0 / dur) +
+                         " bit/s above the bottleneck's payload limit " +
+                         std::to_string(payloadLimit) + " bit/s");
+    }
+    if (counted.peakBytes > bufB)
+    {
+        failed.push_back("the queue reached " + std::to_string(counted.peakBytes) +
+                         " B, above --bufMax=" + std::to_string(bufB));
+    }
+    // QueueDisc::Stats: every packet received is enqueued or dropped, every packet enqueued is
+    // dequeued or still queued, every drop has its reason; packet counts are 32-bit in ns-3,
+    // so they are compared with the 64-bit counts modulo 2^32
+    const uint32_t inQueue = red->GetNPackets();
+    std::vector<std::pair<bool, std::string>> accounting = {
+        {st.nTotalReceivedPackets ==
+                 st.nTotalEnqueuedPackets + st.nTotalDroppedPacketsBeforeEnqueue &&
+             st.nTotalReceivedBytes == st.nTotalEnqueuedBytes + st.nTotalDroppedBytesBeforeEnqueue,
+         "received != enqueued + dropped before enqueue"},
+        {uint32_t(st.nTotalEnqueuedPackets - st.nTotalDequeuedPackets) == inQueue &&
+             st.nTotalEnqueuedBytes - st.nTotalDequeuedBytes == red->GetNBytes(),
+         "enqueued != dequeued + in queue"},
+        {st.nTotalDroppedPackets ==
+             st.nTotalDroppedPacketsBeforeEnqueue + st.nTotalDroppedPacketsAfterDequeue,
+         "dropped != dropped before enqueue + after dequeue"},
+        {uint32_t(counted.enqueued) == st.nTotalEnqueuedPackets &&
+             uint32_t(counted.dequeued) == st.nTotalDequeuedPackets &&
+             uint32_t(counted.marks) == st.nTotalMarkedPackets &&
+             uint32_t(counted.DropTotal()) == st.nTotalDroppedPackets,
+         "trace counts differ from QueueDisc::Stats"},
+        {counted.marks <= counted.enqueued, "more marks than enqueued packets"},
+    };
+    uint64_t namedDrops = 0;
+    for (const auto& reason : RedEcnQueueDisc::DropReasonNames())
+    {
+        namedDrops += counted.Drops(reason);
+        accounting.emplace_back(uint32_t(counted.Drops(reason)) == st.GetNDroppedPackets(reason),
+                                "drops of " + reason + " differ from QueueDisc::Stats");
+    }
+    accounting.emplace_back(namedDrops == counted.DropTotal(), "drops with an unknown reason");
+    for (const auto& [ok, what] : accounting)
+    {
+        if (!ok)
+        {
+            failed.push_back("RedEcnQueueDisc accounting: " + what);
+        }
+    }
+    std::string inv;
+    for (const auto& f : failed)
+    {
+        inv += (inv.empty() ? "" : "; ") + f;
+    }
+
+    std::cout << "red-ecn-dumbbell: " << senders << " x " << transport << " senders, "
+              << opts.GetAsText("accessRate") << " access, " << opts.GetAsText("bottleneckRate")
+              << " bottleneck, " << opts.GetAsText("delay") << " links, "
+              << opts.GetAsText("simTime") << "\n";
     std::cout << "  RedEcnQueueDisc KMin=" << kMinB << " KMax=" << kMaxB << " PMax=" << pmax
               << " NotEctMode=" << notEct << " KFs=" << kFsB << " BufMax=" << bufB << "\n";
     std::cout << "  flow  goodput_Mbps\n";
     for (uint32_t i = 0; i < senders; i++)
     {
-        uint64_t rx = sinks[i]->GetTotalRx();
-        rxTotal += rx;
         std::cout << "  " << std::setw(4) << i << "  " << std::fixed << std::setprecision(1)
-                  << rx * 8.0 / dur / 1e6 << "\n";
-    }
-    double util = rxTotal * 8.0 / dur / DataRate(bottleneckRate).GetBitRate();
-    rdmacc::JsonObject drops;
-    uint64_t dropTotal = 0;
-    for (const auto& reason : RedEcnQueueDisc::DropReasonNames())
-    {
-        uint64_t n = st.GetNDroppedPackets(reason);
-        dropTotal += n;
-        drops.UInt(reason, n);
+                  << sinks[i]->GetTotalRx() * 8.0 / dur / 1e6 << "\n";
     }
     std::cout << "  total goodput " << std::setprecision(1) << rxTotal * 8.0 / dur / 1e6
-              << " Mbps (" << std::setprecision(3) << util << " of the bottleneck)\n";
-    std::cout << "  queue bytes: max " << qMax << ", mean " << std::setprecision(0) << qMean
-              << ", p99 " << qP99 << " (" << g_qSamples.size() << " samples)\n";
-    std::cout << "  enqueued " << st.nTotalEnqueuedPackets << " packets, marks " << marks
-              << ", drops " << dropTotal;
+              << " Mbps (" << std::setprecision(3) << util << " of the bottleneck, payload limit "
+              << payloadLimit / double(bottleneckBps) << ")\n";
+    std::cout << "  queue bytes: max " << sampler.Max() << ", mean " << std::setprecision(0)
+              << sampler.Mean() << ", p99 " << sampler.P99() << " (" << sampler.Samples()
+              << " samples); peak " << counted.peakBytes << "\n";
+    std::cout << "  enqueued " << counted.enqueued << " packets, marks " << counted.marks
+              << ", drops " << counted.DropTotal();
+    rdmacc::JsonObject drops;
     for (const auto& reason : RedEcnQueueDisc::DropReasonNames())
     {
-        uint64_t n = st.GetNDroppedPackets(reason);
+        const uint64_t n = counted.Drops(reason);
+        drops.UInt(reason, n);
         if (n)
         {
             std::cout << " " << reason << "=" << n;
         }
     }
-    std::cout << "\n  wall " << std::setprecision(2) << wall << " s\n";
+    std::cout << "\n  invariants " << (inv.empty() ? "ok" : "FAILED") << "\n";
+    std::cout << "  wall " << std::setprecision(2) << wall << " s\n";
 
-    rdmacc::MakeOutputDir(out);
     rdmacc::JsonObject summary;
     summary.Str("example", "red-ecn-dumbbell")
         .Str("transport", transport)
         .UInt("seed", seed)
         .UInt("senders", senders)
-        .Str("bottleneck_rate", bottleneckRate)
-        .UInt("sim_time_ns", Seconds(simTime).GetNanoSeconds())
+        .Str("bottleneck_rate", opts.GetAsText("bottleneckRate"))
+        .UInt("sim_time_ns", simTime.GetNanoSeconds())
         .Num("wall_s", wall)
+        .UInt("bytes_sent", sentTotal)
         .UInt("bytes_delivered", rxTotal)
         .Num("bottleneck_utilisation", util)
-        .UInt("enqueued", st.nTotalEnqueuedPackets)
-        .UInt("marks", marks)
+        .Num("payload_limit_bps", payloadLimit)
+        .UInt("enqueued", counted.enqueued)
+        .UInt("marks", counted.marks)
         .Obj("drops", drops)
-        .UInt("queue_max_bytes", qMax)
-        .Num("queue_avg_bytes", qMean)
-        .UInt("queue_p99_bytes", qP99);
+        .UInt("queue_max_bytes", sampler.Max())
+        .Num("queue_avg_bytes", sampler.Mean())
+        .UInt("queue_p99_bytes", sampler.P99())
+        .UInt("queue_samples", sampler.Samples())
+        .UInt("queue_peak_bytes", counted.peakBytes)
+        .Str("invariants", inv.empty() ? "ok" : inv);
     summary.WriteFile(out + "/summary.json");
-    std::cout << "  wrote " << out << "/summary.json\n";
+    std::cout << "  wrote " << out << "/summary.json, " << out << "/queue.csv\n";
+    for (const auto& f : failed)
+    {
+        std::cerr << "rdma-cc: INVARIANT FAILED: " << f << "\n";
+    }
     Simulator::Destroy();
-    return 0;
+    return failed.empty() ? 0 : 3;
 }

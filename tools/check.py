@@ -36,16 +36,16 @@ ROOT = buildenv.ROOT
 # Short runs of every program for the check: (name, args, expected exit code, text that must
 # appear in the combined output). Examples assert on their own numbers where they can.
 SMOKE = [
-    ("red-ecn-dumbbell", "--simTime=0.02 --out=build/smoke/red-ecn-dumbbell", 0, "marks"),
+    ("red-ecn-dumbbell", "--simTime=20ms --out=build/smoke/red-ecn-dumbbell", 0, "marks"),
     (
         "red-ecn-dumbbell",
-        "--simTime=0.02 --kmin=50000 --kmax=20000 --out=build/smoke/bad",
+        "--simTime=20ms --kmin=50000 --kmax=20000 --out=build/smoke/bad",
         2,
         "invalid KMin = 50000 B: must be <= KMax (20000 B)",
     ),
     (
         "red-ecn-dumbbell",
-        "--simTime=0.02 --pmax=1.5 --out=build/smoke/bad",
+        "--simTime=20ms --pmax=1.5 --out=build/smoke/bad",
         2,
         "invalid PMax = 1.5",
     ),

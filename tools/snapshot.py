@@ -36,8 +36,8 @@ RUNS = [
     ("churn", "ldcp-churn", "--churn=300us"),
     ("pfc-incast", "pfc-incast", "--senders=8 --size=1000000"),
     ("pfc-incast-off", "pfc-incast", "--senders=8 --size=500000 --pfc=0"),
-    ("dumbbell-tcp", "red-ecn-dumbbell", "--senders=4 --transport=tcp --simTime=0.02"),
-    ("dumbbell-udp", "red-ecn-dumbbell", "--transport=udp --notEct=ThresholdDrop --kfs=30000 --udpLoad=1.5 --simTime=0.02"),
+    ("dumbbell-tcp", "red-ecn-dumbbell", "--senders=4 --transport=tcp --simTime=20ms"),
+    ("dumbbell-udp", "red-ecn-dumbbell", "--transport=udp --notEct=ThresholdDrop --kfs=30000 --udpLoad=1.5 --simTime=20ms"),
 ]
 
 VOLATILE = {"wall_s", "events_per_s"}

@@ -3,12 +3,10 @@
  */
 #include "fabric-monitor.h"
 
-#include "rdma-cc-error.h"
+#include "rdma-cc-output.h"
 
 #include "ns3/callback.h"
 #include "ns3/simulator.h"
-
-#include <cstdio>
 
 namespace ns3
 {
@@ -26,17 +24,14 @@ FabricMonitor::FabricMonitor(const Fabric& fabric,
     m_resumes(0),
     m_finished(false)
 {
-    m_pfc.open(m_dir + "/pfc.csv.partial");
-    m_drops.open(m_dir + "/drops.csv.partial");
-    if (!m_pfc || !m_drops)
-    {
-        rdmacc::ConfigFatal("--out", "cannot write in " + m_dir);
-    }
+    // registered partial files: a run stopped by ConfigFatal leaves none behind
+    rdmacc::OpenPartial(m_pfc, m_dir + "/pfc.csv");
+    rdmacc::OpenPartial(m_drops, m_dir + "/drops.csv");
     m_pfc << "time_ns,node,port,prio,kind,quanta,duration_ns\n";
     m_drops << "time_ns,node,port,prio,reason,bytes\n";
     if (m_interval.IsStrictlyPositive())
     {
-        m_queue.open(m_dir + "/queue.csv.partial");
+        rdmacc::OpenPartial(m_queue, m_dir + "/queue.csv");
         m_queue << "time_ns,node,port,prio,bytes\n";
         Simulator::Schedule(Seconds(0), &FabricMonitor::Sample, this);
     }
@@ -68,7 +63,8 @@ FabricMonitor::FabricMonitor(const Fabric& fabric,
 
 FabricMonitor::~FabricMonitor()
 {
-    // files of a run that did not reach Finish() keep their .partial names
+    // files of a run that did not reach Finish() keep their .partial names (ConfigFatal
+    // removes them: they are registered)
 }
 
 void
@@ -137,22 +133,11 @@ FabricMonitor::Finish()
         return;
     }
     m_finished = true;
-    for (auto* f : {&m_pfc, &m_drops, &m_queue})
+    rdmacc::CommitPartial(m_pfc, m_dir + "/pfc.csv");
+    rdmacc::CommitPartial(m_drops, m_dir + "/drops.csv");
+    if (m_queue.is_open())
     {
-        if (f->is_open())
-        {
-            f->close();
-        }
-    }
-    for (const char* name : {"pfc.csv", "drops.csv", "queue.csv"})
-    {
-        const std::string from = m_dir + "/" + name + ".partial";
-        const std::string to = m_dir + "/" + name;
-        if (std::FILE* f = std::fopen(from.c_str(), "r"))
-        {
-            std::fclose(f);
-            std::rename(from.c_str(), to.c_str());
-        }
+        rdmacc::CommitPartial(m_queue, m_dir + "/queue.csv");
     }
 }
 

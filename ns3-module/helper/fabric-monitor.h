@@ -28,7 +28,8 @@ namespace ns3
  * - `queue.csv`: `time_ns,node,port,prio,bytes` — every `interval`, each switch egress queue of
  *   the sampled priorities that is not empty (absent rows are empty queues).
  *
- * Files are written as NAME.partial and renamed at Finish(), so a file named .csv is complete.
+ * Files are written as NAME.partial and renamed at Finish(), so a file named .csv is complete;
+ * a configuration error (rdmacc::ConfigFatal) before then removes them.
  * The monitor also keeps the maximum and the time average of every sampled queue.
  */
 class FabricMonitor

@@ -87,42 +87,29 @@ WriteFctCsv(const std::string& path, std::vector<FlowRecord> flows)
     std::sort(flows.begin(),
               flows.end(),
               [](const FlowRecord& a, const FlowRecord& b) { return a.flowId < b.flowId; });
-    const std::string tmp = path + ".partial";
+    std::ofstream f;
+    OpenPartial(f, path);
+    f << "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,"
+         "retx_bytes,scheme\n";
+    for (const auto& r : flows)
     {
-        std::ofstream f(tmp);
-        if (!f)
+        f << r.flowId << ',' << r.src << ',' << r.dst << ',' << r.size << ','
+          << r.start.GetNanoSeconds() << ',';
+        if (r.finish.IsStrictlyNegative())
         {
-            ConfigFatal("--out", "cannot write " + tmp);
+            f << ",," << r.idealFct.GetNanoSeconds() << ",,";
         }
-        f << "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,"
-             "retx_bytes,scheme\n";
-        for (const auto& r : flows)
+        else
         {
-            f << r.flowId << ',' << r.src << ',' << r.dst << ',' << r.size << ','
-              << r.start.GetNanoSeconds() << ',';
-            if (r.finish.IsStrictlyNegative())
-            {
-                f << ",," << r.idealFct.GetNanoSeconds() << ",,";
-            }
-            else
-            {
-                const int64_t fct = (r.finish - r.start).GetNanoSeconds();
-                f << r.finish.GetNanoSeconds() << ',' << fct << ',' << r.idealFct.GetNanoSeconds()
-                  << ',' << std::fixed << std::setprecision(4)
-                  << double(fct) / r.idealFct.GetNanoSeconds() << ',';
-                f.unsetf(std::ios::floatfield);
-            }
-            f << r.retxBytes << ',' << r.scheme << '\n';
+            const int64_t fct = (r.finish - r.start).GetNanoSeconds();
+            f << r.finish.GetNanoSeconds() << ',' << fct << ',' << r.idealFct.GetNanoSeconds()
+              << ',' << std::fixed << std::setprecision(4)
+              << double(fct) / r.idealFct.GetNanoSeconds() << ',';
+            f.unsetf(std::ios::floatfield);
         }
-        if (!f)
-        {
-            ConfigFatal("--out", "cannot write " + tmp);
-        }
+        f << r.retxBytes << ',' << r.scheme << '\n';
     }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    {
-        ConfigFatal("--out", "cannot rename " + tmp);
-    }
+    CommitPartial(f, path);
 }
 
 } // namespace rdmacc

@@ -155,6 +155,96 @@ MakeOutputDir(const std::string& dir)
     }
 }
 
+void
+OpenPartial(std::ofstream& f, const std::string& path)
+{
+    const std::string tmp = path + ".partial";
+    f.open(tmp);
+    if (!f)
+    {
+        ConfigFatal("--out", "cannot create " + tmp);
+    }
+    RegisterPartialFile(tmp);
+}
+
+void
+CommitPartial(std::ofstream& f, const std::string& path)
+{
+    const std::string tmp = path + ".partial";
+    f.flush();
+    const bool written = static_cast<bool>(f);
+    f.close();
+    if (!written || f.fail())
+    {
+        ConfigFatal("--out", "cannot write " + tmp + " (disk full?)");
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    {
+        ConfigFatal("--out", "cannot rename " + tmp + " to " + path);
+    }
+    ForgetPartialFile(tmp);
+}
+
+uint64_t
+AvailableMemoryBytes()
+{
+    std::ifstream f("/proc/meminfo");
+    std::string key;
+    uint64_t value = 0;
+    std::string unit;
+    while (f >> key >> value)
+    {
+        std::getline(f, unit);
+        if (key == "MemAvailable:")
+        {
+            return value * 1024; // the file's "kB" are KiB
+        }
+    }
+    return 0;
+}
+
+std::string
+FormatBytes(uint64_t bytes)
+{
+    static const std::pair<const char*, double> units[] = {
+        {"TB", 1e12},
+        {"GB", 1e9},
+        {"MB", 1e6},
+        {"KB", 1e3},
+    };
+    for (const auto& [name, scale] : units)
+    {
+        if (double(bytes) >= scale)
+        {
+            std::ostringstream os;
+            os << std::setprecision(2) << std::fixed << double(bytes) / scale;
+            std::string num = os.str();
+            // 5.30 -> 5.3, 812.00 -> 812
+            num.erase(num.find_last_not_of('0') + 1);
+            if (num.back() == '.')
+            {
+                num.pop_back();
+            }
+            return num + " " + name;
+        }
+    }
+    return std::to_string(bytes) + " B";
+}
+
+void
+CheckMemory(uint64_t estimateBytes, const std::string& what, const std::string& remedy)
+{
+    const uint64_t available = AvailableMemoryBytes();
+    if (available == 0 || estimateBytes <= available)
+    {
+        return;
+    }
+    ConfigFatal("command line",
+                what + " needs about " + FormatBytes(estimateBytes) +
+                    " of memory (estimate), more than the " + FormatBytes(available) +
+                    " available (MemAvailable in /proc/meminfo); " + remedy);
+}
+
 namespace
 {
 std::string
@@ -294,19 +384,10 @@ JsonObject::ToString(int indent) const
 void
 JsonObject::WriteFile(const std::string& path) const
 {
-    std::string tmp = path + ".tmp";
-    {
-        std::ofstream f(tmp);
-        f << ToString() << "\n";
-        if (!f)
-        {
-            ConfigFatal("--out", "cannot write " + tmp);
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    {
-        ConfigFatal("--out", "cannot rename " + tmp + " to " + path);
-    }
+    std::ofstream f;
+    OpenPartial(f, path);
+    f << ToString() << "\n";
+    CommitPartial(f, path);
 }
 
 } // namespace rdmacc

@@ -1,6 +1,8 @@
 /*
  * rdma-cc: small helpers shared by the examples: checked conversion of command-line values,
- * the output directory, and a minimal JSON object writer (deterministic key order).
+ * the output directory and its files (written as NAME.partial, renamed when complete), the
+ * memory check made before a run builds anything, and a minimal JSON object writer
+ * (deterministic key order).
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -8,6 +10,7 @@
 #define RDMA_CC_OUTPUT_H
 
 #include <cstdint>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -68,6 +71,53 @@ void MakeOutputDir(const std::string& dir);
 
 /**
  * \ingroup rdma-cc
+ * Opens `path`.partial for writing into `f` and registers it (RegisterPartialFile), so that a
+ * run stopped by ConfigFatal leaves no partial file; stops the program with an error naming
+ * --out when the file cannot be created.
+ * \param f the stream to open
+ * \param path the file's final name
+ */
+void OpenPartial(std::ofstream& f, const std::string& path);
+
+/**
+ * \ingroup rdma-cc
+ * Completes a file opened with OpenPartial: flushes and closes `f`, checks that every write
+ * succeeded, renames `path`.partial to `path` and forgets the registration. Stops the program
+ * with an error naming --out (and removing the partial files) when a write or the rename failed.
+ * \param f the stream OpenPartial opened
+ * \param path the file's final name
+ */
+void CommitPartial(std::ofstream& f, const std::string& path);
+
+/**
+ * \ingroup rdma-cc
+ * \return the memory the kernel says is available for a new program without swapping
+ * (MemAvailable in /proc/meminfo), in bytes; 0 when it cannot be read (not Linux).
+ */
+uint64_t AvailableMemoryBytes();
+
+/**
+ * \ingroup rdma-cc
+ * \return `bytes` for people: "812 KB", "5.3 GB" (decimal units, 2 significant decimals).
+ */
+std::string FormatBytes(uint64_t bytes);
+
+/**
+ * \ingroup rdma-cc
+ * Refuses a run that would not fit in memory, before it builds anything: when
+ * `estimateBytes` exceeds AvailableMemoryBytes(), stops the program (exit status 2, one line)
+ * with "<what> needs about <estimate> of memory (estimate), more than the <available>
+ * available (MemAvailable in /proc/meminfo); <remedy>". Does nothing when the available memory
+ * is unknown.
+ * \param estimateBytes what the run will allocate at its peak (the caller's estimate, from
+ *        constants it measured and documents)
+ * \param what the options that size the run, as the user wrote them, e.g. "--senders=100000"
+ * \param remedy how to proceed, e.g. "use --senders=4000 or fewer"
+ */
+void CheckMemory(uint64_t estimateBytes, const std::string& what, const std::string& remedy);
+
+/**
+ * \ingroup rdma-cc
  * Writes a JSON object whose values are numbers, strings or nested objects, in insertion order,
  * so that the same run produces the same bytes.
  */
@@ -90,7 +140,7 @@ class JsonObject
     JsonObject& Merge(const JsonObject& other);
     /// \return the serialised object, indented by `indent` levels.
     std::string ToString(int indent = 0) const;
-    /// Writes the object to `path`, atomically (temporary file + rename).
+    /// Writes the object to `path`, atomically (`path`.partial, then renamed).
     void WriteFile(const std::string& path) const;
 
   private:

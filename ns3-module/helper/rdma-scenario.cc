@@ -236,6 +236,7 @@ RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
     if (m_opts.GetBool("flowTrace"))
     {
         m_flowsCsv.open(Out() + "/flows.csv.partial");
+        rdmacc::RegisterPartialFile(Out() + "/flows.csv.partial"); // ConfigFatal removes it
         if (!m_flowsCsv)
         {
             rdmacc::ConfigFatal("--out", "cannot write " + Out() + "/flows.csv.partial");

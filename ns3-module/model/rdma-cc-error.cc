@@ -3,18 +3,54 @@
  */
 #include "rdma-cc-error.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <vector>
 
 namespace ns3
 {
 namespace rdmacc
 {
 
+namespace
+{
+/// The `*.partial` files of this run not yet renamed (in creation order).
+std::vector<std::string>&
+PartialFiles()
+{
+    static std::vector<std::string> files;
+    return files;
+}
+} // namespace
+
+void
+RegisterPartialFile(const std::string& path)
+{
+    auto& files = PartialFiles();
+    if (std::find(files.begin(), files.end(), path) == files.end())
+    {
+        files.push_back(path);
+    }
+}
+
+void
+ForgetPartialFile(const std::string& path)
+{
+    auto& files = PartialFiles();
+    files.erase(std::remove(files.begin(), files.end(), path), files.end());
+}
+
 void
 ConfigFatal(const std::string& where, const std::string& message)
 {
+    // no output of a stopped run may look like one being written: remove the partial files
+    // (a file already renamed, or never created, is simply not there)
+    for (const auto& f : PartialFiles())
+    {
+        std::remove(f.c_str());
+    }
     std::cout.flush();
     std::cerr << "rdma-cc: configuration error in " << where << ": " << message << std::endl;
     std::fflush(nullptr);

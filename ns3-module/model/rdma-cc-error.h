@@ -21,8 +21,26 @@ namespace rdmacc
  * status 2, without running destructors or the rest of the simulation (no partial output is
  * written as if complete). The message comes from the Rust validation and names the attribute,
  * its value and what is required, e.g. "invalid KMin = 50000 B: must be <= KMax (20000 B)".
+ * Every file registered with RegisterPartialFile() and not yet forgotten is removed first, so
+ * a run stopped this way leaves no `*.partial` file behind.
  */
 [[noreturn]] void ConfigFatal(const std::string& where, const std::string& message);
+
+/**
+ * \ingroup rdma-cc
+ * Registers `path`, an output file being written under its temporary name (`NAME.partial`,
+ * renamed to NAME when complete), for removal by ConfigFatal(). Every place that creates such
+ * a file registers it (rdmacc::OpenPartial does).
+ * \param path the file's temporary name
+ */
+void RegisterPartialFile(const std::string& path);
+
+/**
+ * \ingroup rdma-cc
+ * Forgets a registered file (it was renamed to its final name or removed).
+ * \param path the file's temporary name, as registered
+ */
+void ForgetPartialFile(const std::string& path);
 
 } // namespace rdmacc
 } // namespace ns3
