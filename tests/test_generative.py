@@ -151,7 +151,7 @@ BASE = {
     "ldcp-churn": ["--long=1", "--shortHosts=2", "--longSize=20000", "--churn=20us",
                    "--warmup=10us", "--limit=500us"],
     "pfc-incast": ["--senders=2", "--size=20000"],
-    "red-ecn-dumbbell": ["--senders=1", "--simTime=1ms"],
+    "red-ecn-dumbbell": ["--senders=1", "--simTime=2ms"],
 }
 
 PROBES = ["-1", "0", "1e30", "nan", "", "12abc"]

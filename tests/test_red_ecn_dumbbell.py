@@ -138,14 +138,14 @@ class BadInput(ExampleTest):
             (["--bufMax=0"], "invalid --bufMax = 0", "BufMax"),
             # hangs before: a 0 bit/s sender (infinite packet interval), 2^32-1 senders,
             # "10Gbpsx" read as 10 s
-            (["--udpLoad=0", "--transport=udp"], "invalid --udpLoad = 0: must be in (0, 100]"),
+            (["--udpLoad=0", "--transport=udp"], "invalid --udpLoad = 0: must be a number in (0, 100]"),
             (["--udpLoad=0.000000000001", "--transport=udp"], "invalid --udpLoad", "0 bit/s"),
-            (["--senders=-1"], "invalid --senders = -1: must be in [1, 2097152]"),
+            (["--senders=-1"], "invalid --senders = -1: must be a whole number in [1, 2097152]"),
             (["--senders=100000000"], "invalid --senders = 100000000"),
             (["--simTime=10Gbpsx"], "invalid --simTime = 10Gbpsx: must be a duration with its unit"),
             # the old unitless spelling
             (["--simTime=0.1"], "invalid --simTime = 0.1"),
-            (["--simTime=1ms"], "invalid --simTime = 1ms: must be in (1ms, 100s]"),
+            (["--simTime=1ms"], "invalid --simTime = 1ms: must be a duration with its unit (e.g. 2us) in (1ms, 100s]"),
             (["--sample=0"], "invalid --sample = 0"),
             (["--accessRate=10"], "invalid --accessRate = 10"),
             (["--transport=sctp"], "invalid --transport = sctp: must be one of tcp, udp"),
