@@ -195,9 +195,33 @@ RdmaScenario::Parse(int argc, char** argv)
     rdmacc::MakeOutputDir(Out());
 }
 
+namespace
+{
+// Memory of an RDMA run, measured with /usr/bin/time -v on ldcp-incast (ns-3.37, release):
+// 2000 senders x 1000 B: 48 MB; 2000 x 256 KB: 65 MB; 8000 x 256 KB: 206 MB. Per host (node,
+// device, NIC, its switch port) about 18 KB; per flow about 1 KB plus the sender's send-time
+// log, 24 B per packet up to 1024 packets; a frame in a switch buffer about 600 B. The
+// constants below round these up, so the estimate errs high (246 MB for the last run).
+constexpr uint64_t kBaseBytes = 20000000;
+constexpr uint64_t kPerHost = 20000;
+constexpr uint64_t kPerFlow = 2000;
+constexpr uint64_t kPerLoggedPacket = 24;
+constexpr uint64_t kPerBufferedFrame = 700;
+} // namespace
+
+uint64_t
+RdmaScenario::MemoryEstimate(uint64_t hosts) const
+{
+    const uint64_t frames = m_opts.GetBytes("buffer") / (Mtu() + RoceHeader::DATA_OVERHEAD) + 1;
+    return kBaseBytes + hosts * kPerHost + m_flowMemory + frames * kPerBufferedFrame;
+}
+
 void
 RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
 {
+    rdmacc::CheckMemory(MemoryEstimate(nHosts),
+                        std::to_string(nHosts) + " hosts",
+                        "use fewer senders (--senders, --shortHosts)");
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(Seed());
     FabricHelper fh;
@@ -362,6 +386,8 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
     m_flowOf[(uint64_t(nics[srcHost]->GetNodeId()) << 32) | qp] = id;
     dropsByFlow.push_back(0);
     m_bytesTo[dstHost] += bytes;
+    m_flowMemory +=
+        kPerFlow + kPerLoggedPacket * std::min<uint64_t>(1024, (bytes + Mtu() - 1) / Mtu());
     m_lastStart = std::max(m_lastStart, start);
     m_packets += (bytes + Mtu() - 1) / Mtu();
     m_idealFct.push_back(NanoSeconds(static_cast<int64_t>(
@@ -427,6 +453,10 @@ void
 RdmaScenario::Run(uint32_t bottleneckPort)
 {
     WarnOutputSize();
+    rdmacc::CheckMemory(MemoryEstimate(nics.size()),
+                        std::to_string(nics.size()) + " hosts and " + std::to_string(m_nextFlowId) +
+                            " flows",
+                        "use fewer or shorter flows");
     m_bottleneck = bottleneckPort;
     Simulator::Stop(m_opts.GetTime("limit"));
     Simulator::Schedule(MicroSeconds(10), &RdmaScenario::CheckDone, this, MicroSeconds(10));

@@ -122,6 +122,9 @@ class RdmaScenario
     Time m_lastStart;                       //!< latest flow start
     uint64_t m_packets = 0;                 //!< data packets of every flow (sizes / MTU)
     void WarnOutputSize() const;
+    /// \return the memory a run of `hosts` hosts and the flows added so far needs (estimate)
+    uint64_t MemoryEstimate(uint64_t hosts) const;
+    uint64_t m_flowMemory = 0;     //!< estimated memory of the flows added so far
     uint32_t m_completed = 0;      //!< flows whose FlowComplete fired
     uint32_t m_firstFeedbacks = 0; //!< flows past their first RTT
     uint32_t m_bottleneck = 0;     //!< bottleneck switch port
