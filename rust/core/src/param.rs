@@ -149,7 +149,7 @@ pub fn format_time(t: Time) -> String {
         return "0".to_string();
     }
     for (unit, ns) in [("s", 1_000_000_000u64), ("ms", 1_000_000), ("us", 1_000)] {
-        if t.0 % ns == 0 {
+        if t.0.is_multiple_of(ns) {
             return format!("{}{unit}", t.0 / ns);
         }
     }
@@ -167,7 +167,7 @@ pub fn format_rate(r: Rate) -> String {
         ("Mbps", 1_000_000),
         ("Kbps", 1_000),
     ] {
-        if r.0 % bps == 0 {
+        if r.0.is_multiple_of(bps) {
             return format!("{}{unit}", r.0 / bps);
         }
     }
