@@ -183,6 +183,14 @@ mod ffi {
         max_control_occupancy: u64,
     }
 
+    /// One non-empty egress queue of a switch: (port, priority) and its bytes.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct EgressSample {
+        port: u32,
+        prio: u8,
+        bytes: u64,
+    }
+
     /// Marking thresholds looked up in a per-speed map.
     #[derive(Clone, Copy, Debug)]
     struct EcnLookup {
@@ -255,6 +263,11 @@ mod ffi {
         fn max_egress_bytes(self: &SwitchCore, port: u32, prio: u8) -> u64;
         /// Restarts every egress maximum at its queue's current length.
         fn reset_max_egress(self: &mut SwitchCore);
+        /// Replaces `out` with the non-empty egress queues of the priorities in `prio_mask`,
+        /// by ascending (port, priority): a queue sample, at a cost proportional to what it
+        /// records (the core keeps the list of non-empty queues at every admission and
+        /// departure). `out` is reused between calls.
+        fn sample_egress(self: &SwitchCore, prio_mask: u8, out: &mut Vec<EgressSample>);
         /// Bytes of ingress queue (port, prio).
         fn ingress_bytes(self: &SwitchCore, port: u32, prio: u8) -> u64;
         /// Whether a PAUSE is outstanding for ingress (port, prio).
@@ -299,8 +312,9 @@ mod ffi {
 }
 
 pub use ffi::{
-    Action, DropCount, DropCounters, DropReason, EnqueueVerdict, MmuParams, NotEctMode, PfcAction,
-    RedEcnCounters, RedEcnParams, SwitchCounters, SwitchDecision, SwitchPacket,
+    Action, DropCount, DropCounters, DropReason, EgressSample, EnqueueVerdict, MmuParams,
+    NotEctMode, PfcAction, RedEcnCounters, RedEcnParams, SwitchCounters, SwitchDecision,
+    SwitchPacket,
 };
 
 impl From<Reason> for DropReason {
@@ -572,6 +586,22 @@ impl SwitchCore {
 
     fn reset_max_egress(&mut self) {
         self.0.reset_egress_max();
+    }
+
+    fn sample_egress(&self, prio_mask: u8, out: &mut Vec<EgressSample>) {
+        out.clear();
+        out.extend(
+            self.0
+                .mmu()
+                .nonempty_egress()
+                .filter(|&(_, prio, _)| prio_mask & (1 << prio) != 0)
+                .map(|(port, prio, bytes)| EgressSample {
+                    port: port as u32,
+                    prio: prio as u8,
+                    bytes: bytes.0,
+                }),
+        );
+        out.sort_unstable_by_key(|s| (s.port, s.prio));
     }
 
     fn egress_bytes(&self, port: u32, prio: u8) -> u64 {
@@ -865,6 +895,22 @@ mod tests {
         };
         let d = sw.on_arrival(&p);
         assert_eq!((d.out_port, d.action), (1, Action::Enqueue));
+        let mut samples = vec![EgressSample {
+            port: 9,
+            prio: 9,
+            bytes: 9,
+        }];
+        sw.sample_egress(0xFF, &mut samples);
+        assert_eq!(
+            samples,
+            [EgressSample {
+                port: 1,
+                prio: 3,
+                bytes: 1062
+            }]
+        );
+        sw.sample_egress(0x01, &mut samples);
+        assert!(samples.is_empty());
         p.dst_node = 3;
         let d = sw.on_arrival(&p);
         assert_eq!(

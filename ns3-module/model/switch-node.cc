@@ -331,6 +331,19 @@ SwitchNode::ResetMaxEgress()
 }
 
 void
+SwitchNode::SampleEgress(uint8_t prioMask, rust::Vec<rdmacc_ffi::EgressSample>& out) const
+{
+    if (m_core)
+    {
+        m_core->sample_egress(prioMask, out);
+    }
+    else
+    {
+        out.clear();
+    }
+}
+
+void
 SwitchNode::OnDequeue(Ptr<QbbNetDevice> dev, const rdmacc_ffi::TxPacket& t)
 {
     const rdmacc_ffi::PfcAction a = m_core->on_departure(t, dev->GetIfIndex());

@@ -105,6 +105,14 @@ class SwitchNode : public Node
     /// Restarts the maxima of GetMaxEgressBytes at the queues' current lengths (e.g. after
     /// the first RTT: a queue that only drains from then on reports its length at the reset).
     void ResetMaxEgress();
+    /**
+     * Replaces `out` with the non-empty egress queues of the priorities in `prioMask`, by
+     * ascending (port, priority). The Rust core keeps the list of non-empty queues at every
+     * admission and departure, so a sample costs what it records, not the port count.
+     * \param prioMask priorities to report (bit p = priority p)
+     * \param out receives (port, prio, bytes) rows; reused between calls
+     */
+    void SampleEgress(uint8_t prioMask, rust::Vec<rdmacc_ffi::EgressSample>& out) const;
 
     /// \return the lossless priority mask
     uint8_t GetPfcPriorities() const;

@@ -75,6 +75,9 @@ use serde::{Deserialize, Serialize};
 /// Number of IEEE 802.1p priority classes per port.
 pub const PRIORITIES: usize = 8;
 
+/// Marks an egress queue that is not in the MMU's list of non-empty queues.
+const NOT_LISTED: u32 = u32::MAX;
+
 /// How the PFC XOFF threshold of an ingress (port, priority) queue is set.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum Xoff {
@@ -178,12 +181,14 @@ impl MmuConfig {
         ConfigError::check(self.mtu > Bytes::ZERO, "Mtu", self.mtu, "must be > 0")?;
         let b = self.buffer_size.0 as u128;
         ConfigError::check(
-            self.ports >= 1 && self.ports as u128 * self.mtu.0 as u128 <= b,
+            self.ports >= 1
+                && self.ports < (u32::MAX as usize) / PRIORITIES
+                && self.ports as u128 * self.mtu.0 as u128 <= b,
             "Ports",
             self.ports,
             &format!(
-                "must be >= 1, and every port must be able to hold one frame of Mtu ({}) \
-                 in BufferSize ({})",
+                "must be >= 1 (and below 2^29), and every port must be able to hold one frame \
+                 of Mtu ({}) in BufferSize ({})",
                 self.mtu, self.buffer_size
             ),
         )?;
@@ -445,6 +450,11 @@ pub struct Mmu {
     /// Largest value of each `egress` entry since construction or the last
     /// [`Mmu::reset_egress_max`] (updated at every admission, so it is exact).
     egress_max: Vec<Bytes>,
+    /// Indexes of the non-empty egress queues, in no particular order (maintained at every
+    /// admission and departure, so that sampling costs what it records).
+    nonempty: Vec<u32>,
+    /// Position of each egress queue in `nonempty` ([`NOT_LISTED`] when empty).
+    listed_at: Vec<u32>,
     /// Sum of the ingress queues' shared parts.
     shared_used: Bytes,
     /// Total bytes buffered.
@@ -462,6 +472,8 @@ impl Mmu {
             ingress: vec![Ingress::default(); queues],
             egress: vec![Bytes::ZERO; queues],
             egress_max: vec![Bytes::ZERO; queues],
+            nonempty: Vec::with_capacity(queues),
+            listed_at: vec![NOT_LISTED; queues],
             shared_used: Bytes::ZERO,
             occupancy: Bytes::ZERO,
             stats: MmuStats::default(),
@@ -572,6 +584,9 @@ impl Mmu {
         q.shared += to_shared;
         q.headroom += to_headroom;
         let headroom_now = q.headroom;
+        if self.egress[e] == Bytes::ZERO && size > Bytes::ZERO {
+            self.list(e);
+        }
         self.egress[e] += size;
         self.egress_max[e] = self.egress_max[e].max(self.egress[e]);
         self.shared_used += to_shared;
@@ -608,6 +623,9 @@ impl Mmu {
             "MMU departure of {size} exceeds what is queued"
         );
         self.egress[e] = self.egress[e].saturating_sub(size);
+        if self.egress[e] == Bytes::ZERO {
+            self.unlist(e);
+        }
         let q = &mut self.ingress[i];
         // Headroom first, then shared, then reserve.
         let from_headroom = size.min(q.headroom);
@@ -636,6 +654,38 @@ impl Mmu {
         } else {
             PfcAction::None
         }
+    }
+
+    /// Adds egress queue `e` to the non-empty list.
+    #[inline]
+    fn list(&mut self, e: usize) {
+        if self.listed_at[e] == NOT_LISTED {
+            self.listed_at[e] = self.nonempty.len() as u32;
+            self.nonempty.push(e as u32);
+        }
+    }
+
+    /// Removes egress queue `e` from the non-empty list (swap-remove: O(1)).
+    #[inline]
+    fn unlist(&mut self, e: usize) {
+        let at = self.listed_at[e];
+        if at == NOT_LISTED {
+            return;
+        }
+        self.listed_at[e] = NOT_LISTED;
+        self.nonempty.swap_remove(at as usize);
+        if let Some(&moved) = self.nonempty.get(at as usize) {
+            self.listed_at[moved as usize] = at;
+        }
+    }
+
+    /// The non-empty egress queues as `(port, prio, bytes)`, in no particular order: what a
+    /// queue sample records, at a cost proportional to its length (not to the port count).
+    pub fn nonempty_egress(&self) -> impl Iterator<Item = (usize, usize, Bytes)> + '_ {
+        self.nonempty.iter().map(move |&e| {
+            let e = e as usize;
+            (e / PRIORITIES, e % PRIORITIES, self.egress[e])
+        })
     }
 
     fn ingress_at(&self, port: usize, prio: usize) -> Ingress {
@@ -778,6 +828,22 @@ impl Mmu {
                 self.egress_max[i],
                 self.egress[i]
             ));
+        }
+        for (e, &b) in self.egress.iter().enumerate() {
+            let at = self.listed_at[e];
+            let listed = at != NOT_LISTED && self.nonempty.get(at as usize) == Some(&(e as u32));
+            if listed != (b > Bytes::ZERO) {
+                return Err(format!(
+                    "egress (port {}, prio {}): {} but {} in the non-empty list",
+                    e / PRIORITIES,
+                    e % PRIORITIES,
+                    b,
+                    if listed { "listed" } else { "not" }
+                ));
+            }
+        }
+        if self.nonempty.len() != self.egress.iter().filter(|&&b| b > Bytes::ZERO).count() {
+            return Err("the non-empty egress list has stale entries".to_string());
         }
         if ingress_sum != self.occupancy || egress_sum != self.occupancy {
             return Err(format!(
@@ -1038,6 +1104,28 @@ mod tests {
     }
 
     #[test]
+    fn nonempty_egress_lists_exactly_the_queues_holding_bytes() {
+        let mut m = Mmu::new(static_cfg()).unwrap();
+        m.on_arrival(0, 1, 0, Bytes(1000));
+        m.on_arrival(0, 0, 2, Bytes(500));
+        m.on_arrival(1, 1, 0, Bytes(100));
+        let sorted = |m: &Mmu| {
+            let mut l: Vec<_> = m.nonempty_egress().collect();
+            l.sort();
+            l
+        };
+        assert_eq!(sorted(&m), [(0, 2, Bytes(500)), (1, 0, Bytes(1100))]);
+        m.check_invariants().unwrap();
+        m.on_departure(0, 1, 0, Bytes(1000));
+        assert_eq!(sorted(&m), [(0, 2, Bytes(500)), (1, 0, Bytes(100))]);
+        m.on_departure(1, 1, 0, Bytes(100));
+        assert_eq!(sorted(&m), [(0, 2, Bytes(500))]);
+        m.on_departure(0, 0, 2, Bytes(500));
+        assert_eq!(sorted(&m), []);
+        m.check_invariants().unwrap();
+    }
+
+    #[test]
     fn dcqcn_section4_thresholds() {
         // B = 12 MB, n = 32, t_flight = 22.4 KB on all 8 priorities, β = 8
         let c = MmuConfig {
@@ -1252,7 +1340,7 @@ mod tests {
                 reserve: Bytes::MAX,
                 ..base
             }),
-            "Reserve"
+            "Ports"
         );
     }
 
