@@ -65,10 +65,6 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                rdmacc::Options::Range::AtLeast(1))
         .Bytes(
             "buffer", "12000000", "shared buffer of the switch", rdmacc::Options::Range::AtLeast(1))
-        .Bytes("headroom",
-               "32000",
-               "PFC headroom per port and lossless priority (with --pfc=1)",
-               rdmacc::Options::Range::Any())
         .Bool("pfc", false, "the data priority is lossless (PFC); LDCP runs lossy (PFC-free)")
         .Duration("sample",
                   "1us",
@@ -83,6 +79,7 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                   "0",
                   "with --flowTrace: sample every flow at this interval (0: a row whenever a "
                   "flow's window, rate or srtt changes)")
+        .AddSwitchParams({"headroom"})
         .AddNicParams();
 }
 
@@ -343,7 +340,7 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
         delays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
         // a switch's egress: the most it can hold for this hop is its whole buffer
         Ptr<SwitchNode> s = DynamicCast<SwitchNode>(l.device->GetNode());
-        buffers.push_back(s ? s->GetMmuParams().buffer_size : 0);
+        buffers.push_back(s ? s->GetBufferSize() : 0);
     }
     const Time maxQueueing = NanoSeconds(static_cast<int64_t>(
         rdmacc_ffi::max_queueing_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),
