@@ -52,14 +52,11 @@ MeasureBridgeCost(uint64_t n)
 {
     BridgeCost c{};
     // RED/ECN verdicts
-    rdmacc_ffi::RedEcnParams rp{};
-    rp.k_min = 10000;
-    rp.k_max = 40000;
-    rp.p_max = 0.2;
-    rp.not_ect = rdmacc_ffi::NotEctMode::ThresholdDrop;
-    rp.k_fs = 20000;
-    rp.buf_max = 100000;
-    auto red = rdmacc_ffi::red_ecn_new(rp);
+    auto rp = rdmacc_ffi::red_ecn_params_new();
+    rp->set_ecn(10000, 40000, 0.2);
+    rp->set_not_ect(rdmacc_ffi::NotEctMode::ThresholdDrop, 20000);
+    rp->set_buf_max(100000);
+    auto red = rdmacc_ffi::red_ecn_new(*rp);
     auto t0 = std::chrono::steady_clock::now();
     for (uint64_t i = 0; i < n; i++)
     {
@@ -75,18 +72,16 @@ MeasureBridgeCost(uint64_t n)
     topo->add_link(0, 0, 1, 0);
     topo->add_link(1, 1, 2, 0);
     topo->compute_routes();
-    rdmacc_ffi::MmuParams mp{};
-    mp.buffer_size = 12000000;
-    mp.ports = 2;
-    mp.mtu = 1062;
-    mp.headroom = 32000;
-    mp.xoff_dynamic = true;
-    mp.xoff_beta = 8;
-    mp.xon_delta = 3000;
-    mp.lossless_mask = 0x08;
-    mp.egress_limit = 1000000;
-    mp.control_buffer = rdmacc_ffi::control_buffer_default();
-    auto sw = rdmacc_ffi::switch_core_new(mp, *topo, 1, 7);
+    // the default switch (12 MB, dynamic XOFF, priority 3 lossless, automatic headroom) with
+    // two 100 Gb/s, 1 us ports
+    auto sp = rdmacc_ffi::switch_params_new();
+    const uint64_t rates[2] = {100000000000ULL, 100000000000ULL};
+    const uint64_t delays[2] = {1000, 1000};
+    auto sw = rdmacc_ffi::switch_core_new(*sp,
+                                          rust::Slice<const uint64_t>(rates, 2),
+                                          rust::Slice<const uint64_t>(delays, 2),
+                                          *topo,
+                                          1);
     rdmacc_ffi::SwitchPacket pkt{};
     pkt.in_port = 0;
     pkt.prio = 3;

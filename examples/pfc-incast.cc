@@ -1,6 +1,9 @@
 /*
  * pfc-incast: N raw line-rate senders -> 1 receiver through one switch, with PFC on or off
- * and no congestion control. Shows PAUSE frames, paused time, drops by reason and goodput.
+ * and no congestion control. Shows PAUSE frames, paused time, drops by reason and goodput, and
+ * checks its invariants (every byte delivered or, on a lossy priority, counted as dropped; no
+ * drop on a lossless priority; goodput within the wire limit; the switch's accounting): a
+ * failure is named on stderr and the exit status is 3.
  *
  *   ./waf --run "pfc-incast --senders=8 --pfc=1"
  *
@@ -14,6 +17,7 @@
 #include "ns3/rdma-cc-module.h"
 
 #include <chrono>
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 
@@ -21,96 +25,126 @@ using namespace ns3;
 
 namespace
 {
-/// Stops the simulation shortly after every sender has sent everything and the switch is empty.
-void
-CheckDone(std::vector<Ptr<RawHost>>* raw, Ptr<SwitchNode> sw, Time every, Time grace)
+
+/// Where every payload byte of the incast is: delivered, dropped, or still on its way. The run
+/// ends when every byte is delivered or dropped (or at --limit).
+struct Progress
 {
-    bool done = sw->GetCounters().occupancy == 0;
-    for (size_t i = 1; done && i < raw->size(); i++)
+    uint64_t total = 0;     //!< payload bytes the senders send
+    uint64_t delivered = 0; //!< payload bytes the receiver got
+    uint64_t dropped = 0;   //!< payload bytes of data frames the switch dropped
+    bool complete = false;  //!< every byte delivered or dropped
+
+    void
+    Check()
     {
-        const auto& f = (*raw)[i]->GetFlows()[0];
-        done = f.sent == f.bytes;
+        if (!complete && delivered + dropped >= total)
+        {
+            complete = true;
+            Simulator::Stop();
+        }
     }
-    if (done)
+
+    static void
+    OnRx(Progress* self, uint32_t /* src */, uint64_t payload)
     {
-        Simulator::Stop(grace);
-        return;
+        self->delivered += payload;
+        self->Check();
     }
-    Simulator::Schedule(every, &CheckDone, raw, sw, every, grace);
-}
+
+    static void
+    OnDrop(Progress* self, Ptr<const Packet> p, uint32_t, uint8_t, const char*)
+    {
+        RoceHeader h;
+        p->PeekHeader(h);
+        if (h.kind == RoceHeader::DATA)
+        {
+            self->dropped += p->GetSize() - h.GetSerializedSize();
+            self->Check();
+        }
+    }
+};
+
 } // namespace
 
 int
 main(int argc, char* argv[])
 {
-    uint32_t senders = 8;
-    bool pfc = true;
-    std::string rate = "100Gbps";
-    std::string delay = "1us";
-    double size = 4e6;
-    double buffer = 12e6;
-    double headroom = 32000;
-    double xoffBeta = 8;
-    double xoffStatic = 0;
-    double egressLimit = 375000;
-    uint32_t prio = 3;
-    std::string sample = "1us";
-    uint32_t seed = 1;
-    std::string out = "results/pfc-incast";
+    using Range = rdmacc::Options::Range;
+    rdmacc::Options opts("pfc-incast",
+                         "N raw line-rate senders (no congestion control) -> 1 receiver through "
+                         "one SwitchNode, with PFC on or off for the data priority. The run "
+                         "ends when every byte is delivered (or dropped, on a lossy priority), "
+                         "or at --limit, which it reports as a failure.");
+    opts.Count("senders",
+               8,
+               "senders (host 0 receives, hosts 1..N send; UDP source ports 10001..10000+N)",
+               Range::Closed(1, 55535))
+        .Bool("pfc",
+              true,
+              "the data priority is lossless (SwitchNode::PfcPriorities); false: lossy, tail "
+              "drop at --egressLimit")
+        .Rate("rate", "100Gbps", "rate of every link")
+        .Duration("delay", "1us", "one-way propagation delay of every link")
+        .Bytes("size",
+               "4000000",
+               "payload bytes per sender (frames of 1000 B payload + 62 B headers)",
+               Range::AtLeast(1))
+        .AddSwitchParams(
+            {"buffer", "headroom", "allowHeadroomOverrun", "xoffBeta", "xoffStatic", "egressLimit"})
+        .Count("prio", 3, "priority of the data", Range::Closed(0, 7))
+        .Duration("jitter",
+                  "1us",
+                  "each sender starts at a uniform random time in [0, jitter), whole ns, from an "
+                  "ns-3 random stream of --seed (0: all start at once)")
+        .Duration("sample",
+                  "1us",
+                  "queue sampling interval (queue.csv, queue_avg_bytes)",
+                  Range::Above(0))
+        .Duration("limit",
+                  "1s",
+                  "simulated-time limit: a run it cuts reports complete=false and fails (a "
+                  "limit below the time the bytes need on the receiver's link is an error)",
+                  Range::Above(0))
+        .Count("seed",
+               1,
+               "random seed (ns-3 run number): the senders' start jitter",
+               Range::Closed(1, 4294967295.0))
+        .Text("out", "results/pfc-incast", "output directory");
+    opts.Parse(argc, argv);
 
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("senders", "number of senders (each to the one receiver)", senders);
-    cmd.AddValue("pfc", "1: the data priority is lossless (PFC); 0: lossy (tail drop)", pfc);
-    cmd.AddValue("rate", "rate of every link", rate);
-    cmd.AddValue("delay", "one-way delay of every link", delay);
-    cmd.AddValue("size", "payload bytes per sender", size);
-    cmd.AddValue("buffer", "switch buffer (SwitchNode::BufferSize), bytes", buffer);
-    cmd.AddValue("headroom", "PFC headroom per port and priority (SwitchNode::Headroom)", headroom);
-    cmd.AddValue(
-        "xoffBeta", "dynamic PFC threshold beta (SwitchNode::XoffBeta); 0: static", xoffBeta);
-    cmd.AddValue("xoffStatic", "static PFC threshold, bytes (with --xoffBeta=0)", xoffStatic);
-    cmd.AddValue("egressLimit", "lossy egress queue limit (SwitchNode::EgressLimit)", egressLimit);
-    cmd.AddValue("prio", "priority of the data", prio);
-    cmd.AddValue("sample", "queue sampling interval (queue.csv)", sample);
-    cmd.AddValue("seed", "random seed (run number)", seed);
-    cmd.AddValue("out", "output directory", out);
-    cmd.Parse(argc, argv);
-
-    if (senders == 0 || senders > 60000)
-    {
-        rdmacc::ConfigFatal("command line",
-                            "invalid --senders = " + std::to_string(senders) +
-                                ": must be in [1, 60000]");
-    }
-    if (prio > 7)
-    {
-        rdmacc::ConfigFatal("command line",
-                            "invalid --prio = " + std::to_string(prio) + ": must be in [0, 7]");
-    }
-    rdmacc::CheckAttributeValue("--rate", "ns3::QbbNetDevice", "DataRate", rate);
-    const Time linkDelay = NanoSeconds(rdmacc::CheckedTimeNs("--delay", delay));
-    const Time sampleEvery = NanoSeconds(rdmacc::CheckedPositiveTimeNs("--sample", sample));
-    const uint64_t sizeB = rdmacc::CheckedBytes("--size", size, 1);
-    rdmacc::CheckedRange("--xoffBeta", xoffBeta, 0, 1e6);
+    const auto senders = static_cast<uint32_t>(opts.GetCount("senders"));
+    const bool pfc = opts.GetBool("pfc");
+    const uint64_t rateBps = opts.GetRate("rate");
+    const Time delay = opts.GetTime("delay");
+    const uint64_t size = opts.GetBytes("size");
+    const auto prio = static_cast<uint8_t>(opts.GetCount("prio"));
+    const Time jitter = opts.GetTime("jitter");
+    const Time limit = opts.GetTime("limit");
+    const auto seed = static_cast<uint32_t>(opts.GetCount("seed"));
+    const std::string out = opts.GetText("out");
+    const uint8_t pfcMask = pfc ? static_cast<uint8_t>(1u << prio) : 0;
+    UintegerValue payloadValue;
+    CreateObject<RawHost>()->GetAttribute("Payload", payloadValue);
+    const uint64_t payload = payloadValue.Get();
+    rdmacc::CheckIncastLimit(limit.GetNanoSeconds(), rateBps, senders, size, payload);
+    // the switch options together, on this fabric's ports (one per host, all alike)
+    opts.ApplySwitchDefaults(senders + 1, rateBps, delay, pfcMask);
 
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
+    Ptr<UniformRandomVariable> startJitter = CreateObject<UniformRandomVariable>();
+    startJitter->SetStream(0);
 
     FabricHelper fh;
-    fh.SetDeviceAttribute("DataRate", StringValue(rate));
-    fh.SetChannelAttribute("Delay", TimeValue(linkDelay));
-    fh.SetSwitchAttribute("BufferSize", UintegerValue(rdmacc::CheckedBytes("--buffer", buffer)));
-    fh.SetSwitchAttribute("Headroom", UintegerValue(rdmacc::CheckedBytes("--headroom", headroom)));
-    fh.SetSwitchAttribute("XoffBeta", DoubleValue(xoffBeta));
-    fh.SetSwitchAttribute("XoffStatic",
-                          UintegerValue(rdmacc::CheckedBytes("--xoffStatic", xoffStatic)));
-    fh.SetSwitchAttribute("EgressLimit",
-                          UintegerValue(rdmacc::CheckedBytes("--egressLimit", egressLimit)));
-    fh.SetSwitchAttribute("PfcPriorities", UintegerValue(pfc ? (1u << prio) : 0));
+    fh.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rateBps)));
+    fh.SetChannelAttribute("Delay", TimeValue(delay));
+    fh.SetSwitchAttribute("PfcPriorities", UintegerValue(pfcMask));
     fh.SetQueuePriorities(0); // no ECN marking: raw senders do not react
     Fabric fabric = fh.SingleSwitch(senders + 1);
     Ptr<SwitchNode> sw = fabric.switches[0];
     sw->AssignStreams(seed);
+    rdmacc::MakeOutputDir(out);
 
     // host 0 receives, hosts 1..N send
     std::vector<Ptr<RawHost>> raw;
@@ -122,43 +156,44 @@ main(int argc, char* argv[])
         raw.push_back(h);
     }
     const uint32_t rxId = fabric.hosts.Get(0)->GetId();
+    const double jitterNs = double(jitter.GetNanoSeconds());
     for (uint32_t i = 1; i <= senders; i++)
     {
-        raw[i]->AddFlow(rxId, static_cast<uint8_t>(prio), sizeB, Seconds(0), 10000 + i);
+        const Time start =
+            NanoSeconds(jitterNs > 0 ? int64_t(std::floor(startJitter->GetValue(0, jitterNs))) : 0);
+        raw[i]->AddFlow(rxId, prio, size, start, static_cast<uint16_t>(10000 + i));
     }
+    Progress progress;
+    progress.total = uint64_t(senders) * size;
+    raw[0]->TraceConnectWithoutContext("Rx", MakeBoundCallback(&Progress::OnRx, &progress));
+    sw->TraceConnectWithoutContext("Drop", MakeBoundCallback(&Progress::OnDrop, &progress));
 
-    rdmacc::MakeOutputDir(out);
-    FabricMonitor mon(fabric, out, sampleEvery, static_cast<uint8_t>(1u << prio));
-
-    const DataRate r(rate);
-    const uint32_t payload = 1000;
-    const uint32_t frame = payload + RoceHeader::DATA_OVERHEAD;
-    const double efficiency = double(payload) / (frame + QbbNetDevice::PREAMBLE_IFG);
-    const double ideal = double(senders) * sizeB / (r.GetBitRate() * efficiency / 8);
-    Simulator::Stop(Seconds(ideal * 10 + 1e-3)); // safety net; CheckDone ends the run
-    Simulator::Schedule(
-        MicroSeconds(1), &CheckDone, &raw, sw, MicroSeconds(1), 2 * linkDelay + MicroSeconds(1));
+    FabricMonitor mon(fabric, out, opts.GetTime("sample"), static_cast<uint8_t>(1u << prio));
+    Simulator::Stop(limit);
+    const uint64_t ev0 = Simulator::GetEventCount();
     auto wall0 = std::chrono::steady_clock::now();
     Simulator::Run();
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    const uint64_t events = Simulator::GetEventCount() - ev0;
     mon.Finish();
 
     // ---- results
     const auto c = sw->GetCounters();
-    const std::string inv = sw->CheckInvariants();
     uint64_t sent = 0;
     for (uint32_t i = 1; i <= senders; i++)
     {
         sent += raw[i]->GetFlows()[0].sent;
     }
     const uint64_t rx = raw[0]->GetReceivedBytes();
+    // goodput at the receiver: the bytes after the first frame over the time from that frame's
+    // arrival to the last one's (the first frame's own bytes arrived before the window opened)
     const auto [t0, t1] = raw[0]->GetReceiveWindow();
-    const double rxTime = (t1 - t0).GetSeconds();
-    // the first frame's own serialisation is not in the window: count frames - 1
+    const Time window = t1 - t0;
+    const uint64_t windowBytes = rx - raw[0]->GetFirstReceivedPayload();
     const double goodput =
-        rxTime > 0 ? (rx - double(rx) / raw[0]->GetReceivedFrames()) * 8 / rxTime : 0;
-    const double limit = r.GetBitRate() * efficiency;
+        window.IsStrictlyPositive() ? double(windowBytes) * 8 / window.GetSeconds() : 0;
+    const double wireLimit = rdmacc::PayloadLimitBps(rateBps, payload);
     const uint64_t drops = c.drops_total;
     const auto dropList = sw->GetDropList();
     rdmacc::JsonObject dropObj;
@@ -171,20 +206,76 @@ main(int argc, char* argv[])
     uint64_t pauseRx = 0;
     for (uint32_t i = 1; i <= senders; i++)
     {
-        const Time t = fabric.hostDevices[i]->GetPausedTime(static_cast<uint8_t>(prio));
+        const Time t = fabric.hostDevices[i]->GetPausedTime(prio);
         pausedSum += t;
         pausedMax = std::max(pausedMax, t);
         pauseRx += fabric.hostDevices[i]->GetStats().pfcRx[prio];
     }
+    const uint64_t queueMax = sw->GetMaxEgressBytes(0, prio);
+    const uint64_t headroom = sw->GetHeadroom(1); // a sender's port (all alike)
 
-    std::cout << "pfc-incast: " << senders << " senders -> 1 receiver, " << rate << ", " << delay
-              << " links, " << sizeB << " B each, PFC " << (pfc ? "on" : "off") << " (priority "
-              << prio << ")\n";
+    // every run checks its invariants; a failure is named and makes the exit status 3
+    std::vector<std::string> failed;
+    const std::string acc = sw->CheckInvariants();
+    if (!acc.empty())
+    {
+        failed.push_back("switch accounting: " + acc);
+    }
+    if (!progress.complete)
+    {
+        failed.push_back(std::to_string(progress.total - rx - progress.dropped) + " of " +
+                         std::to_string(progress.total) + " B neither delivered nor dropped when " +
+                         "--limit=" + opts.GetAsText("limit") + " ended the run");
+    }
+    if (rx != progress.delivered || rx + progress.dropped > sent || sent > progress.total ||
+        (progress.complete && (sent != progress.total || rx + progress.dropped != sent)))
+    {
+        failed.push_back("bytes not conserved: sent " + std::to_string(sent) + " of " +
+                         std::to_string(progress.total) + " B, delivered " + std::to_string(rx) +
+                         " B, dropped " + std::to_string(progress.dropped) + " B");
+    }
+    if (pfc && drops > 0)
+    {
+        std::string why;
+        for (const auto& [reason, n] : dropList)
+        {
+            if (n)
+            {
+                why += " " + reason + "=" + std::to_string(n);
+            }
+        }
+        failed.push_back("the data priority is lossless (--pfc=1) but " + std::to_string(drops) +
+                         " frames were dropped (" + why.substr(1) + ")");
+    }
+    // the clock has whole nanoseconds while serialisation is exact to the picosecond: the
+    // window can be up to 1 ns short of the bytes' wire time
+    if (window.IsStrictlyPositive() &&
+        double(windowBytes) * 8 > wireLimit * (window + NanoSeconds(1)).GetSeconds())
+    {
+        failed.push_back("goodput " + std::to_string(goodput) + " bit/s above the wire limit " +
+                         std::to_string(wireLimit) + " bit/s");
+    }
+    if (progress.complete && c.occupancy != 0)
+    {
+        failed.push_back(std::to_string(c.occupancy) + " B left in the switch after the last byte");
+    }
+    std::string inv;
+    for (const auto& f : failed)
+    {
+        inv += (inv.empty() ? "" : "; ") + f;
+    }
+
+    std::cout << "pfc-incast: " << senders << " senders -> 1 receiver, " << opts.GetAsText("rate")
+              << ", " << opts.GetAsText("delay") << " links, " << size << " B each, PFC "
+              << (pfc ? "on" : "off") << " (priority " << int(prio) << ", headroom " << headroom
+              << " B)\n";
     std::cout << std::fixed << std::setprecision(2);
     std::cout << "  delivered " << rx << " of " << sent << " B sent ("
-              << (sent ? 100.0 * rx / sent : 0) << " %)\n";
+              << (sent ? 100.0 * rx / sent : 0) << " %), dropped " << progress.dropped << " B; "
+              << (progress.complete ? "complete" : "INCOMPLETE (--limit)") << "\n";
     std::cout << "  receiver goodput " << goodput / 1e9 << " Gb/s; wire-efficiency limit "
-              << limit / 1e9 << " Gb/s (" << (limit > 0 ? 100 * goodput / limit : 0) << " %)\n";
+              << wireLimit / 1e9 << " Gb/s (" << (wireLimit > 0 ? 100 * goodput / wireLimit : 0)
+              << " %)\n";
     std::cout << "  PAUSE frames sent by the switch " << mon.PauseFrames() << ", RESUME "
               << mon.ResumeFrames() << "; received by senders " << pauseRx << "\n";
     std::cout << "  paused time per sender: mean " << pausedSum.GetMicroSeconds() / double(senders)
@@ -198,30 +289,26 @@ main(int argc, char* argv[])
         }
     }
     std::cout << "\n  switch buffer max " << c.max_occupancy << " B; receiver port queue max "
-              << mon.MaxQueue(sw->GetId(), 0, static_cast<uint8_t>(prio)) << " B\n";
-    const uint64_t overrun = c.drops.headroom_overrun;
-    if (overrun)
-    {
-        std::cerr << "rdma-cc: ERROR: " << overrun
-                  << " lossless frames dropped by PFC headroom overrun: the headroom (" << headroom
-                  << " B) is too small for these links (configuration error)\n";
-    }
-    std::cout << "  accounting invariants: " << (inv.empty() ? "ok" : inv) << "\n";
-    std::cout << "  wall " << wall << " s\n";
+              << queueMax << " B; headroom max used " << c.max_headroom_used << " B\n";
+    std::cout << "  invariants " << (inv.empty() ? "ok" : "FAILED") << "\n";
+    std::cout << "  wall " << wall << " s, " << events << " events (" << std::setprecision(0)
+              << (wall > 0 ? events / wall : 0) << " events/s)\n";
 
     rdmacc::JsonObject s;
     s.Str("example", "pfc-incast")
         .UInt("seed", seed)
         .UInt("senders", senders)
         .UInt("pfc", pfc)
-        .Str("rate", rate)
-        .UInt("size_bytes", sizeB)
+        .Str("rate", opts.GetAsText("rate"))
+        .UInt("size_bytes", size)
         .UInt("sim_time_ns", Simulator::Now().GetNanoSeconds())
         .Num("wall_s", wall)
+        .UInt("events", events)
+        .Bool("complete", progress.complete)
         .UInt("bytes_sent", sent)
         .UInt("bytes_delivered", rx)
         .Num("goodput_bps", goodput)
-        .Num("wire_limit_bps", limit)
+        .Num("wire_limit_bps", wireLimit)
         .UInt("pfc_pause_frames", mon.PauseFrames())
         .UInt("pfc_resume_frames", mon.ResumeFrames())
         .UInt("pause_frames_received", pauseRx)
@@ -230,13 +317,18 @@ main(int argc, char* argv[])
         .UInt("drops_total", drops)
         .Obj("drops", dropObj)
         .UInt("switch_buffer_max_bytes", c.max_occupancy)
-        .UInt("queue_max_bytes", mon.MaxQueue(sw->GetId(), 0, static_cast<uint8_t>(prio)))
-        .Num("queue_avg_bytes", mon.AvgQueue(sw->GetId(), 0, static_cast<uint8_t>(prio)))
+        .UInt("queue_max_bytes", queueMax)
+        .Num("queue_avg_bytes", mon.AvgQueue(sw->GetId(), 0, prio))
+        .UInt("headroom_bytes", headroom)
         .UInt("headroom_max_used_bytes", c.max_headroom_used)
         .UInt("switch_occupancy_end_bytes", c.occupancy)
         .Str("invariants", inv.empty() ? "ok" : inv);
     s.WriteFile(out + "/summary.json");
     std::cout << "  wrote " << out << "/{summary.json,pfc.csv,drops.csv,queue.csv}\n";
+    for (const auto& f : failed)
+    {
+        std::cerr << "rdma-cc: INVARIANT FAILED: " << f << "\n";
+    }
     Simulator::Destroy();
-    return inv.empty() ? 0 : 3;
+    return failed.empty() ? 0 : 3;
 }

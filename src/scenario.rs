@@ -3,7 +3,7 @@
 //! and say when a value was derived rather than given), the lower bound of a flow's completion
 //! time and the payload limit of a link.
 
-use rdma_cc_core::param::rename_field;
+use rdma_cc_core::param::{format_rate, format_time, rename_field};
 use rdma_cc_core::wire::{self, Hop};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use rdma_cc_schemes::Scheme;
@@ -63,6 +63,17 @@ mod ffi {
         fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u64;
         /// Payload bit/s a link of `rate_bps` carries at most with `mtu`-byte payloads.
         fn payload_limit_bps(rate_bps: u64, mtu: u64) -> f64;
+        /// Checks that a run limited to `limit_ns` of simulated time can carry `senders` x
+        /// `size` payload bytes (in `mtu`-byte packets, each with its RoCEv2 headers, padding,
+        /// preamble and gap) through one link of `rate_bps` at all; the error names `--limit`
+        /// and says how long the run needs at least.
+        fn incast_limit_check(
+            limit_ns: u64,
+            rate_bps: u64,
+            senders: u64,
+            size: u64,
+            mtu: u64,
+        ) -> Result<()>;
         /// The longest a packet can queue along a lossless path without being lost: the sum,
         /// over its hops, of `buffers[i]` bytes (0 for a host's link) drained at `rates_bps[i]`.
         fn max_queueing_ns(rates_bps: &[u64], buffers: &[u64]) -> u64;
@@ -115,12 +126,11 @@ fn marking_check(
             k_max: Bytes(m.k_max),
             p_max: m.p_max,
         },
-        not_ect: NotEct::ThresholdDrop {
-            k_fs: Bytes(m.k_fs),
-        },
+        not_ect: NotEct::ThresholdDrop,
+        k_fs: Bytes(m.k_fs),
         buf_max: Bytes(buf_max),
     };
-    // the policy names its attributes; an example's user typed options
+    // the policy names its attributes (its table, Rust fields); an example's user typed options
     const NAMES: [(&str, &str); 5] = [
         ("KMin", "--kmin"),
         ("KMax", "--kmax"),
@@ -128,7 +138,20 @@ fn marking_check(
         ("KFs", "--kfs"),
         ("BufMax", "--bufMax"),
     ];
+    const FIELDS: [(&str, &str); 5] = [
+        ("k_min", "KMin"),
+        ("k_max", "KMax"),
+        ("p_max", "PMax"),
+        ("k_fs", "KFs"),
+        ("buf_max", "BufMax"),
+    ];
     cfg.validate().map_err(|e| {
+        let e = rename_field(e, |f| {
+            FIELDS
+                .iter()
+                .find(|(r, _)| *r == f)
+                .map(|(_, a)| a.to_string())
+        });
         let derived = match e.field.as_str() {
             "KMin" => k_min_derived,
             "KMax" => k_max_derived,
@@ -166,6 +189,48 @@ fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u6
 
 fn payload_limit_bps(rate_bps: u64, mtu: u64) -> f64 {
     wire::payload_limit(Rate(rate_bps), Bytes(mtu))
+}
+
+fn incast_limit_check(
+    limit_ns: u64,
+    rate_bps: u64,
+    senders: u64,
+    size: u64,
+    mtu: u64,
+) -> Result<(), ConfigError> {
+    if mtu == 0 || rate_bps == 0 {
+        return Err(ConfigError::new(
+            "--rate",
+            format_rate(Rate(rate_bps)),
+            "the rate and the payload per frame must be > 0",
+        ));
+    }
+    // one sender's message on the wire: full frames, and the shorter last one if any
+    let full = size / mtu;
+    let last = size % mtu;
+    let wire = (full as u128).saturating_mul(wire::data_on_wire(Bytes(mtu)).0 as u128)
+        + if last > 0 {
+            wire::data_on_wire(Bytes(last)).0 as u128
+        } else {
+            0
+        };
+    let bits = wire.saturating_mul(senders as u128).saturating_mul(8);
+    let need_ns = bits
+        .saturating_mul(1_000_000_000)
+        .div_ceil(rate_bps as u128);
+    if need_ns > limit_ns as u128 {
+        return Err(ConfigError::new(
+            "--limit",
+            format_time(Time(limit_ns)),
+            format!(
+                "the run needs at least {:.6} s of simulated time: {senders} x {size} B of \
+                 payload through the receiver's {} link; raise --limit",
+                need_ns as f64 * 1e-9,
+                format_rate(Rate(rate_bps))
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn max_queueing_ns(rates_bps: &[u64], buffers: &[u64]) -> u64 {
@@ -206,6 +271,24 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert_eq!(e, "invalid --kmin = 50000 B: must be <= --kmax (20000 B)");
+    }
+
+    #[test]
+    fn a_limit_shorter_than_the_wire_time_is_named() {
+        // 8 x 4 MB at 100 Gb/s: 32 000 frames of 1082 B, 2.77 ms
+        incast_limit_check(1_000_000_000, 100_000_000_000, 8, 4_000_000, 1000).unwrap();
+        let e = incast_limit_check(2_000_000, 100_000_000_000, 8, 4_000_000, 1000)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "invalid --limit = 2ms: the run needs at least 0.002770 s of simulated time: 8 x \
+             4000000 B of payload through the receiver's 100Gbps link; raise --limit"
+        );
+        // 1 bit/s: hundreds of millions of seconds, no overflow
+        let e = incast_limit_check(1_000_000_000, 1, 8, 4_000_000, 1000).unwrap_err();
+        assert_eq!(e.field, "--limit");
+        assert!(incast_limit_check(u64::MAX, 1, u64::MAX, 1 << 53, 1000).is_err());
     }
 
     #[test]

@@ -1,8 +1,21 @@
-//! Bridge for switch queue policies (`rdma-cc-switch`).
+//! Bridge for the switch (`rdma-cc-switch`): its parameters, the per-packet decisions of
+//! one switch, routing, and the RED/ECN queue policy.
+//!
+//! - `SwitchParams`: one per ns-3 `SwitchNode`, holding its [`SwitchConfig`] (MMU, ECMP seed,
+//!   control pool); `RedEcnParams`: one per `RedEcnQueueDisc` (and the egress policy a
+//!   `FabricHelper` installs), holding a [`RedEcnConfig`]. Their attributes are built from
+//!   `switch_param_specs()` / `red_ecn_param_specs()` and read and written through `get`/`set`:
+//!   every default, bound and help text comes from the Rust tables. Errors name the attribute
+//!   (or, for the `*_option*` calls, the command-line option).
+//! - `SwitchCore`, `RedEcn`: the decisions, called per packet with plain values.
 
+use crate::params::{from_ffi, info, to_ffi};
+use rdma_cc_core::param::{rename_field, ParamSpec, Params};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
-use rdma_cc_switch::core::{Action as CoreAction, Decision, PacketMeta, SwitchCore as Core};
-use rdma_cc_switch::mmu::{self, MmuConfig, Xoff, PRIORITIES};
+use rdma_cc_switch::core::{
+    Action as CoreAction, Decision, PacketMeta, SwitchConfig, SwitchCore as Core,
+};
+use rdma_cc_switch::mmu::{self, PortLink};
 use rdma_cc_switch::red::{EcnThresholds, NotEct, RedEcnConfig, RedEcnPolicy};
 use rdma_cc_switch::routing::{FiveTuple, RouteTable, Topology as Topo};
 use rdma_cc_switch::{DropCounts, DropReason as Reason, Ecn};
@@ -19,17 +32,6 @@ mod ffi {
         ThresholdDrop = 1,
         /// Classic RED: drop where an ECT packet would be marked.
         RedDrop = 2,
-    }
-
-    /// RED/ECN queue parameters, as the ns-3 attributes give them (bytes, probability).
-    #[derive(Clone, Copy)]
-    struct RedEcnParams {
-        k_min: u64,
-        k_max: u64,
-        p_max: f64,
-        not_ect: NotEctMode,
-        k_fs: u64,
-        buf_max: u64,
     }
 
     /// What to do with a packet.
@@ -107,26 +109,6 @@ mod ffi {
         drops: DropCounters,
     }
 
-    /// Shared-buffer MMU parameters (ns-3 attributes of the switch).
-    #[derive(Clone, Copy)]
-    struct MmuParams {
-        buffer_size: u64,
-        ports: u32,
-        mtu: u64,
-        reserve: u64,
-        headroom: u64,
-        /// true: XOFF = beta * free shared / 8; false: XOFF = xoff_static bytes
-        xoff_dynamic: bool,
-        xoff_static: u64,
-        xoff_beta: f64,
-        xon_delta: u64,
-        /// bit p set: priority p is lossless (PFC)
-        lossless_mask: u8,
-        egress_limit: u64,
-        /// Bytes of the control pool (switch attribute ControlBuffer; not part of the MMU).
-        control_buffer: u64,
-    }
-
     /// What the switch knows about an arriving packet.
     #[derive(Clone, Copy)]
     struct SwitchPacket {
@@ -183,6 +165,14 @@ mod ffi {
         max_control_occupancy: u64,
     }
 
+    /// One non-empty egress queue of a switch: (port, priority) and its bytes.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct EgressSample {
+        port: u32,
+        prio: u8,
+        bytes: u64,
+    }
+
     /// Marking thresholds looked up in a per-speed map.
     #[derive(Clone, Copy, Debug)]
     struct EcnLookup {
@@ -190,6 +180,12 @@ mod ffi {
         k_min: u64,
         k_max: u64,
         p_max: f64,
+    }
+
+    extern "C++" {
+        include!("rdma-cc/src/params.rs.h");
+        type ParamValue = crate::params::ffi::ParamValue;
+        type ParamInfo = crate::params::ffi::ParamInfo;
     }
 
     extern "C++" {
@@ -201,6 +197,66 @@ mod ffi {
     }
 
     extern "Rust" {
+        /// The parameters of one switch (its MMU, ECMP seed and control pool).
+        type SwitchParams;
+        /// A switch's parameters at their defaults.
+        fn switch_params_new() -> Box<SwitchParams>;
+        /// Every switch parameter, in index order.
+        fn switch_param_specs() -> Vec<ParamInfo>;
+        /// Checks `v` against parameter `index` and stores it; the error names the attribute.
+        fn set(self: &mut SwitchParams, index: usize, v: &ParamValue) -> Result<()>;
+        /// Parameter `index`.
+        fn get(self: &SwitchParams, index: usize) -> Result<ParamValue>;
+        /// Parses `text` for parameter `index` given as its command-line option and stores it;
+        /// the error is one line naming the option.
+        fn set_option(self: &mut SwitchParams, index: usize, text: &str) -> Result<()>;
+        /// Checks these parameters together, with the priorities of `pfc_mask` lossless, for a
+        /// switch whose port `p` has a link of `rates_bps[p]` and one-way `delays_ns[p]` (e.g.
+        /// an explicit headroom below a link's need); errors name the command-line options of
+        /// `options` (names without dashes) and the attributes otherwise.
+        fn validate_options(
+            self: &SwitchParams,
+            options: &[String],
+            pfc_mask: u8,
+            rates_bps: &[u64],
+            delays_ns: &[u64],
+        ) -> Result<()>;
+        /// Total buffer (attribute BufferSize), bytes.
+        fn buffer_size(self: &SwitchParams) -> u64;
+        /// Mask of the lossless priorities (attribute PfcPriorities).
+        fn pfc_priorities(self: &SwitchParams) -> u8;
+
+        /// The settings of one RED/ECN + WRED egress queue policy.
+        type RedEcnParams;
+        /// A RED/ECN queue's settings at their defaults.
+        fn red_ecn_params_new() -> Box<RedEcnParams>;
+        /// Every RED/ECN parameter, in index order.
+        fn red_ecn_param_specs() -> Vec<ParamInfo>;
+        /// Checks `v` against parameter `index` and stores it; the error names the attribute.
+        fn set(self: &mut RedEcnParams, index: usize, v: &ParamValue) -> Result<()>;
+        /// Parameter `index`.
+        fn get(self: &RedEcnParams, index: usize) -> Result<ParamValue>;
+        /// Parses `text` for parameter `index` given as its command-line option and stores it;
+        /// the error is one line naming the option.
+        fn set_option(self: &mut RedEcnParams, index: usize, text: &str) -> Result<()>;
+        /// Checks the settings together; errors name the command-line options of `options`
+        /// (names without dashes) and the attributes otherwise.
+        fn validate_options(self: &RedEcnParams, options: &[String]) -> Result<()>;
+        /// A copy.
+        fn snapshot(self: &RedEcnParams) -> Box<RedEcnParams>;
+        /// Sets the marking (bytes, bytes, probability); checked when the policy is built.
+        fn set_ecn(self: &mut RedEcnParams, k_min: u64, k_max: u64, p_max: f64);
+        /// Sets the treatment of Not-ECT packets and K_fs; checked when built.
+        fn set_not_ect(self: &mut RedEcnParams, mode: NotEctMode, k_fs: u64);
+        /// Sets the queue limit; checked when the policy is built.
+        fn set_buf_max(self: &mut RedEcnParams, buf_max: u64);
+        /// The marking threshold K_min, bytes.
+        fn k_min(self: &RedEcnParams) -> u64;
+        /// The queue limit, bytes.
+        fn buf_max(self: &RedEcnParams) -> u64;
+        /// Checks the settings together; the error names the attribute.
+        fn validate(self: &RedEcnParams) -> Result<()>;
+
         /// Parses a per-link-speed marking map "GBPS:KMIN:KMAX:PMAX,..." and returns the
         /// entry for a link of `rate_bps` (found = false for an empty map).
         fn ecn_map_lookup(map: &str, rate_bps: u64) -> Result<EcnLookup>;
@@ -223,21 +279,32 @@ mod ffi {
 
         /// One switch's decisions (routing, egress policy, MMU with PFC).
         type SwitchCore;
-        /// Builds the switch core of `node` with routes from `topo` (compute_routes first);
-        /// the switch shares the topology's route table.
+        /// Builds the switch core of `node` with parameters `p`, ports whose links are
+        /// `rates_bps[i]`, `delays_ns[i]` (port i; each port's PFC headroom follows from its
+        /// link) and routes from `topo` (compute_routes first); the switch shares the
+        /// topology's route table. The error names the attribute.
         fn switch_core_new(
-            mmu: &MmuParams,
+            p: &SwitchParams,
+            rates_bps: &[u64],
+            delays_ns: &[u64],
             topo: &Topology,
             node: u32,
-            seed: u64,
         ) -> Result<Box<SwitchCore>>;
-        /// Installs the RED/ECN policy of egress queue (port, prio).
+        /// Installs the RED/ECN policy of egress queue (port, prio); the error names the
+        /// attribute.
         fn set_queue_policy(
             self: &mut SwitchCore,
             port: u32,
             prio: u8,
             p: &RedEcnParams,
         ) -> Result<()>;
+        /// Start-up warnings: ECN before PFC (DCQCN section 4) for the smallest marking
+        /// threshold `k_min` of the switch's policies (when `marking`), and an explicit headroom
+        /// below a link's need that AllowHeadroomOverrun accepted.
+        fn warnings(self: &SwitchCore, marking: bool, k_min: u64) -> Vec<String>;
+        /// PFC headroom of each lossless ingress queue of `port` (0 without lossless
+        /// priorities).
+        fn headroom(self: &SwitchCore, port: u32) -> u64;
         /// Decides for an arriving packet.
         fn on_arrival(self: &mut SwitchCore, p: &SwitchPacket) -> SwitchDecision;
         /// The frame `p` (as the port's scheduler gives it back) left egress port
@@ -255,23 +322,17 @@ mod ffi {
         fn max_egress_bytes(self: &SwitchCore, port: u32, prio: u8) -> u64;
         /// Restarts every egress maximum at its queue's current length.
         fn reset_max_egress(self: &mut SwitchCore);
+        /// Replaces `out` with the non-empty egress queues of the priorities in `prio_mask`,
+        /// by ascending (port, priority): a queue sample, at a cost proportional to what it
+        /// records (the core keeps the list of non-empty queues at every admission and
+        /// departure). `out` is reused between calls.
+        fn sample_egress(self: &SwitchCore, prio_mask: u8, out: &mut Vec<EgressSample>);
         /// Bytes of ingress queue (port, prio).
         fn ingress_bytes(self: &SwitchCore, port: u32, prio: u8) -> u64;
         /// Whether a PAUSE is outstanding for ingress (port, prio).
         fn is_paused(self: &SwitchCore, port: u32, prio: u8) -> bool;
         /// "" when every accounting invariant holds, else what is wrong.
         fn check_invariants(self: &SwitchCore) -> String;
-        /// Validates MMU parameters (error names the attribute).
-        fn mmu_validate(p: &MmuParams) -> Result<()>;
-        /// Default size of a switch's control pool, bytes (attribute ControlBuffer).
-        fn control_buffer_default() -> u64;
-        /// Start-up warnings: ECN before PFC (DCQCN §4), headroom vs. link BDP.
-        fn mmu_warnings(p: &MmuParams, k_min: u64, rate_bps: u64, delay_ns: u64) -> Vec<String>;
-        /// The largest ECN threshold for which ECN triggers before PFC.
-        fn mmu_max_ecn_threshold(p: &MmuParams) -> u64;
-        /// Headroom needed on a link of this rate and one-way delay.
-        fn mmu_headroom_needed(p: &MmuParams, rate_bps: u64, delay_ns: u64) -> u64;
-
         /// One RED/ECN + WRED egress queue policy.
         type RedEcn;
         /// Validates `p` and builds the policy; the error names the bad attribute.
@@ -299,9 +360,10 @@ mod ffi {
 }
 
 pub use ffi::{
-    Action, DropCount, DropCounters, DropReason, EnqueueVerdict, MmuParams, NotEctMode, PfcAction,
-    RedEcnCounters, RedEcnParams, SwitchCounters, SwitchDecision, SwitchPacket,
+    Action, DropCount, DropCounters, DropReason, EgressSample, EnqueueVerdict, NotEctMode,
+    PfcAction, RedEcnCounters, SwitchCounters, SwitchDecision, SwitchPacket,
 };
+use ffi::{ParamInfo, ParamValue};
 
 impl From<Reason> for DropReason {
     fn from(r: Reason) -> DropReason {
@@ -352,6 +414,224 @@ impl From<&DropCounters> for DropCounts {
             no_route: c.no_route,
             control: c.control,
         }
+    }
+}
+
+/// Opaque handle: one switch's [`SwitchConfig`].
+pub struct SwitchParams(SwitchConfig);
+
+/// Opaque handle: one RED/ECN queue policy's [`RedEcnConfig`].
+pub struct RedEcnParams(RedEcnConfig);
+
+fn red_ecn_specs() -> Vec<&'static ParamSpec<'static>> {
+    RedEcnConfig::params().iter().map(|p| &p.spec).collect()
+}
+
+/// `e` with its field renamed from a Rust name of `specs` to its ns-3 attribute.
+fn to_attr(e: ConfigError, specs: &[&ParamSpec]) -> ConfigError {
+    rename_field(e, |f| {
+        specs
+            .iter()
+            .find(|s| s.name == f)
+            .map(|s| s.attr.to_string())
+    })
+}
+
+fn switch_attr(e: ConfigError) -> ConfigError {
+    to_attr(e, &SwitchConfig::param_specs())
+}
+
+fn red_attr(e: ConfigError) -> ConfigError {
+    to_attr(e, &red_ecn_specs())
+}
+
+/// `text` with every whole-word occurrence of `word` (not inside a longer name) replaced by
+/// `by`.
+fn replace_word(text: &str, word: &str, by: &str) -> String {
+    let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    while let Some(i) = text[from..].find(word).map(|i| i + from) {
+        let end = i + word.len();
+        out.push_str(&text[from..i]);
+        if boundary(text[..i].chars().next_back()) && boundary(text[end..].chars().next()) {
+            out.push_str(by);
+        } else {
+            out.push_str(word);
+        }
+        from = end;
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
+/// `e` in the words of a command line that declares `options` (names without dashes): the
+/// field, and every attribute the requirement names, become `--option` where the example has
+/// that option, the attribute otherwise.
+fn to_options(e: ConfigError, specs: &[&ParamSpec], options: &[String]) -> ConfigError {
+    let option = |s: &ParamSpec| {
+        (!s.option.is_empty() && options.iter().any(|o| o == s.option))
+            .then(|| format!("--{}", s.option))
+    };
+    let mut e = rename_field(e, |f| {
+        specs
+            .iter()
+            .find(|s| s.name == f || s.attr == f)
+            .map(|s| option(s).unwrap_or_else(|| s.attr.to_string()))
+    });
+    for s in specs {
+        if let Some(o) = option(s) {
+            e.requirement = replace_word(&e.requirement, s.attr, &o);
+        }
+    }
+    e
+}
+
+fn switch_params_new() -> Box<SwitchParams> {
+    Box::new(SwitchParams(SwitchConfig::default()))
+}
+
+fn switch_param_specs() -> Vec<ParamInfo> {
+    let d = SwitchConfig::default();
+    SwitchConfig::param_specs()
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, s)| d.get(i).map(|v| info(s, &v)))
+        .collect()
+}
+
+fn no_param(index: usize) -> ConfigError {
+    ConfigError::new("parameter", index, "no such parameter")
+}
+
+impl SwitchParams {
+    fn set(&mut self, index: usize, v: &ParamValue) -> Result<(), ConfigError> {
+        self.0.set(index, &from_ffi(v)?).map_err(switch_attr)
+    }
+
+    fn get(&self, index: usize) -> Result<ParamValue, ConfigError> {
+        self.0
+            .get(index)
+            .map(|v| to_ffi(&v))
+            .ok_or_else(|| no_param(index))
+    }
+
+    fn set_option(&mut self, index: usize, text: &str) -> Result<(), ConfigError> {
+        let specs = SwitchConfig::param_specs();
+        let spec = specs.get(index).copied().ok_or_else(|| no_param(index))?;
+        let v = spec.parse(text, &format!("--{}", spec.option))?;
+        self.0
+            .set(index, &v)
+            .map_err(|e| to_options(e, &specs, &[spec.option.to_string()]))
+    }
+
+    fn validate_options(
+        &self,
+        options: &[String],
+        pfc_mask: u8,
+        rates_bps: &[u64],
+        delays_ns: &[u64],
+    ) -> Result<(), ConfigError> {
+        let mut c = self.0;
+        for (p, l) in c.mmu.lossless.iter_mut().enumerate() {
+            *l = pfc_mask & (1 << p) != 0;
+        }
+        let links = links_of(rates_bps, delays_ns)?;
+        c.validate()
+            .and_then(|_| mmu::Mmu::new(c.mmu, &links).map(|_| ()))
+            .map_err(|e| to_options(e, &SwitchConfig::param_specs(), options))
+    }
+
+    fn buffer_size(&self) -> u64 {
+        self.0.mmu.buffer_size.0
+    }
+
+    fn pfc_priorities(&self) -> u8 {
+        self.0
+            .mmu
+            .lossless
+            .iter()
+            .enumerate()
+            .filter(|(_, &l)| l)
+            .fold(0u8, |m, (p, _)| m | (1 << p))
+    }
+}
+
+fn red_ecn_params_new() -> Box<RedEcnParams> {
+    Box::new(RedEcnParams(RedEcnConfig::default()))
+}
+
+fn red_ecn_param_specs() -> Vec<ParamInfo> {
+    let d = RedEcnConfig::default();
+    red_ecn_specs()
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, s)| d.get_param(i).map(|v| info(s, &v)))
+        .collect()
+}
+
+impl RedEcnParams {
+    fn set(&mut self, index: usize, v: &ParamValue) -> Result<(), ConfigError> {
+        self.0.set_param(index, &from_ffi(v)?).map_err(red_attr)
+    }
+
+    fn get(&self, index: usize) -> Result<ParamValue, ConfigError> {
+        self.0
+            .get_param(index)
+            .map(|v| to_ffi(&v))
+            .ok_or_else(|| no_param(index))
+    }
+
+    fn set_option(&mut self, index: usize, text: &str) -> Result<(), ConfigError> {
+        let specs = red_ecn_specs();
+        let spec = specs.get(index).copied().ok_or_else(|| no_param(index))?;
+        let v = spec.parse(text, &format!("--{}", spec.option))?;
+        self.0
+            .set_param(index, &v)
+            .map_err(|e| to_options(e, &specs, &[spec.option.to_string()]))
+    }
+
+    fn validate_options(&self, options: &[String]) -> Result<(), ConfigError> {
+        self.0
+            .validate()
+            .map_err(|e| to_options(e, &red_ecn_specs(), options))
+    }
+
+    fn snapshot(&self) -> Box<RedEcnParams> {
+        Box::new(RedEcnParams(self.0))
+    }
+
+    fn set_ecn(&mut self, k_min: u64, k_max: u64, p_max: f64) {
+        self.0.ecn = EcnThresholds {
+            k_min: Bytes(k_min),
+            k_max: Bytes(k_max),
+            p_max,
+        };
+    }
+
+    fn set_not_ect(&mut self, mode: NotEctMode, k_fs: u64) {
+        self.0.not_ect = match mode {
+            NotEctMode::ThresholdDrop => NotEct::ThresholdDrop,
+            NotEctMode::RedDrop => NotEct::RedDrop,
+            _ => NotEct::Accept,
+        };
+        self.0.k_fs = Bytes(k_fs);
+    }
+
+    fn set_buf_max(&mut self, buf_max: u64) {
+        self.0.buf_max = Bytes(buf_max);
+    }
+
+    fn k_min(&self) -> u64 {
+        self.0.ecn.k_min.0
+    }
+
+    fn buf_max(&self) -> u64 {
+        self.0.buf_max.0
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        self.0.validate().map_err(red_attr)
     }
 }
 
@@ -425,58 +705,32 @@ impl Topology {
     }
 }
 
-impl TryFrom<&MmuParams> for MmuConfig {
-    type Error = ConfigError;
-    fn try_from(p: &MmuParams) -> Result<Self, ConfigError> {
-        let mut lossless = [false; PRIORITIES];
-        for (i, l) in lossless.iter_mut().enumerate() {
-            *l = p.lossless_mask & (1 << i) != 0;
-        }
-        Ok(MmuConfig {
-            buffer_size: Bytes(p.buffer_size),
-            ports: p.ports as usize,
-            mtu: Bytes(p.mtu),
-            reserve: Bytes(p.reserve),
-            headroom: Bytes(p.headroom),
-            xoff: if p.xoff_dynamic {
-                Xoff::Dynamic { beta: p.xoff_beta }
-            } else {
-                Xoff::Static(Bytes(p.xoff_static))
-            },
-            xon_delta: Bytes(p.xon_delta),
-            lossless,
-            egress_limit: Bytes(p.egress_limit),
-        })
-    }
-}
-
-fn mmu_validate(p: &MmuParams) -> Result<(), ConfigError> {
-    MmuConfig::try_from(p)?.validate()
-}
-
-fn mmu_warnings(p: &MmuParams, k_min: u64, rate_bps: u64, delay_ns: u64) -> Vec<String> {
-    match MmuConfig::try_from(p) {
-        Ok(c) => c.check(Bytes(k_min), Rate(rate_bps), Time(delay_ns)),
-        Err(e) => vec![e.to_string()],
-    }
-}
-
-fn mmu_max_ecn_threshold(p: &MmuParams) -> u64 {
-    MmuConfig::try_from(p).map_or(0, |c| c.max_ecn_threshold_before_pfc().0)
-}
-
-fn mmu_headroom_needed(p: &MmuParams, rate_bps: u64, delay_ns: u64) -> u64 {
-    MmuConfig::try_from(p).map_or(0, |c| c.headroom_needed(Rate(rate_bps), Time(delay_ns)).0)
-}
-
 /// Opaque handle owning one switch's [`Core`].
 pub struct SwitchCore(Core);
 
+fn links_of(rates_bps: &[u64], delays_ns: &[u64]) -> Result<Vec<PortLink>, ConfigError> {
+    ConfigError::check(
+        rates_bps.len() == delays_ns.len(),
+        "links",
+        rates_bps.len(),
+        &format!("rates and delays differ in length ({})", delays_ns.len()),
+    )?;
+    Ok(rates_bps
+        .iter()
+        .zip(delays_ns)
+        .map(|(&r, &d)| PortLink {
+            rate: Rate(r),
+            delay: Time(d),
+        })
+        .collect())
+}
+
 fn switch_core_new(
-    mmu: &MmuParams,
+    p: &SwitchParams,
+    rates_bps: &[u64],
+    delays_ns: &[u64],
     topo: &Topology,
     node: u32,
-    seed: u64,
 ) -> Result<Box<SwitchCore>, ConfigError> {
     let routes = topo
         .routes
@@ -489,16 +743,9 @@ fn switch_core_new(
             )
         })?
         .switch_routes(node)?;
-    Ok(Box::new(SwitchCore(Core::new(
-        MmuConfig::try_from(mmu)?,
-        Bytes(mmu.control_buffer),
-        routes,
-        seed,
-    )?)))
-}
-
-fn control_buffer_default() -> u64 {
-    Core::DEFAULT_CONTROL_BUFFER.0
+    let links = links_of(rates_bps, delays_ns)?;
+    let core = Core::new(&p.0, &links, routes, node).map_err(switch_attr)?;
+    Ok(Box::new(SwitchCore(core)))
 }
 
 impl SwitchCore {
@@ -508,8 +755,15 @@ impl SwitchCore {
         prio: u8,
         p: &RedEcnParams,
     ) -> Result<(), ConfigError> {
-        self.0
-            .set_queue_policy(port, prio, RedEcnConfig::try_from(p)?)
+        self.0.set_queue_policy(port, prio, p.0).map_err(red_attr)
+    }
+
+    fn warnings(&self, marking: bool, k_min: u64) -> Vec<String> {
+        self.0.mmu().warnings(marking.then_some(Bytes(k_min)))
+    }
+
+    fn headroom(&self, port: u32) -> u64 {
+        self.0.mmu().headroom(port as usize).0
     }
 
     #[inline]
@@ -574,6 +828,22 @@ impl SwitchCore {
         self.0.reset_egress_max();
     }
 
+    fn sample_egress(&self, prio_mask: u8, out: &mut Vec<EgressSample>) {
+        out.clear();
+        out.extend(
+            self.0
+                .mmu()
+                .nonempty_egress()
+                .filter(|&(_, prio, _)| prio_mask & (1 << prio) != 0)
+                .map(|(port, prio, bytes)| EgressSample {
+                    port: port as u32,
+                    prio: prio as u8,
+                    bytes: bytes.0,
+                }),
+        );
+        out.sort_unstable_by_key(|s| (s.port, s.prio));
+    }
+
     fn egress_bytes(&self, port: u32, prio: u8) -> u64 {
         self.0.mmu().egress_bytes(port as usize, prio as usize).0
     }
@@ -594,38 +864,8 @@ impl SwitchCore {
 /// Opaque handle owning a [`RedEcnPolicy`].
 pub struct RedEcn(RedEcnPolicy);
 
-impl TryFrom<&RedEcnParams> for RedEcnConfig {
-    type Error = ConfigError;
-    fn try_from(p: &RedEcnParams) -> Result<Self, Self::Error> {
-        let not_ect = match p.not_ect {
-            NotEctMode::Accept => NotEct::Accept,
-            NotEctMode::ThresholdDrop => NotEct::ThresholdDrop {
-                k_fs: Bytes(p.k_fs),
-            },
-            NotEctMode::RedDrop => NotEct::RedDrop,
-            other => {
-                return Err(rdma_cc_core::ConfigError::new(
-                    "NotEctMode",
-                    other.repr,
-                    "must be Accept, ThresholdDrop or RedDrop",
-                ))
-            }
-        };
-        Ok(RedEcnConfig {
-            ecn: EcnThresholds {
-                k_min: Bytes(p.k_min),
-                k_max: Bytes(p.k_max),
-                p_max: p.p_max,
-            },
-            not_ect,
-            buf_max: Bytes(p.buf_max),
-        })
-    }
-}
-
-fn red_ecn_new(p: &RedEcnParams) -> Result<Box<RedEcn>, rdma_cc_core::ConfigError> {
-    let cfg = RedEcnConfig::try_from(p)?;
-    Ok(Box::new(RedEcn(cfg.build()?)))
+fn red_ecn_new(p: &RedEcnParams) -> Result<Box<RedEcn>, ConfigError> {
+    Ok(Box::new(RedEcn(p.0.build().map_err(red_attr)?)))
 }
 
 impl RedEcn {
@@ -677,23 +917,78 @@ fn drop_list(c: &DropCounters) -> Vec<DropCount> {
 mod tests {
     use super::*;
 
-    fn params() -> RedEcnParams {
-        RedEcnParams {
-            k_min: 10_000,
-            k_max: 40_000,
-            p_max: 0.2,
-            not_ect: NotEctMode::ThresholdDrop,
-            k_fs: 20_000,
-            buf_max: 100_000,
-        }
+    fn params() -> Box<RedEcnParams> {
+        let mut p = red_ecn_params_new();
+        p.set_ecn(10_000, 40_000, 0.2);
+        p.set_not_ect(NotEctMode::ThresholdDrop, 20_000);
+        p.set_buf_max(100_000);
+        p
+    }
+
+    fn index_of(specs: &[ParamInfo], attr: &str) -> usize {
+        specs.iter().position(|s| s.attr == attr).unwrap()
     }
 
     #[test]
     fn bridge_rejects_kmin_above_kmax_naming_attribute() {
         let mut p = params();
-        p.k_min = 50_000;
+        p.set_ecn(50_000, 20_000, 0.2);
         let e = red_ecn_new(&p).err().expect("must fail");
-        assert!(e.to_string().starts_with("invalid KMin = 50000 B"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "invalid KMin = 50000 B: must be <= KMax (20000 B)"
+        );
+        assert_eq!(p.validate().unwrap_err(), e);
+    }
+
+    #[test]
+    fn red_ecn_attributes_come_from_the_table_with_attribute_errors() {
+        let specs = red_ecn_param_specs();
+        let names: Vec<_> = specs.iter().map(|s| s.attr.as_str()).collect();
+        assert_eq!(
+            names,
+            ["KMin", "KMax", "PMax", "NotEctMode", "KFs", "BufMax"]
+        );
+        let kfs = &specs[index_of(&specs, "KFs")];
+        assert_eq!(kfs.default_text, "5000");
+        let mode = &specs[index_of(&specs, "NotEctMode")];
+        assert_eq!(mode.choices, ["Accept", "ThresholdDrop", "RedDrop"]);
+        assert_eq!(mode.default_text, "Accept");
+        let mut p = red_ecn_params_new();
+        let pmax = index_of(&specs, "PMax");
+        let e = p
+            .set(pmax, &to_ffi(&rdma_cc_core::param::ParamValue::Real(1.5)))
+            .unwrap_err();
+        assert_eq!(e.to_string(), "invalid PMax = 1.5: must be in [0, 1]");
+        let m = index_of(&specs, "NotEctMode");
+        let e = p
+            .set(
+                m,
+                &to_ffi(&rdma_cc_core::param::ParamValue::Choice("Sometimes".into())),
+            )
+            .unwrap_err();
+        assert_eq!(e.field, "NotEctMode");
+        assert_eq!(p.get(m).unwrap().text, "Accept");
+        // typed setters: K_fs 0 drops every Not-ECT packet
+        p.set_not_ect(NotEctMode::ThresholdDrop, 0);
+        p.set_ecn(300, 400, 0.1);
+        let mut q = red_ecn_new(&p).unwrap();
+        assert_eq!(q.on_enqueue(0, 1000, 0, 0.5).action, Action::Drop);
+        assert_eq!(p.snapshot().k_min(), 300);
+        // the examples' options: named as typed, relations too
+        let mut o = red_ecn_params_new();
+        o.set_option(index_of(&specs, "KMin"), "50000").unwrap();
+        o.set_option(index_of(&specs, "KMax"), "20000").unwrap();
+        let opts = ["kmin".to_string(), "kmax".to_string()];
+        assert_eq!(
+            o.validate_options(&opts).unwrap_err().to_string(),
+            "invalid --kmin = 50000 B: must be <= --kmax (20000 B)"
+        );
+        let e = o.set_option(m, "Sometimes").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "invalid --notEct = Sometimes: must be one of Accept, ThresholdDrop, RedDrop"
+        );
     }
 
     #[test]
@@ -746,21 +1041,7 @@ mod tests {
         topo.add_link(0, 0, 1, 0).unwrap();
         topo.add_link(1, 1, 2, 0).unwrap();
         topo.compute_routes().unwrap();
-        let mp = MmuParams {
-            buffer_size: 12_000_000,
-            ports: 2,
-            mtu: 1062,
-            reserve: 0,
-            headroom: 32_000,
-            xoff_dynamic: true,
-            xoff_static: 0,
-            xoff_beta: 8.0,
-            xon_delta: 3000,
-            lossless_mask: 0x08,
-            egress_limit: 1_000_000,
-            control_buffer: control_buffer_default(),
-        };
-        switch_core_new(&mp, &topo, 1, 7).unwrap()
+        switch_core_new(&switch_params_new(), &RATES, &DELAYS, &topo, 1).unwrap()
     }
 
     #[test]
@@ -806,21 +1087,107 @@ mod tests {
         assert_eq!(sw.check_invariants(), "");
     }
 
-    fn mmu_params(ports: u32) -> MmuParams {
-        MmuParams {
-            buffer_size: 12_000_000,
-            ports,
-            mtu: 1062,
-            reserve: 0,
-            headroom: 32_000,
-            xoff_dynamic: true,
-            xoff_static: 0,
-            xoff_beta: 8.0,
-            xon_delta: 3000,
-            lossless_mask: 0x08,
-            egress_limit: 1_000_000,
-            control_buffer: control_buffer_default(),
-        }
+    const RATES: [u64; 2] = [100_000_000_000; 2];
+    const DELAYS: [u64; 2] = [1000; 2];
+
+    #[test]
+    fn switch_attributes_come_from_the_table_with_named_errors() {
+        let specs = switch_param_specs();
+        let attrs: Vec<_> = specs.iter().map(|s| s.attr.as_str()).collect();
+        assert_eq!(
+            attrs,
+            [
+                "BufferSize",
+                "Reserve",
+                "Headroom",
+                "AllowHeadroomOverrun",
+                "XoffBeta",
+                "XoffStatic",
+                "XonDelta",
+                "PfcPriorities",
+                "EgressLimit",
+                "MmuMtu",
+                "EcmpSeed",
+                "ControlBuffer"
+            ]
+        );
+        let headroom = index_of(&specs, "Headroom");
+        assert_eq!(specs[headroom].default_text, "auto");
+        assert_eq!(specs[index_of(&specs, "MmuMtu")].default_text, "1062");
+        let mut p = switch_params_new();
+        assert_eq!((p.buffer_size(), p.pfc_priorities()), (12_000_000, 0x08));
+        let beta = index_of(&specs, "XoffBeta");
+        let e = p
+            .set(beta, &to_ffi(&rdma_cc_core::param::ParamValue::Real(-2.0)))
+            .unwrap_err();
+        assert_eq!(e.to_string(), "invalid XoffBeta = -2: must be >= 0");
+        let e = p.set_option(beta, "-2").unwrap_err();
+        assert_eq!(e.to_string(), "invalid --xoffBeta = -2: must be >= 0");
+        // an explicit headroom below the links' need: named as the option the example has
+        p.set_option(headroom, "3000").unwrap();
+        let opts = vec!["headroom".to_string(), "allowHeadroomOverrun".to_string()];
+        let e = p
+            .validate_options(&opts, 0x08, &RATES, &DELAYS)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("invalid --headroom = 3000 B: below the 28310 B port 0 needs"),
+            "{e}"
+        );
+        assert!(
+            e.contains("leave --headroom automatic or set --allowHeadroomOverrun"),
+            "{e}"
+        );
+        // without the options, the attributes
+        let e = p.validate_options(&[], 0x08, &RATES, &DELAYS).unwrap_err();
+        assert_eq!(e.field, "Headroom");
+        // lossy: no headroom needed
+        p.validate_options(&opts, 0, &RATES, &DELAYS).unwrap();
+        let allow = index_of(&specs, "AllowHeadroomOverrun");
+        p.set_option(allow, "1").unwrap();
+        p.validate_options(&opts, 0x08, &RATES, &DELAYS).unwrap();
+        // the core reports the headroom it uses and warns about the overrun it accepts
+        let mut topo = topology_new(3);
+        topo.set_host(0).unwrap();
+        topo.set_host(2).unwrap();
+        topo.add_link(0, 0, 1, 0).unwrap();
+        topo.add_link(1, 1, 2, 0).unwrap();
+        topo.compute_routes().unwrap();
+        let sw = switch_core_new(&p, &RATES, &DELAYS, &topo, 1).unwrap();
+        assert_eq!(sw.headroom(1), 3000);
+        assert_eq!(sw.warnings(false, 0).len(), 1);
+        let auto = switch_core_new(&switch_params_new(), &RATES, &DELAYS, &topo, 1).unwrap();
+        assert_eq!(auto.headroom(0), 28_310);
+        assert!(auto.warnings(true, 5000).is_empty());
+        // the buffer cannot hold the headroom of these ports
+        let mut small = switch_params_new();
+        small
+            .set_option(index_of(&specs, "BufferSize"), "50000")
+            .unwrap();
+        let e = switch_core_new(&small, &RATES, &DELAYS, &topo, 1)
+            .err()
+            .expect("too small");
+        assert_eq!(e.field, "BufferSize");
+        let e = small
+            .validate_options(&["buffer".to_string()], 0x08, &RATES, &DELAYS)
+            .unwrap_err();
+        assert_eq!(e.field, "--buffer");
+        assert!(
+            switch_core_new(&small, &RATES, &DELAYS[..1], &topo, 1).is_err(),
+            "rates and delays of different lengths"
+        );
+    }
+
+    #[test]
+    fn words_are_replaced_whole() {
+        assert_eq!(
+            replace_word(
+                "Headroom, AllowHeadroomOverrun or Headroom",
+                "Headroom",
+                "--h"
+            ),
+            "--h, AllowHeadroomOverrun or --h"
+        );
     }
 
     #[test]
@@ -830,7 +1197,8 @@ mod tests {
         t.set_host(0).unwrap();
         t.set_host(2).unwrap();
         t.add_link(0, 0, 1, 0).unwrap();
-        let e = switch_core_new(&mmu_params(2), &t, 1, 7)
+        let p = switch_params_new();
+        let e = switch_core_new(&p, &RATES, &DELAYS, &t, 1)
             .err()
             .expect("no routes yet");
         assert_eq!(e.field, "node");
@@ -844,11 +1212,11 @@ mod tests {
         assert_eq!(t.next_hops(1, 2), vec![1]);
         assert_eq!(t.next_hops(0, 2), vec![0]);
         assert!(t.next_hops(1, 3).is_empty());
-        let e = switch_core_new(&mmu_params(1), &t, 0, 7)
+        let e = switch_core_new(&p, &RATES[..1], &DELAYS[..1], &t, 0)
             .err()
             .expect("a host");
         assert_eq!(e.field, "node");
-        let mut sw = switch_core_new(&mmu_params(2), &t, 1, 7).unwrap();
+        let mut sw = switch_core_new(&p, &RATES, &DELAYS, &t, 1).unwrap();
         let mut p = SwitchPacket {
             in_port: 0,
             prio: 3,
@@ -865,6 +1233,22 @@ mod tests {
         };
         let d = sw.on_arrival(&p);
         assert_eq!((d.out_port, d.action), (1, Action::Enqueue));
+        let mut samples = vec![EgressSample {
+            port: 9,
+            prio: 9,
+            bytes: 9,
+        }];
+        sw.sample_egress(0xFF, &mut samples);
+        assert_eq!(
+            samples,
+            [EgressSample {
+                port: 1,
+                prio: 3,
+                bytes: 1062
+            }]
+        );
+        sw.sample_egress(0x01, &mut samples);
+        assert!(samples.is_empty());
         p.dst_node = 3;
         let d = sw.on_arrival(&p);
         assert_eq!(

@@ -60,6 +60,19 @@ SMOKE = [
     ("pfc-incast", "--xoffBeta=-2 --out=build/smoke/bad", 2, "invalid --xoffBeta = -2"),
     (
         "pfc-incast",
+        "--senders=4 --size=1000000 --buffer=1000000 --headroom=3000 --out=build/smoke/bad",
+        2,
+        "invalid --headroom = 3000 B: below the 28310 B port 0 needs",
+    ),
+    (
+        "pfc-incast",
+        "--senders=4 --size=1000000 --buffer=1000000 --headroom=3000 --allowHeadroomOverrun "
+        "--out=build/smoke/pfc-overrun",
+        3,
+        "INVARIANT FAILED: the data priority is lossless (--pfc=1) but",
+    ),
+    (
+        "pfc-incast",
         "--ns3::QbbNetDevice::DataScheduler=dwrr:1,2 --out=build/smoke/bad",
         2,
         "invalid DataScheduler = dwrr:1,2: needs exactly 8 DWRR weights",

@@ -93,11 +93,7 @@ Fabric::HostRate() const
 
 FabricHelper::FabricHelper() :
     m_queuePrios(0xFF),
-    m_kMin(100000),
-    m_kMax(400000),
-    m_pMax(0.2),
-    m_notEct(0),
-    m_kFs(0),
+    m_policy(rdmacc_ffi::red_ecn_params_new()),
     m_printWarnings(true)
 {
     m_switchFactory.SetTypeId("ns3::SwitchNode");
@@ -134,9 +130,7 @@ FabricHelper::SetQueuePriorities(uint8_t mask)
 void
 FabricHelper::SetEcn(uint64_t kMin, uint64_t kMax, double pMax)
 {
-    m_kMin = kMin;
-    m_kMax = kMax;
-    m_pMax = pMax;
+    m_policy->set_ecn(kMin, kMax, pMax);
 }
 
 void
@@ -156,8 +150,13 @@ FabricHelper::SetEcnMap(const std::string& map)
 void
 FabricHelper::SetNotEct(uint8_t mode, uint64_t kFs)
 {
-    m_notEct = mode;
-    m_kFs = kFs;
+    if (mode > 2)
+    {
+        rdmacc::ConfigFatal("FabricHelper::SetNotEct",
+                            "invalid mode = " + std::to_string(mode) +
+                                ": must be 0 (Accept), 1 (ThresholdDrop) or 2 (RedDrop)");
+    }
+    m_policy->set_not_ect(static_cast<rdmacc_ffi::NotEctMode>(mode), kFs);
 }
 
 Ptr<Node>
@@ -252,38 +251,40 @@ FabricHelper::Finalize()
     for (const auto& sw : m_fabric.switches)
     {
         sw->Setup(*m_fabric.topology);
+        bool marking = false;
         uint64_t minKMin = UINT64_MAX;
         for (uint32_t port = 0; port < sw->GetNPorts(); port++)
         {
-            const uint64_t bps = sw->GetPort(port)->GetDataRate().GetBitRate();
-            uint64_t kMin = m_kMin;
-            uint64_t kMax = m_kMax;
-            double pMax = m_pMax;
+            // this port's policy: the helper's, with the thresholds of the port's speed if a
+            // map gives them, limited by the switch's EgressLimit
+            rust::Box<rdmacc_ffi::RedEcnParams> policy = m_policy->snapshot();
             if (!m_ecnMap.empty())
             {
-                auto t = rdmacc_ffi::ecn_map_lookup(m_ecnMap, bps);
+                auto t = rdmacc_ffi::ecn_map_lookup(m_ecnMap,
+                                                    sw->GetPort(port)->GetDataRate().GetBitRate());
                 if (t.found)
                 {
-                    kMin = t.k_min;
-                    kMax = t.k_max;
-                    pMax = t.p_max;
+                    policy->set_ecn(t.k_min, t.k_max, t.p_max);
                 }
             }
-            minKMin = std::min(minKMin, kMin);
             UintegerValue limit;
             sw->GetAttribute("EgressLimit", limit);
+            policy->set_buf_max(limit.Get());
+            rust::Box<rdmacc_ffi::RedEcnParams> lossless = policy->snapshot();
+            lossless->set_not_ect(rdmacc_ffi::NotEctMode::Accept, 0);
             for (uint8_t prio = 0; prio < QbbNetDevice::N_PRIO; prio++)
             {
                 if (!(m_queuePrios & (1u << prio)))
                 {
                     continue;
                 }
-                const bool lossless = sw->GetPfcPriorities() & (1u << prio);
-                sw->SetQueuePolicy(
-                    port, prio, kMin, kMax, pMax, lossless ? 0 : m_notEct, m_kFs, limit.Get());
+                marking = true;
+                minKMin = std::min(minKMin, policy->k_min());
+                const bool isLossless = sw->GetPfcPriorities() & (1u << prio);
+                sw->SetQueuePolicy(port, prio, isLossless ? *lossless : *policy);
             }
         }
-        for (const auto& w : sw->ConfigWarnings(minKMin == UINT64_MAX ? m_kMin : minKMin))
+        for (const auto& w : sw->ConfigWarnings(marking, marking ? minKMin : 0))
         {
             const std::string msg = "switch " + std::to_string(sw->GetId()) + ": " + w;
             if (std::find(m_warnings.begin(), m_warnings.end(), msg) == m_warnings.end())

@@ -15,6 +15,8 @@
 #include "ns3/qbb-net-device.h"
 #include "ns3/switch-node.h"
 
+#include "rust/cxx.h"
+
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -23,6 +25,7 @@
 namespace rdmacc_ffi
 {
 struct Topology;
+struct RedEcnParams;
 } // namespace rdmacc_ffi
 
 namespace ns3
@@ -85,7 +88,9 @@ struct Fabric
  * channel are set with SetSwitchAttribute / SetDeviceAttribute / SetChannelAttribute (ns-3
  * attribute names of ns3::SwitchNode, ns3::QbbNetDevice, ns3::QbbChannel). The egress queue
  * policy of the switches (RED/ECN marking, Not-ECT threshold drop) is set with SetEcn /
- * SetEcnMap / SetNotEct for the priorities given by SetQueuePriorities.
+ * SetEcnMap / SetNotEct for the priorities given by SetQueuePriorities; it starts from the
+ * defaults of ns3::RedEcnQueueDisc (the Rust RedEcnConfig), with the queue limit of each
+ * switch's EgressLimit.
  *
  * Topologies: SingleSwitch (N hosts on one switch), Dumbbell (two switches joined by a
  * bottleneck link), Clos (3 tiers: ToRs with hosts, leaves per pod, spines), or any graph
@@ -106,14 +111,16 @@ class FabricHelper
 
     /// Marks egress queues of priorities in `mask` to get the RED/ECN policy (default 0xFF).
     void SetQueuePriorities(uint8_t mask);
-    /// RED/ECN marking thresholds for all links (bytes, bytes, probability).
+    /// RED/ECN marking thresholds for all links (bytes, bytes, probability; checked at
+    /// Finalize, errors name KMin, KMax, PMax).
     void SetEcn(uint64_t kMin, uint64_t kMax, double pMax);
     /**
      * Per-link-speed marking thresholds "GBPS:KMIN:KMAX:PMAX,..." (bytes); a port uses the
      * entry of the largest speed not above its rate. Overrides SetEcn where it applies.
      */
     void SetEcnMap(const std::string& map);
-    /// Not-ECT treatment: 0 Accept, 1 ThresholdDrop at kFs, 2 RedDrop.
+    /// Not-ECT treatment: 0 Accept, 1 ThresholdDrop at kFs, 2 RedDrop. Lossless
+    /// priorities always accept Not-ECT packets.
     void SetNotEct(uint8_t mode, uint64_t kFs);
 
     /// Creates a host (a Node with one QbbNetDevice, added by Connect).
@@ -147,19 +154,15 @@ class FabricHelper
     void SetPrintWarnings(bool on);
 
   private:
-    ObjectFactory m_switchFactory;       //!< switches
-    ObjectFactory m_deviceFactory;       //!< devices
-    ObjectFactory m_channelFactory;      //!< channels
-    uint8_t m_queuePrios;                //!< priorities with the RED/ECN policy
-    uint64_t m_kMin;                     //!< marking
-    uint64_t m_kMax;                     //!< marking
-    double m_pMax;                       //!< marking
-    std::string m_ecnMap;                //!< per-speed marking
-    uint8_t m_notEct;                    //!< Not-ECT mode
-    uint64_t m_kFs;                      //!< Not-ECT threshold
-    bool m_printWarnings;                //!< print at Finalize
-    Fabric m_fabric;                     //!< being built
-    std::vector<std::string> m_warnings; //!< from Finalize
+    ObjectFactory m_switchFactory;                //!< switches
+    ObjectFactory m_deviceFactory;                //!< devices
+    ObjectFactory m_channelFactory;               //!< channels
+    uint8_t m_queuePrios;                         //!< priorities with the RED/ECN policy
+    rust::Box<rdmacc_ffi::RedEcnParams> m_policy; //!< the egress policy (Rust RedEcnConfig)
+    std::string m_ecnMap;                         //!< per-speed marking
+    bool m_printWarnings;                         //!< print at Finalize
+    Fabric m_fabric;                              //!< being built
+    std::vector<std::string> m_warnings;          //!< from Finalize
     /// node id -> index of the host in m_fabric.hosts
     std::unordered_map<uint32_t, uint32_t> m_hostIndex;
 };

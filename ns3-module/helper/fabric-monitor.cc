@@ -99,27 +99,19 @@ FabricMonitor::Sample()
     }
     m_samples++;
     const int64_t now = Simulator::Now().GetNanoSeconds();
+    // only the non-empty queues (an empty one adds nothing to a sum or a maximum, and has no
+    // row): the cost is what is recorded, not switches x ports x priorities
     for (const auto& sw : m_fabric.switches)
     {
         const uint32_t id = sw->GetId();
-        for (uint32_t port = 0; port < sw->GetNPorts(); port++)
+        sw->SampleEgress(m_prios, m_sample);
+        for (const auto& e : m_sample)
         {
-            for (uint8_t prio = 0; prio < QbbNetDevice::N_PRIO; prio++)
-            {
-                if (!(m_prios & (1u << prio)))
-                {
-                    continue;
-                }
-                const uint64_t b = sw->GetEgressBytes(port, prio);
-                auto& s = m_q[{id, port, prio}];
-                s.sum += b;
-                s.max = std::max(s.max, b);
-                if (b)
-                {
-                    m_queue << now << ',' << id << ',' << port << ',' << int(prio) << ',' << b
-                            << '\n';
-                }
-            }
+            auto& s = m_q[{id, e.port, e.prio}];
+            s.sum += e.bytes;
+            s.max = std::max(s.max, e.bytes);
+            m_queue << now << ',' << id << ',' << e.port << ',' << int(e.prio) << ',' << e.bytes
+                    << '\n';
         }
     }
     Simulator::Schedule(m_interval, &FabricMonitor::Sample, this);

@@ -10,6 +10,8 @@
 
 #include "ns3/nstime.h"
 
+#include "rust/cxx.h"
+
 #include <fstream>
 #include <map>
 #include <string>
@@ -89,9 +91,10 @@ class FabricMonitor
     std::ofstream m_queue;                                            //!< queue.csv
     uint64_t m_samples;                                               //!< samples taken
     std::map<std::tuple<uint32_t, uint32_t, uint8_t>, QueueStat> m_q; //!< per-queue stats
-    uint64_t m_pauses;                                                //!< PAUSE frames
-    uint64_t m_resumes;                                               //!< RESUME frames
-    bool m_finished;                                                  //!< Finish() done
+    rust::Vec<rdmacc_ffi::EgressSample> m_sample; //!< one switch's sample (reused)
+    uint64_t m_pauses;                            //!< PAUSE frames
+    uint64_t m_resumes;                           //!< RESUME frames
+    bool m_finished;                              //!< Finish() done
 };
 
 } // namespace ns3

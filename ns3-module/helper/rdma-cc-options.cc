@@ -10,9 +10,12 @@
 #include "ns3/string.h"
 
 #include "rdma-cc/src/params.rs.h"
+#include "rdma-cc/src/switch.rs.h"
 #include "rdma-cc/src/transport.rs.h"
 #include "rust/cxx.h"
 
+#include <algorithm>
+#include <functional>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -31,6 +34,10 @@ struct Decl
     std::string help;             //!< help text
     bool nic = false;             //!< a NIC parameter
     std::size_t nicIndex = 0;     //!< its index in the NIC table
+    bool sw = false;              //!< a switch parameter
+    std::size_t swIndex = 0;      //!< its index in the switch table
+    bool red = false;             //!< a RED/ECN queue parameter
+    std::size_t redIndex = 0;     //!< its index in the RED/ECN table
     rdmacc_ffi::ParamKind kind{}; //!< kind of value
     std::string rule;             //!< what the value must satisfy
 };
@@ -46,6 +53,8 @@ struct Options::Impl
     std::map<std::string, std::string> texts; // what the user wrote, per given option
     rust::Box<rdmacc_ffi::NicParams> nic = rdmacc_ffi::nic_params_new();
     bool hasNic = false;
+    rust::Box<rdmacc_ffi::SwitchParams> sw = rdmacc_ffi::switch_params_new();
+    rust::Box<rdmacc_ffi::RedEcnParams> red = rdmacc_ffi::red_ecn_params_new();
 };
 
 Options::Range
@@ -263,6 +272,80 @@ Options::AddNicParams()
 namespace
 {
 
+/// Declares the options `names` of a Rust table (`specs`) whose attributes belong to ns-3 type
+/// `type`; `mark` records, in a declaration, which table and index it reads.
+void
+DeclareFromTable(const rust::Vec<rdmacc_ffi::ParamInfo>& specs,
+                 const std::vector<std::string>& names,
+                 const std::string& type,
+                 const std::function<void(Decl&, std::size_t)>& mark,
+                 std::vector<Decl>& decls,
+                 std::map<std::string, std::size_t>& byName,
+                 std::map<std::string, rdmacc_ffi::ParamValue>& values)
+{
+    for (const auto& name : names)
+    {
+        std::size_t i = 0;
+        while (i < specs.size() && std::string(specs[i].option) != name)
+        {
+            i++;
+        }
+        NS_ABORT_MSG_IF(i == specs.size(), type << " has no parameter with option --" << name);
+        NS_ABORT_MSG_IF(byName.count(name), "option --" << name << " declared twice");
+        const auto& s = specs[i];
+        Decl d;
+        d.name = name;
+        d.kind = s.kind;
+        d.def = std::string(s.default_text);
+        d.help = std::string(s.help) + " (" + type + "::" + std::string(s.attr) + ")";
+        mark(d, i);
+        values[name] = s.default_value;
+        byName[name] = decls.size();
+        decls.push_back(d);
+    }
+}
+
+} // namespace
+
+Options&
+Options::AddSwitchParams(const std::vector<std::string>& names)
+{
+    DeclareFromTable(
+        rdmacc_ffi::switch_param_specs(),
+        names,
+        "ns3::SwitchNode",
+        [](Decl& d, std::size_t i)
+        {
+            d.sw = true;
+            d.swIndex = i;
+        },
+        m_impl->decls,
+        m_impl->byName,
+        m_impl->values);
+    return *this;
+}
+
+Options&
+Options::AddRedEcnParams(const std::vector<std::string>& names)
+{
+    DeclareFromTable(
+        rdmacc_ffi::red_ecn_param_specs(),
+        names,
+        "ns3::RedEcnQueueDisc",
+        [](Decl& d, std::size_t i)
+        {
+            d.red = true;
+            d.redIndex = i;
+        },
+        m_impl->decls,
+        m_impl->byName,
+        m_impl->values);
+    return *this;
+}
+
+namespace
+{
+
 std::string
 KindLabel(rdmacc_ffi::ParamKind k)
 {
@@ -363,6 +446,16 @@ Options::Parse(int argc, char** argv)
             {
                 m_impl->nic->set_option(d.nicIndex, text);
                 m_impl->values[name] = m_impl->nic->get(d.nicIndex);
+            }
+            else if (d.sw)
+            {
+                m_impl->sw->set_option(d.swIndex, text);
+                m_impl->values[name] = m_impl->sw->get(d.swIndex);
+            }
+            else if (d.red)
+            {
+                m_impl->red->set_option(d.redIndex, text);
+                m_impl->values[name] = m_impl->red->get(d.redIndex);
             }
             else
             {
@@ -487,6 +580,77 @@ Options::ApplyNicDefaults(uint64_t lineRateBps, ns3::Time baseRtt, bool lossless
         if (d.nic && Given(d.name))
         {
             Config::SetDefault("ns3::RdmaNic::" + std::string(specs[d.nicIndex].attr),
+                               *ToAttributeValue(m_impl->values.at(d.name)));
+        }
+    }
+}
+
+void
+Options::ApplySwitchDefaults(uint32_t ports,
+                             uint64_t rateBps,
+                             ns3::Time delay,
+                             uint8_t pfcPriorities) const
+{
+    std::vector<rust::String> declared;
+    for (const auto& d : m_impl->decls)
+    {
+        if (d.sw)
+        {
+            declared.emplace_back(d.name);
+        }
+    }
+    const std::vector<uint64_t> rates(ports, rateBps);
+    const std::vector<uint64_t> delays(
+        ports, static_cast<uint64_t>(std::max<int64_t>(0, delay.GetNanoSeconds())));
+    try
+    {
+        m_impl->sw->validate_options(
+            rust::Slice<const rust::String>(declared.data(), declared.size()),
+            pfcPriorities,
+            rust::Slice<const uint64_t>(rates.data(), rates.size()),
+            rust::Slice<const uint64_t>(delays.data(), delays.size()));
+    }
+    catch (const rust::Error& e)
+    {
+        ConfigFatal("command line", e.what());
+    }
+    const auto specs = rdmacc_ffi::switch_param_specs();
+    for (const auto& d : m_impl->decls)
+    {
+        if (d.sw && Given(d.name))
+        {
+            Config::SetDefault("ns3::SwitchNode::" + std::string(specs[d.swIndex].attr),
+                               *ToAttributeValue(m_impl->values.at(d.name)));
+        }
+    }
+}
+
+void
+Options::ApplyRedEcnDefaults() const
+{
+    std::vector<rust::String> declared;
+    for (const auto& d : m_impl->decls)
+    {
+        if (d.red)
+        {
+            declared.emplace_back(d.name);
+        }
+    }
+    try
+    {
+        m_impl->red->validate_options(
+            rust::Slice<const rust::String>(declared.data(), declared.size()));
+    }
+    catch (const rust::Error& e)
+    {
+        ConfigFatal("command line", e.what());
+    }
+    const auto specs = rdmacc_ffi::red_ecn_param_specs();
+    for (const auto& d : m_impl->decls)
+    {
+        if (d.red && Given(d.name))
+        {
+            Config::SetDefault("ns3::RedEcnQueueDisc::" + std::string(specs[d.redIndex].attr),
                                *ToAttributeValue(m_impl->values.at(d.name)));
         }
     }

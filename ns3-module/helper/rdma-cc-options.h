@@ -24,7 +24,9 @@ namespace rdmacc
  *
  * The command line of an example. Options are declared with their kind, default, bounds and
  * help (an example's own options), or come from a Rust parameter table (AddNicParams: every
- * parameter of ns3::RdmaNic, named, bounded and documented in Rust). Parse() accepts only
+ * parameter of ns3::RdmaNic; AddSwitchParams, AddRedEcnParams: chosen parameters of
+ * ns3::SwitchNode, ns3::RedEcnQueueDisc; named, bounded and documented in Rust). Parse() accepts
+ * only
  * `--name=value` (and `--name` alone for a yes/no option), parses every value strictly in Rust
  * (a full-string match; whole numbers where a count or bytes are expected; durations and rates
  * need their unit; the bounds) and stops the program on the first bad argument with one line
@@ -103,6 +105,12 @@ class Options
     Options& Text(const std::string& name, const std::string& def, const std::string& help);
     /// Every parameter of ns3::RdmaNic that has a command-line option (Rust's NicConfig).
     Options& AddNicParams();
+    /// The parameters of ns3::SwitchNode (Rust's SwitchConfig) whose command-line options are
+    /// `names` (e.g. "buffer", "headroom"), with their Rust defaults, rules and help.
+    Options& AddSwitchParams(const std::vector<std::string>& names);
+    /// The parameters of ns3::RedEcnQueueDisc (Rust's RedEcnConfig) whose command-line options
+    /// are `names` (among kmin, kmax, pmax, notEct, kfs, bufMax).
+    Options& AddRedEcnParams(const std::vector<std::string>& names);
 
     /**
      * Parses the command line (see the class documentation); on success every option has a
@@ -143,6 +151,29 @@ class Options
      * \param lossless whether the data priority is lossless
      */
     void ApplyNicDefaults(uint64_t lineRateBps, ns3::Time baseRtt, bool lossless) const;
+
+    /**
+     * After Parse: checks the switch parameters of AddSwitchParams together for a switch of
+     * `ports` ports whose links all have `rateBps` and `delay`, with the priorities of
+     * `pfcPriorities` lossless (e.g. an explicit --headroom below what the links need, or a
+     * --buffer that cannot hold every port's headroom; errors name the options, exit 2), then
+     * makes the given ones the defaults of every ns3::SwitchNode created afterwards.
+     * \param ports the switch's ports
+     * \param rateBps the rate of every link
+     * \param delay the one-way delay of every link
+     * \param pfcPriorities mask of the lossless priorities
+     */
+    void ApplySwitchDefaults(uint32_t ports,
+                             uint64_t rateBps,
+                             ns3::Time delay,
+                             uint8_t pfcPriorities) const;
+
+    /**
+     * After Parse: checks the RED/ECN parameters of AddRedEcnParams together (e.g. --kmin <=
+     * --kmax, --kfs <= --bufMax; errors name the options, exit 2), then makes the given ones
+     * the defaults of every ns3::RedEcnQueueDisc created afterwards.
+     */
+    void ApplyRedEcnDefaults() const;
 
   private:
     struct Impl;

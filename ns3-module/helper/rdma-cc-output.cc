@@ -9,6 +9,9 @@
 #include "ns3/string.h"
 #include "ns3/type-id.h"
 
+#include "rdma-cc/src/scenario.rs.h"
+#include "rust/cxx.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +22,26 @@ namespace ns3
 {
 namespace rdmacc
 {
+
+double
+PayloadLimitBps(uint64_t rateBps, uint64_t payload)
+{
+    return rdmacc_ffi::payload_limit_bps(rateBps, payload);
+}
+
+void
+CheckIncastLimit(
+    uint64_t limitNs, uint64_t rateBps, uint64_t senders, uint64_t size, uint64_t payload)
+{
+    try
+    {
+        rdmacc_ffi::incast_limit_check(limitNs, rateBps, senders, size, payload);
+    }
+    catch (const rust::Error& e)
+    {
+        ConfigFatal("command line", e.what());
+    }
+}
 
 uint64_t
 CheckedBytes(const std::string& field, double value, uint64_t min)

@@ -65,6 +65,23 @@ int64_t CheckedPositiveTimeNs(const std::string& option, const std::string& text
 
 /**
  * \ingroup rdma-cc
+ * \return payload bit/s a link of `rateBps` carries at most when every frame carries
+ *         `payload` bytes (plus 62 B of RoCEv2 headers, padding to 64 B, 20 B of preamble and
+ *         gap): the wire limit of goodput (Rust rdma_cc_core::wire::payload_limit)
+ */
+double PayloadLimitBps(uint64_t rateBps, uint64_t payload);
+
+/**
+ * \ingroup rdma-cc
+ * Stops the program with a message naming --limit (exit status 2) when a run limited to
+ * `limitNs` of simulated time cannot carry `senders` x `size` payload bytes, in frames of
+ * `payload` bytes, through one link of `rateBps` at all (the check is Rust's).
+ */
+void CheckIncastLimit(
+    uint64_t limitNs, uint64_t rateBps, uint64_t senders, uint64_t size, uint64_t payload);
+
+/**
+ * \ingroup rdma-cc
  * Creates directory `dir` (and parents); stops the program with a clear message if it cannot.
  */
 void MakeOutputDir(const std::string& dir);

@@ -63,12 +63,6 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                "2000000",
                "egress queue limit of the data priority when lossy (tail drop)",
                rdmacc::Options::Range::AtLeast(1))
-        .Bytes(
-            "buffer", "12000000", "shared buffer of the switch", rdmacc::Options::Range::AtLeast(1))
-        .Bytes("headroom",
-               "32000",
-               "PFC headroom per port and lossless priority (with --pfc=1)",
-               rdmacc::Options::Range::Any())
         .BoolAuto("pfc",
                   "the data priority is lossless (PFC)",
                   "as the scheme is deployed: LDCP lossy (PFC-free), line rate lossy")
@@ -85,6 +79,7 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                   "0",
                   "with --flowTrace: sample every flow at this interval (0: a row whenever a "
                   "flow's window, rate or srtt changes)")
+        .AddSwitchParams({"buffer", "headroom", "allowHeadroomOverrun"})
         .AddNicParams();
 }
 
@@ -227,8 +222,9 @@ RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
     FabricHelper fh;
     fh.SetDeviceAttribute("DataRate", DataRateValue(DataRate(RateBps())));
     fh.SetChannelAttribute("Delay", TimeValue(m_opts.GetTime("delay")));
-    fh.SetSwitchAttribute("BufferSize", UintegerValue(m_opts.GetBytes("buffer")));
-    fh.SetSwitchAttribute("Headroom", UintegerValue(m_opts.GetBytes("headroom")));
+    // the switch options checked together on this fabric (errors name the options), then the
+    // defaults of the switch built below
+    m_opts.ApplySwitchDefaults(nHosts, RateBps(), m_opts.GetTime("delay"), Lossless() ? 0x08 : 0);
     fh.SetSwitchAttribute("EgressLimit", UintegerValue(m_opts.GetBytes("bufMax")));
     fh.SetSwitchAttribute("MmuMtu", UintegerValue(Mtu() + RoceHeader::DATA_OVERHEAD));
     fh.SetSwitchAttribute("PfcPriorities", UintegerValue(Lossless() ? 0x08 : 0));
@@ -376,7 +372,7 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
         delays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
         // a switch's egress: the most it can hold for this hop is its whole buffer
         Ptr<SwitchNode> s = DynamicCast<SwitchNode>(l.device->GetNode());
-        buffers.push_back(s ? s->GetMmuParams().buffer_size : 0);
+        buffers.push_back(s ? s->GetBufferSize() : 0);
     }
     const Time maxQueueing = NanoSeconds(static_cast<int64_t>(
         rdmacc_ffi::max_queueing_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),

@@ -7,6 +7,7 @@
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -28,7 +29,11 @@ RawHost::GetTypeId()
                                           "Payload bytes per frame (the MTU of the flows).",
                                           UintegerValue(1000),
                                           MakeUintegerAccessor(&RawHost::m_payload),
-                                          MakeUintegerChecker<uint32_t>(1, 9000));
+                                          MakeUintegerChecker<uint32_t>(1, 9000))
+                            .AddTraceSource("Rx",
+                                            "A data frame arrived: (source node, payload bytes).",
+                                            MakeTraceSourceAccessor(&RawHost::m_rxTrace),
+                                            "ns3::RawHost::RxTracedCallback");
     return tid;
 }
 
@@ -38,7 +43,8 @@ RawHost::RawHost() :
     m_rxBytes(0),
     m_rxFrames(0),
     m_firstRx(Seconds(-1)),
-    m_lastRx(Seconds(0))
+    m_lastRx(Seconds(0)),
+    m_firstRxPayload(0)
 {
 }
 
@@ -128,8 +134,16 @@ RawHost::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     if (m_firstRx.IsStrictlyNegative())
     {
         m_firstRx = Simulator::Now();
+        m_firstRxPayload = len;
     }
     m_lastRx = Simulator::Now();
+    m_rxTrace(RoceHeader::IpToNode(h.srcIp), len);
+}
+
+uint64_t
+RawHost::GetFirstReceivedPayload() const
+{
+    return m_firstRxPayload;
 }
 
 const std::vector<RawHost::Flow>&

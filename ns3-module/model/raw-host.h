@@ -12,6 +12,7 @@
 
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/traced-callback.h"
 
 #include <map>
 #include <vector>
@@ -79,6 +80,12 @@ class RawHost
     uint64_t GetReceivedFrames() const;
     /// \return time of the first and last received data frame
     std::pair<Time, Time> GetReceiveWindow() const;
+    /// \return payload bytes of the first data frame received (0 before any): what arrived
+    ///         by the start of GetReceiveWindow, for goodput over that window
+    uint64_t GetFirstReceivedPayload() const;
+
+    /// Rx trace signature: (source node, payload bytes) of a data frame received.
+    typedef void (*RxTracedCallback)(uint32_t, uint64_t);
 
     Ptr<Packet> PullData(uint32_t flow) override;
 
@@ -89,15 +96,17 @@ class RawHost
     void StartFlow(uint32_t i);
     void Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
 
-    Ptr<QbbNetDevice> m_dev;                   //!< the host's device
-    uint32_t m_nodeId;                         //!< this host
-    uint32_t m_payload;                        //!< Payload attribute
-    std::vector<Flow> m_flows;                 //!< flows
-    std::map<uint32_t, uint64_t> m_rxBySource; //!< payload received per source
-    uint64_t m_rxBytes;                        //!< payload received
-    uint64_t m_rxFrames;                       //!< frames received
-    Time m_firstRx;                            //!< first data frame received
-    Time m_lastRx;                             //!< last data frame received
+    Ptr<QbbNetDevice> m_dev;                      //!< the host's device
+    uint32_t m_nodeId;                            //!< this host
+    uint32_t m_payload;                           //!< Payload attribute
+    std::vector<Flow> m_flows;                    //!< flows
+    std::map<uint32_t, uint64_t> m_rxBySource;    //!< payload received per source
+    uint64_t m_rxBytes;                           //!< payload received
+    uint64_t m_rxFrames;                          //!< frames received
+    Time m_firstRx;                               //!< first data frame received
+    Time m_lastRx;                                //!< last data frame received
+    uint64_t m_firstRxPayload;                    //!< payload of the first data frame received
+    TracedCallback<uint32_t, uint64_t> m_rxTrace; //!< every data frame received
 };
 
 } // namespace ns3

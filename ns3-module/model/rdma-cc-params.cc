@@ -14,6 +14,7 @@
 #include "ns3/uinteger.h"
 
 #include "rdma-cc/src/params.rs.h"
+#include "rdma-cc/src/switch.rs.h"
 #include "rdma-cc/src/transport.rs.h"
 #include "rust/cxx.h"
 
@@ -74,6 +75,88 @@ CheckerOf(ParamKind kind)
     }
 }
 
+/// The Rust value of an ns-3 attribute value of the type `kind` maps to (false: another type).
+/// A negative duration stops the program with a message naming `where`.
+bool
+FromAttribute(ParamKind kind,
+              const AttributeValue& value,
+              const std::string& where,
+              rdmacc_ffi::ParamValue& v)
+{
+    v.kind = kind;
+    switch (kind)
+    {
+    case ParamKind::Real:
+    {
+        auto* d = dynamic_cast<const DoubleValue*>(&value);
+        if (!d)
+        {
+            return false;
+        }
+        v.real = d->Get();
+        return true;
+    }
+    case ParamKind::Count:
+    case ParamKind::Bytes:
+    {
+        auto* u = dynamic_cast<const UintegerValue*>(&value);
+        if (!u)
+        {
+            return false;
+        }
+        v.uint = u->Get();
+        return true;
+    }
+    case ParamKind::Time:
+    {
+        auto* t = dynamic_cast<const TimeValue*>(&value);
+        if (!t)
+        {
+            return false;
+        }
+        if (t->Get().IsStrictlyNegative())
+        {
+            rdmacc::ConfigFatal(where,
+                                "invalid " + where + " = " +
+                                    std::to_string(t->Get().GetNanoSeconds()) +
+                                    " ns: must be >= 0");
+        }
+        v.uint = static_cast<uint64_t>(t->Get().GetNanoSeconds());
+        return true;
+    }
+    case ParamKind::Rate:
+    {
+        auto* r = dynamic_cast<const DataRateValue*>(&value);
+        if (!r)
+        {
+            return false;
+        }
+        v.uint = r->Get().GetBitRate();
+        return true;
+    }
+    case ParamKind::Bool:
+    {
+        auto* b = dynamic_cast<const BooleanValue*>(&value);
+        if (!b)
+        {
+            return false;
+        }
+        v.flag = b->Get();
+        return true;
+    }
+    default:
+    {
+        auto* s = dynamic_cast<const StringValue*>(&value);
+        if (!s)
+        {
+            return false;
+        }
+        v.text = s->Get();
+        return true;
+    }
+    }
+}
+
 /// Reads and writes one parameter of a RustParamOwner.
 class RustParamAccessor : public AttributeAccessor
 {
@@ -89,82 +172,10 @@ class RustParamAccessor : public AttributeAccessor
     Set(ObjectBase* object, const AttributeValue& value) const override
     {
         auto* owner = dynamic_cast<RustParamOwner*>(object);
-        if (!owner)
+        rdmacc_ffi::ParamValue v{};
+        if (!owner || !FromAttribute(m_kind, value, m_where, v))
         {
             return false;
-        }
-        rdmacc_ffi::ParamValue v{};
-        v.kind = m_kind;
-        switch (m_kind)
-        {
-        case ParamKind::Real:
-        {
-            auto* d = dynamic_cast<const DoubleValue*>(&value);
-            if (!d)
-            {
-                return false;
-            }
-            v.real = d->Get();
-            break;
-        }
-        case ParamKind::Count:
-        case ParamKind::Bytes:
-        {
-            auto* u = dynamic_cast<const UintegerValue*>(&value);
-            if (!u)
-            {
-                return false;
-            }
-            v.uint = u->Get();
-            break;
-        }
-        case ParamKind::Time:
-        {
-            auto* t = dynamic_cast<const TimeValue*>(&value);
-            if (!t)
-            {
-                return false;
-            }
-            if (t->Get().IsStrictlyNegative())
-            {
-                rdmacc::ConfigFatal(m_where,
-                                    "invalid " + m_where + " = " +
-                                        std::to_string(t->Get().GetNanoSeconds()) +
-                                        " ns: must be >= 0");
-            }
-            v.uint = static_cast<uint64_t>(t->Get().GetNanoSeconds());
-            break;
-        }
-        case ParamKind::Rate:
-        {
-            auto* r = dynamic_cast<const DataRateValue*>(&value);
-            if (!r)
-            {
-                return false;
-            }
-            v.uint = r->Get().GetBitRate();
-            break;
-        }
-        case ParamKind::Bool:
-        {
-            auto* b = dynamic_cast<const BooleanValue*>(&value);
-            if (!b)
-            {
-                return false;
-            }
-            v.flag = b->Get();
-            break;
-        }
-        default:
-        {
-            auto* s = dynamic_cast<const StringValue*>(&value);
-            if (!s)
-            {
-                return false;
-            }
-            v.text = s->Get();
-            break;
-        }
         }
         owner->SetRustParam(m_index, v);
         return true;
@@ -209,6 +220,10 @@ SpecsOf(rdmacc::ParamTable table)
 {
     switch (table)
     {
+    case rdmacc::ParamTable::Switch:
+        return rdmacc_ffi::switch_param_specs();
+    case rdmacc::ParamTable::RedEcn:
+        return rdmacc_ffi::red_ecn_param_specs();
     case rdmacc::ParamTable::Nic:
     default:
         return rdmacc_ffi::nic_param_specs();
@@ -240,6 +255,46 @@ Ptr<AttributeValue>
 ToAttributeValue(const rdmacc_ffi::ParamValue& v)
 {
     return ToAttribute(v);
+}
+
+std::string
+CheckRustParam(ParamTable table, const std::string& attr, const AttributeValue& value)
+{
+    const auto specs = SpecsOf(table);
+    for (std::size_t i = 0; i < specs.size(); i++)
+    {
+        if (std::string(specs[i].attr) != attr)
+        {
+            continue;
+        }
+        rdmacc_ffi::ParamValue v{};
+        if (!FromAttribute(specs[i].kind, value, attr, v))
+        {
+            return "invalid " + attr + ": not a value of the attribute's type";
+        }
+        try
+        {
+            switch (table)
+            {
+            case ParamTable::Switch:
+                rdmacc_ffi::switch_params_new()->set(i, v);
+                break;
+            case ParamTable::RedEcn:
+                rdmacc_ffi::red_ecn_params_new()->set(i, v);
+                break;
+            case ParamTable::Nic:
+            default:
+                rdmacc_ffi::nic_params_new()->set(i, v);
+                break;
+            }
+        }
+        catch (const rust::Error& e)
+        {
+            return e.what();
+        }
+        return "";
+    }
+    return "no attribute " + attr;
 }
 
 } // namespace rdmacc

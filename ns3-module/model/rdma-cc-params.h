@@ -11,6 +11,7 @@
 #include "ns3/type-id.h"
 
 #include <cstddef>
+#include <string>
 
 namespace rdmacc_ffi
 {
@@ -52,7 +53,9 @@ namespace rdmacc
 /// The Rust parameter tables that become attributes.
 enum class ParamTable
 {
-    Nic, //!< RdmaNic: every scheme's constants, the transport's timers, the receiver's policy
+    Nic,    //!< RdmaNic: every scheme's constants, the transport's timers, the receiver's policy
+    Switch, //!< SwitchNode: the MMU (buffer, headroom, PFC thresholds), ECMP seed, control pool
+    RedEcn, //!< RedEcnQueueDisc: RED/ECN marking, Not-ECT treatment, queue limit
 };
 
 /**
@@ -76,6 +79,17 @@ void AddRustAttributes(TypeId& tid, ParamTable table, const std::string& owner);
  * \param v the value
  */
 Ptr<AttributeValue> ToAttributeValue(const rdmacc_ffi::ParamValue& v);
+
+/**
+ * \ingroup rdma-cc
+ * Checks a value of attribute `attr` of `table` against its Rust spec (kind and bounds)
+ * without setting it anywhere: what setting the attribute would report.
+ * \param table which table
+ * \param attr the attribute's name
+ * \param value the value
+ * \return "" when valid, else the message naming the attribute, the value and the rule
+ */
+std::string CheckRustParam(ParamTable table, const std::string& attr, const AttributeValue& value);
 
 } // namespace rdmacc
 } // namespace ns3

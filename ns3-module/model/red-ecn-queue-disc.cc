@@ -3,21 +3,19 @@
  */
 #include "red-ecn-queue-disc.h"
 
-#include "rdma-cc-compat.h"
 #include "rdma-cc-error.h"
 #include "rdma-cc-log.h"
 
-#include "ns3/double.h"
 #include "ns3/drop-tail-queue.h"
-#include "ns3/enum.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/ipv6-queue-disc-item.h"
 #include "ns3/log.h"
-#include "ns3/uinteger.h"
 
+#include "rdma-cc/src/params.rs.h"
 #include "rdma-cc/src/switch.rs.h"
 #include "rust/cxx.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace ns3
@@ -46,91 +44,55 @@ ReasonTable()
     return table;
 }
 
-rdmacc_ffi::RedEcnParams
-MakeParams(uint32_t kMin,
-           uint32_t kMax,
-           double pMax,
-           RedEcnQueueDisc::NotEctMode notEct,
-           uint32_t kFs,
-           uint32_t bufMax)
-{
-    rdmacc_ffi::RedEcnParams p{};
-    p.k_min = kMin;
-    p.k_max = kMax;
-    p.p_max = pMax;
-    p.not_ect = static_cast<rdmacc_ffi::NotEctMode>(static_cast<uint8_t>(notEct));
-    p.k_fs = kFs;
-    p.buf_max = bufMax;
-    return p;
-}
 } // namespace
+
+/// The queue's settings (the Rust RedEcnConfig behind the attributes).
+struct RedEcnQueueDisc::Params
+{
+    rust::Box<rdmacc_ffi::RedEcnParams> p = rdmacc_ffi::red_ecn_params_new();
+};
 
 TypeId
 RedEcnQueueDisc::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RedEcnQueueDisc")
-            .SetParent<QueueDisc>()
-            .SetGroupName("RdmaCc")
-            .AddConstructor<RedEcnQueueDisc>()
-            .AddAttribute("KMin",
-                          "Queue length (bytes) at which ECN marking starts: below it no packet "
-                          "is marked. Must be <= KMax.",
-                          UintegerValue(5000),
-                          MakeUintegerAccessor(&RedEcnQueueDisc::m_kMin),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("KMax",
-                          "Queue length (bytes) from which every ECN-capable packet is marked; "
-                          "between KMin and KMax the probability rises linearly to PMax.",
-                          UintegerValue(200000),
-                          MakeUintegerAccessor(&RedEcnQueueDisc::m_kMax),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("PMax",
-                          "Marking probability reached just below KMax, in [0, 1] "
-                          "(DCQCN default 0.01).",
-                          DoubleValue(0.01),
-                          MakeDoubleAccessor(&RedEcnQueueDisc::m_pMax),
-                          MakeDoubleChecker<double>())
-            .AddAttribute("NotEctMode",
-                          "Treatment of Not-ECT packets: Accept (only BufMax applies), "
-                          "ThresholdDrop (drop when the queue is at or above KFs: LDCP fast "
-                          "start's WRED drop), RedDrop (drop where an ECT packet would be "
-                          "marked).",
-                          EnumValue(NOT_ECT_ACCEPT),
-                          RDMACC_ENUM_ACCESSOR(NotEctMode, &RedEcnQueueDisc::m_notEct),
-                          MakeEnumChecker(NOT_ECT_ACCEPT,
-                                          "Accept",
-                                          NOT_ECT_THRESHOLD_DROP,
-                                          "ThresholdDrop",
-                                          NOT_ECT_RED_DROP,
-                                          "RedDrop"))
-            .AddAttribute("KFs",
-                          "WRED drop threshold (bytes) for Not-ECT packets when NotEctMode is "
-                          "ThresholdDrop (\"K\" in the LDCP draft). Must be <= BufMax.",
-                          UintegerValue(100000),
-                          MakeUintegerAccessor(&RedEcnQueueDisc::m_kFs),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("BufMax",
-                          "Queue limit in bytes: a packet that would take the queue past it is "
-                          "tail-dropped (reason queue_full).",
-                          UintegerValue(1000000),
-                          MakeUintegerAccessor(&RedEcnQueueDisc::m_bufMax),
-                          MakeUintegerChecker<uint32_t>(1));
+    static TypeId tid = []()
+    {
+        TypeId t = TypeId("ns3::RedEcnQueueDisc")
+                       .SetParent<QueueDisc>()
+                       .SetGroupName("RdmaCc")
+                       .AddConstructor<RedEcnQueueDisc>();
+        rdmacc::AddRustAttributes(t, rdmacc::ParamTable::RedEcn, "ns3::RedEcnQueueDisc");
+        return t;
+    }();
     return tid;
 }
 
 RedEcnQueueDisc::RedEcnQueueDisc() :
     QueueDisc(QueueDiscSizePolicy::NO_LIMITS),
-    m_kMin(0),
-    m_kMax(0),
-    m_pMax(0),
-    m_notEct(NOT_ECT_ACCEPT),
-    m_kFs(0),
-    m_bufMax(1),
+    m_params(std::make_unique<Params>()),
     m_uv(CreateObject<UniformRandomVariable>()),
     m_policy(nullptr)
 {
     NS_LOG_FUNCTION(this);
+}
+
+void
+RedEcnQueueDisc::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v)
+{
+    try
+    {
+        m_params->p->set(index, v);
+    }
+    catch (const rust::Error& e)
+    {
+        rdmacc::ConfigFatal("ns3::RedEcnQueueDisc", e.what());
+    }
+}
+
+void
+RedEcnQueueDisc::GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const
+{
+    out = m_params->p->get(index);
 }
 
 RedEcnQueueDisc::~RedEcnQueueDisc()
@@ -183,8 +145,7 @@ RedEcnQueueDisc::ValidateConfig() const
 {
     try
     {
-        auto p =
-            rdmacc_ffi::red_ecn_new(MakeParams(m_kMin, m_kMax, m_pMax, m_notEct, m_kFs, m_bufMax));
+        m_params->p->validate();
         return "";
     }
     catch (const rust::Error& e)
@@ -260,8 +221,7 @@ RedEcnQueueDisc::CheckConfig()
     rdmacc::SyncLog();
     try
     {
-        auto box =
-            rdmacc_ffi::red_ecn_new(MakeParams(m_kMin, m_kMax, m_pMax, m_notEct, m_kFs, m_bufMax));
+        auto box = rdmacc_ffi::red_ecn_new(*m_params->p);
         if (m_policy)
         {
             (void)rust::Box<rdmacc_ffi::RedEcn>::from_raw(m_policy);
@@ -275,7 +235,10 @@ RedEcnQueueDisc::CheckConfig()
     if (GetNInternalQueues() == 0)
     {
         auto q = CreateObject<DropTailQueue<QueueDiscItem>>();
-        q->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, m_bufMax));
+        // a backstop only: the policy tail-drops at BufMax first
+        const uint64_t limit = m_params->p->buf_max();
+        q->SetMaxSize(QueueSize(QueueSizeUnit::BYTES,
+                                static_cast<uint32_t>(std::min<uint64_t>(limit, UINT32_MAX))));
         AddInternalQueue(q);
     }
     return GetNInternalQueues() == 1;

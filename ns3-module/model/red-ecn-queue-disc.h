@@ -8,6 +8,8 @@
 #ifndef RED_ECN_QUEUE_DISC_H
 #define RED_ECN_QUEUE_DISC_H
 
+#include "rdma-cc-params.h"
+
 #include "ns3/queue-disc.h"
 #include "ns3/random-variable-stream.h"
 
@@ -19,6 +21,7 @@
 namespace rdmacc_ffi
 {
 struct RedEcn;
+struct RedEcnParams;
 enum class DropReason : std::uint8_t;
 } // namespace rdmacc_ffi
 
@@ -36,23 +39,21 @@ namespace ns3
  *
  * The queue length used is the queue disc's byte count before the arriving packet is added.
  * Every decision is taken by the Rust policy (rust/switch/src/red.rs); this class converts the
- * packet to (queue bytes, size, ECN bits, random draw) and acts on the verdict.
+ * packet to (queue bytes, size, ECN bits, random draw) and acts on the verdict. The attributes
+ * (KMin, KMax, PMax, NotEctMode, KFs, BufMax) are the parameters of the Rust table: names,
+ * defaults, bounds and help are defined there; a value out of its bounds stops the program
+ * with a message naming the attribute (exit status 2), and the settings are checked together
+ * when the queue disc is initialised.
  *
  * Drops are reported through the QueueDisc "Drop"/"DropBeforeEnqueue" trace sources and
  * QueueDisc::Stats with the reasons in DropReasonName(); marks through "Mark" with reason
  * MARK_REASON.
  */
-class RedEcnQueueDisc : public QueueDisc
+class RedEcnQueueDisc
+    : public QueueDisc
+    , public RustParamOwner
 {
   public:
-    /// Not-ECT treatment, mirrors rdma_cc_switch::red::NotEct.
-    enum NotEctMode
-    {
-        NOT_ECT_ACCEPT = 0,         //!< enqueue; only BufMax applies
-        NOT_ECT_THRESHOLD_DROP = 1, //!< drop at or above KFs
-        NOT_ECT_RED_DROP = 2,       //!< drop where an ECT packet would be marked
-    };
-
     /// Mark reason reported to QueueDisc::Stats.
     static constexpr const char* MARK_REASON = "ecn_mark";
 
@@ -94,7 +95,12 @@ class RedEcnQueueDisc : public QueueDisc
      */
     int64_t AssignStreams(int64_t stream);
 
+    // RustParamOwner
+    void SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v) override;
+    void GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const override;
+
   private:
+    struct Params;
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
     Ptr<QueueDiscItem> DoDequeue() override;
     Ptr<const QueueDiscItem> DoPeek() override;
@@ -104,14 +110,9 @@ class RedEcnQueueDisc : public QueueDisc
     /// \return the ECN bits of the item's IP header (Not-ECT for non-IP items)
     static uint8_t EcnBits(Ptr<const QueueDiscItem> item);
 
-    uint32_t m_kMin;                 //!< KMin attribute, bytes
-    uint32_t m_kMax;                 //!< KMax attribute, bytes
-    double m_pMax;                   //!< PMax attribute
-    NotEctMode m_notEct;             //!< NotEctMode attribute
-    uint32_t m_kFs;                  //!< KFs attribute, bytes
-    uint32_t m_bufMax;               //!< BufMax attribute, bytes
-    Ptr<UniformRandomVariable> m_uv; //!< marking draws
-    rdmacc_ffi::RedEcn* m_policy;    //!< the Rust policy (owned; freed in the destructor)
+    std::unique_ptr<Params> m_params; //!< the attributes (Rust RedEcnConfig)
+    Ptr<UniformRandomVariable> m_uv;  //!< marking draws
+    rdmacc_ffi::RedEcn* m_policy;     //!< the Rust policy (owned; freed in the destructor)
 };
 
 } // namespace ns3

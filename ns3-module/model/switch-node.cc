@@ -8,12 +8,11 @@
 #include "red-ecn-queue-disc.h"
 #include "roce-header.h"
 
-#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
-#include "ns3/uinteger.h"
 
+#include "rdma-cc/src/params.rs.h"
 #include "rdma-cc/src/sched.rs.h"
 #include "rdma-cc/src/switch.rs.h"
 #include "rust/cxx.h"
@@ -26,105 +25,62 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("SwitchNode");
 NS_OBJECT_ENSURE_REGISTERED(SwitchNode);
 
+/// The switch's parameters (the Rust SwitchConfig behind the attributes).
+struct SwitchNode::Params
+{
+    rust::Box<rdmacc_ffi::SwitchParams> p = rdmacc_ffi::switch_params_new();
+};
+
 TypeId
 SwitchNode::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::SwitchNode")
-            .SetParent<Node>()
-            .SetGroupName("RdmaCc")
-            .AddConstructor<SwitchNode>()
-            .AddAttribute("BufferSize",
-                          "Total shared buffer B of the switch, bytes (DCQCN: 12 MB).",
-                          UintegerValue(12000000),
-                          MakeUintegerAccessor(&SwitchNode::m_bufferSize),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("Reserve",
-                          "Reserved (guaranteed) bytes per ingress (port, priority) queue.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&SwitchNode::m_reserve),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("Headroom",
-                          "PFC headroom per ingress (port, lossless priority), bytes: absorbs "
-                          "what arrives after a PAUSE is sent (DCQCN t_flight; needs 2 x link "
-                          "BDP + 2 MTU + one PAUSE frame).",
-                          UintegerValue(22400),
-                          MakeUintegerAccessor(&SwitchNode::m_headroom),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("XoffBeta",
-                          "Dynamic PFC threshold: an ingress queue pauses its peer when its "
-                          "shared-buffer use exceeds XoffBeta x (free shared buffer) / 8 "
-                          "(DCQCN section 4, beta = 8). 0 selects the static XoffStatic.",
-                          DoubleValue(8.0),
-                          MakeDoubleAccessor(&SwitchNode::m_xoffBeta),
-                          MakeDoubleChecker<double>())
-            .AddAttribute("XoffStatic",
-                          "Static PFC threshold on an ingress queue's shared-buffer use, bytes "
-                          "(used when XoffBeta = 0).",
-                          UintegerValue(100000),
-                          MakeUintegerAccessor(&SwitchNode::m_xoffStatic),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("XonDelta",
-                          "Hysteresis: a paused ingress queue resumes its peer when its shared "
-                          "use falls to XOFF - XonDelta, bytes (DCQCN: 2 MTU).",
-                          UintegerValue(3000),
-                          MakeUintegerAccessor(&SwitchNode::m_xonDelta),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("PfcPriorities",
-                          "Bit mask of the lossless priorities (PFC enabled; bit p = priority "
-                          "p). Other priorities are lossy: tail drop at EgressLimit.",
-                          UintegerValue(0x08),
-                          MakeUintegerAccessor(&SwitchNode::m_pfcPriorities),
-                          MakeUintegerChecker<uint8_t>())
-            .AddAttribute("EgressLimit",
-                          "Egress queue limit of lossy priorities (buf_max), bytes.",
-                          UintegerValue(375000),
-                          MakeUintegerAccessor(&SwitchNode::m_egressLimit),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("MmuMtu",
-                          "Largest frame, bytes, used for the XON hysteresis checks and the "
-                          "headroom estimate (1000 B payload + 62 B headers by default).",
-                          UintegerValue(1062),
-                          MakeUintegerAccessor(&SwitchNode::m_mtu),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("EcmpSeed",
-                          "Seed of this switch's ECMP hash (0: derived from the node id, so "
-                          "switches hash differently).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&SwitchNode::m_ecmpSeed),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("ControlBuffer",
-                          "Bytes of the control pool, apart from BufferSize: control frames "
-                          "(ACK, NACK, CNP, probe responses, frames the switch originates) are "
-                          "accounted here, never in the data MMU, and dropped (reason "
-                          "control) only when it is full. Control frames have strict priority "
-                          "at every port, so a port's control queue only holds what arrives "
-                          "while one frame is on the wire (about one control frame per "
-                          "ingress port), and control traffic is a few percent of the data "
-                          "rate that causes it (a 66 B ACK per 1062 B data frame): the "
-                          "default, 1 MB, holds about 15000 ACKs and never fills in a normal "
-                          "run.",
-                          UintegerValue(rdmacc_ffi::control_buffer_default()),
-                          MakeUintegerAccessor(&SwitchNode::m_controlBuffer),
-                          MakeUintegerChecker<uint64_t>())
-            .AddTraceSource("Drop",
-                            "A frame was dropped: (frame, ingress port (for a frame the switch "
-                            "originated: the port it was for), priority, reason).",
-                            MakeTraceSourceAccessor(&SwitchNode::m_dropTrace),
-                            "ns3::SwitchNode::DropTracedCallback")
-            .AddTraceSource("ControlRx",
-                            "A neighbour switch's control frame (RoceHeader SWITCH_CONTROL) "
-                            "arrived for this switch: (frame, port).",
-                            MakeTraceSourceAccessor(&SwitchNode::m_controlRxTrace),
-                            "ns3::SwitchNode::ControlRxTracedCallback");
+    static TypeId tid = []()
+    {
+        TypeId t =
+            TypeId("ns3::SwitchNode")
+                .SetParent<Node>()
+                .SetGroupName("RdmaCc")
+                .AddConstructor<SwitchNode>()
+                .AddTraceSource("Drop",
+                                "A frame was dropped: (frame, ingress port (for a frame the "
+                                "switch originated: the port it was for), priority, reason).",
+                                MakeTraceSourceAccessor(&SwitchNode::m_dropTrace),
+                                "ns3::SwitchNode::DropTracedCallback")
+                .AddTraceSource("ControlRx",
+                                "A neighbour switch's control frame (RoceHeader SWITCH_CONTROL) "
+                                "arrived for this switch: (frame, port).",
+                                MakeTraceSourceAccessor(&SwitchNode::m_controlRxTrace),
+                                "ns3::SwitchNode::ControlRxTracedCallback");
+        rdmacc::AddRustAttributes(t, rdmacc::ParamTable::Switch, "ns3::SwitchNode");
+        return t;
+    }();
     return tid;
 }
 
 SwitchNode::SwitchNode() :
     m_core(nullptr),
     m_uv(CreateObject<UniformRandomVariable>()),
-    m_controlBuffer(rdmacc_ffi::control_buffer_default())
+    m_params(std::make_unique<Params>())
 {
+}
+
+void
+SwitchNode::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v)
+{
+    try
+    {
+        m_params->p->set(index, v);
+    }
+    catch (const rust::Error& e)
+    {
+        rdmacc::ConfigFatal("ns3::SwitchNode", e.what());
+    }
+}
+
+void
+SwitchNode::GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const
+{
+    out = m_params->p->get(index);
 }
 
 SwitchNode::~SwitchNode()
@@ -165,39 +121,52 @@ SwitchNode::GetPort(uint32_t i) const
     return m_ports.at(i);
 }
 
-rdmacc_ffi::MmuParams
-SwitchNode::GetMmuParams() const
+std::pair<std::vector<uint64_t>, std::vector<uint64_t>>
+SwitchNode::PortLinks() const
 {
-    rdmacc_ffi::MmuParams p{};
-    p.buffer_size = m_bufferSize;
-    p.ports = static_cast<uint32_t>(m_ports.size());
-    p.mtu = m_mtu;
-    p.reserve = m_reserve;
-    p.headroom = m_headroom;
-    p.xoff_dynamic = m_xoffBeta > 0;
-    p.xoff_static = m_xoffStatic;
-    p.xoff_beta = m_xoffBeta;
-    p.xon_delta = m_xonDelta;
-    p.lossless_mask = m_pfcPriorities;
-    p.egress_limit = m_egressLimit;
-    p.control_buffer = m_controlBuffer;
-    return p;
+    std::vector<uint64_t> rates;
+    std::vector<uint64_t> delays;
+    for (const auto& port : m_ports)
+    {
+        rates.push_back(port->GetDataRate().GetBitRate());
+        delays.push_back(
+            static_cast<uint64_t>(std::max<int64_t>(0, port->GetDelay().GetNanoSeconds())));
+    }
+    return {rates, delays};
+}
+
+std::string
+SwitchNode::ValidateConfig() const
+{
+    const auto [rates, delays] = PortLinks();
+    try
+    {
+        m_params->p->validate_options(rust::Slice<const rust::String>(),
+                                      m_params->p->pfc_priorities(),
+                                      rust::Slice<const uint64_t>(rates.data(), rates.size()),
+                                      rust::Slice<const uint64_t>(delays.data(), delays.size()));
+    }
+    catch (const rust::Error& e)
+    {
+        return e.what();
+    }
+    return "";
 }
 
 void
 SwitchNode::Setup(const rdmacc_ffi::Topology& topo)
 {
     rdmacc::SyncLog();
-    const std::string where = "ns3::SwitchNode " + std::to_string(GetId());
-    if (m_xoffBeta < 0)
-    {
-        rdmacc::ConfigFatal(where,
-                            "invalid XoffBeta = " + std::to_string(m_xoffBeta) + ": must be >= 0");
-    }
-    uint64_t seed = m_ecmpSeed ? m_ecmpSeed : 0x9E3779B97F4A7C15ULL * (GetId() + 1);
+    // each port's link: its PFC headroom follows from the rate and the delay
+    const auto [rates, delays] = PortLinks();
     try
     {
-        auto core = rdmacc_ffi::switch_core_new(GetMmuParams(), topo, GetId(), seed);
+        auto core =
+            rdmacc_ffi::switch_core_new(*m_params->p,
+                                        rust::Slice<const uint64_t>(rates.data(), rates.size()),
+                                        rust::Slice<const uint64_t>(delays.data(), delays.size()),
+                                        topo,
+                                        GetId());
         if (m_core)
         {
             (void)rust::Box<rdmacc_ffi::SwitchCore>::from_raw(m_core);
@@ -206,31 +175,17 @@ SwitchNode::Setup(const rdmacc_ffi::Topology& topo)
     }
     catch (const rust::Error& e)
     {
-        rdmacc::ConfigFatal(where, e.what());
+        rdmacc::ConfigFatal("ns3::SwitchNode " + std::to_string(GetId()), e.what());
     }
 }
 
 void
-SwitchNode::SetQueuePolicy(uint32_t port,
-                           uint8_t prio,
-                           uint64_t kMin,
-                           uint64_t kMax,
-                           double pMax,
-                           uint8_t notEct,
-                           uint64_t kFs,
-                           uint64_t bufMax)
+SwitchNode::SetQueuePolicy(uint32_t port, uint8_t prio, const rdmacc_ffi::RedEcnParams& policy)
 {
     NS_ABORT_MSG_UNLESS(m_core, "SwitchNode::SetQueuePolicy before Setup");
-    rdmacc_ffi::RedEcnParams p{};
-    p.k_min = kMin;
-    p.k_max = kMax;
-    p.p_max = pMax;
-    p.not_ect = static_cast<rdmacc_ffi::NotEctMode>(notEct);
-    p.k_fs = kFs;
-    p.buf_max = bufMax;
     try
     {
-        m_core->set_queue_policy(port, prio, p);
+        m_core->set_queue_policy(port, prio, policy);
     }
     catch (const rust::Error& e)
     {
@@ -331,6 +286,19 @@ SwitchNode::ResetMaxEgress()
 }
 
 void
+SwitchNode::SampleEgress(uint8_t prioMask, rust::Vec<rdmacc_ffi::EgressSample>& out) const
+{
+    if (m_core)
+    {
+        m_core->sample_egress(prioMask, out);
+    }
+    else
+    {
+        out.clear();
+    }
+}
+
+void
 SwitchNode::OnDequeue(Ptr<QbbNetDevice> dev, const rdmacc_ffi::TxPacket& t)
 {
     const rdmacc_ffi::PfcAction a = m_core->on_departure(t, dev->GetIfIndex());
@@ -378,32 +346,30 @@ SwitchNode::GetEgressBytes(uint32_t port, uint8_t prio) const
 uint8_t
 SwitchNode::GetPfcPriorities() const
 {
-    return m_pfcPriorities;
+    return m_params->p->pfc_priorities();
+}
+
+uint64_t
+SwitchNode::GetBufferSize() const
+{
+    return m_params->p->buffer_size();
+}
+
+uint64_t
+SwitchNode::GetHeadroom(uint32_t port) const
+{
+    return m_core ? m_core->headroom(port) : 0;
 }
 
 std::vector<std::string>
-SwitchNode::ConfigWarnings(uint64_t kMin) const
+SwitchNode::ConfigWarnings(bool marking, uint64_t kMin) const
 {
     std::vector<std::string> out;
-    const auto params = GetMmuParams();
-    // one check per distinct (rate, delay) among the ports
-    std::vector<std::pair<uint64_t, int64_t>> seen;
-    for (const auto& port : m_ports)
+    if (m_core)
     {
-        std::pair<uint64_t, int64_t> key{port->GetDataRate().GetBitRate(),
-                                         port->GetDelay().GetNanoSeconds()};
-        if (std::find(seen.begin(), seen.end(), key) != seen.end())
+        for (const auto& w : m_core->warnings(marking, kMin))
         {
-            continue;
-        }
-        seen.push_back(key);
-        for (const auto& w : rdmacc_ffi::mmu_warnings(params, kMin, key.first, key.second))
-        {
-            std::string s(w);
-            if (std::find(out.begin(), out.end(), s) == out.end())
-            {
-                out.push_back(s);
-            }
+            out.emplace_back(w);
         }
     }
     return out;

@@ -8,6 +8,7 @@
 #define SWITCH_NODE_H
 
 #include "qbb-net-device.h"
+#include "rdma-cc-params.h"
 
 #include "ns3/node.h"
 #include "ns3/random-variable-stream.h"
@@ -15,6 +16,7 @@
 
 #include "rdma-cc/src/switch.rs.h"
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,11 +41,16 @@ namespace ns3
  * a frame it built on a port (SendControlFrame), and hands frames a neighbour switch built
  * for it to the ControlRx trace.
  *
- * Buffer attributes (DCQCN §4): BufferSize, Reserve, Headroom, XoffBeta (dynamic XOFF) or
- * XoffStatic, XonDelta, PfcPriorities (lossless priorities), EgressLimit (lossy tail drop);
+ * The attributes are the parameters of the Rust switch table (rust/switch/src/mmu.rs and
+ * core.rs: names, defaults, bounds and help are defined there): the buffer (DCQCN, SIGCOMM
+ * 2015, section 4) BufferSize, Reserve, Headroom (default: each port's need from its link),
+ * AllowHeadroomOverrun, XoffBeta (dynamic XOFF) or XoffStatic, XonDelta, PfcPriorities
+ * (lossless priorities, IEEE 802.1Qbb), EgressLimit (lossy tail drop), MmuMtu; EcmpSeed;
  * ControlBuffer (the control pool).
  */
-class SwitchNode : public Node
+class SwitchNode
+    : public Node
+    , public RustParamOwner
 {
   public:
     /**
@@ -62,23 +69,26 @@ class SwitchNode : public Node
     Ptr<QbbNetDevice> GetPort(uint32_t i) const;
 
     /**
-     * Builds the switch core: validates the buffer attributes (a bad value stops the program
-     * with a message naming the attribute) and takes this node's routes from `topo`.
+     * Builds the switch core: validates the attributes against the ports' links (each port's
+     * PFC headroom follows from the rate and delay of its link; a bad value stops the program
+     * with a message naming the attribute, exit status 2) and takes this node's routes from
+     * `topo`.
      */
     void Setup(const rdmacc_ffi::Topology& topo);
 
     /**
-     * Installs a RED/ECN + WRED policy on egress queue (port, prio) (after Setup).
-     * notEct: 0 Accept, 1 ThresholdDrop at kFs, 2 RedDrop. A bad value stops the program.
+     * Checks the attributes against the ports' links as Setup does (e.g. an explicit Headroom
+     * below what a port's link needs, a BufferSize that cannot hold every port's headroom),
+     * without stopping the program.
+     * \return "" when valid, else the message naming the attribute, its value and the rule
      */
-    void SetQueuePolicy(uint32_t port,
-                        uint8_t prio,
-                        uint64_t kMin,
-                        uint64_t kMax,
-                        double pMax,
-                        uint8_t notEct,
-                        uint64_t kFs,
-                        uint64_t bufMax);
+    std::string ValidateConfig() const;
+
+    /**
+     * Installs a RED/ECN + WRED policy on egress queue (port, prio) (after Setup). A bad value
+     * stops the program with a message naming the attribute (exit status 2).
+     */
+    void SetQueuePolicy(uint32_t port, uint8_t prio, const rdmacc_ffi::RedEcnParams& policy);
 
     /// Counters of the switch (the Rust core's; drops by reason in named fields).
     typedef rdmacc_ffi::SwitchCounters Counters;
@@ -105,16 +115,29 @@ class SwitchNode : public Node
     /// Restarts the maxima of GetMaxEgressBytes at the queues' current lengths (e.g. after
     /// the first RTT: a queue that only drains from then on reports its length at the reset).
     void ResetMaxEgress();
-
-    /// \return the lossless priority mask
-    uint8_t GetPfcPriorities() const;
     /**
-     * \return start-up warnings for this switch's buffer settings: whether ECN (threshold
-     * kMin) triggers before PFC (DCQCN §4) and whether the headroom covers each port's link.
+     * Replaces `out` with the non-empty egress queues of the priorities in `prioMask`, by
+     * ascending (port, priority). The Rust core keeps the list of non-empty queues at every
+     * admission and departure, so a sample costs what it records, not the port count.
+     * \param prioMask priorities to report (bit p = priority p)
+     * \param out receives (port, prio, bytes) rows; reused between calls
      */
-    std::vector<std::string> ConfigWarnings(uint64_t kMin) const;
-    /// \return the MMU parameters from the attributes
-    rdmacc_ffi::MmuParams GetMmuParams() const;
+    void SampleEgress(uint8_t prioMask, rust::Vec<rdmacc_ffi::EgressSample>& out) const;
+
+    /// \return the lossless priority mask (attribute PfcPriorities)
+    uint8_t GetPfcPriorities() const;
+    /// \return the total buffer (attribute BufferSize), bytes
+    uint64_t GetBufferSize() const;
+    /// \return the PFC headroom of each lossless ingress queue of `port` (after Setup; 0
+    ///         without lossless priorities)
+    uint64_t GetHeadroom(uint32_t port) const;
+    /**
+     * \return start-up warnings for this switch's buffer settings (after Setup): whether ECN
+     * (the smallest threshold kMin of its egress policies, when `marking`) triggers before PFC
+     * (DCQCN section 4), and an explicit headroom below a port's need that AllowHeadroomOverrun
+     * accepted.
+     */
+    std::vector<std::string> ConfigWarnings(bool marking, uint64_t kMin) const;
 
     /**
      * Assign a fixed random variable stream number to the random variables used by this model.
@@ -128,10 +151,17 @@ class SwitchNode : public Node
     /// ControlRx trace signature: (frame, port it arrived on).
     typedef void (*ControlRxTracedCallback)(Ptr<const Packet>, uint32_t);
 
+    // RustParamOwner
+    void SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v) override;
+    void GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const override;
+
   protected:
     void DoDispose() override;
 
   private:
+    struct Params;
+    /// The rate (bit/s) and one-way delay (ns) of every port's link, in port order.
+    std::pair<std::vector<uint64_t>, std::vector<uint64_t>> PortLinks() const;
     void ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
     void OnDequeue(Ptr<QbbNetDevice> dev, const rdmacc_ffi::TxPacket& t);
     void ApplyPfc(uint32_t port, uint8_t prio, rdmacc_ffi::PfcAction action);
@@ -139,17 +169,7 @@ class SwitchNode : public Node
     std::vector<Ptr<QbbNetDevice>> m_ports; //!< ports
     rdmacc_ffi::SwitchCore* m_core;         //!< the Rust core (owned)
     Ptr<UniformRandomVariable> m_uv;        //!< RED draws
-    uint64_t m_bufferSize;                  //!< BufferSize attribute
-    uint64_t m_reserve;                     //!< Reserve attribute
-    uint64_t m_headroom;                    //!< Headroom attribute
-    double m_xoffBeta;                      //!< XoffBeta attribute
-    uint64_t m_xoffStatic;                  //!< XoffStatic attribute
-    uint64_t m_xonDelta;                    //!< XonDelta attribute
-    uint8_t m_pfcPriorities;                //!< PfcPriorities attribute
-    uint64_t m_egressLimit;                 //!< EgressLimit attribute
-    uint64_t m_mtu;                         //!< MmuMtu attribute
-    uint64_t m_ecmpSeed;                    //!< EcmpSeed attribute
-    uint64_t m_controlBuffer;               //!< ControlBuffer attribute
+    std::unique_ptr<Params> m_params;       //!< the attributes (Rust SwitchConfig)
 
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, const char*> m_dropTrace; //!< drops
     TracedCallback<Ptr<const Packet>, uint32_t> m_controlRxTrace; //!< frames for this switch

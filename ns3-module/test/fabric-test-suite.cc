@@ -1,7 +1,7 @@
 /*
  * Tests of the lossless fabric: PFC timing on a QbbNetDevice, incast through a SwitchNode with
- * and without PFC, headroom overrun, ECMP over a Clos, Clos routes and base RTT, and the MMU
- * accounting invariants.
+ * and without PFC, the default headroom from the links, headroom errors and allowed overruns,
+ * ECMP over a Clos, Clos routes and base RTT, and the MMU accounting invariants.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -199,20 +199,30 @@ struct Incast
     std::string invariants;
     uint64_t pausesRx = 0;
     std::vector<std::string> warnings;
+    uint64_t headroomInUse = 0; //!< the senders' ports' headroom
 
-    Incast(uint32_t senders, bool pfc, uint64_t bytes, uint64_t buffer, uint64_t headroom)
+    /// headroom 0: automatic (each port's need from its link)
+    Incast(uint32_t senders,
+           bool pfc,
+           uint64_t bytes,
+           uint64_t buffer,
+           uint64_t headroom,
+           Time delay = MicroSeconds(1),
+           bool allowOverrun = false)
     {
         FabricHelper fh;
         fh.SetPrintWarnings(false);
         fh.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
-        fh.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+        fh.SetChannelAttribute("Delay", TimeValue(delay));
         fh.SetSwitchAttribute("BufferSize", UintegerValue(buffer));
         fh.SetSwitchAttribute("Headroom", UintegerValue(headroom));
+        fh.SetSwitchAttribute("AllowHeadroomOverrun", BooleanValue(allowOverrun));
         fh.SetSwitchAttribute("EgressLimit", UintegerValue(200000));
         fh.SetSwitchAttribute("PfcPriorities", UintegerValue(pfc ? 0x08 : 0));
         fh.SetQueuePriorities(0);
         fabric = fh.SingleSwitch(senders + 1);
         warnings = fh.GetWarnings();
+        headroomInUse = fabric.switches[0]->GetHeadroom(1);
         for (uint32_t i = 0; i <= senders; i++)
         {
             raw.push_back(CreateObject<RawHost>());
@@ -309,12 +319,13 @@ class NoPfcIncastTestCase : public TestCase
     }
 };
 
-/// A headroom smaller than the link needs overruns, and is reported.
-class HeadroomOverrunTestCase : public TestCase
+/// The default headroom comes from each port's link: the incast of the 2055 ns links that
+/// overran a fixed 32 KB headroom (2951 overruns, 85 % delivered) is lossless.
+class DefaultHeadroomTestCase : public TestCase
 {
   public:
-    HeadroomOverrunTestCase() :
-        TestCase("too small a PFC headroom overruns: counted, warned, never silent")
+    DefaultHeadroomTestCase() :
+        TestCase("default headroom from the link: 20-to-1 over 2055 ns links is lossless")
     {
     }
 
@@ -322,13 +333,113 @@ class HeadroomOverrunTestCase : public TestCase
     void
     DoRun() override
     {
-        Incast r(4, true, 2000000, 1000000, 3000);
+        Incast r(20, true, 1000001, 12000000, 0, NanoSeconds(2055));
+        // 2 x 25 688 B (100 Gb/s x 2055 ns, rounded up) + 2 x 1082 + 1062 + 84
+        NS_TEST_ASSERT_MSG_EQ(r.headroomInUse, 54686, "each port's headroom from its link");
+        NS_TEST_ASSERT_MSG_GT(r.c.pauses, 0, "the switch paused the senders");
+        NS_TEST_ASSERT_MSG_EQ(r.Drops(), 0, "no drop on a lossless priority");
+        NS_TEST_ASSERT_MSG_EQ(r.received, r.sent, "every byte delivered");
+        NS_TEST_ASSERT_MSG_EQ(r.sent, 20 * uint64_t(1000001), "every byte sent");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(r.c.max_headroom_used,
+                                    r.headroomInUse,
+                                    "the headroom held what arrived after each PAUSE");
+        // the headroom is not grossly oversized either: most of it was needed
+        NS_TEST_ASSERT_MSG_GT(r.c.max_headroom_used, r.headroomInUse * 8 / 10, "tight bound");
+        NS_TEST_ASSERT_MSG_EQ(r.warnings.size(), 0, "no warning");
+        NS_TEST_ASSERT_MSG_EQ(r.invariants, "", "MMU accounting");
+    }
+};
+
+/// Builds (without Finalize) a single switch with `hosts` hosts on 100 Gb/s links of `delay`
+/// and the given switch attributes, and returns the switch's validation message.
+std::string
+ValidateSwitch(uint32_t hosts,
+               Time delay,
+               const std::vector<std::pair<std::string, uint64_t>>& attrs)
+{
+    FabricHelper fh;
+    fh.SetPrintWarnings(false);
+    fh.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+    fh.SetChannelAttribute("Delay", TimeValue(delay));
+    for (const auto& [name, value] : attrs)
+    {
+        fh.SetSwitchAttribute(name, UintegerValue(value));
+    }
+    Ptr<SwitchNode> sw = fh.AddSwitch();
+    for (uint32_t i = 0; i < hosts; i++)
+    {
+        fh.Connect(fh.AddHost(), sw);
+    }
+    const std::string msg = sw->ValidateConfig();
+    Simulator::Destroy();
+    return msg;
+}
+
+/// An explicit headroom below what a port's link needs, and a buffer that cannot hold every
+/// port's headroom, are configuration errors naming the attribute (Setup stops the program
+/// with exit status 2; the examples' exit statuses are checked in tests/test_pfc_incast.py).
+class HeadroomErrorsTestCase : public TestCase
+{
+  public:
+    HeadroomErrorsTestCase() :
+        TestCase("too small an explicit Headroom, or a BufferSize below the headrooms, is named")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        std::string msg = ValidateSwitch(21, NanoSeconds(2055), {{"Headroom", 32000}});
+        NS_TEST_ASSERT_MSG_EQ(msg.rfind("invalid Headroom = 32000 B: below the 54686 B port 0 "
+                                        "needs on its 100Gbps link with 2055ns delay",
+                                        0),
+                              0,
+                              "message was: " << msg);
+        NS_TEST_ASSERT_MSG_NE(msg.find("AllowHeadroomOverrun"), std::string::npos, msg);
+        NS_TEST_ASSERT_MSG_EQ(ValidateSwitch(21, NanoSeconds(2055), {{"Headroom", 54686}}),
+                              "",
+                              "exactly the need is enough");
+        NS_TEST_ASSERT_MSG_EQ(
+            ValidateSwitch(21, NanoSeconds(2055), {{"Headroom", 0}}), "", "automatic");
+        NS_TEST_ASSERT_MSG_EQ(
+            ValidateSwitch(21, NanoSeconds(2055), {{"Headroom", 32000}, {"PfcPriorities", 0}}),
+            "",
+            "no lossless priority: no headroom needed");
+        // 41 ports x 28 310 B of automatic headroom do not fit in 1 MB
+        msg = ValidateSwitch(41, MicroSeconds(1), {{"BufferSize", 1000000}});
+        NS_TEST_ASSERT_MSG_EQ(msg.rfind("invalid BufferSize = 1000000 B: reserves (0 B) + the PFC "
+                                        "headroom of 41 ports x 1 lossless priorities (1160710 B)",
+                                        0),
+                              0,
+                              "message was: " << msg);
+        NS_TEST_ASSERT_MSG_EQ(
+            ValidateSwitch(35, MicroSeconds(1), {{"BufferSize", 1000000}}), "", "35 ports fit");
+    }
+};
+
+/// A headroom smaller than the link needs, accepted by AllowHeadroomOverrun, overruns: counted
+/// and warned about, never silent.
+class HeadroomOverrunTestCase : public TestCase
+{
+  public:
+    HeadroomOverrunTestCase() :
+        TestCase("too small a PFC headroom, when allowed, overruns: counted, warned, never silent")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        Incast r(4, true, 2000000, 1000000, 3000, MicroSeconds(1), true);
+        NS_TEST_ASSERT_MSG_EQ(r.headroomInUse, 3000, "the explicit headroom");
         NS_TEST_ASSERT_MSG_GT(r.c.drops.headroom_overrun, 0, "headroom_overrun drops counted");
         NS_TEST_ASSERT_MSG_EQ(r.Drops(), r.c.drops.headroom_overrun, "the only drops are overruns");
         bool warned = false;
         for (const auto& w : r.warnings)
         {
-            warned |= w.find("Headroom (3000 B) is below") != std::string::npos;
+            warned |= w.find("Headroom (3000 B) is below the 28310 B needed") != std::string::npos;
         }
         NS_TEST_ASSERT_MSG_EQ(warned, true, "start-up warning about the headroom");
         NS_TEST_ASSERT_MSG_EQ(r.received + r.Drops() * kPayload, r.sent, "bytes conserved");
@@ -620,6 +731,8 @@ class FabricTestSuite : public TestSuite
         AddTestCase(new PfcIncastTestCase(2, 4000000, 2000000));
         AddTestCase(new PfcIncastTestCase(8, 1000000, 2000000));
         AddTestCase(new NoPfcIncastTestCase);
+        AddTestCase(new DefaultHeadroomTestCase);
+        AddTestCase(new HeadroomErrorsTestCase);
         AddTestCase(new HeadroomOverrunTestCase);
         AddTestCase(new EcmpClosTestCase);
         AddTestCase(new ClosRoutesTestCase);

@@ -5,11 +5,14 @@
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/mac48-address.h"
+#include "ns3/rdma-cc-options.h"
+#include "ns3/rdma-cc-params.h"
 #include "ns3/red-ecn-queue-disc.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -212,13 +215,60 @@ class RedEcnConfigTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(msg.rfind(expectPrefix, 0), 0, "message was: " + msg);
     }
 
+    /// A value out of the attribute's own bounds stops the program when set; the message it
+    /// would print.
+    void
+    CheckBound(const std::string& attr, const AttributeValue& value, const std::string& expect)
+    {
+        const std::string msg = rdmacc::CheckRustParam(rdmacc::ParamTable::RedEcn, attr, value);
+        NS_TEST_ASSERT_MSG_EQ(msg, expect, "bound of " + attr);
+    }
+
     void
     DoRun() override
     {
+        // relations between attributes: checked when the queue disc is built
         Check("KMin", UintegerValue(50000), "invalid KMin = 50000 B: must be <= KMax (40000 B)");
-        Check("PMax", DoubleValue(1.5), "invalid PMax = 1.5");
-        Check("PMax", DoubleValue(-0.1), "invalid PMax = -0.1");
         Check("KFs", UintegerValue(200000), "invalid KFs = 200000 B: must be <= BufMax");
+        // an attribute's own bounds: checked when it is set
+        CheckBound("PMax", DoubleValue(1.5), "invalid PMax = 1.5: must be in [0, 1]");
+        CheckBound("PMax", DoubleValue(-0.1), "invalid PMax = -0.1: must be in [0, 1]");
+        CheckBound("BufMax", UintegerValue(0), "invalid BufMax = 0: must be >= 1 B");
+        CheckBound("NotEctMode",
+                   StringValue("Sometimes"),
+                   "invalid NotEctMode = Sometimes: must be one of Accept, ThresholdDrop, RedDrop");
+        CheckBound("PMax", DoubleValue(0.5), "");
+    }
+};
+
+/// An example's options from the RED/ECN table become the queue disc's attribute defaults.
+class RedEcnOptionsTestCase : public TestCase
+{
+  public:
+    RedEcnOptionsTestCase() :
+        TestCase("options from the Rust RED-ECN table set the queue disc defaults")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        rdmacc::Options opts("test", "");
+        opts.AddRedEcnParams({"kmin", "kmax", "notEct"});
+        const char* argv[] = {"test", "--kmin=12.5KB", "--notEct=RedDrop"};
+        opts.Parse(3, const_cast<char**>(argv));
+        NS_TEST_ASSERT_MSG_EQ(opts.GetBytes("kmin"), 12500, "parsed by the table's rules");
+        NS_TEST_ASSERT_MSG_EQ(opts.GetBytes("kmax"), 200000, "the table's default");
+        opts.ApplyRedEcnDefaults();
+        auto q = CreateObject<RedEcnQueueDisc>();
+        UintegerValue kMin;
+        q->GetAttribute("KMin", kMin);
+        StringValue mode;
+        q->GetAttribute("NotEctMode", mode);
+        NS_TEST_ASSERT_MSG_EQ(kMin.Get(), 12500, "given option: the attribute's default");
+        NS_TEST_ASSERT_MSG_EQ(mode.Get(), "RedDrop", "given option: the attribute's default");
+        Config::Reset();
     }
 };
 
@@ -262,6 +312,7 @@ class RedEcnQueueDiscTestSuite : public TestSuite
         AddTestCase(new RedEcnLinearRegionTestCase);
         AddTestCase(new RedEcnRedDropTestCase);
         AddTestCase(new RedEcnConfigTestCase);
+        AddTestCase(new RedEcnOptionsTestCase);
         AddTestCase(new RedEcnReasonNamesTestCase);
     }
 };

@@ -316,6 +316,26 @@ impl<'a> ParamSpec<'a> {
         }
     }
 
+    /// What a count or a number of bytes must look like, with the bounds (the text given was
+    /// not a whole number, or one above 2^53).
+    fn malformed(&self) -> String {
+        let kind = match self.kind {
+            ParamKind::Count => "must be a whole number up to 2^53".to_string(),
+            ParamKind::Bytes => {
+                "must be a whole number of bytes up to 2^53 (e.g. 12500, 12.5KB, 64KiB)".to_string()
+            }
+            _ => self.kind_requirement(),
+        };
+        if self.min.is_none() && self.max.is_none() {
+            kind
+        } else {
+            format!(
+                "{kind}, and {}",
+                self.requirement().trim_start_matches("must ")
+            )
+        }
+    }
+
     /// Parses `text` strictly (see the module documentation) and checks the bounds; the error
     /// names `field` (the spelling the user used: `--ackEvery`, `AckEvery`, ...).
     pub fn parse(&self, text: &str, field: &str) -> Result<ParamValue, ConfigError> {
@@ -328,10 +348,10 @@ impl<'a> ParamSpec<'a> {
                 ParamValue::Real(parse_real(text).ok_or_else(|| err(self.requirement()))?)
             }
             ParamKind::Count => {
-                ParamValue::Count(parse_whole(text).ok_or_else(|| err(self.requirement()))?)
+                ParamValue::Count(parse_whole(text).ok_or_else(|| err(self.malformed()))?)
             }
             ParamKind::Bytes => ParamValue::Bytes(Bytes(
-                parse_bytes(text).ok_or_else(|| err(self.requirement()))?,
+                parse_bytes(text).ok_or_else(|| err(self.malformed()))?,
             )),
             ParamKind::Time => ParamValue::Time(Time(
                 parse_time_ns(text).ok_or_else(|| err(self.kind_requirement()))?,
@@ -661,6 +681,28 @@ mod tests {
         assert_eq!(e.field, "--alpha");
         let e = ALPHA.parse("", "--alpha").unwrap_err();
         assert_eq!(e.value, "\"\"");
+    }
+
+    #[test]
+    fn malformed_counts_and_bytes_say_what_is_accepted() {
+        let size = ParamSpec {
+            min: Limit::incl(1.0),
+            ..ParamSpec::new("size", "size", "Size", ParamKind::Bytes, "")
+        };
+        assert_eq!(
+            size.parse("1e18", "--size").unwrap_err().to_string(),
+            "invalid --size = 1e18: must be a whole number of bytes up to 2^53 (e.g. 12500, \
+             12.5KB, 64KiB), and be >= 1 B"
+        );
+        assert_eq!(
+            size.parse("0", "--size").unwrap_err().to_string(),
+            "invalid --size = 0: must be >= 1 B"
+        );
+        let n = ParamSpec::new("n", "n", "N", ParamKind::Count, "");
+        assert_eq!(
+            n.parse("3.7", "--n").unwrap_err().requirement,
+            "must be a whole number up to 2^53"
+        );
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! One switch's per-packet decisions: routing (ECMP), the egress queue policy (RED/ECN,
-//! WRED), and the shared-buffer MMU with PFC (architecture.md "A packet's way", steps 2–3).
+//! WRED), and the shared-buffer MMU with PFC (IEEE 802.1Qbb; DCQCN, SIGCOMM 2015, §4).
 //!
 //! The host (ns-3 switch node) turns each arriving packet into a [`PacketMeta`], calls
 //! [`SwitchCore::on_arrival`] and acts on the [`Decision`]: drop, or enqueue at
@@ -17,12 +17,18 @@
 //! A packet dropped by step 2 never enters the MMU. Lossless priorities must not drop in
 //! step 2: [`SwitchCore::set_queue_policy`] rejects early-drop modes for them and lifts their
 //! queue limit (the MMU's headroom is their only limit).
+//!
+//! [`SwitchConfig`] is everything a switch configures (the MMU's parameters, the ECMP seed,
+//! the control pool), with one flat parameter table ([`SwitchConfig::param_specs`]): the ns-3
+//! switch's attributes are built from it.
 
-use crate::mmu::{Admission, Mmu, MmuConfig, PfcAction, PRIORITIES};
+use crate::mmu::{Admission, Mmu, MmuConfig, PfcAction, PortLink, PRIORITIES};
 use crate::red::{NotEct, RedEcnConfig, RedEcnPolicy, Verdict};
 use crate::routing::{ecmp_select, FiveTuple, Routes};
 use crate::{DropCounts, DropReason, Ecn, PacketKind};
+use rdma_cc_core::param::{Limit, Param, ParamKind, ParamSpec, ParamValue, Params};
 use rdma_cc_core::{Bytes, ConfigError};
+use serde::{Deserialize, Serialize};
 
 /// What the host knows about an arriving packet.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -146,14 +152,145 @@ impl ControlPool {
     }
 }
 
-/// How the switch picks one of the equal-cost next hops (fabric.md: "A hook lets RCM's SAR
-/// override the choice"). Every policy sees the same candidate ports; an adaptive policy
-/// (RCM's switch-level adaptive routing) is added as a variant carrying its state.
+/// How the switch picks one of the equal-cost next hops. Every policy sees the same candidate
+/// ports; an adaptive policy (RCM's switch-level adaptive routing) is added as a variant
+/// carrying its state.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum RoutePolicy {
     /// Per-flow ECMP: a hash of the 5-tuple and the switch seed; a flow never changes path.
     #[default]
     Ecmp,
+}
+
+/// Everything one switch configures: its MMU, the seed of its ECMP hash and its control pool.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SwitchConfig {
+    /// The shared buffer and PFC.
+    pub mmu: MmuConfig,
+    /// Seed of the ECMP hash; `None`: derived from the node id ([`Self::seed_for`]).
+    pub ecmp_seed: Option<u64>,
+    /// Bytes of the control pool, apart from the data buffer (> 0).
+    pub control_buffer: Bytes,
+}
+
+impl Default for SwitchConfig {
+    /// The MMU's defaults ([`MmuConfig::default`]); the ECMP seed derived from the node id, so
+    /// that switches hash differently (no polarisation: two switches of a path with one seed
+    /// would make the same choice for every flow); a control pool of
+    /// [`SwitchConfig::DEFAULT_CONTROL_BUFFER`].
+    fn default() -> Self {
+        SwitchConfig {
+            mmu: MmuConfig::default(),
+            ecmp_seed: None,
+            control_buffer: Self::DEFAULT_CONTROL_BUFFER,
+        }
+    }
+}
+
+/// The switch's own parameters (after the MMU's in [`SwitchConfig::param_specs`]).
+const SWITCH_PARAMS: &[Param<SwitchConfig>] = &[
+    Param {
+        spec: ParamSpec {
+            auto: Some("derived from the node id, so that switches hash differently"),
+            ..ParamSpec::new(
+                "ecmp_seed",
+                "",
+                "EcmpSeed",
+                ParamKind::Count,
+                "Seed of this switch's ECMP hash of the 5-tuple (a flow keeps its path).",
+            )
+        },
+        get: |c| ParamValue::Count(c.ecmp_seed.unwrap_or(0)),
+        set: |c, v| c.ecmp_seed = (v.int() != 0).then_some(v.int()),
+    },
+    Param {
+        spec: ParamSpec {
+            min: Limit::excl(0.0),
+            ..ParamSpec::new(
+                "control_buffer",
+                "controlBuffer",
+                "ControlBuffer",
+                ParamKind::Bytes,
+                "Bytes of the control pool, apart from BufferSize: control frames (ACK, NACK, \
+                 CNP, probe responses, frames the switch originates) are accounted here, never \
+                 in the data MMU, and dropped (reason control) only when it is full. Control \
+                 frames have strict priority at every port, so a port's control queue only \
+                 holds what arrives while one frame is on the wire (about one control frame per \
+                 ingress port), and control traffic is a few percent of the data rate that \
+                 causes it (a 66 B ACK per 1062 B data frame): the default, 1 MB, holds about \
+                 15000 ACKs and never fills in a normal run.",
+            )
+        },
+        get: |c| ParamValue::Bytes(c.control_buffer),
+        set: |c, v| c.control_buffer = Bytes(v.int()),
+    },
+];
+
+impl Params for SwitchConfig {
+    fn params() -> &'static [Param<Self>] {
+        SWITCH_PARAMS
+    }
+}
+
+impl SwitchConfig {
+    /// Default size of the control pool: 1 MB. Control frames have strict priority at every
+    /// port, so a port's control queue only holds what arrives while one frame is on the wire
+    /// — about one control frame per ingress port — and control traffic is a few percent of
+    /// the data rate that causes it (a 66 B ACK per 1062 B data frame). 1 MB holds about
+    /// 15 000 ACKs: no drop with any port count simulated here.
+    pub const DEFAULT_CONTROL_BUFFER: Bytes = Bytes(1_000_000);
+
+    /// Every parameter of a switch, in one flat table: the MMU's ([`MmuConfig::params`]),
+    /// then the switch's own (indexes for [`Self::get`] / [`Self::set`]).
+    pub fn param_specs() -> Vec<&'static ParamSpec<'static>> {
+        MmuConfig::params()
+            .iter()
+            .map(|p| &p.spec)
+            .chain(SwitchConfig::params().iter().map(|p| &p.spec))
+            .collect()
+    }
+
+    /// Reads parameter `i` of [`Self::param_specs`].
+    pub fn get(&self, i: usize) -> Option<ParamValue> {
+        let n = MmuConfig::params().len();
+        if i < n {
+            self.mmu.get_param(i)
+        } else {
+            self.get_param(i - n)
+        }
+    }
+
+    /// Checks `v` against parameter `i`'s spec and stores it; the error names the Rust field.
+    pub fn set(&mut self, i: usize, v: &ParamValue) -> Result<(), ConfigError> {
+        let n = MmuConfig::params().len();
+        if i < n {
+            self.mmu.set_param(i, v)
+        } else {
+            self.set_param(i - n, v)
+        }
+    }
+
+    /// The spec of the parameter whose Rust field or ns-3 attribute is `name`.
+    pub fn spec_by_name(name: &str) -> Option<&'static ParamSpec<'static>> {
+        Self::param_specs()
+            .into_iter()
+            .find(|s| s.name == name || s.attr == name)
+    }
+
+    /// The ECMP seed of node `node`: [`Self::ecmp_seed`], or `node`'s own (a Fibonacci-hash
+    /// multiple of `node + 1`, so that neighbouring ids give unrelated seeds).
+    pub fn seed_for(&self, node: u32) -> u64 {
+        self.ecmp_seed
+            .unwrap_or_else(|| 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(u64::from(node) + 1))
+    }
+
+    /// Checks what can be checked without the ports (the MMU's [`MmuConfig::validate`] and the
+    /// switch's own fields); [`SwitchCore::new`] checks the rest against the ports' links.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.mmu.validate()?;
+        self.validate_all()
+    }
 }
 
 /// The decisions of one switch.
@@ -169,34 +306,26 @@ pub struct SwitchCore {
 }
 
 impl SwitchCore {
-    /// Default size of the control pool ([`SwitchCore::new`]): 1 MB. Control frames have
-    /// strict priority at every port, so a port's control queue only holds what arrives while
-    /// one frame is on the wire — about one control frame per ingress port — and control
-    /// traffic is a few percent of the data rate that causes it (a 66 B ACK per 1062 B data
-    /// frame). 1 MB holds about 15 000 ACKs: no drop with any port count simulated here.
-    pub const DEFAULT_CONTROL_BUFFER: Bytes = Bytes(1_000_000);
+    /// Default size of the control pool ([`SwitchConfig::DEFAULT_CONTROL_BUFFER`]).
+    pub const DEFAULT_CONTROL_BUFFER: Bytes = SwitchConfig::DEFAULT_CONTROL_BUFFER;
 
-    /// A switch with the given MMU, control pool of `control_buffer` bytes (> 0; field
-    /// `ControlBuffer`), routing table and ECMP seed; no egress policy yet (packets are only
-    /// subject to the MMU).
+    /// The switch of node `node` with configuration `cfg`, ports whose links are `links`
+    /// (`links[p]` is port `p`'s: each port's PFC headroom follows from it) and routing table
+    /// `routes`; no egress policy yet (packets are only subject to the MMU). Validates
+    /// everything; the error names the field (see [`SwitchConfig::validate`], [`Mmu::new`]).
     pub fn new(
-        mmu: MmuConfig,
-        control_buffer: Bytes,
+        cfg: &SwitchConfig,
+        links: &[PortLink],
         routes: Routes,
-        seed: u64,
+        node: u32,
     ) -> Result<SwitchCore, ConfigError> {
-        let ports = mmu.ports;
-        let mmu = Mmu::new(mmu)?;
-        ConfigError::check(
-            control_buffer > Bytes::ZERO,
-            "ControlBuffer",
-            control_buffer,
-            "must be > 0",
-        )?;
+        cfg.validate()?;
+        let ports = links.len();
+        let mmu = Mmu::new(cfg.mmu, links)?;
         Ok(SwitchCore {
             mmu,
             control: ControlPool {
-                capacity: control_buffer,
+                capacity: cfg.control_buffer,
                 used: Bytes::ZERO,
                 per_port: vec![Bytes::ZERO; ports],
                 max_used: Bytes::ZERO,
@@ -204,7 +333,7 @@ impl SwitchCore {
             policies: vec![None; ports * PRIORITIES],
             routes,
             route_policy: RoutePolicy::Ecmp,
-            seed,
+            seed: cfg.seed_for(node),
             stats: SwitchStats::default(),
         })
     }
@@ -242,7 +371,7 @@ impl SwitchCore {
         prio: u8,
         mut cfg: RedEcnConfig,
     ) -> Result<(), ConfigError> {
-        let ports = self.mmu.config().ports;
+        let ports = self.mmu.ports();
         ConfigError::check(
             (port as usize) < ports,
             "port",
@@ -257,9 +386,9 @@ impl SwitchCore {
         )?;
         if self.mmu.config().lossless[prio as usize] {
             ConfigError::check(
-                matches!(cfg.not_ect, NotEct::Accept),
+                cfg.not_ect == NotEct::Accept,
                 "NotEctMode",
-                format!("{:?}", cfg.not_ect),
+                cfg.not_ect.name(),
                 &format!("priority {prio} is lossless (PFC): Not-ECT packets must be accepted"),
             )?;
             cfg.buf_max = Bytes::MAX;
@@ -432,9 +561,9 @@ impl SwitchCore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mmu::Xoff;
     use crate::red::EcnThresholds;
     use crate::routing::Topology;
+    use rdma_cc_core::{Rate, Time};
     use std::sync::Arc;
 
     fn meta(in_port: u32, dst: u32, prio: u8, ecn: Ecn) -> PacketMeta {
@@ -478,18 +607,34 @@ mod tests {
     fn core(lossless3: bool) -> SwitchCore {
         let mut lossless = [false; 8];
         lossless[3] = lossless3;
-        let cfg = MmuConfig {
-            buffer_size: Bytes(1_000_000),
-            ports: 3,
-            mtu: Bytes(1000),
-            reserve: Bytes(0),
-            headroom: Bytes(20_000),
-            xoff: Xoff::Static(Bytes(50_000)),
-            xon_delta: Bytes(2000),
-            lossless,
-            egress_limit: Bytes(30_000),
+        let cfg = SwitchConfig {
+            mmu: MmuConfig {
+                buffer_size: Bytes(1_000_000),
+                mtu: Bytes(1000),
+                reserve: Bytes(0),
+                headroom: Some(Bytes(20_000)),
+                allow_headroom_overrun: false,
+                xoff_beta: 0.0,
+                xoff_static: Some(Bytes(50_000)),
+                xon_delta: Bytes(2000),
+                lossless,
+                egress_limit: Bytes(30_000),
+            },
+            ecmp_seed: Some(7),
+            control_buffer: Bytes(1000),
         };
-        SwitchCore::new(cfg, Bytes(1000), routes(), 7).unwrap()
+        SwitchCore::new(&cfg, &links(3), routes(), 0).unwrap()
+    }
+
+    /// 10 Gb/s, 1 µs links: a lossless queue needs 2 × 1250 + 2 × 1020 + 1000 + 84 B.
+    fn links(n: usize) -> Vec<PortLink> {
+        vec![
+            PortLink {
+                rate: Rate::gbps(10),
+                delay: Time::us(1),
+            };
+            n
+        ]
     }
 
     #[test]
@@ -527,7 +672,8 @@ mod tests {
                     k_max: Bytes(20_000),
                     p_max: 0.2,
                 },
-                not_ect: NotEct::ThresholdDrop { k_fs: Bytes(3000) },
+                not_ect: NotEct::ThresholdDrop,
+                k_fs: Bytes(3000),
                 buf_max: Bytes(100_000),
             },
         )
@@ -588,7 +734,8 @@ mod tests {
                 2,
                 3,
                 RedEcnConfig {
-                    not_ect: NotEct::ThresholdDrop { k_fs: Bytes(1) },
+                    not_ect: NotEct::ThresholdDrop,
+                    k_fs: Bytes(1),
                     ..RedEcnConfig::default()
                 },
             )
@@ -604,7 +751,8 @@ mod tests {
             2,
             1,
             RedEcnConfig {
-                not_ect: NotEct::ThresholdDrop { k_fs: Bytes(0) },
+                not_ect: NotEct::ThresholdDrop,
+                k_fs: Bytes(0),
                 ..RedEcnConfig::default()
             },
         )
@@ -658,19 +806,15 @@ mod tests {
         }
         assert_eq!(c.control_occupancy(), Bytes::ZERO);
         c.check_invariants().unwrap();
+        let cfg = SwitchConfig {
+            control_buffer: Bytes::ZERO,
+            ..SwitchConfig::default()
+        };
         assert_eq!(
-            SwitchCore::new(
-                MmuConfig {
-                    ports: 3,
-                    ..MmuConfig::default()
-                },
-                Bytes::ZERO,
-                routes(),
-                1
-            )
-            .unwrap_err()
-            .field,
-            "ControlBuffer"
+            SwitchCore::new(&cfg, &links(3), routes(), 1)
+                .unwrap_err()
+                .field,
+            "control_buffer"
         );
     }
 
@@ -696,6 +840,40 @@ mod tests {
         assert_eq!(d.action, Action::Local);
         assert_eq!(c.stats().local, 1);
         c.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn the_flat_table_reaches_every_field_and_defaults_are_valid() {
+        let specs = SwitchConfig::param_specs();
+        let mut attrs = std::collections::HashSet::new();
+        let d = SwitchConfig::default();
+        d.validate().unwrap();
+        for (i, s) in specs.iter().enumerate() {
+            assert!(attrs.insert(s.attr), "duplicate attribute {}", s.attr);
+            let v = d.get(i).unwrap();
+            s.check(&v, s.name).unwrap();
+            assert_eq!(s.parse(&v.to_string(), s.name).unwrap(), v, "{}", s.name);
+        }
+        assert_eq!(d.get(specs.len()), None);
+        let at = |a: &str| specs.iter().position(|s| s.attr == a).unwrap();
+        let mut c = d;
+        c.set(at("EcmpSeed"), &ParamValue::Count(5)).unwrap();
+        c.set(at("BufferSize"), &ParamValue::Bytes(Bytes(1000)))
+            .unwrap();
+        assert_eq!((c.ecmp_seed, c.mmu.buffer_size), (Some(5), Bytes(1000)));
+        assert_eq!(c.seed_for(3), 5);
+        assert_eq!(d.seed_for(0), 0x9E37_79B9_7F4A_7C15);
+        assert_ne!(d.seed_for(1), d.seed_for(2));
+        assert_eq!(
+            c.set(at("ControlBuffer"), &ParamValue::Bytes(Bytes::ZERO))
+                .unwrap_err()
+                .field,
+            "control_buffer"
+        );
+        assert_eq!(
+            SwitchConfig::spec_by_name("Headroom").map(|s| s.option),
+            Some("headroom")
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Shared-buffer memory-management unit (MMU) of a switch, with PFC (IEEE 802.1Qbb) ingress
-//! logic (fabric.md "Switch"; DCQCN §4, dcqcn.md "Switch buffer settings").
+//! logic and the buffer settings of DCQCN (Zhu et al., "Congestion Control for Large-Scale
+//! RDMA Deployments", SIGCOMM 2015, §4).
 //!
 //! The host (the ns-3 switch) calls [`Mmu::on_arrival`] for every packet it receives and
 //! [`Mmu::on_departure`] when that packet leaves the switch, and acts on the answers: drop the
@@ -12,10 +13,11 @@
 //! The buffer of `B` = [`MmuConfig::buffer_size`] bytes is split into
 //! - a **reserve** of [`MmuConfig::reserve`] bytes for every ingress (port, priority) queue,
 //!   lossy and lossless alike (`ports · 8 · reserve` in total);
-//! - a **headroom** of [`MmuConfig::headroom`] bytes for every ingress (port, *lossless*
-//!   priority) queue, which absorbs what is still in flight after a PAUSE
-//!   (`ports · #lossless · headroom` in total; DCQCN §4 `t_flight`);
-//! - the **shared pool**, everything else ([`MmuConfig::shared_pool`]).
+//! - a **headroom** for every ingress (port, *lossless* priority) queue, which absorbs what is
+//!   still in flight after a PAUSE (DCQCN §4 `t_flight`): by default each port's own
+//!   [`MmuConfig::headroom_needed`], from the rate and delay of its link ([`PortLink`]), or the
+//!   explicit [`MmuConfig::headroom`] for every port (`#lossless · Σ_ports headroom` in total);
+//! - the **shared pool**, everything else ([`Mmu::shared_pool`]).
 //!
 //! Every admitted byte is accounted once at its ingress (port, priority) queue (split over
 //! reserve, shared and headroom) and once at its egress (port, priority) queue; both sums equal
@@ -29,10 +31,12 @@
 //! exceeds XOFF, or the shared pool is full), the MMU answers [`PfcAction::Pause`] — once: no
 //! second PAUSE before a RESUME. Filling the shared part to exactly XOFF does not pause; the
 //! next byte does. If the headroom cannot take the rest, the packet is dropped with
-//! [`DropReason::HeadroomOverrun`]: the headroom was too small for the link (a configuration
-//! error, counted in [`MmuStats`]; compare [`MmuConfig::headroom_needed`]). The drop still
-//! pauses the peer, unless the queue is empty (then no departure would ever resume it). A lossless packet is
-//! never dropped for any other reason (no egress limit, no shared-pool drop).
+//! [`DropReason::HeadroomOverrun`]. With the default headroom this cannot happen (see
+//! [`MmuConfig::headroom_needed`]); an explicit headroom below it is a configuration error
+//! unless [`MmuConfig::allow_headroom_overrun`] accepts overruns, which are then counted in
+//! [`MmuStats`]. The drop still pauses the peer, unless the queue is empty (then no departure
+//! would ever resume it). A lossless packet is never dropped for any other reason (no egress
+//! limit, no shared-pool drop).
 //!
 //! On departure the bytes leave the headroom first, then the shared part, then the reserve.
 //! A paused queue is resumed ([`PfcAction::Resume`]) when its headroom is empty and its shared
@@ -42,7 +46,9 @@
 //!
 //! ## XOFF threshold
 //!
-//! - [`Xoff::Static`]: a fixed number of bytes of shared use per ingress queue.
+//! - [`Xoff::Static`]: a fixed number of bytes of shared use per ingress queue (by default
+//!   DCQCN §4's static `t_PFC = (B − 8·n·t_flight)/(8·n)`: the shared pool split over every
+//!   ingress queue).
 //! - [`Xoff::Dynamic`]: DCQCN §4 `t_PFC = β·(B − 8·n·t_flight − s)/8`, with `s` the shared
 //!   buffer in use. Here `B − 8·n·t_flight` becomes the configured shared pool (equal to it
 //!   when all 8 priorities are lossless with a zero reserve, the paper's setting), so
@@ -50,7 +56,7 @@
 //!   [`PRIORITIES`]**, not the number of lossless priorities: β keeps the paper's meaning and
 //!   the paper's value β = 8 gives every queue the whole free shared buffer (the "α = 1" of
 //!   commodity switches' dynamic thresholds, where `XOFF = α · free`; α = β/8). The
-//!   paper's bound for ECN thresholds ([`MmuConfig::max_ecn_threshold_before_pfc`]) then
+//!   paper's bound for ECN thresholds ([`Mmu::max_ecn_threshold_before_pfc`]) then
 //!   holds with the same β.
 //!
 //! # Lossy priorities (PFC disabled, e.g. LDCP)
@@ -60,6 +66,14 @@
 //! the ingress queue's free reserve plus the free shared pool cannot hold the packet. Lossy
 //! queues never use headroom and never PAUSE.
 //!
+//! # Parameters
+//!
+//! [`MmuConfig`]'s parameter table ([`MmuConfig::params`]) is the one definition of each
+//! setting's name, default, bounds and help; the ns-3 switch's attributes and the examples'
+//! options are built from it. Errors of the single-field bounds name the Rust field
+//! (`buffer_size`); the checks across fields and links name the ns-3 attributes (`BufferSize`,
+//! `Headroom`, ...). The bridge renames both to what the user typed.
+//!
 //! # Host bugs
 //!
 //! A port or priority out of range is a bug in the host: it trips a `debug_assert!`, and in
@@ -68,14 +82,24 @@
 //! of more bytes than are queued also trips a `debug_assert!` and saturates at zero.
 
 use crate::{DropCounts, DropReason};
-use rdma_cc_core::wire::{on_wire, MIN_FRAME};
+use rdma_cc_core::param::{
+    format_rate, format_time, Limit, Param, ParamKind, ParamSpec, ParamValue, Params,
+};
+use rdma_cc_core::wire::{on_wire, DATA_HEADERS, MIN_FRAME};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use serde::{Deserialize, Serialize};
 
 /// Number of IEEE 802.1p priority classes per port.
 pub const PRIORITIES: usize = 8;
 
-/// How the PFC XOFF threshold of an ingress (port, priority) queue is set.
+/// Marks an egress queue that is not in the MMU's list of non-empty queues.
+const NOT_LISTED: u32 = u32::MAX;
+
+/// Most ports of one switch (so that every (port, priority) index fits in 32 bits).
+pub const MAX_PORTS: usize = (u32::MAX as usize) / PRIORITIES;
+
+/// How the PFC XOFF threshold of an ingress (port, priority) queue is set, once resolved by
+/// [`Mmu::new`] from [`MmuConfig::xoff_beta`] and [`MmuConfig::xoff_static`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum Xoff {
     /// Fixed threshold `t_PFC` on the queue's shared-buffer use.
@@ -88,55 +112,244 @@ pub enum Xoff {
     },
 }
 
-/// Configuration of a switch's shared buffer and PFC thresholds.
-///
-/// Field names in [`ConfigError`]s are the ns-3 attribute spellings (`BufferSize`, `Ports`, …).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The link on one switch port, as the MMU needs it: the headroom of the port's lossless
+/// queues covers what the peer can still send after a PAUSE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortLink {
+    /// Line rate of the link.
+    pub rate: Rate,
+    /// One-way propagation delay of the link.
+    pub delay: Time,
+}
+
+/// Configuration of a switch's shared buffer and PFC thresholds (the ports come from the
+/// topology: [`Mmu::new`] takes the link of every port).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct MmuConfig {
     /// Total buffer `B` of the switch.
     pub buffer_size: Bytes,
-    /// Number of ports `n` (at least 1).
-    pub ports: usize,
-    /// Largest frame size, used for the default XON hysteresis and the headroom estimate.
-    pub mtu: Bytes,
     /// Reserved (guaranteed) bytes per ingress (port, priority) queue.
     pub reserve: Bytes,
-    /// PFC headroom per ingress (port, lossless priority) queue (DCQCN §4 `t_flight`).
-    pub headroom: Bytes,
-    /// XOFF threshold on an ingress queue's shared-buffer use.
-    pub xoff: Xoff,
+    /// PFC headroom per ingress (port, lossless priority) queue (DCQCN §4 `t_flight`), the same
+    /// for every port; `None`: each port's [`Self::headroom_needed`] for its link.
+    pub headroom: Option<Bytes>,
+    /// Accept an explicit [`Self::headroom`] below what a port's link needs: lossless packets
+    /// may then be dropped (counted as [`DropReason::HeadroomOverrun`]). Off: such a headroom
+    /// is a configuration error.
+    pub allow_headroom_overrun: bool,
+    /// β of the dynamic XOFF threshold `β · free shared buffer / 8` (DCQCN §4); 0 selects the
+    /// static threshold [`Self::xoff_static`].
+    pub xoff_beta: f64,
+    /// Static XOFF threshold (with `xoff_beta` = 0); `None`: DCQCN §4's
+    /// [`Mmu::fair_static_xoff`], the shared pool split over every ingress queue.
+    pub xoff_static: Option<Bytes>,
     /// XON hysteresis: a paused queue resumes when its shared use is `<= XOFF − xon_delta`.
     pub xon_delta: Bytes,
     /// PFC enabled (lossless) per priority.
     pub lossless: [bool; PRIORITIES],
     /// Lossy egress (port, priority) queue limit `buf_max` (tail drop).
     pub egress_limit: Bytes,
+    /// Largest frame (Ethernet header to FCS) the switch receives: for the headroom, the XON
+    /// and the "one frame fits" checks.
+    pub mtu: Bytes,
 }
 
 impl Default for MmuConfig {
-    /// - `buffer_size` 12 MB, `ports` 32: the switch of DCQCN §4 (B = 12 MB, n = 32).
-    /// - `mtu` 1500 B: the MTU of DCQCN §4's headroom and XON numbers.
+    /// - `buffer_size` 12 MB: the switch of DCQCN §4 (B = 12 MB, a 32-port 40 Gb/s switch).
     /// - `reserve` 0: the paper's formulas have no per-queue reserve; with 0 they hold exactly.
-    /// - `headroom` 22.4 KB: DCQCN §4 `t_flight` for 40 Gb/s and 1500 B MTU.
-    /// - `xoff` dynamic with β = 8: DCQCN §4.
-    /// - `xon_delta` 2 · MTU = 3000 B: DCQCN §4 "RESUME below `t_PFC − 2·MTU`".
-    /// - `lossless` priority 3 only: the usual RoCEv2 deployment (RDMA on one PFC class).
-    /// - `egress_limit` 375 KB = B / n: an equal split of the buffer over the ports
+    /// - `headroom` automatic: each port's [`Self::headroom_needed`] (DCQCN §4's `t_flight`,
+    ///   22.4 KB for its 40 Gb/s links and 1500 B MTU, computed for every link of the fabric
+    ///   and this simulator's device model), so that a lossless priority never drops.
+    /// - `allow_headroom_overrun` off: an explicit headroom too small for a link is an error.
+    /// - `xoff_beta` 8: DCQCN §4 (every ingress queue may take the whole free shared buffer).
+    /// - `xoff_static` automatic: DCQCN §4's static `t_PFC` (used only with `xoff_beta` = 0).
+    /// - `xon_delta` 3000 B: DCQCN §4 "RESUME below `t_PFC − 2·MTU`" with the paper's 1500 B MTU.
+    /// - `lossless` priority 3 only: RDMA on one PFC class, as RoCEv2 deployments run it
+    ///   (DCQCN §2).
+    /// - `egress_limit` 375 KB = B / 32: an equal split of the paper's buffer over its ports
     ///   (LDCP's `buf_max`, "the port's buffer").
+    /// - `mtu` 1062 B: the largest frame of the transport's default 1000 B payload plus the
+    ///   62 B of RoCEv2 headers (Ethernet, IPv4, UDP, BTH, ICRC).
     fn default() -> Self {
         let mut lossless = [false; PRIORITIES];
         lossless[3] = true;
         MmuConfig {
             buffer_size: Bytes::mb(12),
-            ports: 32,
-            mtu: Bytes(1500),
             reserve: Bytes::ZERO,
-            headroom: Bytes(22_400),
-            xoff: Xoff::Dynamic { beta: 8.0 },
+            headroom: None,
+            allow_headroom_overrun: false,
+            xoff_beta: 8.0,
+            xoff_static: None,
             xon_delta: Bytes(3000),
             lossless,
             egress_limit: Bytes(375_000),
+            mtu: Bytes(1000 + DATA_HEADERS),
         }
+    }
+}
+
+const MMU_PARAMS: &[Param<MmuConfig>] = &[
+    Param {
+        spec: ParamSpec {
+            min: Limit::incl(1.0),
+            ..ParamSpec::new(
+                "buffer_size",
+                "buffer",
+                "BufferSize",
+                ParamKind::Bytes,
+                "Total shared buffer B of the switch (DCQCN section 4: 12 MB). It must hold the \
+                 reserves, the PFC headroom of every port and one MmuMtu of shared buffer.",
+            )
+        },
+        get: |c| ParamValue::Bytes(c.buffer_size),
+        set: |c, v| c.buffer_size = Bytes(v.int()),
+    },
+    Param {
+        spec: ParamSpec::new(
+            "reserve",
+            "reserve",
+            "Reserve",
+            ParamKind::Bytes,
+            "Reserved (guaranteed) bytes per ingress (port, priority) queue.",
+        ),
+        get: |c| ParamValue::Bytes(c.reserve),
+        set: |c, v| c.reserve = Bytes(v.int()),
+    },
+    Param {
+        spec: ParamSpec {
+            auto: Some(
+                "each port's need from its link: 2 x rate x delay + 2 x (MmuMtu + 20 B) + \
+                 MmuMtu + one 84 B PFC frame per lossless priority",
+            ),
+            ..ParamSpec::new(
+                "headroom",
+                "headroom",
+                "Headroom",
+                ParamKind::Bytes,
+                "PFC headroom per ingress (port, lossless priority): absorbs what still arrives \
+                 after a PAUSE (DCQCN section 4 t_flight; IEEE 802.1Qbb). An explicit value \
+                 below what a port's link needs is an error unless AllowHeadroomOverrun.",
+            )
+        },
+        get: |c| ParamValue::Bytes(c.headroom.unwrap_or(Bytes::ZERO)),
+        set: |c, v| c.headroom = (v.int() != 0).then_some(Bytes(v.int())),
+    },
+    Param {
+        spec: ParamSpec::new(
+            "allow_headroom_overrun",
+            "allowHeadroomOverrun",
+            "AllowHeadroomOverrun",
+            ParamKind::Bool,
+            "Accept an explicit Headroom below what a port's link needs: lossless frames may \
+             then be dropped (reason headroom_overrun, a failed invariant of every example).",
+        ),
+        get: |c| ParamValue::Bool(c.allow_headroom_overrun),
+        set: |c, v| c.allow_headroom_overrun = v.flag(),
+    },
+    Param {
+        spec: ParamSpec {
+            min: Limit::incl(0.0),
+            ..ParamSpec::new(
+                "xoff_beta",
+                "xoffBeta",
+                "XoffBeta",
+                ParamKind::Real,
+                "Dynamic PFC threshold: an ingress queue pauses its peer when its shared-buffer \
+                 use exceeds XoffBeta x (free shared buffer) / 8 (DCQCN section 4, beta = 8). \
+                 0 selects the static XoffStatic.",
+            )
+        },
+        get: |c| ParamValue::Real(c.xoff_beta),
+        set: |c, v| c.xoff_beta = v.real(),
+    },
+    Param {
+        spec: ParamSpec {
+            auto: Some("DCQCN section 4's static threshold, the shared pool / (8 x ports)"),
+            ..ParamSpec::new(
+                "xoff_static",
+                "xoffStatic",
+                "XoffStatic",
+                ParamKind::Bytes,
+                "Static PFC threshold on an ingress queue's shared-buffer use (with XoffBeta = \
+                 0). Must be > XonDelta.",
+            )
+        },
+        get: |c| ParamValue::Bytes(c.xoff_static.unwrap_or(Bytes::ZERO)),
+        set: |c, v| c.xoff_static = (v.int() != 0).then_some(Bytes(v.int())),
+    },
+    Param {
+        spec: ParamSpec::new(
+            "xon_delta",
+            "xonDelta",
+            "XonDelta",
+            ParamKind::Bytes,
+            "Hysteresis: a paused ingress queue resumes its peer when its shared use falls to \
+             XOFF - XonDelta (DCQCN section 4: 2 MTU).",
+        ),
+        get: |c| ParamValue::Bytes(c.xon_delta),
+        set: |c, v| c.xon_delta = Bytes(v.int()),
+    },
+    Param {
+        spec: ParamSpec {
+            max: Limit::incl(255.0),
+            ..ParamSpec::new(
+                "lossless",
+                "",
+                "PfcPriorities",
+                ParamKind::Count,
+                "Bit mask of the lossless priorities (PFC enabled; bit p = priority p). Other \
+                 priorities are lossy: tail drop at EgressLimit.",
+            )
+        },
+        get: |c| {
+            ParamValue::Count(
+                c.lossless
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &l)| l)
+                    .map(|(p, _)| 1u64 << p)
+                    .sum(),
+            )
+        },
+        set: |c, v| {
+            for (p, l) in c.lossless.iter_mut().enumerate() {
+                *l = v.int() & (1 << p) != 0;
+            }
+        },
+    },
+    Param {
+        spec: ParamSpec::new(
+            "egress_limit",
+            "egressLimit",
+            "EgressLimit",
+            ParamKind::Bytes,
+            "Egress queue limit of lossy priorities (buf_max): tail drop above it.",
+        ),
+        get: |c| ParamValue::Bytes(c.egress_limit),
+        set: |c, v| c.egress_limit = Bytes(v.int()),
+    },
+    Param {
+        spec: ParamSpec {
+            min: Limit::incl(MIN_FRAME as f64),
+            ..ParamSpec::new(
+                "mtu",
+                "mmuMtu",
+                "MmuMtu",
+                ParamKind::Bytes,
+                "Largest frame the switch receives (Ethernet header to FCS): for the headroom, \
+                 the XON hysteresis and the one-frame checks. The default is a 1000 B payload \
+                 plus 62 B of RoCEv2 headers; set it to the NICs' payload + 62 B.",
+            )
+        },
+        get: |c| ParamValue::Bytes(c.mtu),
+        set: |c, v| c.mtu = Bytes(v.int()),
+    },
+];
+
+impl Params for MmuConfig {
+    fn params() -> &'static [Param<Self>] {
+        MMU_PARAMS
     }
 }
 
@@ -146,203 +359,98 @@ impl MmuConfig {
         self.lossless.iter().filter(|&&l| l).count()
     }
 
-    /// Bytes reserved for all ingress queues (`ports · 8 · reserve`), without overflow.
-    fn reserved_total(&self) -> u128 {
-        (self.ports as u128)
-            .saturating_mul(PRIORITIES as u128)
-            .saturating_mul(self.reserve.0 as u128)
-    }
-
-    /// Bytes of headroom of all lossless ingress queues (`ports · #lossless · headroom`).
-    fn headroom_total(&self) -> u128 {
-        (self.ports as u128)
-            .saturating_mul(self.lossless_priorities() as u128)
-            .saturating_mul(self.headroom.0 as u128)
-    }
-
-    /// Checks the configuration, naming the first offending field.
-    ///
-    /// Requires: `BufferSize` > 0; `Mtu` > 0; `Ports` >= 1 and `Ports · Mtu <= BufferSize`
-    /// (which also bounds the per-queue state allocated by [`Mmu::new`]); all reserves fit in
-    /// the buffer (`Reserve`); the headroom of a lossless queue holds at least one MTU, and reserves plus
-    /// headrooms leave at least one MTU of shared pool (`Headroom`); β finite and > 0
-    /// (`XoffBeta`); a static XOFF > 0 (`XoffStatic`) and > `XonDelta` (`XonDelta`);
-    /// `EgressLimit` >= MTU.
+    /// Checks what can be checked without the ports, naming the first offending field:
+    /// every field's bounds (the table); a lossless queue's explicit `Headroom` holds one
+    /// `MmuMtu`; `EgressLimit` holds one `MmuMtu`; an explicit static XOFF is above `XonDelta`.
+    /// [`Mmu::new`] then checks the buffer against the ports' links.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        ConfigError::check(
-            self.buffer_size > Bytes::ZERO,
-            "BufferSize",
-            self.buffer_size,
-            "must be > 0",
-        )?;
-        ConfigError::check(self.mtu > Bytes::ZERO, "Mtu", self.mtu, "must be > 0")?;
-        let b = self.buffer_size.0 as u128;
-        ConfigError::check(
-            self.ports >= 1 && self.ports as u128 * self.mtu.0 as u128 <= b,
-            "Ports",
-            self.ports,
-            &format!(
-                "must be >= 1, and every port must be able to hold one frame of Mtu ({}) \
-                 in BufferSize ({})",
-                self.mtu, self.buffer_size
-            ),
-        )?;
-        let reserved = self.reserved_total();
-        ConfigError::check(
-            reserved <= b,
-            "Reserve",
-            self.reserve,
-            &format!(
-                "Ports ({}) x {} priorities x Reserve = {} B must fit in BufferSize ({})",
-                self.ports, PRIORITIES, reserved, self.buffer_size
-            ),
-        )?;
-        if self.lossless_priorities() > 0 {
+        self.validate_all()?;
+        if let (Some(h), true) = (self.headroom, self.lossless_priorities() > 0) {
             ConfigError::check(
-                self.headroom >= self.mtu,
+                h >= self.mtu,
                 "Headroom",
-                self.headroom,
+                h,
                 &format!(
-                    "must hold at least one frame of Mtu ({}) per lossless queue",
+                    "must hold at least one frame of MmuMtu ({}) per lossless queue",
                     self.mtu
                 ),
             )?;
         }
-        let headroom = self.headroom_total();
-        ConfigError::check(
-            reserved + headroom + self.mtu.0 as u128 <= b,
-            "Headroom",
-            self.headroom,
-            &format!(
-                "reserves ({} B) + headroom of {} ports x {} lossless priorities ({} B) \
-                 must leave at least one Mtu ({}) of shared buffer in BufferSize ({})",
-                reserved,
-                self.ports,
-                self.lossless_priorities(),
-                headroom,
-                self.mtu,
-                self.buffer_size
-            ),
-        )?;
-        match self.xoff {
-            Xoff::Dynamic { beta } => ConfigError::check(
-                beta.is_finite() && beta > 0.0,
-                "XoffBeta",
-                beta,
-                "must be finite and > 0",
-            )?,
-            Xoff::Static(x) => {
-                ConfigError::check(x > Bytes::ZERO, "XoffStatic", x, "must be > 0")?;
-                ConfigError::check(
-                    self.xon_delta < x,
-                    "XonDelta",
-                    self.xon_delta,
-                    &format!("must be < XoffStatic ({x}) so that a paused queue can resume"),
-                )?;
-            }
+        if let (Some(x), true) = (self.xoff_static, self.xoff_beta == 0.0) {
+            ConfigError::check(
+                self.xon_delta < x,
+                "XonDelta",
+                self.xon_delta,
+                &format!("must be < XoffStatic ({x}) so that a paused queue can resume"),
+            )?;
         }
         ConfigError::check(
             self.egress_limit >= self.mtu,
             "EgressLimit",
             self.egress_limit,
-            &format!("must hold at least one frame of Mtu ({})", self.mtu),
+            &format!("must hold at least one frame of MmuMtu ({})", self.mtu),
         )
     }
 
-    /// Validates and builds the [`Mmu`].
-    pub fn build(self) -> Result<Mmu, ConfigError> {
-        Mmu::new(self)
-    }
-
-    /// The shared pool: `B − ports · 8 · reserve − ports · #lossless · headroom`
-    /// (DCQCN §4 `B − 8·n·t_flight` when all 8 priorities are lossless and the reserve is 0).
-    /// Zero if reserves and headrooms do not fit (an invalid configuration).
-    pub fn shared_pool(&self) -> Bytes {
-        let used = self.reserved_total() + self.headroom_total();
-        Bytes((self.buffer_size.0 as u128).saturating_sub(used) as u64)
-    }
-
-    /// DCQCN §4 static `t_PFC = (B − 8·n·t_flight)/(8·n)`: the shared pool split equally over
-    /// all `8·n` ingress queues, so that no ingress queue can be starved of shared buffer.
-    pub fn fair_static_xoff(&self) -> Bytes {
-        let queues = (self.ports.max(1) as u64).saturating_mul(PRIORITIES as u64);
-        Bytes(self.shared_pool().0 / queues)
-    }
-
-    /// Exclusive upper bound on an egress ECN marking threshold so that ECN triggers before
-    /// PFC (DCQCN §4): `t_ECN` must be strictly below the returned value.
+    /// Headroom an ingress (port, lossless priority) queue needs so that a PAUSE never
+    /// overruns it, on a link of `link.rate` and one-way propagation delay `link.delay`, in
+    /// this simulator's device model (IEEE 802.1Qbb on `QbbNetDevice`):
     ///
-    /// The paper's worst case is one ingress queue feeding all `n` egress queues, each just
-    /// below `t_ECN`, so PFC must not trigger while the ingress queue holds `n · t_ECN`:
-    /// - static: `n · t_ECN < t_PFC`, so `t_ECN < t_PFC / n` (the paper notes this is below one
-    ///   MTU for its switch, which is why it uses dynamic thresholds);
-    /// - dynamic, with at most `s = 8 · n · t_ECN` shared bytes in use:
-    ///   `n · t_ECN < β·(S − s)/8` gives `t_ECN < β·S / (8·n·(β + 1))` with `S` the shared pool
-    ///   (21.75 KB for B = 12 MB, n = 32, t_flight = 22.4 KB, β = 8, all priorities lossless).
+    /// `2·rate·delay + 2·(MmuMtu + 20 B) + MmuMtu + P·84 B`, with `P` the number of lossless
+    /// priorities (rate × delay rounded up to whole bytes).
     ///
-    /// Rounded up, so that for integer `t_ECN`, `t_ECN < bound` is exactly the paper's
-    /// condition. The reserve is ignored (it only delays PFC further), which is conservative.
-    pub fn max_ecn_threshold_before_pfc(&self) -> Bytes {
-        let n = self.ports.max(1) as u64;
-        match self.xoff {
-            Xoff::Static(x) => Bytes(x.0.div_ceil(n)),
-            Xoff::Dynamic { beta } => {
-                let s = self.shared_pool().0 as f64;
-                let bound = beta * s / (PRIORITIES as f64 * n as f64 * (beta + 1.0));
-                // `as` saturates (NaN → 0): never panics on a bad beta.
-                Bytes(bound.ceil() as u64)
-            }
-        }
+    /// The switch decides to PAUSE when an arriving frame takes the queue past XOFF (time
+    /// `t0`). What can still arrive after that decision:
+    /// - the part of that frame above XOFF: at most one `MmuMtu`;
+    /// - a frame on the wire is never cut, so the PAUSE leaves after the frame the port may be
+    ///   sending towards the peer: one frame (`MmuMtu` + 20 B of preamble and inter-frame gap)
+    ///   of wire time, one direction's "full frame";
+    /// - the PAUSE frame itself, 64 B + 20 B on the wire, behind at most one PFC frame of each
+    ///   of the port's other lossless priorities: `P·84 B` of wire time;
+    /// - one delay for the PAUSE to reach the peer;
+    /// - the **PFC reaction time** of the peer: a `QbbNetDevice` acts on a PAUSE the moment
+    ///   it has fully arrived (no further processing delay is modelled) and starts no new frame
+    ///   of the paused class, but finishes the frame it is sending: one more frame of wire
+    ///   time, the other direction's "full frame";
+    /// - what the peer sent until then needs one more delay to arrive: two delays in all.
+    ///
+    /// The peer sends back to back at line rate, so from `t0` on it fills at most
+    /// `rate × (2·delay + 2 frames + P PFC frames)` of wire time with frames, each of which
+    /// adds its bytes to the headroom.
+    pub fn headroom_needed(&self, link: PortLink) -> Bytes {
+        let wire = Bytes(
+            (link.rate.0 as u128 * link.delay.0 as u128)
+                .div_ceil(8_000_000_000)
+                .min(u64::MAX as u128) as u64,
+        );
+        let pfc_frames = self.lossless_priorities().max(1) as u64;
+        Bytes(wire.0.saturating_mul(2))
+            .saturating_add(Bytes(on_wire(self.mtu).0.saturating_mul(2)))
+            .saturating_add(self.mtu)
+            .saturating_add(Bytes(
+                on_wire(Bytes(MIN_FRAME)).0.saturating_mul(pfc_frames),
+            ))
     }
 
-    /// Headroom an ingress queue needs so that a PAUSE never overruns it on a link of
-    /// `link_rate` and one-way propagation delay `link_delay`:
-    /// `2 · link_rate · link_delay + 2 · MTU + one PFC frame`.
-    ///
-    /// After the queue crosses XOFF, the switch may first have to finish a frame it is sending
-    /// (one MTU: a frame on the wire is never cut) before the PAUSE goes out (its own 64 B
-    /// frame + preamble and gap, 84 B); the PAUSE travels one delay to the peer, which finishes
-    /// the frame it is sending (one MTU), and what it sent meanwhile takes one more delay to
-    /// arrive: two delays' worth of line rate.
-    pub fn headroom_needed(&self, link_rate: Rate, link_delay: Time) -> Bytes {
-        let bdp = link_rate.bytes_in(link_delay);
-        Bytes(bdp.0.saturating_mul(2))
-            .saturating_add(Bytes(self.mtu.0.saturating_mul(2)))
-            .saturating_add(on_wire(Bytes(MIN_FRAME)))
+    /// The headroom of a lossless queue on a port with link `link`: the explicit
+    /// [`Self::headroom`], or [`Self::headroom_needed`].
+    pub fn headroom_for(&self, link: PortLink) -> Bytes {
+        self.headroom.unwrap_or_else(|| self.headroom_needed(link))
     }
 
-    /// Start-up warnings (not errors) for a researcher, one sentence each; empty if the
-    /// configuration is consistent with an ECN threshold `k_min` on links of `link_rate` and
-    /// one-way delay `link_delay`. Only meaningful when some priority is lossless; with none,
-    /// there is nothing to warn about.
-    ///
-    /// - `k_min` not below [`Self::max_ecn_threshold_before_pfc`]: PFC may fire before ECN.
-    /// - `headroom` below [`Self::headroom_needed`]: lossless packets may be dropped.
-    pub fn check(&self, k_min: Bytes, link_rate: Rate, link_delay: Time) -> Vec<String> {
-        let mut warnings = Vec::new();
-        if self.lossless_priorities() == 0 {
-            return warnings;
-        }
-        let bound = self.max_ecn_threshold_before_pfc();
-        if k_min >= bound {
-            warnings.push(format!(
-                "ECN threshold KMin ({k_min}) is not below {bound}, the largest value for which \
-                 ECN triggers before PFC with BufferSize {}, {} ports and {:?} (DCQCN section 4): \
-                 PFC may pause links before senders see congestion marks",
-                self.buffer_size, self.ports, self.xoff
-            ));
-        }
-        let needed = self.headroom_needed(link_rate, link_delay);
-        if self.headroom < needed {
-            warnings.push(format!(
-                "PFC Headroom ({}) is below the {needed} needed on a {link_rate} link with \
-                 {link_delay} delay and Mtu {} (2 x bandwidth-delay product + 2 x Mtu + one \
-                 PFC frame): lossless packets may be dropped (headroom overrun)",
-                self.headroom, self.mtu
-            ));
-        }
-        warnings
+    /// Validates against the ports' links and builds the [`Mmu`].
+    pub fn build(&self, links: &[PortLink]) -> Result<Mmu, ConfigError> {
+        Mmu::new(*self, links)
     }
+}
+
+/// A link as the user wrote it (`100Gbps, 1us`).
+fn show_link(l: PortLink) -> String {
+    format!(
+        "{} link with {} delay",
+        format_rate(l.rate),
+        format_time(l.delay)
+    )
 }
 
 /// What the host must do about PFC for the ingress (port, priority) of the packet.
@@ -401,8 +509,8 @@ impl MmuStats {
         self.drops.get(reason)
     }
 
-    /// Lossless packets dropped because the headroom overflowed: a configuration error that
-    /// should be reported loudly (fabric.md "Switch").
+    /// Lossless packets dropped because the headroom overflowed: possible only with an
+    /// explicit headroom that `AllowHeadroomOverrun` accepted, and reported loudly.
     pub fn headroom_overruns(&self) -> u64 {
         self.drops_for(DropReason::HeadroomOverrun)
     }
@@ -436,7 +544,13 @@ impl Ingress {
 #[derive(Debug, Clone)]
 pub struct Mmu {
     cfg: MmuConfig,
-    /// [`MmuConfig::shared_pool`], computed once.
+    /// The link of every port (index = port).
+    links: Vec<PortLink>,
+    /// Headroom of each lossless ingress queue, per port.
+    headroom: Vec<Bytes>,
+    /// The XOFF threshold, resolved.
+    xoff: Xoff,
+    /// The shared pool, computed once: `B − reserves − headrooms`.
     pool: Bytes,
     /// Per ingress (port, priority), index `port * PRIORITIES + prio`.
     ingress: Vec<Ingress>,
@@ -445,6 +559,11 @@ pub struct Mmu {
     /// Largest value of each `egress` entry since construction or the last
     /// [`Mmu::reset_egress_max`] (updated at every admission, so it is exact).
     egress_max: Vec<Bytes>,
+    /// Indexes of the non-empty egress queues, in no particular order (maintained at every
+    /// admission and departure, so that sampling costs what it records).
+    nonempty: Vec<u32>,
+    /// Position of each egress queue in `nonempty` ([`NOT_LISTED`] when empty).
+    listed_at: Vec<u32>,
     /// Sum of the ingress queues' shared parts.
     shared_used: Bytes,
     /// Total bytes buffered.
@@ -453,19 +572,129 @@ pub struct Mmu {
 }
 
 impl Mmu {
-    /// Validates `cfg` and allocates the per-queue state.
-    pub fn new(cfg: MmuConfig) -> Result<Mmu, ConfigError> {
+    /// Validates `cfg` against the links of the switch's ports (`links[p]` is port `p`'s) and
+    /// allocates the per-queue state. Besides [`MmuConfig::validate`], requires: at least one
+    /// port (`Ports`) and every port able to hold one `MmuMtu` in `BufferSize`; the reserves
+    /// fit in `BufferSize` (`Reserve`); an explicit `Headroom` covers every port's
+    /// [`MmuConfig::headroom_needed`] unless `AllowHeadroomOverrun`; reserves, the headroom of
+    /// every (port, lossless priority) and one `MmuMtu` of shared pool fit in `BufferSize`
+    /// (naming `Headroom` when it was given, else `BufferSize`); the static XOFF in effect is
+    /// > 0 (`XoffStatic`) and > `XonDelta`.
+    pub fn new(cfg: MmuConfig, links: &[PortLink]) -> Result<Mmu, ConfigError> {
         cfg.validate()?;
-        let queues = cfg.ports * PRIORITIES;
+        let ports = links.len();
+        let b = cfg.buffer_size.0 as u128;
+        ConfigError::check(
+            (1..MAX_PORTS).contains(&ports) && ports as u128 * cfg.mtu.0 as u128 <= b,
+            "Ports",
+            ports,
+            &format!(
+                "a switch needs 1 to {MAX_PORTS} ports, each able to hold one frame of MmuMtu \
+                 ({}) in BufferSize ({})",
+                cfg.mtu, cfg.buffer_size
+            ),
+        )?;
+        let reserved = (ports as u128)
+            .saturating_mul(PRIORITIES as u128)
+            .saturating_mul(cfg.reserve.0 as u128);
+        ConfigError::check(
+            reserved <= b,
+            "Reserve",
+            cfg.reserve,
+            &format!(
+                "{ports} ports x {PRIORITIES} priorities x Reserve = {reserved} B must fit in \
+                 BufferSize ({})",
+                cfg.buffer_size
+            ),
+        )?;
+        let lossless = cfg.lossless_priorities();
+        let headroom: Vec<Bytes> = if lossless == 0 {
+            vec![Bytes::ZERO; ports]
+        } else {
+            links.iter().map(|&l| cfg.headroom_for(l)).collect()
+        };
+        if let (Some(h), false, true) = (cfg.headroom, cfg.allow_headroom_overrun, lossless > 0) {
+            if let Some((port, &l)) = links
+                .iter()
+                .enumerate()
+                .find(|(_, &l)| cfg.headroom_needed(l) > h)
+            {
+                return Err(ConfigError::new(
+                    "Headroom",
+                    h,
+                    format!(
+                        "below the {} port {port} needs on its {} (2 x rate x delay + 2 x \
+                         (MmuMtu {} + 20 B) + MmuMtu + {lossless} PFC frame(s) of 84 B): a \
+                         PAUSE cannot stop the peer before the headroom overflows; leave \
+                         Headroom automatic or set AllowHeadroomOverrun to accept drops",
+                        cfg.headroom_needed(l),
+                        show_link(l),
+                        cfg.mtu
+                    ),
+                ));
+            }
+        }
+        let headroom_total = headroom
+            .iter()
+            .fold(0u128, |acc, h| acc.saturating_add(h.0 as u128))
+            .saturating_mul(lossless as u128);
+        if reserved + headroom_total + cfg.mtu.0 as u128 > b {
+            let detail = format!(
+                "reserves ({reserved} B) + the PFC headroom of {ports} ports x {lossless} \
+                 lossless priorities ({headroom_total} B) + one MmuMtu ({}) of shared buffer \
+                 must fit in BufferSize ({})",
+                cfg.mtu, cfg.buffer_size
+            );
+            return Err(match cfg.headroom {
+                Some(h) => ConfigError::new("Headroom", h, detail),
+                None => ConfigError::new(
+                    "BufferSize",
+                    cfg.buffer_size,
+                    format!(
+                        "{detail}; each port's headroom covers its link (Headroom automatic, \
+                         e.g. {} for port 0's {})",
+                        headroom[0],
+                        show_link(links[0])
+                    ),
+                ),
+            });
+        }
+        let pool = Bytes((b - reserved - headroom_total) as u64);
+        let queues = ports * PRIORITIES;
+        let xoff = if cfg.xoff_beta > 0.0 {
+            Xoff::Dynamic {
+                beta: cfg.xoff_beta,
+            }
+        } else {
+            let x = cfg.xoff_static.unwrap_or(Bytes(pool.0 / queues as u64));
+            let value = if cfg.xoff_static.is_some() {
+                x.to_string()
+            } else {
+                format!("{x} (automatic: shared pool {pool} / {queues} ingress queues)")
+            };
+            ConfigError::check(x > Bytes::ZERO, "XoffStatic", &value, "must be > 0")?;
+            ConfigError::check(
+                cfg.xon_delta < x,
+                "XonDelta",
+                cfg.xon_delta,
+                &format!("must be < XoffStatic ({value}) so that a paused queue can resume"),
+            )?;
+            Xoff::Static(x)
+        };
         Ok(Mmu {
-            pool: cfg.shared_pool(),
+            cfg,
+            links: links.to_vec(),
+            headroom,
+            xoff,
+            pool,
             ingress: vec![Ingress::default(); queues],
             egress: vec![Bytes::ZERO; queues],
             egress_max: vec![Bytes::ZERO; queues],
+            nonempty: Vec::with_capacity(queues),
+            listed_at: vec![NOT_LISTED; queues],
             shared_used: Bytes::ZERO,
             occupancy: Bytes::ZERO,
             stats: MmuStats::default(),
-            cfg,
         })
     }
 
@@ -474,16 +703,32 @@ impl Mmu {
         &self.cfg
     }
 
+    /// Number of ports.
+    pub fn ports(&self) -> usize {
+        self.links.len()
+    }
+
+    /// The headroom of each lossless ingress queue of `port` (0 without lossless priorities,
+    /// or out of range).
+    pub fn headroom(&self, port: usize) -> Bytes {
+        self.headroom.get(port).copied().unwrap_or_default()
+    }
+
+    /// The XOFF threshold in effect (the static value resolved).
+    pub fn xoff(&self) -> Xoff {
+        self.xoff
+    }
+
     /// Index of (port, prio), or `None` if out of range.
     #[inline]
     fn index(&self, port: usize, prio: usize) -> Option<usize> {
-        (port < self.cfg.ports && prio < PRIORITIES).then(|| port * PRIORITIES + prio)
+        (port < self.links.len() && prio < PRIORITIES).then(|| port * PRIORITIES + prio)
     }
 
     /// Current XOFF threshold on an ingress queue's shared use: the static value, or
     /// `β · (shared pool − shared used) / 8` (DCQCN §4; see the module docs).
     pub fn xoff_threshold(&self) -> Bytes {
-        match self.cfg.xoff {
+        match self.xoff {
             Xoff::Static(x) => x,
             Xoff::Dynamic { beta } => {
                 let free = self.pool.saturating_sub(self.shared_used);
@@ -491,6 +736,84 @@ impl Mmu {
                 Bytes((beta * free.0 as f64 / PRIORITIES as f64) as u64)
             }
         }
+    }
+
+    /// DCQCN §4 static `t_PFC = (B − 8·n·t_flight)/(8·n)`: the shared pool split equally over
+    /// all `8·n` ingress queues, so that no ingress queue can be starved of shared buffer.
+    pub fn fair_static_xoff(&self) -> Bytes {
+        let queues = (self.ports().max(1) as u64).saturating_mul(PRIORITIES as u64);
+        Bytes(self.pool.0 / queues)
+    }
+
+    /// Exclusive upper bound on an egress ECN marking threshold so that ECN triggers before
+    /// PFC (DCQCN §4): `t_ECN` must be strictly below the returned value.
+    ///
+    /// The paper's worst case is one ingress queue feeding all `n` egress queues, each just
+    /// below `t_ECN`, so PFC must not trigger while the ingress queue holds `n · t_ECN`:
+    /// - static: `n · t_ECN < t_PFC`, so `t_ECN < t_PFC / n` (the paper notes this is below one
+    ///   MTU for its switch, which is why it uses dynamic thresholds);
+    /// - dynamic, with at most `s = 8 · n · t_ECN` shared bytes in use:
+    ///   `n · t_ECN < β·(S − s)/8` gives `t_ECN < β·S / (8·n·(β + 1))` with `S` the shared pool
+    ///   (21.75 KB for B = 12 MB, n = 32, t_flight = 22.4 KB, β = 8, all priorities lossless).
+    ///
+    /// Rounded up, so that for integer `t_ECN`, `t_ECN < bound` is exactly the paper's
+    /// condition. The reserve is ignored (it only delays PFC further), which is conservative.
+    pub fn max_ecn_threshold_before_pfc(&self) -> Bytes {
+        let n = self.ports().max(1) as u64;
+        match self.xoff {
+            Xoff::Static(x) => Bytes(x.0.div_ceil(n)),
+            Xoff::Dynamic { beta } => {
+                let s = self.pool.0 as f64;
+                let bound = beta * s / (PRIORITIES as f64 * n as f64 * (beta + 1.0));
+                // `as` saturates (NaN → 0): never panics on a bad beta.
+                Bytes(bound.ceil() as u64)
+            }
+        }
+    }
+
+    /// Start-up warnings (not errors) for a researcher, one sentence each; empty when the
+    /// configuration is consistent. Only meaningful when some priority is lossless; with none,
+    /// there is nothing to warn about.
+    ///
+    /// - `k_min` (the smallest ECN threshold of the switch's egress policies, if it has any)
+    ///   not below [`Self::max_ecn_threshold_before_pfc`]: PFC may fire before ECN.
+    /// - an explicit headroom below a port's [`MmuConfig::headroom_needed`], accepted by
+    ///   `AllowHeadroomOverrun`: lossless packets may be dropped (one warning per distinct
+    ///   link).
+    pub fn warnings(&self, k_min: Option<Bytes>) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if self.cfg.lossless_priorities() == 0 {
+            return warnings;
+        }
+        let bound = self.max_ecn_threshold_before_pfc();
+        if let Some(k_min) = k_min.filter(|&k| k >= bound) {
+            warnings.push(format!(
+                "ECN threshold KMin ({k_min}) is not below {bound}, the largest value for which \
+                 ECN triggers before PFC with BufferSize {}, {} ports and {:?} (DCQCN section 4): \
+                 PFC may pause links before senders see congestion marks",
+                self.cfg.buffer_size,
+                self.ports(),
+                self.xoff
+            ));
+        }
+        if let Some(h) = self.cfg.headroom {
+            let mut seen: Vec<PortLink> = Vec::new();
+            for (port, &l) in self.links.iter().enumerate() {
+                let needed = self.cfg.headroom_needed(l);
+                if needed > h && !seen.contains(&l) {
+                    seen.push(l);
+                    warnings.push(format!(
+                        "PFC Headroom ({h}) is below the {needed} needed on port {port}'s {} \
+                         with MmuMtu {} (2 x rate x delay + 2 frames on the wire + one frame + \
+                         the PFC frames), accepted by AllowHeadroomOverrun: lossless frames may \
+                         be dropped (headroom overrun)",
+                        show_link(l),
+                        self.cfg.mtu
+                    ));
+                }
+            }
+        }
+        warnings
     }
 
     fn count_drop(&mut self, reason: DropReason, size: Bytes) {
@@ -522,7 +845,7 @@ impl Mmu {
                 false,
                 "MMU arrival out of range: in_port {in_port}, out_port {out_port}, prio {prio}, \
                  {} ports",
-                self.cfg.ports
+                self.ports()
             );
             return self.drop(DropReason::BufferFull, size, PfcAction::None);
         };
@@ -536,7 +859,7 @@ impl Mmu {
             let below_xoff = self.xoff_threshold().saturating_sub(q.shared);
             let to_shared = rest.min(below_xoff).min(pool_free);
             let to_headroom = rest - to_shared;
-            let overrun = to_headroom > self.cfg.headroom.saturating_sub(q.headroom);
+            let overrun = to_headroom > self.headroom[in_port].saturating_sub(q.headroom);
             // Over XOFF (or the pool is full): PAUSE the peer, once. Not for a dropped packet
             // at an empty queue: no departure would ever RESUME it.
             let over = to_headroom > Bytes::ZERO || q.headroom > Bytes::ZERO;
@@ -558,7 +881,7 @@ impl Mmu {
             }
             (to_shared, to_headroom, pfc)
         } else {
-            // Lossy: tail drop at buf_max, then at a full buffer (fabric.md "Switch").
+            // Lossy: tail drop at buf_max, then at a full buffer.
             if self.egress[e].saturating_add(size) > self.cfg.egress_limit {
                 return self.drop(DropReason::QueueFull, size, PfcAction::None);
             }
@@ -572,6 +895,9 @@ impl Mmu {
         q.shared += to_shared;
         q.headroom += to_headroom;
         let headroom_now = q.headroom;
+        if self.egress[e] == Bytes::ZERO && size > Bytes::ZERO {
+            self.list(e);
+        }
         self.egress[e] += size;
         self.egress_max[e] = self.egress_max[e].max(self.egress[e]);
         self.shared_used += to_shared;
@@ -599,7 +925,7 @@ impl Mmu {
                 false,
                 "MMU departure out of range: in_port {in_port}, out_port {out_port}, \
                  prio {prio}, {} ports",
-                self.cfg.ports
+                self.ports()
             );
             return PfcAction::None;
         };
@@ -608,6 +934,9 @@ impl Mmu {
             "MMU departure of {size} exceeds what is queued"
         );
         self.egress[e] = self.egress[e].saturating_sub(size);
+        if self.egress[e] == Bytes::ZERO {
+            self.unlist(e);
+        }
         let q = &mut self.ingress[i];
         // Headroom first, then shared, then reserve.
         let from_headroom = size.min(q.headroom);
@@ -636,6 +965,38 @@ impl Mmu {
         } else {
             PfcAction::None
         }
+    }
+
+    /// Adds egress queue `e` to the non-empty list.
+    #[inline]
+    fn list(&mut self, e: usize) {
+        if self.listed_at[e] == NOT_LISTED {
+            self.listed_at[e] = self.nonempty.len() as u32;
+            self.nonempty.push(e as u32);
+        }
+    }
+
+    /// Removes egress queue `e` from the non-empty list (swap-remove: O(1)).
+    #[inline]
+    fn unlist(&mut self, e: usize) {
+        let at = self.listed_at[e];
+        if at == NOT_LISTED {
+            return;
+        }
+        self.listed_at[e] = NOT_LISTED;
+        self.nonempty.swap_remove(at as usize);
+        if let Some(&moved) = self.nonempty.get(at as usize) {
+            self.listed_at[moved as usize] = at;
+        }
+    }
+
+    /// The non-empty egress queues as `(port, prio, bytes)`, in no particular order: what a
+    /// queue sample records, at a cost proportional to its length (not to the port count).
+    pub fn nonempty_egress(&self) -> impl Iterator<Item = (usize, usize, Bytes)> + '_ {
+        self.nonempty.iter().map(move |&e| {
+            let e = e as usize;
+            (e / PRIORITIES, e % PRIORITIES, self.egress[e])
+        })
     }
 
     fn ingress_at(&self, port: usize, prio: usize) -> Ingress {
@@ -688,7 +1049,8 @@ impl Mmu {
         self.shared_used
     }
 
-    /// Size of the shared pool ([`MmuConfig::shared_pool`]).
+    /// Size of the shared pool: `B − reserves − the headroom of every (port, lossless priority)`
+    /// (DCQCN §4 `B − 8·n·t_flight` when all 8 priorities are lossless and the reserve is 0).
     pub fn shared_pool(&self) -> Bytes {
         self.pool
     }
@@ -742,7 +1104,7 @@ impl Mmu {
                 ));
             }
             let headroom = if self.cfg.lossless[prio] {
-                self.cfg.headroom
+                self.headroom[port]
             } else {
                 Bytes::ZERO
             };
@@ -779,6 +1141,22 @@ impl Mmu {
                 self.egress[i]
             ));
         }
+        for (e, &b) in self.egress.iter().enumerate() {
+            let at = self.listed_at[e];
+            let listed = at != NOT_LISTED && self.nonempty.get(at as usize) == Some(&(e as u32));
+            if listed != (b > Bytes::ZERO) {
+                return Err(format!(
+                    "egress (port {}, prio {}): {} but {} in the non-empty list",
+                    e / PRIORITIES,
+                    e % PRIORITIES,
+                    b,
+                    if listed { "listed" } else { "not" }
+                ));
+            }
+        }
+        if self.nonempty.len() != self.egress.iter().filter(|&&b| b > Bytes::ZERO).count() {
+            return Err("the non-empty egress list has stale entries".to_string());
+        }
         if ingress_sum != self.occupancy || egress_sum != self.occupancy {
             return Err(format!(
                 "occupancy {} != sum of ingress {} or sum of egress {}",
@@ -814,20 +1192,37 @@ mod tests {
         l
     }
 
-    /// 2 ports, reserve 1000, headroom 5000, static XOFF 4000, XON delta 2000, priority 3
-    /// lossless: shared pool = 76 000 − 16 000 − 10 000 = 50 000.
+    /// `n` ports on 1 Gb/s links without delay: a lossless queue needs
+    /// 2 x 1020 + 1000 + 84 = 3124 B of headroom with 1000 B frames.
+    fn links(n: usize) -> Vec<PortLink> {
+        vec![
+            PortLink {
+                rate: Rate::gbps(1),
+                delay: Time::ZERO,
+            };
+            n
+        ]
+    }
+
+    /// reserve 1000, headroom 5000, static XOFF 4000, XON delta 2000, priority 3 lossless;
+    /// on 2 ports (`links(2)`): shared pool = 76 000 − 16 000 − 10 000 = 50 000.
     fn static_cfg() -> MmuConfig {
         MmuConfig {
             buffer_size: Bytes(76_000),
-            ports: 2,
             mtu: Bytes(1000),
             reserve: Bytes(1000),
-            headroom: Bytes(5000),
-            xoff: Xoff::Static(Bytes(4000)),
+            headroom: Some(Bytes(5000)),
+            allow_headroom_overrun: false,
+            xoff_beta: 0.0,
+            xoff_static: Some(Bytes(4000)),
             xon_delta: Bytes(2000),
             lossless: only(P3),
             egress_limit: Bytes(3000),
         }
+    }
+
+    fn two_ports(c: MmuConfig) -> Mmu {
+        Mmu::new(c, &links(2)).unwrap()
     }
 
     fn admit() -> Admission {
@@ -841,14 +1236,25 @@ mod tests {
     fn default_config_is_valid_with_paper_numbers() {
         let c = MmuConfig::default();
         c.validate().unwrap();
-        // 12 MB − 32 ports × 1 lossless priority × 22 400 B
-        assert_eq!(c.shared_pool(), Bytes(11_283_200));
-        assert_eq!(c.xon_delta, Bytes(2 * c.mtu.0));
+        // 32 ports of 100 Gb/s with 1 µs links: 2 × 12 500 + 2 × 1082 + 1062 + 84 each
+        let l = PortLink {
+            rate: Rate::gbps(100),
+            delay: Time::us(1),
+        };
+        assert_eq!(c.headroom_needed(l), Bytes(28_310));
+        let m = Mmu::new(c, &[l; 32]).unwrap();
+        assert_eq!(m.headroom(31), Bytes(28_310));
+        // 12 MB − 32 ports × 1 lossless priority × 28 310 B
+        assert_eq!(m.shared_pool(), Bytes(11_094_080));
+        assert_eq!(m.xoff(), Xoff::Dynamic { beta: 8.0 });
+        // DCQCN's 2 MTU of its 1500 B frames
+        assert_eq!(c.xon_delta, Bytes(2 * 1500));
+        assert_eq!(c.mtu, Bytes(1062));
     }
 
     #[test]
     fn static_xoff_fills_reserve_then_shared_then_pauses_once_into_headroom() {
-        let mut m = Mmu::new(static_cfg()).unwrap();
+        let mut m = two_ports(static_cfg());
         assert_eq!(m.shared_pool(), Bytes(50_000));
         let a = |m: &mut Mmu| m.on_arrival(0, 1, P3, Bytes(1000));
         // reserve
@@ -918,7 +1324,7 @@ mod tests {
 
     #[test]
     fn packet_straddling_xoff_splits_between_shared_and_headroom() {
-        let mut m = Mmu::new(static_cfg()).unwrap();
+        let mut m = two_ports(static_cfg());
         m.on_arrival(0, 1, P3, Bytes(1000)); // reserve
         m.on_arrival(0, 1, P3, Bytes(3500)); // shared 3500
         let a = m.on_arrival(0, 1, P3, Bytes(1000));
@@ -929,7 +1335,7 @@ mod tests {
 
     #[test]
     fn lossless_over_xoff_pauses_even_when_the_packet_overruns_headroom() {
-        let mut m = Mmu::new(static_cfg()).unwrap();
+        let mut m = two_ports(static_cfg());
         m.on_arrival(0, 1, P3, Bytes(5000)); // reserve 1000 + shared 4000
         let a = m.on_arrival(0, 1, P3, Bytes(6000)); // larger than the whole headroom
         assert_eq!(
@@ -951,7 +1357,7 @@ mod tests {
         // reserve (1000) + headroom (5000): dropped, and no PAUSE that nothing would resume
         let mut c = static_cfg();
         c.egress_limit = Bytes(100_000);
-        let mut m = Mmu::new(c).unwrap();
+        let mut m = two_ports(c);
         assert!(m.on_arrival(1, 0, 0, Bytes(51_000)).admitted());
         assert_eq!(
             m.on_arrival(0, 1, P3, Bytes(6001)),
@@ -970,8 +1376,8 @@ mod tests {
         // pool 50 000 filled by lossy priority 0 (big egress limit), then a lossless packet
         let mut c = static_cfg();
         c.egress_limit = Bytes(100_000);
-        c.xoff = Xoff::Static(Bytes(60_000));
-        let mut m = Mmu::new(c).unwrap();
+        c.xoff_static = Some(Bytes(60_000));
+        let mut m = two_ports(c);
         assert!(m.on_arrival(1, 0, 0, Bytes(51_000)).admitted()); // 1000 reserve + 50 000
         assert_eq!(m.shared_used(), Bytes(50_000));
         m.on_arrival(0, 1, P3, Bytes(1000)); // reserve
@@ -987,16 +1393,17 @@ mod tests {
         // 2 ports, no reserve, headroom 10 000 for priority 3: pool = 100 000 − 20 000 = 80 000
         let c = MmuConfig {
             buffer_size: Bytes(100_000),
-            ports: 2,
             mtu: Bytes(1000),
             reserve: Bytes::ZERO,
-            headroom: Bytes(10_000),
-            xoff: Xoff::Dynamic { beta: 2.0 },
+            headroom: Some(Bytes(10_000)),
+            allow_headroom_overrun: false,
+            xoff_beta: 2.0,
+            xoff_static: None,
             xon_delta: Bytes(2000),
             lossless: only(P3),
             egress_limit: Bytes(100_000),
         };
-        let mut m = Mmu::new(c).unwrap();
+        let mut m = two_ports(c);
         // β/8 · free = 80 000 / 4
         assert_eq!(m.xoff_threshold(), Bytes(20_000));
         m.on_arrival(0, 1, P3, Bytes(1000));
@@ -1018,7 +1425,7 @@ mod tests {
 
     #[test]
     fn egress_maximum_is_exact_and_restarts_at_the_current_queue() {
-        let mut m = Mmu::new(static_cfg()).unwrap();
+        let mut m = two_ports(static_cfg());
         for _ in 0..5 {
             assert_eq!(m.on_arrival(0, 1, P3, Bytes(1000)), admit());
         }
@@ -1038,68 +1445,211 @@ mod tests {
     }
 
     #[test]
+    fn nonempty_egress_lists_exactly_the_queues_holding_bytes() {
+        let mut m = two_ports(static_cfg());
+        m.on_arrival(0, 1, 0, Bytes(1000));
+        m.on_arrival(0, 0, 2, Bytes(500));
+        m.on_arrival(1, 1, 0, Bytes(100));
+        let sorted = |m: &Mmu| {
+            let mut l: Vec<_> = m.nonempty_egress().collect();
+            l.sort();
+            l
+        };
+        assert_eq!(sorted(&m), [(0, 2, Bytes(500)), (1, 0, Bytes(1100))]);
+        m.check_invariants().unwrap();
+        m.on_departure(0, 1, 0, Bytes(1000));
+        assert_eq!(sorted(&m), [(0, 2, Bytes(500)), (1, 0, Bytes(100))]);
+        m.on_departure(1, 1, 0, Bytes(100));
+        assert_eq!(sorted(&m), [(0, 2, Bytes(500))]);
+        m.on_departure(0, 0, 2, Bytes(500));
+        assert_eq!(sorted(&m), []);
+        m.check_invariants().unwrap();
+    }
+
+    #[test]
     fn dcqcn_section4_thresholds() {
-        // B = 12 MB, n = 32, t_flight = 22.4 KB on all 8 priorities, β = 8
+        // B = 12 MB, n = 32, t_flight = 22.4 KB on all 8 priorities, β = 8, 1500 B MTU,
+        // 40 Gb/s links
         let c = MmuConfig {
             buffer_size: Bytes::mb(12),
-            ports: 32,
-            headroom: Bytes(22_400),
+            mtu: Bytes(1500),
+            headroom: Some(Bytes(22_400)),
             reserve: Bytes::ZERO,
             lossless: [true; PRIORITIES],
-            xoff: Xoff::Dynamic { beta: 8.0 },
+            xoff_beta: 8.0,
             ..MmuConfig::default()
         };
-        c.validate().unwrap();
+        let l = PortLink {
+            rate: Rate::gbps(40),
+            delay: Time::us(1),
+        };
+        let m = Mmu::new(c, &[l; 32]).unwrap();
         // B − 8·n·t_flight
-        assert_eq!(c.shared_pool(), Bytes(6_265_600));
+        assert_eq!(m.shared_pool(), Bytes(6_265_600));
         // static t_PFC = (B − 8·n·t_flight)/(8·n)
-        assert_eq!(c.fair_static_xoff(), Bytes(24_475));
+        assert_eq!(m.fair_static_xoff(), Bytes(24_475));
         // t_ECN < β(B − 8 n t_flight)/(8 n (β+1)) = 21 755.6 B, the paper's 21.75 KB
-        let bound = c.max_ecn_threshold_before_pfc();
+        let bound = m.max_ecn_threshold_before_pfc();
         assert_eq!(bound, Bytes(21_756));
         assert!(bound.0.abs_diff(21_750) <= 500);
-        // with the static threshold the bound is t_PFC / n, below one MTU (the paper's point)
-        let s = MmuConfig {
-            xoff: Xoff::Static(c.fair_static_xoff()),
-            ..c.clone()
-        };
+        // with the static threshold the bound is t_PFC / n, below one MTU (the paper's point);
+        // the automatic static threshold is the paper's
+        let s = Mmu::new(
+            MmuConfig {
+                xoff_beta: 0.0,
+                ..c
+            },
+            &[l; 32],
+        )
+        .unwrap();
+        assert_eq!(s.xoff(), Xoff::Static(Bytes(24_475)));
         assert_eq!(s.max_ecn_threshold_before_pfc(), Bytes(765));
-        assert!(s.max_ecn_threshold_before_pfc() < s.mtu);
+        assert!(s.max_ecn_threshold_before_pfc() < c.mtu);
         // at dynamic XOFF with an empty buffer, one queue may take β/8 of the free pool
-        let m = Mmu::new(c.clone()).unwrap();
         assert_eq!(m.xoff_threshold(), Bytes(6_265_600));
-        // warnings: the paper's K_min = 5 KB is fine, 30 KB is not
-        let rate = Rate::gbps(40);
-        let delay = Time::ns(1000);
-        assert!(c.check(Bytes(5000), rate, delay).is_empty());
-        let w = c.check(Bytes(30_000), rate, delay);
+        // warnings: the paper's K_min = 5 KB is fine, 30 KB is not; no marking, no warning
+        assert!(m.warnings(Some(Bytes(5000))).is_empty());
+        assert!(m.warnings(None).is_empty());
+        let w = m.warnings(Some(Bytes(30_000)));
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("KMin"), "{}", w[0]);
     }
 
     #[test]
-    fn headroom_needed_is_two_bdp_plus_two_mtu_plus_pause_frame() {
-        let c = MmuConfig::default();
-        // 40 Gb/s × 1 µs = 5000 B; 2·5000 + 2·1500 + 84
-        assert_eq!(
-            c.headroom_needed(Rate::gbps(40), Time::us(1)),
-            Bytes(13_084)
+    fn headroom_needed_covers_two_delays_three_frames_and_the_pfc_frames() {
+        let c = MmuConfig {
+            mtu: Bytes(1500),
+            ..MmuConfig::default()
+        };
+        // 40 Gb/s × 1 µs = 5000 B; 2·5000 + 2·1520 + 1500 + 84
+        let l = PortLink {
+            rate: Rate::gbps(40),
+            delay: Time::us(1),
+        };
+        assert_eq!(c.headroom_needed(l), Bytes(14_624));
+        // rate × delay is rounded up: 100 Gb/s × 2055 ns = 25 687.5 B
+        let l = PortLink {
+            rate: Rate::gbps(100),
+            delay: Time::ns(2055),
+        };
+        assert_eq!(c.headroom_needed(l), Bytes(2 * 25_688 + 3040 + 1500 + 84));
+        // one PFC frame per lossless priority
+        let all = MmuConfig {
+            lossless: [true; PRIORITIES],
+            ..c
+        };
+        assert_eq!(all.headroom_needed(l) - c.headroom_needed(l), Bytes(7 * 84));
+        // automatic: each port its own link's
+        let slow = PortLink {
+            rate: Rate::gbps(25),
+            delay: Time::us(1),
+        };
+        let m = Mmu::new(c, &[l, slow]).unwrap();
+        assert_eq!(m.headroom(0), c.headroom_needed(l));
+        assert_eq!(m.headroom(1), c.headroom_needed(slow));
+        assert!(m.headroom(1) < m.headroom(0));
+        assert!(m.warnings(None).is_empty());
+    }
+
+    #[test]
+    fn explicit_headroom_below_the_link_need_is_an_error_unless_allowed() {
+        let l = PortLink {
+            rate: Rate::gbps(100),
+            delay: Time::us(1),
+        };
+        let c = MmuConfig {
+            headroom: Some(Bytes(3000)),
+            ..MmuConfig::default()
+        };
+        let e = Mmu::new(c, &[l; 4]).unwrap_err();
+        assert_eq!(e.field, "Headroom");
+        assert!(
+            e.to_string().starts_with(
+                "invalid Headroom = 3000 B: below the 28310 B port 0 needs on its 100Gbps link \
+                 with 1us delay"
+            ),
+            "{e}"
         );
-        assert!(c.check(Bytes(5000), Rate::gbps(40), Time::us(1)).is_empty());
-        // 2 µs: 23 084 B > 22 400 B of headroom
-        let w = c.check(Bytes(5000), Rate::gbps(40), Time::us(2));
+        assert!(e.requirement.contains("AllowHeadroomOverrun"), "{e}");
+        // exactly the need is enough
+        Mmu::new(
+            MmuConfig {
+                headroom: Some(Bytes(28_310)),
+                ..c
+            },
+            &[l; 4],
+        )
+        .unwrap();
+        // allowed: built, with a warning per distinct link
+        let m = Mmu::new(
+            MmuConfig {
+                allow_headroom_overrun: true,
+                ..c
+            },
+            &[l; 4],
+        )
+        .unwrap();
+        assert_eq!(m.headroom(2), Bytes(3000));
+        let w = m.warnings(None);
         assert_eq!(w.len(), 1);
-        assert!(w[0].contains("Headroom"), "{}", w[0]);
+        assert!(
+            w[0].starts_with("PFC Headroom (3000 B) is below the 28310 B needed"),
+            "{}",
+            w[0]
+        );
+        // without a lossless priority the headroom is irrelevant
+        let lossy = MmuConfig {
+            lossless: [false; PRIORITIES],
+            ..c
+        };
+        let m = Mmu::new(lossy, &[l; 4]).unwrap();
+        assert_eq!(m.headroom(0), Bytes::ZERO);
+        assert_eq!(m.shared_pool(), Bytes::mb(12));
+    }
+
+    #[test]
+    fn the_buffer_must_cover_every_port_headroom() {
+        let l = PortLink {
+            rate: Rate::gbps(100),
+            delay: Time::us(1),
+        };
+        // 33 ports × 28 310 B = 934 230 B + 1062 B > 900 000 B
+        let c = MmuConfig {
+            buffer_size: Bytes(900_000),
+            ..MmuConfig::default()
+        };
+        let e = Mmu::new(c, &[l; 33]).unwrap_err();
+        assert_eq!(e.field, "BufferSize");
+        assert!(e.requirement.contains("934230 B"), "{e}");
+        assert!(e.requirement.contains("28310 B"), "{e}");
+        // 31 ports fit: 877 610 + 1062 <= 900 000
+        Mmu::new(c, &[l; 31]).unwrap();
+        // an explicit headroom is named instead
+        let e = Mmu::new(
+            MmuConfig {
+                headroom: Some(Bytes(30_000)),
+                ..c
+            },
+            &[l; 33],
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "Headroom");
     }
 
     #[test]
     fn no_warnings_without_lossless_priorities() {
         let c = MmuConfig {
             lossless: [false; PRIORITIES],
+            headroom: Some(Bytes(1000)),
             ..MmuConfig::default()
         };
-        assert!(c
-            .check(Bytes::mb(1), Rate::gbps(100), Time::ms(1))
+        let l = PortLink {
+            rate: Rate::gbps(100),
+            delay: Time::ms(1),
+        };
+        assert!(Mmu::new(c, &[l; 2])
+            .unwrap()
+            .warnings(Some(Bytes::mb(1)))
             .is_empty());
     }
 
@@ -1108,7 +1658,7 @@ mod tests {
         // pool 50 000 with reserve 1000 per queue; egress_limit 3000
         let mut c = static_cfg();
         c.egress_limit = Bytes(30_000);
-        let mut m = Mmu::new(c).unwrap();
+        let mut m = two_ports(c);
         // egress (1, 0): 30 × 1000 admitted, the 31st is QueueFull
         for _ in 0..30 {
             assert_eq!(m.on_arrival(0, 1, 0, Bytes(1000)), admit());
@@ -1152,134 +1702,205 @@ mod tests {
 
     #[test]
     fn validate_names_the_field() {
-        let field = |c: MmuConfig| c.validate().unwrap_err().field;
+        let field = |c: MmuConfig, ports: usize| Mmu::new(c, &links(ports)).unwrap_err().field;
         let base = static_cfg();
+        // single-field bounds (the table) name the Rust field
         assert_eq!(
-            field(MmuConfig {
-                buffer_size: Bytes::ZERO,
-                ..base.clone()
-            }),
-            "BufferSize"
+            field(
+                MmuConfig {
+                    buffer_size: Bytes::ZERO,
+                    ..base
+                },
+                2
+            ),
+            "buffer_size"
         );
         assert_eq!(
-            field(MmuConfig {
-                ports: 0,
-                ..base.clone()
-            }),
-            "Ports"
+            field(
+                MmuConfig {
+                    mtu: Bytes(63),
+                    ..base
+                },
+                2
+            ),
+            "mtu"
         );
+        for beta in [-1.0, f64::NAN, f64::INFINITY] {
+            assert_eq!(
+                field(
+                    MmuConfig {
+                        xoff_beta: beta,
+                        ..base
+                    },
+                    2
+                ),
+                "xoff_beta"
+            );
+        }
+        // checks across fields and ports name the attribute
+        assert_eq!(field(base, 0), "Ports");
         assert_eq!(
-            field(MmuConfig {
-                reserve: Bytes(10_000),
-                ..base.clone()
-            }),
+            field(
+                MmuConfig {
+                    reserve: Bytes(10_000),
+                    ..base
+                },
+                2
+            ),
             "Reserve"
         );
         // 16 000 reserved + 2 × 30 000 headroom > 76 000
         assert_eq!(
-            field(MmuConfig {
-                headroom: Bytes(30_000),
-                ..base.clone()
-            }),
+            field(
+                MmuConfig {
+                    headroom: Some(Bytes(30_000)),
+                    ..base
+                },
+                2
+            ),
             "Headroom"
         );
         assert_eq!(
-            field(MmuConfig {
-                headroom: Bytes(999),
-                ..base.clone()
-            }),
+            field(
+                MmuConfig {
+                    headroom: Some(Bytes(999)),
+                    ..base
+                },
+                2
+            ),
             "Headroom"
         );
-        for beta in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-            assert_eq!(
-                field(MmuConfig {
-                    xoff: Xoff::Dynamic { beta },
-                    ..base.clone()
-                }),
-                "XoffBeta"
-            );
-        }
         assert_eq!(
-            field(MmuConfig {
-                xoff: Xoff::Static(Bytes::ZERO),
-                ..base.clone()
-            }),
-            "XoffStatic"
-        );
-        assert_eq!(
-            field(MmuConfig {
-                xon_delta: Bytes(4000),
-                ..base.clone()
-            }),
+            field(
+                MmuConfig {
+                    xon_delta: Bytes(4000),
+                    ..base
+                },
+                2
+            ),
             "XonDelta"
         );
         assert_eq!(
-            field(MmuConfig {
-                egress_limit: Bytes(999),
-                ..base.clone()
-            }),
+            field(
+                MmuConfig {
+                    egress_limit: Bytes(999),
+                    ..base
+                },
+                2
+            ),
             "EgressLimit"
         );
+        // an automatic static threshold too small for the XON hysteresis: 50 000 / 16 = 3125
+        let e = Mmu::new(
+            MmuConfig {
+                xoff_static: None,
+                xon_delta: Bytes(3125),
+                ..base
+            },
+            &links(2),
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "XonDelta");
+        assert!(e.requirement.contains("automatic"), "{e}");
         // headroom is irrelevant without lossless priorities
-        MmuConfig {
-            headroom: Bytes::ZERO,
-            lossless: [false; PRIORITIES],
-            ..base.clone()
-        }
-        .validate()
+        Mmu::new(
+            MmuConfig {
+                headroom: Some(Bytes(1)),
+                lossless: [false; PRIORITIES],
+                ..base
+            },
+            &links(2),
+        )
         .unwrap();
         // overflow-sized values do not panic
         assert_eq!(
-            field(MmuConfig {
-                reserve: Bytes::MAX,
-                ..base.clone()
-            }),
+            field(
+                MmuConfig {
+                    reserve: Bytes::MAX,
+                    ..base
+                },
+                2
+            ),
             "Reserve"
         );
         // 77 ports cannot each hold a 1000 B frame in 76 000 B
+        assert_eq!(field(base, 77), "Ports");
         assert_eq!(
-            field(MmuConfig {
-                ports: 77,
-                ..base.clone()
-            }),
-            "Ports"
-        );
-        assert_eq!(
-            field(MmuConfig {
-                ports: usize::MAX,
-                buffer_size: Bytes::MAX,
-                mtu: Bytes(1),
-                reserve: Bytes::MAX,
-                ..base
-            }),
+            field(
+                MmuConfig {
+                    buffer_size: Bytes::MAX,
+                    reserve: Bytes::MAX,
+                    ..base
+                },
+                3
+            ),
             "Reserve"
         );
     }
 
     #[test]
     fn validate_message_gives_numbers() {
-        let e = MmuConfig {
-            headroom: Bytes(30_000),
-            ..static_cfg()
-        }
-        .validate()
+        let e = Mmu::new(
+            MmuConfig {
+                headroom: Some(Bytes(30_000)),
+                ..static_cfg()
+            },
+            &links(2),
+        )
         .unwrap_err();
         assert!(e.requirement.contains("60000 B"), "{e}");
         assert!(e.requirement.contains("76000 B"), "{e}");
+    }
+
+    #[test]
+    fn table_defaults_are_valid_and_print_as_they_parse() {
+        let d = MmuConfig::default();
+        for (i, p) in MmuConfig::params().iter().enumerate() {
+            let v = d.get_param(i).unwrap();
+            p.spec.check(&v, p.spec.name).unwrap();
+            assert_eq!(p.spec.parse(&v.to_string(), p.spec.name).unwrap(), v);
+            assert!(!p.spec.help.is_empty());
+        }
+        let mask = MmuConfig::params()
+            .iter()
+            .position(|p| p.spec.attr == "PfcPriorities")
+            .unwrap();
+        assert_eq!(d.get_param(mask), Some(ParamValue::Count(0x08)));
+        let mut c = d;
+        c.set_param(mask, &ParamValue::Count(0x11)).unwrap();
+        assert_eq!(c.lossless_priorities(), 2);
+        assert!(c.lossless[0] && c.lossless[4]);
+        assert!(c.set_param(mask, &ParamValue::Count(256)).is_err());
+        let headroom = MmuConfig::params()
+            .iter()
+            .position(|p| p.spec.attr == "Headroom")
+            .unwrap();
+        assert_eq!(
+            MmuConfig::params()[headroom]
+                .spec
+                .parse("auto", "--headroom"),
+            Ok(ParamValue::Bytes(Bytes::ZERO))
+        );
+        c.set_param(headroom, &ParamValue::Bytes(Bytes(40_000)))
+            .unwrap();
+        assert_eq!(c.headroom, Some(Bytes(40_000)));
+        c.set_param(headroom, &ParamValue::Bytes(Bytes::ZERO))
+            .unwrap();
+        assert_eq!(c.headroom, None);
     }
 
     #[cfg(debug_assertions)]
     #[test]
     #[should_panic(expected = "out of range")]
     fn out_of_range_port_is_a_host_bug_in_debug() {
-        let mut m = Mmu::new(static_cfg()).unwrap();
+        let mut m = two_ports(static_cfg());
         m.on_arrival(2, 0, 0, Bytes(100));
     }
 
     #[cfg(not(debug_assertions))]
     #[test]
     fn out_of_range_port_drops_in_release() {
-        let mut m = Mmu::new(static_cfg()).unwrap();
+        let mut m = two_ports(static_cfg());
         assert_eq!(
             m.on_arrival(2, 0, 0, Bytes(100)).drop,
             Some(DropReason::BufferFull)
@@ -1292,7 +1913,7 @@ mod tests {
 
     #[test]
     fn accessors_are_zero_out_of_range() {
-        let m = Mmu::new(static_cfg()).unwrap();
+        let m = two_ports(static_cfg());
         assert_eq!(m.ingress_bytes(9, 0), Bytes::ZERO);
         assert_eq!(m.egress_bytes(0, 9), Bytes::ZERO);
         assert!(!m.is_paused(9, 9));
@@ -1319,7 +1940,7 @@ mod tests {
         ]
     }
 
-    fn config() -> impl Strategy<Value = MmuConfig> {
+    fn config() -> impl Strategy<Value = (MmuConfig, usize)> {
         (
             1usize..4,
             500u64..1500,
@@ -1327,8 +1948,8 @@ mod tests {
             0u64..10_000,
             prop::array::uniform4(any::<bool>()),
             prop_oneof![
-                (0.05f64..16.0).prop_map(|beta| Xoff::Dynamic { beta }),
-                (1u64..20_000).prop_map(|x| Xoff::Static(Bytes(x))),
+                (0.05f64..16.0).prop_map(|beta| (beta, 0u64)),
+                (1u64..20_000).prop_map(|x| (0.0, x)),
             ],
             0u64..4000,
             0u64..60_000,
@@ -1341,40 +1962,46 @@ mod tests {
                     let headroom = mtu + headroom_extra;
                     let nl = lossless.iter().filter(|&&x| x).count() as u64;
                     let n = ports as u64;
-                    let xon_delta = match xoff {
-                        Xoff::Static(x) => Bytes(xon % x.0),
-                        Xoff::Dynamic { .. } => Bytes(xon),
+                    let (xoff_beta, xoff_static) = xoff;
+                    let xon_delta = if xoff_beta == 0.0 {
+                        Bytes(xon % xoff_static)
+                    } else {
+                        Bytes(xon)
                     };
-                    MmuConfig {
+                    let cfg = MmuConfig {
                         buffer_size: Bytes(
                             n * PRIORITIES as u64 * reserve + n * nl * headroom + n * mtu + pool,
                         ),
-                        ports,
                         mtu: Bytes(mtu),
                         reserve: Bytes(reserve),
-                        headroom: Bytes(headroom),
-                        xoff,
+                        headroom: Some(Bytes(headroom)),
+                        // headrooms below the links' need: overruns must stay consistent too
+                        allow_headroom_overrun: true,
+                        xoff_beta,
+                        xoff_static: (xoff_static > 0).then_some(Bytes(xoff_static)),
                         xon_delta,
                         lossless,
                         egress_limit: Bytes(mtu + egress_extra),
-                    }
+                    };
+                    (cfg, ports)
                 },
             )
     }
 
-    fn cfg_and_ops() -> impl Strategy<Value = (MmuConfig, Vec<Op>)> {
+    fn cfg_and_ops() -> impl Strategy<Value = ((MmuConfig, usize), Vec<Op>)> {
         config().prop_flat_map(|c| {
-            let ports = c.ports;
+            let ports = c.1;
             (Just(c), prop::collection::vec(op(ports), 1..300))
         })
     }
 
     proptest! {
         #[test]
-        fn random_traffic_keeps_accounting_and_pfc_consistent((cfg, ops) in cfg_and_ops()) {
-            prop_assert!(cfg.validate().is_ok(), "{:?}", cfg.validate());
-            let mut m = Mmu::new(cfg.clone()).unwrap();
-            let mut paused = vec![false; cfg.ports * PRIORITIES];
+        fn random_traffic_keeps_accounting_and_pfc_consistent(((cfg, ports), ops) in cfg_and_ops()) {
+            let built = Mmu::new(cfg, &links(ports));
+            prop_assert!(built.is_ok(), "{:?}", built.err());
+            let mut m = built.unwrap();
+            let mut paused = vec![false; ports * PRIORITIES];
             let mut inside: Vec<(usize, usize, usize, Bytes)> = Vec::new();
             let mut track = |pfc: PfcAction, port: usize, prio: usize, m: &Mmu|
                 -> Result<(), TestCaseError> {
@@ -1437,7 +2064,7 @@ mod tests {
             }
             prop_assert_eq!(m.occupancy(), Bytes::ZERO);
             prop_assert_eq!(m.shared_used(), Bytes::ZERO);
-            for port in 0..cfg.ports {
+            for port in 0..ports {
                 for prio in 0..PRIORITIES {
                     prop_assert!(!m.is_paused(port, prio));
                     prop_assert_eq!(m.ingress_bytes(port, prio), Bytes::ZERO);

@@ -1,8 +1,9 @@
 //! RED/ECN marking on the instantaneous egress queue, and WRED threshold drop of Not-ECT
 //! packets (LDCP fast start).
 //!
-//! Rules (ldcp.md "Roles", dcqcn.md "CP"), with `q` the egress queue length in bytes *before*
-//! the arriving packet is added:
+//! Rules (DCQCN's congestion point, Zhu et al., SIGCOMM 2015 §3.1; the LDCP draft,
+//! draft-dai-tsvwg-ldcp-01 §2.3, for the Not-ECT threshold), with `q` the egress queue length
+//! in bytes *before* the arriving packet is added:
 //!
 //! | packet | condition | verdict |
 //! | --- | --- | --- |
@@ -14,29 +15,54 @@
 //! | Not-ECT | [`NotEct::RedDrop`]: where an ECT packet would be marked | drop ([`DropReason::RedEarlyDrop`]) |
 //! | Not-ECT | otherwise | enqueue, unmarked |
 //!
-//! Boundaries follow ldcp.md (`q = K_max` marks with probability 1). The DCQCN paper writes
-//! `K_min < q ≤ K_max` for the linear part; the two differ only at the single byte value
+//! Boundaries follow the LDCP draft (`q = K_max` marks with probability 1). The DCQCN paper
+//! writes `K_min < q ≤ K_max` for the linear part; the two differ only at the single byte value
 //! `q = K_max`, and the project uses one convention for every scheme (documented in the README).
 //!
 //! The random draw is the caller's (one uniform in `[0, 1)` per packet from an ns-3 random
 //! stream), so runs are reproducible and this code holds no RNG.
+//!
+//! [`RedEcnConfig`]'s parameter table ([`RedEcnConfig::params`]) is the one definition of each
+//! setting's name, default, bounds and help: the ns-3 queue disc's attributes are built from it.
 
 use crate::{DropCounts, DropReason, Ecn};
+use rdma_cc_core::param::{Limit, Param, ParamKind, ParamSpec, ParamValue, Params};
 use rdma_cc_core::{Bytes, ConfigError, Rate};
 use serde::{Deserialize, Serialize};
 
 /// What happens to Not-ECT (ECN-incapable) packets.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NotEct {
-    /// WRED threshold drop at `k_fs` bytes (LDCP: first-RTT packets are Not-ECT).
-    ThresholdDrop {
-        /// Drop threshold `K_fs` ("K" in the LDCP draft).
-        k_fs: Bytes,
-    },
+    /// Enqueue without any early drop (only `buf_max` applies).
+    #[default]
+    Accept,
+    /// WRED threshold drop at [`RedEcnConfig::k_fs`] bytes (LDCP: first-RTT packets are
+    /// Not-ECT).
+    ThresholdDrop,
     /// Classic RED: drop where an ECN-capable packet would have been marked.
     RedDrop,
-    /// Enqueue without any early drop (only `buf_max` applies).
-    Accept,
+}
+
+impl NotEct {
+    /// Every mode, in the order of [`NotEct::NAMES`].
+    pub const ALL: [NotEct; 3] = [NotEct::Accept, NotEct::ThresholdDrop, NotEct::RedDrop];
+
+    /// The names used by the ns-3 attribute `NotEctMode` and the examples' options.
+    pub const NAMES: [&'static str; 3] = ["Accept", "ThresholdDrop", "RedDrop"];
+
+    /// The mode's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            NotEct::Accept => Self::NAMES[0],
+            NotEct::ThresholdDrop => Self::NAMES[1],
+            NotEct::RedDrop => Self::NAMES[2],
+        }
+    }
+
+    /// The mode called `name`, if any.
+    pub fn from_name(name: &str) -> Option<NotEct> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
 }
 
 /// Marking thresholds for one link speed.
@@ -82,35 +108,143 @@ impl EcnThresholds {
 }
 
 /// Configuration of one RED/ECN egress queue.
+///
+/// Errors name the ns-3 attributes (`KMin`, `KFs`, ...); single-field errors from the table
+/// name the Rust field (`k_min`), which the bridge renames to the attribute or option.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RedEcnConfig {
     /// Marking thresholds.
     pub ecn: EcnThresholds,
     /// Treatment of Not-ECT packets.
     pub not_ect: NotEct,
+    /// Drop threshold `K_fs` of [`NotEct::ThresholdDrop`] ("K" in the LDCP draft).
+    pub k_fs: Bytes,
     /// Queue limit `buf_max`: a packet that would take the queue past it is tail-dropped.
     pub buf_max: Bytes,
 }
 
 impl Default for RedEcnConfig {
-    /// DCQCN's 40 Gb/s marking (dcqcn.md: K_min 5 KB, K_max 200 KB, P_max 1 %), Not-ECT packets
-    /// accepted, and a 1 MB queue limit.
+    /// - `K_min` 5 KB, `K_max` 200 KB, `P_max` 1 %: the DCQCN paper's marking for 40 Gb/s links
+    ///   (Zhu et al., SIGCOMM 2015), the values its deployment started from.
+    /// - Not-ECT packets accepted: without LDCP's fast start, an ECN-incapable packet is
+    ///   ordinary traffic.
+    /// - `K_fs` 5 KB, the default `K_min`: where the LDCP draft's fast start meets the queue
+    ///   the marking already signals (draft-dai-tsvwg-ldcp-01 §2.3; the starting point of a
+    ///   sweep, as `rdma-cc-schemes`' marking starts from `K_fs = K_min`).
+    /// - `buf_max` 1 MB: a queue limit above anything the marking lets build, so that tail
+    ///   drop is the exception.
     fn default() -> Self {
+        const K_MIN: Bytes = Bytes::kb(5);
         RedEcnConfig {
             ecn: EcnThresholds {
-                k_min: Bytes::kb(5),
+                k_min: K_MIN,
                 k_max: Bytes::kb(200),
                 p_max: 0.01,
             },
             not_ect: NotEct::Accept,
+            k_fs: K_MIN,
             buf_max: Bytes::mb(1),
         }
+    }
+}
+
+const RED_ECN_PARAMS: &[Param<RedEcnConfig>] = &[
+    Param {
+        spec: ParamSpec::new(
+            "k_min",
+            "kmin",
+            "KMin",
+            ParamKind::Bytes,
+            "Queue length at which ECN marking starts: below it no packet is marked. Must be \
+             <= KMax.",
+        ),
+        get: |c| ParamValue::Bytes(c.ecn.k_min),
+        set: |c, v| c.ecn.k_min = Bytes(v.int()),
+    },
+    Param {
+        spec: ParamSpec::new(
+            "k_max",
+            "kmax",
+            "KMax",
+            ParamKind::Bytes,
+            "Queue length from which every ECN-capable packet is marked; between KMin and KMax \
+             the probability rises linearly to PMax (DCQCN's congestion point).",
+        ),
+        get: |c| ParamValue::Bytes(c.ecn.k_max),
+        set: |c, v| c.ecn.k_max = Bytes(v.int()),
+    },
+    Param {
+        spec: ParamSpec {
+            min: Limit::incl(0.0),
+            max: Limit::incl(1.0),
+            ..ParamSpec::new(
+                "p_max",
+                "pmax",
+                "PMax",
+                ParamKind::Real,
+                "Marking probability reached just below KMax (DCQCN: 1 % at 40 Gb/s).",
+            )
+        },
+        get: |c| ParamValue::Real(c.ecn.p_max),
+        set: |c, v| c.ecn.p_max = v.real(),
+    },
+    Param {
+        spec: ParamSpec {
+            choices: &NotEct::NAMES,
+            ..ParamSpec::new(
+                "not_ect",
+                "notEct",
+                "NotEctMode",
+                ParamKind::Choice,
+                "Treatment of Not-ECT packets: Accept (only BufMax applies), ThresholdDrop (drop \
+                 when the queue is at or above KFs: LDCP fast start's WRED drop), RedDrop (drop \
+                 where an ECT packet would be marked).",
+            )
+        },
+        get: |c| ParamValue::Choice(c.not_ect.name().to_string()),
+        set: |c, v| c.not_ect = NotEct::from_name(v.text()).unwrap_or(c.not_ect),
+    },
+    Param {
+        spec: ParamSpec::new(
+            "k_fs",
+            "kfs",
+            "KFs",
+            ParamKind::Bytes,
+            "WRED drop threshold of Not-ECT packets with NotEctMode ThresholdDrop (\"K\" in the \
+             LDCP draft, section 2.3; the default is the default KMin, where a sweep starts). \
+             Must be <= BufMax.",
+        ),
+        get: |c| ParamValue::Bytes(c.k_fs),
+        set: |c, v| c.k_fs = Bytes(v.int()),
+    },
+    Param {
+        spec: ParamSpec {
+            min: Limit::incl(1.0),
+            ..ParamSpec::new(
+                "buf_max",
+                "bufMax",
+                "BufMax",
+                ParamKind::Bytes,
+                "Queue limit: a packet that would take the queue past it is tail-dropped \
+                 (reason queue_full).",
+            )
+        },
+        get: |c| ParamValue::Bytes(c.buf_max),
+        set: |c, v| c.buf_max = Bytes(v.int()),
+    },
+];
+
+impl Params for RedEcnConfig {
+    fn params() -> &'static [Param<Self>] {
+        RED_ECN_PARAMS
     }
 }
 
 impl RedEcnConfig {
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        self.validate_all()?;
         self.ecn.validate()?;
         ConfigError::check(
             self.buf_max > Bytes::ZERO,
@@ -118,11 +252,11 @@ impl RedEcnConfig {
             self.buf_max,
             "must be > 0",
         )?;
-        if let NotEct::ThresholdDrop { k_fs } = self.not_ect {
+        if self.not_ect == NotEct::ThresholdDrop {
             ConfigError::check(
-                k_fs <= self.buf_max,
+                self.k_fs <= self.buf_max,
                 "KFs",
-                k_fs,
+                self.k_fs,
                 &format!("must be <= BufMax ({})", self.buf_max),
             )?;
         }
@@ -208,7 +342,7 @@ impl RedEcnPolicy {
             return Verdict::Drop(DropReason::QueueFull);
         }
         if ecn.is_capable() {
-            // ldcp.md / dcqcn.md CP: mark with p(q) on the instantaneous queue
+            // DCQCN §3.1 (CP), LDCP draft §2.2: mark with p(q) on the instantaneous queue
             if draw < self.cfg.ecn.mark_probability(q) {
                 Verdict::Mark
             } else {
@@ -216,8 +350,8 @@ impl RedEcnPolicy {
             }
         } else {
             match self.cfg.not_ect {
-                // ldcp.md: Not-ECT (first-RTT) packets are dropped when q >= K_fs
-                NotEct::ThresholdDrop { k_fs } if q >= k_fs => {
+                // LDCP draft §2.3: Not-ECT (first-RTT) packets are dropped when q >= K_fs
+                NotEct::ThresholdDrop if q >= self.cfg.k_fs => {
                     Verdict::Drop(DropReason::NotEctThreshold)
                 }
                 NotEct::RedDrop if draw < self.cfg.ecn.mark_probability(q) => {
@@ -229,8 +363,8 @@ impl RedEcnPolicy {
     }
 }
 
-/// Marking thresholds chosen by link speed, as deployed switches configure them
-/// (dcqcn.md: "per-link-speed maps of K_min/K_max/P_max").
+/// Marking thresholds chosen by link speed, as deployed switches configure them (one
+/// K_min/K_max/P_max per port speed, as the DCQCN paper's thresholds are given for 40 Gb/s).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SpeedMap {
     entries: Vec<(Rate, EcnThresholds)>,
@@ -309,7 +443,15 @@ mod tests {
                 p_max,
             },
             not_ect,
+            k_fs: Bytes(k_min),
             buf_max: Bytes(100_000),
+        }
+    }
+
+    fn threshold_drop(k_min: u64, k_max: u64, p_max: f64, k_fs: u64) -> RedEcnConfig {
+        RedEcnConfig {
+            k_fs: Bytes(k_fs),
+            ..cfg(k_min, k_max, p_max, NotEct::ThresholdDrop)
         }
     }
 
@@ -358,7 +500,7 @@ mod tests {
 
     #[test]
     fn dctcp_step_marking_with_equal_thresholds() {
-        // K_min = K_max = K, P_max = 1 mimics DCTCP (dcqcn.md CP)
+        // K_min = K_max = K, P_max = 1 mimics DCTCP (DCQCN §3.1)
         let t = cfg(30_000, 30_000, 1.0, NotEct::Accept).ecn;
         assert_eq!(t.mark_probability(Bytes(29_999)), 0.0);
         assert_eq!(t.mark_probability(Bytes(30_000)), 1.0);
@@ -366,16 +508,7 @@ mod tests {
 
     #[test]
     fn not_ect_dropped_at_kfs_and_never_marked() {
-        let mut p = cfg(
-            10_000,
-            40_000,
-            0.2,
-            NotEct::ThresholdDrop {
-                k_fs: Bytes(20_000),
-            },
-        )
-        .build()
-        .unwrap();
+        let mut p = threshold_drop(10_000, 40_000, 0.2, 20_000).build().unwrap();
         assert_eq!(
             p.on_enqueue(Bytes(19_999), Bytes(1000), Ecn::NotEct, 0.0),
             Verdict::Enqueue
@@ -425,21 +558,56 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.field, "KMin");
         assert!(e.to_string().contains("50000"));
+        // single-field bounds come from the table and name the Rust field (the bridge
+        // renames it to the attribute or option)
         let e = cfg(1, 2, 1.5, NotEct::Accept).validate().unwrap_err();
-        assert_eq!(e.field, "PMax");
+        assert_eq!(e.field, "p_max");
         let e = cfg(1, 2, f64::NAN, NotEct::Accept).validate().unwrap_err();
+        assert_eq!(e.field, "p_max");
+        // the thresholds alone (speed maps) name the attribute
+        let e = cfg(1, 2, 1.5, NotEct::Accept).ecn.validate().unwrap_err();
         assert_eq!(e.field, "PMax");
-        let e = cfg(
-            1,
-            2,
-            0.1,
-            NotEct::ThresholdDrop {
-                k_fs: Bytes(200_000),
-            },
-        )
+        let e = threshold_drop(1, 2, 0.1, 200_000).validate().unwrap_err();
+        assert_eq!(e.field, "KFs");
+        assert_eq!(
+            e.to_string(),
+            "invalid KFs = 200000 B: must be <= BufMax (100000 B)"
+        );
+        let e = cfg(1, 2, 0.1, NotEct::Accept);
+        let e = RedEcnConfig {
+            buf_max: Bytes::ZERO,
+            ..e
+        }
         .validate()
         .unwrap_err();
-        assert_eq!(e.field, "KFs");
+        assert_eq!(e.field, "buf_max");
+    }
+
+    #[test]
+    fn table_defaults_are_valid_and_print_as_they_parse() {
+        let d = RedEcnConfig::default();
+        d.validate().unwrap();
+        for (i, p) in RedEcnConfig::params().iter().enumerate() {
+            let v = d.get_param(i).unwrap();
+            p.spec.check(&v, p.spec.name).unwrap();
+            assert_eq!(p.spec.parse(&v.to_string(), p.spec.name).unwrap(), v);
+            assert!(!p.spec.help.is_empty());
+        }
+        let mut c = d;
+        let mode = RedEcnConfig::params()
+            .iter()
+            .position(|p| p.spec.attr == "NotEctMode")
+            .unwrap();
+        c.set_param(mode, &ParamValue::Choice("RedDrop".into()))
+            .unwrap();
+        assert_eq!(c.not_ect, NotEct::RedDrop);
+        assert!(c
+            .set_param(mode, &ParamValue::Choice("Sometimes".into()))
+            .is_err());
+        assert_eq!(
+            NotEct::from_name("ThresholdDrop"),
+            Some(NotEct::ThresholdDrop)
+        );
     }
 
     #[test]
@@ -480,8 +648,7 @@ mod tests {
         fn accepted_packets_never_exceed_buf_max(
             q in 0u64..200_000, size in 1u64..10_000, ecn in 0u8..4, draw in 0.0f64..1.0,
         ) {
-            let mut p = cfg(10_000, 40_000, 0.2, NotEct::ThresholdDrop { k_fs: Bytes(10_000) })
-                .build().unwrap();
+            let mut p = threshold_drop(10_000, 40_000, 0.2, 10_000).build().unwrap();
             let v = p.on_enqueue(Bytes(q), Bytes(size), Ecn::from_bits(ecn), draw);
             if v != Verdict::Drop(DropReason::QueueFull) && !matches!(v, Verdict::Drop(DropReason::NotEctThreshold)) {
                 prop_assert!(q + size <= 100_000);
