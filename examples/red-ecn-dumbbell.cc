@@ -532,29 +532,6 @@ main(int argc, char* argv[])
     Range udpLoadRange = Range::Above(0);
     udpLoadRange.hasMax = true;
     udpLoadRange.max = 100;
-    // the RedEcnQueueDisc options: (option, attribute) -- values and rules are the attribute's
-    const std::vector<std::pair<std::string, std::string>> redAttrs = {
-        {"kmin", "KMin"},
-        {"kmax", "KMax"},
-        {"pmax", "PMax"},
-        {"notEct", "NotEctMode"},
-        {"kfs", "KFs"},
-        {"bufMax", "BufMax"},
-    };
-    // --notEct's names are the attribute's enum names
-    std::vector<std::string> notEctModes;
-    {
-        TypeId::AttributeInformation info;
-        NS_ABORT_UNLESS(TypeId::LookupByName("ns3::RedEcnQueueDisc")
-                            .LookupAttributeByName("NotEctMode", &info));
-        std::istringstream names(info.checker->GetUnderlyingTypeInformation());
-        std::string name;
-        while (std::getline(names, name, '|'))
-        {
-            notEctModes.push_back(name);
-        }
-    }
-
     rdmacc::Options opts(
         "red-ecn-dumbbell",
         "N senders -> router R1 -> bottleneck -> router R2 -> N receivers on ns-3 point-to-point "
@@ -574,16 +551,15 @@ main(int argc, char* argv[])
                   "100ms",
                   "simulated time; the senders start at 1ms, 10us apart, and stop at its end",
                   simTimeRange)
-        .Bytes("kmin", "20000", "RedEcnQueueDisc::KMin: ECN marking starts here")
-        .Bytes("kmax", "80000", "RedEcnQueueDisc::KMax: every ECT packet is marked from here")
-        .Real(
-            "pmax", 0.1, "RedEcnQueueDisc::PMax: marking probability just below KMax", Range::Any())
-        .Choice("notEct",
-                "ThresholdDrop",
-                notEctModes,
-                "RedEcnQueueDisc::NotEctMode: treatment of Not-ECT packets")
-        .Bytes("kfs", "20000", "RedEcnQueueDisc::KFs: WRED drop threshold of Not-ECT packets")
-        .Bytes("bufMax", "400000", "RedEcnQueueDisc::BufMax: tail drop above this queue length")
+        .AddRedEcnParams({"kmin", "kmax", "pmax", "notEct", "kfs", "bufMax"})
+        // this dumbbell's marking (10 Gb/s links): K_min 20 KB, K_max 80 KB, P_max 10 %,
+        // Not-ECT dropped at 20 KB, a 400 KB queue
+        .Default("kmin", "20000")
+        .Default("kmax", "80000")
+        .Default("pmax", "0.1")
+        .Default("notEct", "ThresholdDrop")
+        .Default("kfs", "20000")
+        .Default("bufMax", "400000")
         .Real("udpLoad",
               1.2,
               "transport=udp: offered load as a multiple of the bottleneck rate, shared by the "
@@ -613,33 +589,9 @@ main(int argc, char* argv[])
     const uint32_t seed = static_cast<uint32_t>(opts.GetCount("seed"));
     const std::string out = opts.GetText("out");
 
-    // The queue disc's values, checked by its own attributes (ranges) and Rust validation
-    // (the relations between them) before anything is built; errors name the options.
-    Ptr<RedEcnQueueDisc> probe = CreateObject<RedEcnQueueDisc>();
-    std::map<std::string, std::string> redText;
-    for (const auto& [option, attr] : redAttrs)
-    {
-        // as the user wrote it (a real number in its shortest exact form)
-        const std::string text = opts.GetAsText(option);
-        rdmacc::CheckAttributeValue("--" + option, "ns3::RedEcnQueueDisc", attr, text);
-        probe->SetAttribute(attr, StringValue(text));
-        redText[attr] = text;
-    }
-    const std::string redError = probe->ValidateConfig();
-    if (!redError.empty())
-    {
-        std::string named;
-        for (const auto& [option, attr] : redAttrs)
-        {
-            if (redError.find(attr) != std::string::npos)
-            {
-                named += (named.empty() ? "" : ", ") + ("--" + option + "=" + redText[attr]);
-            }
-        }
-        rdmacc::ConfigFatal("ns3::RedEcnQueueDisc",
-                            redError + (named.empty() ? "" : " (set by " + named + ")"));
-    }
-    probe = nullptr;
+    // The queue disc's values, checked together in Rust before anything is built (errors name
+    // the options), then the defaults of the queue disc created below.
+    opts.ApplyRedEcnDefaults();
     const uint64_t kMinB = opts.GetBytes("kmin");
     const uint64_t kMaxB = opts.GetBytes("kmax");
     const uint64_t kFsB = opts.GetBytes("kfs");
@@ -751,19 +703,7 @@ main(int argc, char* argv[])
 
     NetDeviceContainer core = bottleneck.Install(routers.Get(0), routers.Get(1));
     TrafficControlHelper tch;
-    tch.SetRootQueueDisc("ns3::RedEcnQueueDisc",
-                         "KMin",
-                         UintegerValue(kMinB),
-                         "KMax",
-                         UintegerValue(kMaxB),
-                         "PMax",
-                         DoubleValue(pmax),
-                         "NotEctMode",
-                         StringValue(notEct),
-                         "KFs",
-                         UintegerValue(kFsB),
-                         "BufMax",
-                         UintegerValue(bufB));
+    tch.SetRootQueueDisc("ns3::RedEcnQueueDisc"); // attributes: the options' defaults above
     QueueDiscContainer qdiscs = tch.Install(core.Get(0));
     Ptr<RedEcnQueueDisc> red = DynamicCast<RedEcnQueueDisc>(qdiscs.Get(0));
     red->AssignStreams(7);

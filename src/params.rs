@@ -90,7 +90,7 @@ pub mod ffi {
         /// Parses `text` for option `--NAME` of `spec`: a full-string match, the kind's unit
         /// rules, the bounds. The error is one line naming the option, the value and the rule.
         fn option_parse(spec: &OptionSpec, text: &str) -> Result<ParamValue>;
-        /// The rule `spec` imposes, for help texts ("must be in [1, 100000]").
+        /// The rule `spec` imposes, for help texts ("must be a whole number in [1, 100000]").
         fn option_requirement(spec: &OptionSpec) -> String;
         /// `v` as a user would write it.
         fn param_value_text(v: &ParamValue) -> String;

@@ -959,7 +959,10 @@ mod tests {
         let e = p
             .set(pmax, &to_ffi(&rdma_cc_core::param::ParamValue::Real(1.5)))
             .unwrap_err();
-        assert_eq!(e.to_string(), "invalid PMax = 1.5: must be in [0, 1]");
+        assert_eq!(
+            e.to_string(),
+            "invalid PMax = 1.5: must be a number in [0, 1]"
+        );
         let m = index_of(&specs, "NotEctMode");
         let e = p
             .set(
@@ -1120,9 +1123,15 @@ mod tests {
         let e = p
             .set(beta, &to_ffi(&rdma_cc_core::param::ParamValue::Real(-2.0)))
             .unwrap_err();
-        assert_eq!(e.to_string(), "invalid XoffBeta = -2: must be >= 0");
+        assert_eq!(
+            e.to_string(),
+            "invalid XoffBeta = -2: must be a number >= 0"
+        );
         let e = p.set_option(beta, "-2").unwrap_err();
-        assert_eq!(e.to_string(), "invalid --xoffBeta = -2: must be >= 0");
+        assert_eq!(
+            e.to_string(),
+            "invalid --xoffBeta = -2: must be a number >= 0"
+        );
         // an explicit headroom below the links' need: named as the option the example has
         p.set_option(headroom, "3000").unwrap();
         let opts = vec!["headroom".to_string(), "allowHeadroomOverrun".to_string()];

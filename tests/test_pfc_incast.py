@@ -182,7 +182,7 @@ class PfcIncastErrors(ExampleTest):
         )
 
     def test_sizes_and_rates_that_cannot_finish_are_named(self):
-        self.check(["--size=1e18"], "invalid --size = 1e18: must be a whole number of bytes up to 2^53")
+        self.check(["--size=1e18"], "invalid --size = 1e18: must be a whole number of bytes >= 1 (at most 2^53")
         self.check(["--rate=1bps"], "invalid --limit = 1s: the run needs at least")
 
     def test_options_are_strict(self):

@@ -40,10 +40,14 @@ struct Decl
     std::size_t redIndex = 0;     //!< its index in the RED/ECN table
     rdmacc_ffi::ParamKind kind{}; //!< kind of value
     std::string rule;             //!< what the value must satisfy
+    bool exampleDefault = false;  //!< a table option whose default the example chose
 };
 
 struct Options::Impl
 {
+    /// Parses `text` for option `d` (in the Rust holder of its table, if any) and returns it.
+    rdmacc_ffi::ParamValue Store(const Decl& d, const std::string& text);
+
     std::string program;
     std::string description;
     std::vector<Decl> decls;
@@ -56,6 +60,27 @@ struct Options::Impl
     rust::Box<rdmacc_ffi::SwitchParams> sw = rdmacc_ffi::switch_params_new();
     rust::Box<rdmacc_ffi::RedEcnParams> red = rdmacc_ffi::red_ecn_params_new();
 };
+
+rdmacc_ffi::ParamValue
+Options::Impl::Store(const Decl& d, const std::string& text)
+{
+    if (d.nic)
+    {
+        nic->set_option(d.nicIndex, text);
+        return nic->get(d.nicIndex);
+    }
+    if (d.sw)
+    {
+        sw->set_option(d.swIndex, text);
+        return sw->get(d.swIndex);
+    }
+    if (d.red)
+    {
+        red->set_option(d.redIndex, text);
+        return red->get(d.redIndex);
+    }
+    return rdmacc_ffi::option_parse(d.spec, text);
+}
 
 Options::Range
 Options::Range::Closed(double lo, double hi)
@@ -343,6 +368,26 @@ Options::AddRedEcnParams(const std::vector<std::string>& names)
     return *this;
 }
 
+Options&
+Options::Default(const std::string& name, const std::string& text)
+{
+    auto it = m_impl->byName.find(name);
+    NS_ABORT_MSG_IF(it == m_impl->byName.end(), "no option --" << name);
+    Decl& d = m_impl->decls[it->second];
+    try
+    {
+        m_impl->values[name] = m_impl->Store(d, text);
+    }
+    catch (const rust::Error& e)
+    {
+        NS_FATAL_ERROR("the default " << text << " of --" << name
+                                      << " does not parse: " << e.what());
+    }
+    d.def = text;
+    d.exampleDefault = d.nic || d.sw || d.red;
+    return *this;
+}
+
 namespace
 {
 
@@ -442,25 +487,7 @@ Options::Parse(int argc, char** argv)
         }
         try
         {
-            if (d.nic)
-            {
-                m_impl->nic->set_option(d.nicIndex, text);
-                m_impl->values[name] = m_impl->nic->get(d.nicIndex);
-            }
-            else if (d.sw)
-            {
-                m_impl->sw->set_option(d.swIndex, text);
-                m_impl->values[name] = m_impl->sw->get(d.swIndex);
-            }
-            else if (d.red)
-            {
-                m_impl->red->set_option(d.redIndex, text);
-                m_impl->values[name] = m_impl->red->get(d.redIndex);
-            }
-            else
-            {
-                m_impl->values[name] = rdmacc_ffi::option_parse(d.spec, text);
-            }
+            m_impl->values[name] = m_impl->Store(d, text);
         }
         catch (const rust::Error& e)
         {
@@ -577,7 +604,7 @@ Options::ApplyNicDefaults(uint64_t lineRateBps, ns3::Time baseRtt, bool lossless
     const auto specs = rdmacc_ffi::nic_param_specs();
     for (const auto& d : m_impl->decls)
     {
-        if (d.nic && Given(d.name))
+        if (d.nic && (Given(d.name) || d.exampleDefault))
         {
             Config::SetDefault("ns3::RdmaNic::" + std::string(specs[d.nicIndex].attr),
                                *ToAttributeValue(m_impl->values.at(d.name)));
@@ -617,7 +644,7 @@ Options::ApplySwitchDefaults(uint32_t ports,
     const auto specs = rdmacc_ffi::switch_param_specs();
     for (const auto& d : m_impl->decls)
     {
-        if (d.sw && Given(d.name))
+        if (d.sw && (Given(d.name) || d.exampleDefault))
         {
             Config::SetDefault("ns3::SwitchNode::" + std::string(specs[d.swIndex].attr),
                                *ToAttributeValue(m_impl->values.at(d.name)));
@@ -648,7 +675,7 @@ Options::ApplyRedEcnDefaults() const
     const auto specs = rdmacc_ffi::red_ecn_param_specs();
     for (const auto& d : m_impl->decls)
     {
-        if (d.red && Given(d.name))
+        if (d.red && (Given(d.name) || d.exampleDefault))
         {
             Config::SetDefault("ns3::RedEcnQueueDisc::" + std::string(specs[d.redIndex].attr),
                                *ToAttributeValue(m_impl->values.at(d.name)));

@@ -111,6 +111,13 @@ class Options
     /// The parameters of ns3::RedEcnQueueDisc (Rust's RedEcnConfig) whose command-line options
     /// are `names` (among kmin, kmax, pmax, notEct, kfs, bufMax).
     Options& AddRedEcnParams(const std::vector<std::string>& names);
+    /**
+     * Sets the default of option `name` to `text` (parsed by the option's own rule): an
+     * example's choice for its scenario. For a parameter of a Rust table (AddNicParams,
+     * AddSwitchParams, AddRedEcnParams) the Apply functions then make it the attribute's
+     * default too, whether or not the user gives the option.
+     */
+    Options& Default(const std::string& name, const std::string& text);
 
     /**
      * Parses the command line (see the class documentation); on success every option has a

@@ -231,9 +231,10 @@ class RedEcnConfigTestCase : public TestCase
         Check("KMin", UintegerValue(50000), "invalid KMin = 50000 B: must be <= KMax (40000 B)");
         Check("KFs", UintegerValue(200000), "invalid KFs = 200000 B: must be <= BufMax");
         // an attribute's own bounds: checked when it is set
-        CheckBound("PMax", DoubleValue(1.5), "invalid PMax = 1.5: must be in [0, 1]");
-        CheckBound("PMax", DoubleValue(-0.1), "invalid PMax = -0.1: must be in [0, 1]");
-        CheckBound("BufMax", UintegerValue(0), "invalid BufMax = 0: must be >= 1 B");
+        CheckBound("PMax", DoubleValue(1.5), "invalid PMax = 1.5: must be a number in [0, 1]");
+        CheckBound("PMax", DoubleValue(-0.1), "invalid PMax = -0.1: must be a number in [0, 1]");
+        CheckBound(
+            "BufMax", UintegerValue(0), "invalid BufMax = 0: must be a whole number of bytes >= 1");
         CheckBound("NotEctMode",
                    StringValue("Sometimes"),
                    "invalid NotEctMode = Sometimes: must be one of Accept, ThresholdDrop, RedDrop");

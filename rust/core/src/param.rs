@@ -319,20 +319,24 @@ impl<'a> ParamSpec<'a> {
     /// What a count or a number of bytes must look like, with the bounds (the text given was
     /// not a whole number, or one above 2^53).
     fn malformed(&self) -> String {
-        let kind = match self.kind {
-            ParamKind::Count => "must be a whole number up to 2^53".to_string(),
-            ParamKind::Bytes => {
-                "must be a whole number of bytes up to 2^53 (e.g. 12500, 12.5KB, 64KiB)".to_string()
-            }
-            _ => self.kind_requirement(),
-        };
-        if self.min.is_none() && self.max.is_none() {
-            kind
+        let cap = if self.max.is_none() {
+            "at most 2^53"
         } else {
-            format!(
-                "{kind}, and {}",
-                self.requirement().trim_start_matches("must ")
-            )
+            ""
+        };
+        let example = if self.kind == ParamKind::Bytes {
+            "e.g. 12500, 12.5KB, 64KiB"
+        } else {
+            ""
+        };
+        let extra: Vec<&str> = [cap, example]
+            .into_iter()
+            .filter(|x| !x.is_empty())
+            .collect();
+        if extra.is_empty() {
+            self.requirement()
+        } else {
+            format!("{} ({})", self.requirement(), extra.join(", "))
         }
     }
 
@@ -691,17 +695,17 @@ mod tests {
         };
         assert_eq!(
             size.parse("1e18", "--size").unwrap_err().to_string(),
-            "invalid --size = 1e18: must be a whole number of bytes up to 2^53 (e.g. 12500, \
-             12.5KB, 64KiB), and be >= 1 B"
+            "invalid --size = 1e18: must be a whole number of bytes >= 1 (at most 2^53, e.g. \
+             12500, 12.5KB, 64KiB)"
         );
         assert_eq!(
             size.parse("0", "--size").unwrap_err().to_string(),
-            "invalid --size = 0: must be >= 1 B"
+            "invalid --size = 0: must be a whole number of bytes >= 1"
         );
         let n = ParamSpec::new("n", "n", "N", ParamKind::Count, "");
         assert_eq!(
             n.parse("3.7", "--n").unwrap_err().requirement,
-            "must be a whole number up to 2^53"
+            "must be a whole number >= 0 (at most 2^53)"
         );
     }
 
