@@ -252,15 +252,27 @@ class Reproducible(ExampleTest):
 
 class TimeLimit(ExampleTest):
     def test_a_run_cut_by_the_limit_says_so_and_fails(self):
-        # undelivered bytes are a failed invariant: exit status 3, named in the summary
-        p, out = run_example("ldcp-incast", "--limit=20us", expect_rc=3)
+        # 16 x 256 KB need 363 us at least (the lower bound); the incast takes ~500 us. A limit
+        # between the two cuts the run: undelivered bytes are a failed invariant, exit status
+        # 3, named in the summary
+        p, out = run_example("ldcp-incast", "--limit=400us", expect_rc=3)
         s = summary(out)
         self.assertIs(s["complete"], False, s)
         self.assertLess(s["flows_done"], s["flows_total"], s)
-        self.assertIn("INVARIANT FAILED: 16 of 16 flows unfinished when --limit=20us", p.stdout)
+        self.assertIn("flows unfinished when --limit=400us ended the run", p.stdout)
         self.assertIn("flows unfinished", s["invariants"])
         rows = [r for r in fct_rows(out) if r["finish_ns"] == ""]
         self.assertEqual(len(rows), s["flows_total"] - s["flows_done"])
+
+    def test_a_limit_no_run_can_meet_is_a_named_error(self):
+        # below the flows' lower bound, or 1 bit/s links that need 36 million seconds
+        for args in (["--limit=20us"], ["--rate=1bps"]):
+            p, out = run_example("ldcp-incast", *args, expect_rc=2)
+            lines = [l for l in p.stdout.splitlines() if l.strip()]
+            self.assertEqual(len(lines), 1, p.stdout)
+            self.assertIn("invalid --limit = ", lines[0])
+            self.assertIn("the flows need at least", lines[0])
+            self.assertEqual(os.listdir(out), [])
 
 
 class BadInput(ExampleTest):

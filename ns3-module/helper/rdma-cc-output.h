@@ -24,47 +24,6 @@ namespace rdmacc
 
 /**
  * \ingroup rdma-cc
- * \return `value` as a byte count; stops the program with a message naming `field` when it is
- * below `min`, not finite or not a whole number.
- * \param field option name, e.g. "--kmin"
- * \param value the value given
- * \param min smallest accepted value (1 for sizes that must not be empty)
- */
-uint64_t CheckedBytes(const std::string& field, double value, uint64_t min = 0);
-
-/**
- * \ingroup rdma-cc
- * \return `value` when it lies in [lo, hi], else stops with a message naming `field`.
- */
-double CheckedRange(const std::string& field, double value, double lo, double hi);
-
-/**
- * \ingroup rdma-cc
- * Checks that `value` is a valid value of attribute `attr` of ns-3 type `typeName` (e.g. an
- * enum name); stops the program with a message naming `option` and the accepted values
- * otherwise, instead of ns-3's abort.
- */
-void CheckAttributeValue(const std::string& option,
-                         const std::string& typeName,
-                         const std::string& attr,
-                         const std::string& value);
-
-/**
- * \ingroup rdma-cc
- * Parses a non-negative duration such as "2us", "1.5ms", "0.1s" or "800ns" (no unit: seconds)
- * and returns it in nanoseconds; stops the program with a message naming `option` when the
- * text is not such a duration (ns-3's own parser aborts instead).
- */
-int64_t CheckedTimeNs(const std::string& option, const std::string& text);
-
-/**
- * \ingroup rdma-cc
- * CheckedTimeNs() for durations that must be strictly positive (sampling intervals, ...).
- */
-int64_t CheckedPositiveTimeNs(const std::string& option, const std::string& text);
-
-/**
- * \ingroup rdma-cc
  * \return payload bit/s a link of `rateBps` carries at most when every frame carries
  *         `payload` bytes (plus 62 B of RoCEv2 headers, padding to 64 B, 20 B of preamble and
  *         gap): the wire limit of goodput (Rust rdma_cc_core::wire::payload_limit)

@@ -382,6 +382,7 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
     m_flowOf[(uint64_t(nics[srcHost]->GetNodeId()) << 32) | qp] = id;
     dropsByFlow.push_back(0);
     m_bytesTo[dstHost] += bytes;
+    m_starts.push_back(start);
     m_flowMemory +=
         kPerFlow + kPerLoggedPacket * std::min<uint64_t>(1024, (bytes + Mtu() - 1) / Mtu());
     m_lastStart = std::max(m_lastStart, start);
@@ -448,6 +449,29 @@ RdmaScenario::WarnOutputSize() const
 void
 RdmaScenario::Run(uint32_t bottleneckPort)
 {
+    // a limit the flows cannot finish within is a configuration error, not a cut run: the
+    // least a run takes is the latest flow's start plus its FCT lower bound, and the busiest
+    // receiver's bytes on its link
+    Time need = Seconds(0);
+    for (uint32_t id = 0; id < m_nextFlowId; id++)
+    {
+        need = std::max(need, m_starts[id] + m_idealFct[id]);
+    }
+    uint64_t busiest = 0;
+    for (const auto& [dst, bytes] : m_bytesTo)
+    {
+        busiest = std::max(busiest, bytes);
+    }
+    need = std::max(need, NanoSeconds(int64_t(double(busiest) * 8 / PayloadLimit() * 1e9)));
+    if (need > m_opts.GetTime("limit"))
+    {
+        rdmacc::ConfigFatal("command line",
+                            "invalid --limit = " + m_opts.GetAsText("limit") +
+                                ": the flows need at least " +
+                                std::to_string(need.GetNanoSeconds()) +
+                                " ns (their lower bounds, and the busiest receiver's bytes at "
+                                "the link's payload rate); raise --limit");
+    }
     WarnOutputSize();
     rdmacc::CheckMemory(MemoryEstimate(nics.size()),
                         std::to_string(nics.size()) + " hosts and " + std::to_string(m_nextFlowId) +

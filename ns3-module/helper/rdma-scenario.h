@@ -118,6 +118,7 @@ class RdmaScenario
     uint64_t DeliveredNow() const;
     std::map<uint64_t, uint32_t> m_flowOf;  //!< (src node << 32 | qp) -> flow id
     std::vector<Time> m_idealFct;           //!< per flow id: the FCT lower bound
+    std::vector<Time> m_starts;             //!< per flow id: its start
     std::map<uint32_t, uint64_t> m_bytesTo; //!< bytes of every flow to each destination host
     Time m_lastStart;                       //!< latest flow start
     uint64_t m_packets = 0;                 //!< data packets of every flow (sizes / MTU)
