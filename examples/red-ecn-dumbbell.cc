@@ -399,6 +399,9 @@ class DumbbellRouting : public Ipv4RoutingProtocol
         return r;
     }
 
+    // ns-3 passes RouteInput's callbacks by value up to some release and by const reference
+    // after (3.37 and 3.44 differ); both overloads are declared, so whichever the installed
+    // ns-3 declares pure virtual is overridden, with no version test
     bool
     RouteInput(Ptr<const Packet> p,
                const Ipv4Header& header,
@@ -406,7 +409,30 @@ class DumbbellRouting : public Ipv4RoutingProtocol
                UnicastForwardCallback ucb,
                MulticastForwardCallback mcb,
                LocalDeliverCallback lcb,
-               ErrorCallback ecb) override
+               ErrorCallback ecb) // NOLINT: overrides in ns-3 releases with by-value callbacks
+    {
+        return Input(p, header, idev, ucb, lcb, ecb);
+    }
+
+    bool
+    RouteInput(Ptr<const Packet> p,
+               const Ipv4Header& header,
+               Ptr<const NetDevice> idev,
+               const UnicastForwardCallback& ucb,
+               const MulticastForwardCallback& mcb,
+               const LocalDeliverCallback& lcb,
+               const ErrorCallback& ecb) // overrides in releases with const references
+    {
+        return Input(p, header, idev, ucb, lcb, ecb);
+    }
+
+    bool
+    Input(Ptr<const Packet> p,
+          const Ipv4Header& header,
+          Ptr<const NetDevice> idev,
+          const UnicastForwardCallback& ucb,
+          const LocalDeliverCallback& lcb,
+          const ErrorCallback& ecb)
     {
         const Ipv4Address dst = header.GetDestination();
         const int32_t iif = m_ipv4->GetInterfaceForDevice(idev);

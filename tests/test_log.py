@@ -47,7 +47,7 @@ class RustLog(ExampleTest):
                 self.assertEqual(read_bytes(a, name), read_bytes(b, name), name)
 
     def test_incast_writes_transport_lines_with_time_prefix(self):
-        env = {"NS_LOG": "RdmaCcTransport=level_debug|prefix_time:RdmaCcSwitch=level_debug"}
+        env = {"NS_LOG": "RdmaCcTransport=debug|prefix_time:RdmaCcSwitch=debug"}
         p, out = run_example("ldcp-incast", *INCAST, env=env, split_stderr=True)
         s = summary(out)
         self.assertGreater(s["first_rtt_drops"], 0, s)
@@ -68,7 +68,7 @@ class RustLog(ExampleTest):
             self.assertLess(int(m.group(3)), int(m.group(4)))  # goes back below what was sent
 
     def test_component_names_and_prefixes(self):
-        env = {"NS_LOG": "RdmaCcTransport=level_debug|prefix_all:RdmaCcLdcp=level_debug|prefix_func"}
+        env = {"NS_LOG": "RdmaCcTransport=debug|prefix_all:RdmaCcLdcp=debug|prefix_func"}
         p, out = run_example("ldcp-incast", *INCAST, env=env, split_stderr=True)
         s = summary(out)
         lines = p.stderr.splitlines()
@@ -96,7 +96,7 @@ class RustLog(ExampleTest):
 
     def test_pfc_incast_writes_one_line_per_pause_and_resume(self):
         args = ("--senders=8", "--size=2000000", "--pfc=1")
-        env = {"NS_LOG": "RdmaCcSwitch=level_debug|prefix_time|prefix_node|prefix_func"}
+        env = {"NS_LOG": "RdmaCcSwitch=debug|prefix_time|prefix_node|prefix_func"}
         p, out = run_example("pfc-incast", *args, env=env, split_stderr=True)
         s = summary(out)
         self.assertGreater(s["pfc_pause_frames"], 0, s)
