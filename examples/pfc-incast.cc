@@ -168,6 +168,21 @@ main(int argc, char* argv[])
     raw[0]->TraceConnectWithoutContext("Rx", MakeBoundCallback(&Progress::OnRx, &progress));
     sw->TraceConnectWithoutContext("Drop", MakeBoundCallback(&Progress::OnDrop, &progress));
 
+    // queue.csv: a row per --sample while the receiver's port is busy, which it is for at least
+    // the senders' bytes at the link's payload rate (a lower estimate)
+    {
+        const double seconds = std::min(limit.GetSeconds(),
+                                        double(senders) * double(size) * 8 /
+                                            rdmacc::PayloadLimitBps(rateBps, payload));
+        const double bytes = seconds / opts.GetTime("sample").GetSeconds() * 32;
+        if (bytes > 1e9)
+        {
+            std::cerr << "rdma-cc: warning: queue.csv will take at least " << bytes / 1e9
+                      << " GB (a row per --sample=" << opts.GetAsText("sample")
+                      << " for at least " << seconds * 1e3
+                      << " ms); raise --sample to make it smaller\n";
+        }
+    }
     FabricMonitor mon(fabric, out, opts.GetTime("sample"), static_cast<uint8_t>(1u << prio));
     Simulator::Stop(limit);
     const uint64_t ev0 = Simulator::GetEventCount();
