@@ -24,6 +24,7 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <sstream>
 
 namespace ns3
 {
@@ -465,12 +466,13 @@ RdmaScenario::Run(uint32_t bottleneckPort)
     need = std::max(need, NanoSeconds(int64_t(double(busiest) * 8 / PayloadLimit() * 1e9)));
     if (need > m_opts.GetTime("limit"))
     {
+        std::ostringstream needText;
+        needText << std::setprecision(4) << need.GetSeconds() << " s";
         rdmacc::ConfigFatal("command line",
                             "invalid --limit = " + m_opts.GetAsText("limit") +
-                                ": the flows need at least " +
-                                std::to_string(need.GetNanoSeconds()) +
-                                " ns (their lower bounds, and the busiest receiver's bytes at "
-                                "the link's payload rate); raise --limit");
+                                ": the flows need at least " + needText.str() +
+                                " of simulated time (their lower bounds, and the busiest "
+                                "receiver's bytes at the link's payload rate); raise --limit");
     }
     WarnOutputSize();
     rdmacc::CheckMemory(MemoryEstimate(nics.size()),
