@@ -178,9 +178,8 @@ main(int argc, char* argv[])
         if (bytes > 1e9)
         {
             std::cerr << "rdma-cc: warning: queue.csv will take at least " << bytes / 1e9
-                      << " GB (a row per --sample=" << opts.GetAsText("sample")
-                      << " for at least " << seconds * 1e3
-                      << " ms); raise --sample to make it smaller\n";
+                      << " GB (a row per --sample=" << opts.GetAsText("sample") << " for at least "
+                      << seconds * 1e3 << " ms); raise --sample to make it smaller\n";
         }
     }
     FabricMonitor mon(fabric, out, opts.GetTime("sample"), static_cast<uint8_t>(1u << prio));
