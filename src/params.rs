@@ -7,7 +7,7 @@
 //! for itself (e.g. `--senders`) are described by an [`OptionSpec`] and parsed here with the
 //! same strict rules.
 
-use rdma_cc_core::param::{Limit, ParamKind as Kind, ParamSpec, ParamValue as Value};
+use rdma_cc_core::param::{rename_field, Limit, ParamKind as Kind, ParamSpec, ParamValue as Value};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
@@ -189,6 +189,68 @@ pub fn info(spec: &ParamSpec, default: &Value) -> ParamInfo {
     }
 }
 
+/// The bridge descriptions of `specs`, each with its default `default(i)` (a spec without
+/// one is left out).
+pub fn infos(specs: &[&ParamSpec], default: impl Fn(usize) -> Option<Value>) -> Vec<ParamInfo> {
+    specs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| default(i).map(|v| info(s, &v)))
+        .collect()
+}
+
+/// `e` with its field renamed from a Rust name of `specs` to its ns-3 attribute.
+pub fn to_attr(e: ConfigError, specs: &[&ParamSpec]) -> ConfigError {
+    rename_field(e, |f| {
+        specs
+            .iter()
+            .find(|s| s.name == f)
+            .map(|s| s.attr.to_string())
+    })
+}
+
+/// `text` with every whole-word occurrence of `word` (not inside a longer name) replaced by
+/// `by`.
+pub fn replace_word(text: &str, word: &str, by: &str) -> String {
+    let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    while let Some(i) = text[from..].find(word).map(|i| i + from) {
+        let end = i + word.len();
+        out.push_str(&text[from..i]);
+        if boundary(text[..i].chars().next_back()) && boundary(text[end..].chars().next()) {
+            out.push_str(by);
+        } else {
+            out.push_str(word);
+        }
+        from = end;
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
+/// `e` in the words of a command line that declares `options` (names without dashes): the
+/// field, and every attribute the requirement names, become `--option` where the example has
+/// that option, the attribute otherwise.
+pub fn to_options(e: ConfigError, specs: &[&ParamSpec], options: &[String]) -> ConfigError {
+    let option = |s: &ParamSpec| {
+        (!s.option.is_empty() && options.iter().any(|o| o == s.option))
+            .then(|| format!("--{}", s.option))
+    };
+    let mut e = rename_field(e, |f| {
+        specs
+            .iter()
+            .find(|s| s.name == f || s.attr == f)
+            .map(|s| option(s).unwrap_or_else(|| s.attr.to_string()))
+    });
+    for s in specs {
+        if let Some(o) = option(s) {
+            e.requirement = replace_word(&e.requirement, s.attr, &o);
+        }
+    }
+    e
+}
+
 /// The core spec of an option an example declares for itself (borrowing its names).
 fn core_spec<'a>(s: &'a OptionSpec, choices: &'a [&'a str]) -> Result<ParamSpec<'a>, ConfigError> {
     Ok(ParamSpec {
@@ -235,6 +297,18 @@ fn param_value_text(v: &ParamValue) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_are_replaced_whole() {
+        assert_eq!(
+            replace_word(
+                "Headroom, AllowHeadroomOverrun or Headroom",
+                "Headroom",
+                "--h"
+            ),
+            "--h, AllowHeadroomOverrun or --h"
+        );
+    }
 
     fn spec(kind: ParamKind) -> OptionSpec {
         OptionSpec {

@@ -3,7 +3,9 @@
 //! and say when a value was derived rather than given), the lower bound of a flow's completion
 //! time and the payload limit of a link.
 
-use rdma_cc_core::param::{format_rate, format_time, rename_field};
+use crate::params::to_options;
+use crate::switch::red_ecn_specs;
+use rdma_cc_core::param::{format_rate, format_time};
 use rdma_cc_core::wire::{self, Hop};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use rdma_cc_schemes::Scheme;
@@ -130,43 +132,22 @@ fn marking_check(
         k_fs: Bytes(m.k_fs),
         buf_max: Bytes(buf_max),
     };
-    // the policy names its attributes (its table, Rust fields); an example's user typed options
-    const NAMES: [(&str, &str); 5] = [
-        ("KMin", "--kmin"),
-        ("KMax", "--kmax"),
-        ("PMax", "--pmax"),
-        ("KFs", "--kfs"),
-        ("BufMax", "--bufMax"),
-    ];
-    const FIELDS: [(&str, &str); 5] = [
-        ("k_min", "KMin"),
-        ("k_max", "KMax"),
-        ("p_max", "PMax"),
-        ("k_fs", "KFs"),
-        ("buf_max", "BufMax"),
-    ];
+    // an example's marking options (named in the policy's table): the error and the rules it
+    // quotes are in their words
+    const OPTIONS: [&str; 5] = ["kmin", "kmax", "pmax", "kfs", "bufMax"];
     cfg.validate().map_err(|e| {
-        let e = rename_field(e, |f| {
-            FIELDS
-                .iter()
-                .find(|(r, _)| *r == f)
-                .map(|(_, a)| a.to_string())
-        });
-        let derived = match e.field.as_str() {
-            "KMin" => k_min_derived,
-            "KMax" => k_max_derived,
-            "KFs" => k_fs_derived,
+        let specs = red_ecn_specs();
+        let attr = specs
+            .iter()
+            .find(|s| s.name == e.field || s.attr == e.field)
+            .map(|s| s.attr);
+        let derived = match attr {
+            Some("KMin") => k_min_derived,
+            Some("KMax") => k_max_derived,
+            Some("KFs") => k_fs_derived,
             _ => false,
         };
-        let mut e = rename_field(e, |f| {
-            NAMES
-                .iter()
-                .find(|(a, _)| *a == f)
-                .map(|(_, o)| o.to_string())
-        });
-        for (a, o) in NAMES {
-            e.requirement = e.requirement.replace(a, o);
-        }
+        let mut e = to_options(e, &specs, &OPTIONS.map(String::from));
         if derived {
             e.value = format!("{} (not given: derived from {derived_from})", e.value);
             e.requirement = format!("{}; set {} explicitly", e.requirement, e.field);

@@ -9,8 +9,8 @@
 //!   (or, for the `*_option*` calls, the command-line option).
 //! - `SwitchCore`, `RedEcn`: the decisions, called per packet with plain values.
 
-use crate::params::{from_ffi, info, to_ffi};
-use rdma_cc_core::param::{rename_field, ParamSpec, Params};
+use crate::params::{from_ffi, infos, to_attr, to_ffi, to_options};
+use rdma_cc_core::param::{ParamSpec, Params};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use rdma_cc_switch::core::{
     Action as CoreAction, Decision, PacketMeta, SwitchConfig, SwitchCore as Core,
@@ -423,18 +423,9 @@ pub struct SwitchParams(SwitchConfig);
 /// Opaque handle: one RED/ECN queue policy's [`RedEcnConfig`].
 pub struct RedEcnParams(RedEcnConfig);
 
-fn red_ecn_specs() -> Vec<&'static ParamSpec<'static>> {
+/// The specs of [`RedEcnConfig`]'s table.
+pub(crate) fn red_ecn_specs() -> Vec<&'static ParamSpec<'static>> {
     RedEcnConfig::params().iter().map(|p| &p.spec).collect()
-}
-
-/// `e` with its field renamed from a Rust name of `specs` to its ns-3 attribute.
-fn to_attr(e: ConfigError, specs: &[&ParamSpec]) -> ConfigError {
-    rename_field(e, |f| {
-        specs
-            .iter()
-            .find(|s| s.name == f)
-            .map(|s| s.attr.to_string())
-    })
 }
 
 fn switch_attr(e: ConfigError) -> ConfigError {
@@ -445,59 +436,13 @@ fn red_attr(e: ConfigError) -> ConfigError {
     to_attr(e, &red_ecn_specs())
 }
 
-/// `text` with every whole-word occurrence of `word` (not inside a longer name) replaced by
-/// `by`.
-fn replace_word(text: &str, word: &str, by: &str) -> String {
-    let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
-    let mut out = String::with_capacity(text.len());
-    let mut from = 0;
-    while let Some(i) = text[from..].find(word).map(|i| i + from) {
-        let end = i + word.len();
-        out.push_str(&text[from..i]);
-        if boundary(text[..i].chars().next_back()) && boundary(text[end..].chars().next()) {
-            out.push_str(by);
-        } else {
-            out.push_str(word);
-        }
-        from = end;
-    }
-    out.push_str(&text[from..]);
-    out
-}
-
-/// `e` in the words of a command line that declares `options` (names without dashes): the
-/// field, and every attribute the requirement names, become `--option` where the example has
-/// that option, the attribute otherwise.
-fn to_options(e: ConfigError, specs: &[&ParamSpec], options: &[String]) -> ConfigError {
-    let option = |s: &ParamSpec| {
-        (!s.option.is_empty() && options.iter().any(|o| o == s.option))
-            .then(|| format!("--{}", s.option))
-    };
-    let mut e = rename_field(e, |f| {
-        specs
-            .iter()
-            .find(|s| s.name == f || s.attr == f)
-            .map(|s| option(s).unwrap_or_else(|| s.attr.to_string()))
-    });
-    for s in specs {
-        if let Some(o) = option(s) {
-            e.requirement = replace_word(&e.requirement, s.attr, &o);
-        }
-    }
-    e
-}
-
 fn switch_params_new() -> Box<SwitchParams> {
     Box::new(SwitchParams(SwitchConfig::default()))
 }
 
 fn switch_param_specs() -> Vec<ParamInfo> {
     let d = SwitchConfig::default();
-    SwitchConfig::param_specs()
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, s)| d.get(i).map(|v| info(s, &v)))
-        .collect()
+    infos(&SwitchConfig::param_specs(), |i| d.get(i))
 }
 
 fn no_param(index: usize) -> ConfigError {
@@ -563,11 +508,7 @@ fn red_ecn_params_new() -> Box<RedEcnParams> {
 
 fn red_ecn_param_specs() -> Vec<ParamInfo> {
     let d = RedEcnConfig::default();
-    red_ecn_specs()
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, s)| d.get_param(i).map(|v| info(s, &v)))
-        .collect()
+    infos(&red_ecn_specs(), |i| d.get_param(i))
 }
 
 impl RedEcnParams {
@@ -1184,18 +1125,6 @@ mod tests {
         assert!(
             switch_core_new(&small, &RATES, &DELAYS[..1], &topo, 1).is_err(),
             "rates and delays of different lengths"
-        );
-    }
-
-    #[test]
-    fn words_are_replaced_whole() {
-        assert_eq!(
-            replace_word(
-                "Headroom, AllowHeadroomOverrun or Headroom",
-                "Headroom",
-                "--h"
-            ),
-            "--h, AllowHeadroomOverrun or --h"
         );
     }
 

@@ -8,7 +8,7 @@
 //!   call takes and returns plain `Copy` values; nothing allocates per packet. Calls that can
 //!   move the sender's timers return its next deadline, so the NIC never asks twice.
 
-use crate::params::{from_ffi, info, to_ffi};
+use crate::params::{from_ffi, infos, to_attr, to_ffi};
 use rdma_cc_core::{ConfigError, Rate, Time};
 use rdma_cc_schemes::{NicConfig, Scheme, SchemeController};
 use rdma_cc_transport::{Path, Poll, QpReceiver, QpSender};
@@ -201,9 +201,7 @@ pub struct NicParams(NicConfig);
 
 /// The attribute name of the Rust field in `e`, so errors name what the user set.
 fn as_attribute(e: ConfigError) -> ConfigError {
-    rdma_cc_core::param::rename_field(e, |name| {
-        NicConfig::spec_by_name(name).map(|s| s.attr.to_string())
-    })
+    to_attr(e, &NicConfig::param_specs())
 }
 
 /// The command-line option of the Rust field in `e`.
@@ -221,11 +219,7 @@ fn nic_params_new() -> Box<NicParams> {
 
 fn nic_param_specs() -> Vec<ParamInfo> {
     let d = NicConfig::default();
-    NicConfig::param_specs()
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, s)| d.get(i).map(|v| info(s, &v)))
-        .collect()
+    infos(&NicConfig::param_specs(), |i| d.get(i))
 }
 
 fn path_of(p: &PathInfo) -> Path {
