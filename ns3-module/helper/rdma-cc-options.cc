@@ -15,8 +15,8 @@
 #include "rust/cxx.h"
 
 #include <algorithm>
-#include <functional>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -28,25 +28,45 @@ namespace rdmacc
 /// One declared option.
 struct Decl
 {
-    std::string name;             //!< option name, no dashes
-    rdmacc_ffi::OptionSpec spec;  //!< kind and bounds (example options)
-    std::string def;              //!< default, as text
-    std::string help;             //!< help text
-    bool nic = false;             //!< a NIC parameter
-    std::size_t nicIndex = 0;     //!< its index in the NIC table
-    bool sw = false;              //!< a switch parameter
-    std::size_t swIndex = 0;      //!< its index in the switch table
-    bool red = false;             //!< a RED/ECN queue parameter
-    std::size_t redIndex = 0;     //!< its index in the RED/ECN table
-    rdmacc_ffi::ParamKind kind{}; //!< kind of value
-    std::string rule;             //!< what the value must satisfy
-    bool exampleDefault = false;  //!< a table option whose default the example chose
+    std::string name;                //!< option name, no dashes
+    rdmacc_ffi::OptionSpec spec;     //!< kind and bounds (example options)
+    std::string def;                 //!< default, as text
+    std::string help;                //!< help text
+    std::optional<ParamTable> table; //!< the Rust table of a table parameter (none: the example's)
+    std::size_t index = 0;           //!< its index in that table
+    rdmacc_ffi::ParamKind kind{};    //!< kind of value
+    std::string rule;                //!< what the value must satisfy
+    bool exampleDefault = false;     //!< a table option whose default the example chose
 };
 
 struct Options::Impl
 {
     /// Parses `text` for option `d` (in the Rust holder of its table, if any) and returns it.
     rdmacc_ffi::ParamValue Store(const Decl& d, const std::string& text);
+    /// Adds the declaration `d` (a name declared twice stops the program).
+    void Add(const Decl& d);
+    /// Declares an option of the example itself; its default must parse.
+    void Declare(Options::Range r,
+                 const std::string& name,
+                 rdmacc_ffi::ParamKind kind,
+                 const std::string& def,
+                 const std::string& help,
+                 const std::string& choices,
+                 const std::string& autoMeaning);
+    /// Declares the options `names` of the Rust table `table` (`specs`), whose attributes
+    /// belong to ns-3 type `type`; `attrInHelp`: the help names the attribute.
+    void DeclareFromTable(ParamTable table,
+                          const rust::Vec<rdmacc_ffi::ParamInfo>& specs,
+                          const std::vector<std::string>& names,
+                          const std::string& type,
+                          bool attrInHelp);
+    /// The names of the declared options of `table`.
+    std::vector<rust::String> Declared(ParamTable table) const;
+    /// Makes every option of `table` (`specs`) that was given, or whose default the example
+    /// chose, the default of its attribute of ns-3 type `type`.
+    void SetDefaults(ParamTable table,
+                     const rust::Vec<rdmacc_ffi::ParamInfo>& specs,
+                     const std::string& type) const;
 
     std::string program;
     std::string description;
@@ -64,22 +84,129 @@ struct Options::Impl
 rdmacc_ffi::ParamValue
 Options::Impl::Store(const Decl& d, const std::string& text)
 {
-    if (d.nic)
+    if (!d.table)
     {
-        nic->set_option(d.nicIndex, text);
-        return nic->get(d.nicIndex);
+        return rdmacc_ffi::option_parse(d.spec, text);
     }
-    if (d.sw)
+    switch (*d.table)
     {
-        sw->set_option(d.swIndex, text);
-        return sw->get(d.swIndex);
+    case ParamTable::Nic:
+        nic->set_option(d.index, text);
+        return nic->get(d.index);
+    case ParamTable::Switch:
+        sw->set_option(d.index, text);
+        return sw->get(d.index);
+    case ParamTable::RedEcn:
+    default:
+        red->set_option(d.index, text);
+        return red->get(d.index);
     }
-    if (d.red)
+}
+
+void
+Options::Impl::Add(const Decl& d)
+{
+    NS_ABORT_MSG_IF(byName.count(d.name), "option --" << d.name << " declared twice");
+    byName[d.name] = decls.size();
+    decls.push_back(d);
+}
+
+void
+Options::Impl::Declare(Options::Range r,
+                       const std::string& name,
+                       rdmacc_ffi::ParamKind kind,
+                       const std::string& def,
+                       const std::string& help,
+                       const std::string& choices,
+                       const std::string& autoMeaning)
+{
+    Decl d;
+    d.name = name;
+    d.kind = kind;
+    d.def = def;
+    d.help = help;
+    d.spec.name = name;
+    d.spec.kind = kind;
+    d.spec.unit = "";
+    d.spec.has_min = r.hasMin;
+    d.spec.min = r.min;
+    d.spec.min_inclusive = r.minInclusive;
+    d.spec.has_max = r.hasMax;
+    d.spec.max = r.max;
+    d.spec.max_inclusive = r.maxInclusive;
+    d.spec.choices = choices;
+    d.spec.auto_meaning = autoMeaning;
+    d.rule = std::string(rdmacc_ffi::option_requirement(d.spec));
+    Add(d);
+    try
     {
-        red->set_option(d.redIndex, text);
-        return red->get(d.redIndex);
+        values[name] = rdmacc_ffi::option_parse(d.spec, def);
     }
-    return rdmacc_ffi::option_parse(d.spec, text);
+    catch (const rust::Error& e)
+    {
+        NS_FATAL_ERROR("the default of --" << name << " does not parse: " << e.what());
+    }
+}
+
+void
+Options::Impl::DeclareFromTable(ParamTable table,
+                                const rust::Vec<rdmacc_ffi::ParamInfo>& specs,
+                                const std::vector<std::string>& names,
+                                const std::string& type,
+                                bool attrInHelp)
+{
+    for (const auto& name : names)
+    {
+        std::size_t i = 0;
+        while (i < specs.size() && std::string(specs[i].option) != name)
+        {
+            i++;
+        }
+        NS_ABORT_MSG_IF(i == specs.size(), type << " has no parameter with option --" << name);
+        const auto& s = specs[i];
+        Decl d;
+        d.name = name;
+        d.kind = s.kind;
+        d.def = std::string(s.default_text);
+        d.help = std::string(s.help);
+        if (attrInHelp)
+        {
+            d.help += " (" + type + "::" + std::string(s.attr) + ")";
+        }
+        d.table = table;
+        d.index = i;
+        Add(d);
+        values[name] = s.default_value;
+    }
+}
+
+std::vector<rust::String>
+Options::Impl::Declared(ParamTable table) const
+{
+    std::vector<rust::String> names;
+    for (const auto& d : decls)
+    {
+        if (d.table == table)
+        {
+            names.emplace_back(d.name);
+        }
+    }
+    return names;
+}
+
+void
+Options::Impl::SetDefaults(ParamTable table,
+                           const rust::Vec<rdmacc_ffi::ParamInfo>& specs,
+                           const std::string& type) const
+{
+    for (const auto& d : decls)
+    {
+        if (d.table == table && (given.count(d.name) > 0 || d.exampleDefault))
+        {
+            Config::SetDefault(type + "::" + std::string(specs[d.index].attr),
+                               *ToAttributeValue(values.at(d.name)));
+        }
+    }
 }
 
 Options::Range
@@ -126,65 +253,8 @@ Options::Options(std::string program, std::string description) :
 
 Options::~Options() = default;
 
-namespace
-{
-
-/// Declares an option of the example itself; its default must parse.
-void
-Declare(Options::Range r,
-        const std::string& name,
-        rdmacc_ffi::ParamKind kind,
-        const std::string& def,
-        const std::string& help,
-        const std::string& choices,
-        const std::string& autoMeaning,
-        std::vector<Decl>& decls,
-        std::map<std::string, std::size_t>& byName,
-        std::map<std::string, rdmacc_ffi::ParamValue>& values)
-{
-    NS_ABORT_MSG_IF(byName.count(name), "option --" << name << " declared twice");
-    Decl d;
-    d.name = name;
-    d.kind = kind;
-    d.def = def;
-    d.help = help;
-    d.spec.name = name;
-    d.spec.kind = kind;
-    d.spec.unit = "";
-    d.spec.has_min = r.hasMin;
-    d.spec.min = r.min;
-    d.spec.min_inclusive = r.minInclusive;
-    d.spec.has_max = r.hasMax;
-    d.spec.max = r.max;
-    d.spec.max_inclusive = r.maxInclusive;
-    d.spec.choices = choices;
-    d.spec.auto_meaning = autoMeaning;
-    d.rule = std::string(rdmacc_ffi::option_requirement(d.spec));
-    try
-    {
-        values[name] = rdmacc_ffi::option_parse(d.spec, def);
-    }
-    catch (const rust::Error& e)
-    {
-        NS_FATAL_ERROR("the default of --" << name << " does not parse: " << e.what());
-    }
-    byName[name] = decls.size();
-    decls.push_back(d);
-}
-
-} // namespace
-
-#define RDMACC_DECLARE(range, kind, def, choices, autoMeaning) \
-    Declare(range,                                             \
-            name,                                              \
-            rdmacc_ffi::ParamKind::kind,                       \
-            def,                                               \
-            help,                                              \
-            choices,                                           \
-            autoMeaning,                                       \
-            m_impl->decls,                                     \
-            m_impl->byName,                                    \
-            m_impl->values);                                   \
+#define RDMACC_DECLARE(range, kind, def, choices, autoMeaning)                                  \
+    m_impl->Declare(range, name, rdmacc_ffi::ParamKind::kind, def, help, choices, autoMeaning); \
     return *this
 
 Options&
@@ -270,101 +340,32 @@ Options&
 Options::AddNicParams()
 {
     const auto specs = rdmacc_ffi::nic_param_specs();
-    for (std::size_t i = 0; i < specs.size(); i++)
+    std::vector<std::string> names;
+    for (const auto& s : specs)
     {
-        const auto& s = specs[i];
-        const std::string name(s.option);
-        if (name.empty())
+        if (!s.option.empty())
         {
-            continue;
+            names.emplace_back(s.option);
         }
-        NS_ABORT_MSG_IF(m_impl->byName.count(name), "option --" << name << " declared twice");
-        Decl d;
-        d.name = name;
-        d.kind = s.kind;
-        d.def = std::string(s.default_text);
-        d.help = std::string(s.help);
-        d.nic = true;
-        d.nicIndex = i;
-        m_impl->values[name] = s.default_value;
-        m_impl->byName[name] = m_impl->decls.size();
-        m_impl->decls.push_back(d);
     }
+    m_impl->DeclareFromTable(ParamTable::Nic, specs, names, "ns3::RdmaNic", false);
     m_impl->hasNic = true;
     return *this;
 }
 
-namespace
-{
-
-/// Declares the options `names` of a Rust table (`specs`) whose attributes belong to ns-3 type
-/// `type`; `mark` records, in a declaration, which table and index it reads.
-void
-DeclareFromTable(const rust::Vec<rdmacc_ffi::ParamInfo>& specs,
-                 const std::vector<std::string>& names,
-                 const std::string& type,
-                 const std::function<void(Decl&, std::size_t)>& mark,
-                 std::vector<Decl>& decls,
-                 std::map<std::string, std::size_t>& byName,
-                 std::map<std::string, rdmacc_ffi::ParamValue>& values)
-{
-    for (const auto& name : names)
-    {
-        std::size_t i = 0;
-        while (i < specs.size() && std::string(specs[i].option) != name)
-        {
-            i++;
-        }
-        NS_ABORT_MSG_IF(i == specs.size(), type << " has no parameter with option --" << name);
-        NS_ABORT_MSG_IF(byName.count(name), "option --" << name << " declared twice");
-        const auto& s = specs[i];
-        Decl d;
-        d.name = name;
-        d.kind = s.kind;
-        d.def = std::string(s.default_text);
-        d.help = std::string(s.help) + " (" + type + "::" + std::string(s.attr) + ")";
-        mark(d, i);
-        values[name] = s.default_value;
-        byName[name] = decls.size();
-        decls.push_back(d);
-    }
-}
-
-} // namespace
-
 Options&
 Options::AddSwitchParams(const std::vector<std::string>& names)
 {
-    DeclareFromTable(
-        rdmacc_ffi::switch_param_specs(),
-        names,
-        "ns3::SwitchNode",
-        [](Decl& d, std::size_t i)
-        {
-            d.sw = true;
-            d.swIndex = i;
-        },
-        m_impl->decls,
-        m_impl->byName,
-        m_impl->values);
+    m_impl->DeclareFromTable(
+        ParamTable::Switch, rdmacc_ffi::switch_param_specs(), names, "ns3::SwitchNode", true);
     return *this;
 }
 
 Options&
 Options::AddRedEcnParams(const std::vector<std::string>& names)
 {
-    DeclareFromTable(
-        rdmacc_ffi::red_ecn_param_specs(),
-        names,
-        "ns3::RedEcnQueueDisc",
-        [](Decl& d, std::size_t i)
-        {
-            d.red = true;
-            d.redIndex = i;
-        },
-        m_impl->decls,
-        m_impl->byName,
-        m_impl->values);
+    m_impl->DeclareFromTable(
+        ParamTable::RedEcn, rdmacc_ffi::red_ecn_param_specs(), names, "ns3::RedEcnQueueDisc", true);
     return *this;
 }
 
@@ -384,7 +385,7 @@ Options::Default(const std::string& name, const std::string& text)
                                       << " does not parse: " << e.what());
     }
     d.def = text;
-    d.exampleDefault = d.nic || d.sw || d.red;
+    d.exampleDefault = d.table.has_value();
     return *this;
 }
 
@@ -601,15 +602,7 @@ Options::ApplyNicDefaults(uint64_t lineRateBps, ns3::Time baseRtt, bool lossless
     {
         ConfigFatal("command line", e.what());
     }
-    const auto specs = rdmacc_ffi::nic_param_specs();
-    for (const auto& d : m_impl->decls)
-    {
-        if (d.nic && (Given(d.name) || d.exampleDefault))
-        {
-            Config::SetDefault("ns3::RdmaNic::" + std::string(specs[d.nicIndex].attr),
-                               *ToAttributeValue(m_impl->values.at(d.name)));
-        }
-    }
+    m_impl->SetDefaults(ParamTable::Nic, rdmacc_ffi::nic_param_specs(), "ns3::RdmaNic");
 }
 
 void
@@ -618,14 +611,7 @@ Options::ApplySwitchDefaults(uint32_t ports,
                              ns3::Time delay,
                              uint8_t pfcPriorities) const
 {
-    std::vector<rust::String> declared;
-    for (const auto& d : m_impl->decls)
-    {
-        if (d.sw)
-        {
-            declared.emplace_back(d.name);
-        }
-    }
+    const std::vector<rust::String> declared = m_impl->Declared(ParamTable::Switch);
     const std::vector<uint64_t> rates(ports, rateBps);
     const std::vector<uint64_t> delays(
         ports, static_cast<uint64_t>(std::max<int64_t>(0, delay.GetNanoSeconds())));
@@ -641,28 +627,13 @@ Options::ApplySwitchDefaults(uint32_t ports,
     {
         ConfigFatal("command line", e.what());
     }
-    const auto specs = rdmacc_ffi::switch_param_specs();
-    for (const auto& d : m_impl->decls)
-    {
-        if (d.sw && (Given(d.name) || d.exampleDefault))
-        {
-            Config::SetDefault("ns3::SwitchNode::" + std::string(specs[d.swIndex].attr),
-                               *ToAttributeValue(m_impl->values.at(d.name)));
-        }
-    }
+    m_impl->SetDefaults(ParamTable::Switch, rdmacc_ffi::switch_param_specs(), "ns3::SwitchNode");
 }
 
 void
 Options::ApplyRedEcnDefaults() const
 {
-    std::vector<rust::String> declared;
-    for (const auto& d : m_impl->decls)
-    {
-        if (d.red)
-        {
-            declared.emplace_back(d.name);
-        }
-    }
+    const std::vector<rust::String> declared = m_impl->Declared(ParamTable::RedEcn);
     try
     {
         m_impl->red->validate_options(
@@ -672,15 +643,8 @@ Options::ApplyRedEcnDefaults() const
     {
         ConfigFatal("command line", e.what());
     }
-    const auto specs = rdmacc_ffi::red_ecn_param_specs();
-    for (const auto& d : m_impl->decls)
-    {
-        if (d.red && (Given(d.name) || d.exampleDefault))
-        {
-            Config::SetDefault("ns3::RedEcnQueueDisc::" + std::string(specs[d.redIndex].attr),
-                               *ToAttributeValue(m_impl->values.at(d.name)));
-        }
-    }
+    m_impl->SetDefaults(
+        ParamTable::RedEcn, rdmacc_ffi::red_ecn_param_specs(), "ns3::RedEcnQueueDisc");
 }
 
 } // namespace rdmacc
