@@ -21,8 +21,10 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-BUILD = os.environ.get("RDMACC_BUILD", os.path.join(ROOT, "build"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import buildenv  # noqa: E402
+
+ROOT = buildenv.ROOT
 
 # (run name, example, arguments)
 RUNS = [
@@ -43,13 +45,6 @@ RUNS = [
 VOLATILE = {"wall_s", "events_per_s"}
 
 
-def env():
-    e = dict(os.environ)
-    lib = os.path.join(BUILD, "lib")
-    e["LD_LIBRARY_PATH"] = lib + (os.pathsep + e["LD_LIBRARY_PATH"] if e.get("LD_LIBRARY_PATH") else "")
-    return e
-
-
 def digest(path):
     data = open(path, "rb").read()
     if os.path.basename(path) == "summary.json":
@@ -60,15 +55,16 @@ def digest(path):
     return hashlib.sha256(data).hexdigest()
 
 
-def snapshot(outdir, only):
+def snapshot(info, outdir, only):
     os.makedirs(outdir, exist_ok=True)
+    env = buildenv.run_env(info)
     lines = []
     for run, ex, args in RUNS:
         if only and run not in only:
             continue
         d = os.path.join(outdir, run)
-        cmd = [os.path.join(BUILD, "examples", ex)] + args.split() + ["--out=" + d]
-        p = subprocess.run(cmd, cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        cmd = [buildenv.program_path(info, ex)] + args.split() + ["--out=" + d]
+        p = subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         with open(os.path.join(outdir, run + ".log"), "wb") as f:
             f.write(p.stdout)
         print("%-18s exit %d" % (run, p.returncode))
@@ -105,7 +101,13 @@ def main():
         if len(o.dirs) != 2:
             ap.error("--diff needs two directories")
         sys.exit(diff(*o.dirs))
-    snapshot(o.dirs[0], set(x for x in o.only.split(",") if x))
+    build = os.environ.get("RDMACC_BUILD", os.path.join(ROOT, "build"))
+    try:
+        info = buildenv.load(build)
+    except buildenv.BuildError:
+        buildenv.error("%s is not a tree built by ./waf build: build it, or set RDMACC_BUILD to one" % build)
+        sys.exit(2)
+    snapshot(info, o.dirs[0], set(x for x in o.only.split(",") if x))
 
 
 if __name__ == "__main__":
