@@ -32,9 +32,6 @@ import unittest
 sys.path.insert(0, os.path.dirname(__file__))
 from common import BUILD, LONG, ROOT, ExampleTest, run_example, summary  # noqa: E402
 
-HEADERS = 62
-WIRE = 20
-
 
 def fct_rows(out):
     with open(os.path.join(out, "fct.csv")) as f:

@@ -13,7 +13,6 @@ sys.path.insert(0, os.path.dirname(__file__))
 from common import ExampleTest, read_bytes, run_example, summary  # noqa: E402
 
 FRAME = 1000 + 62  # payload + RoCE headers
-WIRE = FRAME + 20  # + preamble and inter-frame gap
 
 
 def fct_rows(out):

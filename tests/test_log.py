@@ -41,7 +41,6 @@ class RustLog(ExampleTest):
                 sa, sb = summary(a), summary(b)
                 for s in (sa, sb):
                     s.pop("wall_s")
-                    s.pop("events_per_s", None)
                 self.assertEqual(sa, sb)
             else:
                 self.assertEqual(read_bytes(a, name), read_bytes(b, name), name)
