@@ -3,13 +3,15 @@
 The tests are run by `./waf check` (tools/check.py), which sets RDMACC_BUILD (the build
 directory), RDMACC_ROOT (the checkout), LD_LIBRARY_PATH and, with --long, RDMACC_LONG=1.
 
-Every test class derives from ExampleTest. Each run_example call makes a fresh output directory
-(tempfile, named rdmacc-NAME-*); ExampleTest removes it when the test that made it passes, or,
-for directories made in setUpClass, when every test of the class has passed. When a test fails
-its directories are kept and named on stderr ("rdma-cc tests: kept DIR ...") for inspection.
+Every test class derives from ExampleTest. Each run_example (or output_dir) call makes a fresh
+output directory (tempfile, named rdmacc-NAME-*); ExampleTest removes it when the test that made
+it passes, or, for directories made in setUpClass, when every test of the class has passed. When
+a test fails its directories are kept and named on stderr ("rdma-cc tests: kept DIR ...") for
+inspection.
 """
 
 import atexit
+import csv
 import json
 import os
 import shutil
@@ -92,6 +94,25 @@ class ExampleTest(unittest.TestCase):
         cls._rdmacc_class_dirs = []
         _dispose(dirs, failed, why)
 
+    def assert_config_error(self, text, files, *expected, msg=None):
+        """A rejected configuration (the caller checks exit status 2): TEXT, the run's output, is
+        exactly one non-empty line containing each of EXPECTED, and FILES (what its --out
+        directory holds) is empty. msg, if given, replaces the messages of the failed assertions.
+        Returns the line."""
+        lines = [line for line in text.splitlines() if line]
+        self.assertEqual(len(lines), 1, text if msg is None else msg)
+        for e in expected:
+            self.assertIn(e, lines[0], msg)
+        self.assertEqual(files, [], "a configuration error writes no output file" if msg is None else msg)
+        return lines[0]
+
+
+def output_dir(name):
+    """A fresh directory (rdmacc-NAME-*) removed like run_example's (see the module)."""
+    out = tempfile.mkdtemp(prefix="rdmacc-%s-" % name)
+    _unclaimed.append(out)
+    return out
+
 
 def run_example(name, *args, expect_rc=0, timeout=600, env=None, split_stderr=False):
     """Runs examples/NAME with args and a fresh --out directory.
@@ -99,11 +120,11 @@ def run_example(name, *args, expect_rc=0, timeout=600, env=None, split_stderr=Fa
     env: environment variables to set on top of this process's (a None value removes one).
     split_stderr: keep standard error apart in p.stderr instead of merged into p.stdout.
     Returns (completed process, output directory). Fails the calling test (AssertionError)
-    when the exit code is not expect_rc. The directory is removed by ExampleTest when the test
-    (or its class, from setUpClass) is done and passed.
+    when the exit code is not expect_rc (expect_rc=None: any exit code will do); raises
+    subprocess.TimeoutExpired after timeout seconds. The directory is removed by ExampleTest
+    when the test (or its class, from setUpClass) is done and passed.
     """
-    out = tempfile.mkdtemp(prefix="rdmacc-%s-" % name)
-    _unclaimed.append(out)
+    out = output_dir(name)
     prog = os.path.join(BUILD, "examples", name)
     e = dict(os.environ)
     for k, v in (env or {}).items():
@@ -120,7 +141,7 @@ def run_example(name, *args, expect_rc=0, timeout=600, env=None, split_stderr=Fa
         universal_newlines=True,
         timeout=timeout,
     )
-    if p.returncode != expect_rc:
+    if expect_rc is not None and p.returncode != expect_rc:
         raise AssertionError(
             "%s %s exited %d (want %d):\n%s" % (name, " ".join(args), p.returncode, expect_rc, (p.stdout + (p.stderr or ""))[-4000:])
         )
@@ -130,6 +151,20 @@ def run_example(name, *args, expect_rc=0, timeout=600, env=None, split_stderr=Fa
 def summary(out):
     with open(os.path.join(out, "summary.json")) as f:
         return json.load(f)
+
+
+def stable_summary(out):
+    """summary.json without wall_s, the one key that differs between runs with the same seed
+    (KeyError if the summary lacks it)."""
+    s = summary(out)
+    s.pop("wall_s")
+    return s
+
+
+def read_csv(out, name):
+    """The rows of the CSV file NAME in OUT, as dicts keyed by its header."""
+    with open(os.path.join(out, name)) as f:
+        return list(csv.DictReader(f))
 
 
 def read_bytes(out, name):

@@ -18,24 +18,15 @@ example fed bad values.
 """
 
 import concurrent.futures
-import csv
-import json
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import BUILD, LONG, ROOT, ExampleTest, run_example, summary  # noqa: E402
-
-
-def fct_rows(out):
-    with open(os.path.join(out, "fct.csv")) as f:
-        return list(csv.DictReader(f))
+from common import LONG, ExampleTest, read_bytes, read_csv, run_example, stable_summary, summary  # noqa: E402
 
 
 def draw_incast(rng):
@@ -97,7 +88,7 @@ class RandomScenarios(ExampleTest):
         self.assertIs(s["complete"], True, what)
         # every byte delivered exactly once
         self.assertEqual(s["bytes_delivered"], s["bytes_sent"], what)
-        rows = fct_rows(out)
+        rows = read_csv(out, "fct.csv")
         self.assertEqual(len(rows), s["flows_total"], what)
         for r in rows:
             # no flow below its lower bound; slowdown = fct / ideal >= 1
@@ -125,21 +116,16 @@ class RandomScenarios(ExampleTest):
                     _, again = run_example(example, *args, timeout=300)
                     for f in sorted(os.listdir(out)):
                         if f == "summary.json":
-                            a, b = summary(out), summary(again)
-                            a.pop("wall_s")
-                            b.pop("wall_s")
-                            self.assertEqual(a, b, f)
+                            self.assertEqual(stable_summary(out), stable_summary(again), f)
                         else:
-                            with open(os.path.join(out, f), "rb") as x, open(os.path.join(again, f), "rb") as y:
-                                self.assertEqual(x.read(), y.read(), f)
+                            self.assertEqual(read_bytes(out, f), read_bytes(again, f), f)
 
     def test_a_different_seed_changes_a_run_with_randomness(self):
         # ldcp-churn draws its arrivals from the seed's random streams
         base = ["--churn=100us", "--longSize=200000"]
         _, a = run_example("ldcp-churn", "--seed=1", *base)
         _, b = run_example("ldcp-churn", "--seed=2", *base)
-        with open(os.path.join(a, "fct.csv"), "rb") as x, open(os.path.join(b, "fct.csv"), "rb") as y:
-            self.assertNotEqual(x.read(), y.read())
+        self.assertNotEqual(read_bytes(a, "fct.csv"), read_bytes(b, "fct.csv"))
 
 
 # A small valid run of each example, so that accepted values finish quickly.
@@ -162,35 +148,24 @@ OPTION_RE = re.compile(r"^  --([A-Za-z][A-Za-z0-9]*)=([A-Z]+)", re.M)
 
 
 def options_of(example):
-    """(exit status of --help, [(option, KIND)])"""
-    p = subprocess.run([os.path.join(BUILD, "examples", example), "--help"], cwd=ROOT,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-                       timeout=60)
-    return p.returncode, OPTION_RE.findall(p.stdout)
+    """[(option, KIND)] listed by --help (which must exit with status 0)."""
+    p, _ = run_example(example, "--help", expect_rc=0, timeout=60)
+    return OPTION_RE.findall(p.stdout)
 
 
 def probe(example, option, value):
-    out = tempfile.mkdtemp(prefix="rdmacc-probe-")
+    """(option, value, exit status or "timeout", output, files left in --out)"""
     try:
-        args = [os.path.join(BUILD, "examples", example)] + BASE[example]
-        if option != "out":
-            args.append("--out=" + out)
-        args.append("--%s=%s" % (option, value))
-        try:
-            p = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               universal_newlines=True, timeout=120)
-        except subprocess.TimeoutExpired:
-            return (option, value, "timeout", "", [])
-        left = sorted(os.listdir(out)) if os.path.isdir(out) else []
-        return (option, value, p.returncode, p.stdout, left)
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
+        p, out = run_example(example, *BASE[example], "--%s=%s" % (option, value), expect_rc=None, timeout=120)
+    except subprocess.TimeoutExpired:
+        return (option, value, "timeout", "", [])
+    left = sorted(os.listdir(out)) if os.path.isdir(out) else []
+    return (option, value, p.returncode, p.stdout, left)
 
 
 class EveryOptionBadValues(ExampleTest):
     def check_example(self, example):
-        rc, options = options_of(example)
-        self.assertEqual(rc, 0, example)
+        options = options_of(example)
         self.assertGreater(len(options), 3, example)
         jobs = [(example, o, v) for o, kind in options if o != "out"
                 for v in PROBES + UNIT_PROBES.get(kind, [])]
@@ -200,10 +175,7 @@ class EveryOptionBadValues(ExampleTest):
             what = "%s --%s=%s: exit %s\n%s" % (example, option, value, rc, text[-2000:])
             self.assertIn(rc, (0, 2, 3), what)
             if rc == 2:
-                lines = [l for l in text.splitlines() if l.strip()]
-                self.assertEqual(len(lines), 1, what)
-                self.assertIn("--" + option, lines[0], what)
-                self.assertEqual(left, [], what)
+                self.assert_config_error(text, left, "--" + option, msg=what)
             else:
                 # accepted: the run ended normally and wrote complete files only
                 self.assertFalse([f for f in left if f.endswith(".partial")], what)

@@ -1,6 +1,5 @@
 """End-to-end checks of the Rust crates' logging through ns-3's NS_LOG (one component per crate)."""
 
-import csv
 import os
 import re
 import sys
@@ -8,7 +7,7 @@ import unittest
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import ExampleTest, read_bytes, run_example, summary  # noqa: E402
+from common import ExampleTest, read_bytes, read_csv, run_example, stable_summary, summary  # noqa: E402
 
 # ns-3's time prefix ("+0.000012345s "), as NS_LOG writes it for its own components
 TIME = r"\+(\d+(?:\.\d+)?)s "
@@ -19,11 +18,6 @@ NO_LOG = {"NS_LOG": None}
 
 def ns(seconds):
     return round(float(seconds) * 1e9)
-
-
-def rows(out, name):
-    with open(os.path.join(out, name)) as f:
-        return list(csv.DictReader(f))
 
 
 class RustLog(ExampleTest):
@@ -38,10 +32,7 @@ class RustLog(ExampleTest):
         self.assertEqual(sorted(os.listdir(a)), sorted(os.listdir(b)))
         for name in os.listdir(a):
             if name == "summary.json":
-                sa, sb = summary(a), summary(b)
-                for s in (sa, sb):
-                    s.pop("wall_s")
-                self.assertEqual(sa, sb)
+                self.assertEqual(stable_summary(a), stable_summary(b))
             else:
                 self.assertEqual(read_bytes(a, name), read_bytes(b, name), name)
 
@@ -88,7 +79,7 @@ class RustLog(ExampleTest):
             else:
                 self.assertTrue(before < 1 <= after, m.group(0))
         # the node prefix is the sending host's node id
-        senders = {r["src"] for r in rows(out, "fct.csv")}
+        senders = {r["src"] for r in read_csv(out, "fct.csv")}
         nodes = {m.group(2) for m in t if m}
         self.assertTrue(nodes, p.stderr[:2000])
         self.assertLessEqual(nodes, senders)
@@ -107,7 +98,7 @@ class RustLog(ExampleTest):
         logged = Counter((m.group(3).lower(), m.group(2), m.group(4), ns(m.group(1))) for m in matches)
         # the MMU decides each PAUSE once and the switch sends it at once (no pause outlasts its
         # refresh at this load): the log and pfc.csv list the same frames
-        frames = Counter((r["kind"], r["node"], r["port"], int(r["time_ns"])) for r in rows(out, "pfc.csv"))
+        frames = Counter((r["kind"], r["node"], r["port"], int(r["time_ns"])) for r in read_csv(out, "pfc.csv"))
         self.assertEqual(logged, frames)
         self.assertEqual(sum(1 for m in matches if m.group(3) == "PAUSE"), s["pfc_pause_frames"])
 

@@ -1,19 +1,18 @@
 """End-to-end checks of red-ecn-dumbbell: RED/ECN + WRED decided in Rust, on real ns-3 links."""
 
-import csv
 import os
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import ExampleTest, read_bytes, run_example, summary  # noqa: E402
+from common import ExampleTest, output_dir, read_bytes, read_csv, run_example, stable_summary, summary  # noqa: E402
 
 SIM = "--simTime=30ms"
 
 
 def queue_rows(out):
-    with open(os.path.join(out, "queue.csv")) as f:
-        return [(int(r["time_ns"]), int(r["bytes"])) for r in csv.DictReader(f)]
+    """queue.csv as (time_ns, bytes) pairs."""
+    return [(int(r["time_ns"]), int(r["bytes"])) for r in read_csv(out, "queue.csv")]
 
 
 class RedEcnDumbbell(ExampleTest):
@@ -38,8 +37,7 @@ class RedEcnDumbbell(ExampleTest):
         # congestion avoidance) plus one segment each of rounding: K_max + 2 N segments =
         # 92 KB. The bound excludes the first 5 ms (slow start overshoots once). A queue that
         # ignored marks, or senders that ignored ECE, would sit at BufMax (400 KB).
-        with open(os.path.join(out, "queue.csv")) as f:
-            later = sorted(int(r["bytes"]) for r in csv.DictReader(f) if int(r["time_ns"]) >= 5000000)
+        later = sorted(b for t, b in queue_rows(out) if t >= 5000000)
         bound = 80000 + 2 * 4 * 1502
         self.assertLessEqual(later[len(later) * 99 // 100], bound, s)
         self.assertLessEqual(later[-1], bound, s)
@@ -77,10 +75,7 @@ class RedEcnDumbbell(ExampleTest):
     def test_same_seed_same_summary(self):
         _, a = run_example("red-ecn-dumbbell", SIM, "--seed=3")
         _, b = run_example("red-ecn-dumbbell", SIM, "--seed=3")
-        sa, sb = summary(a), summary(b)
-        sa.pop("wall_s")
-        sb.pop("wall_s")
-        self.assertEqual(sa, sb)
+        self.assertEqual(stable_summary(a), stable_summary(b))
         self.assertEqual(read_bytes(a, "queue.csv"), read_bytes(b, "queue.csv"))
 
     def test_negative_threshold_is_a_named_error(self):
@@ -133,13 +128,9 @@ class BadInput(ExampleTest):
 
     def assert_rejected(self, args, *expected):
         p, out = run_example("red-ecn-dumbbell", *args, expect_rc=2, timeout=60)
-        lines = [line for line in p.stdout.splitlines() if line]
-        self.assertEqual(len(lines), 1, p.stdout)
-        self.assertTrue(lines[0].startswith("rdma-cc: configuration error in "), lines[0])
-        for e in expected:
-            self.assertIn(e, lines[0])
-        self.assertEqual(os.listdir(out), [])
-        return lines[0]
+        line = self.assert_config_error(p.stdout, os.listdir(out), *expected)
+        self.assertTrue(line.startswith("rdma-cc: configuration error in "), line)
+        return line
 
     def test_each_bad_input_is_one_named_line(self):
         cases = [
@@ -198,8 +189,7 @@ class PartialFiles(ExampleTest):
     def test_dumbbell_failing_queue_csv(self):
         # queue.csv cannot take its final name (a directory is in the way): the error names
         # --out and queue.csv.partial, being written until then, is removed
-        _, managed = run_example("red-ecn-dumbbell", "--help")  # a directory the test harness removes
-        out = os.path.join(managed, "run")
+        out = os.path.join(output_dir("red-ecn-dumbbell"), "run")
         os.makedirs(os.path.join(out, "queue.csv", "x"))
         p, _ = run_example("red-ecn-dumbbell", "--simTime=2ms", "--out=" + out, expect_rc=2)
         self.assertIn("configuration error in --out: cannot rename %s/queue.csv.partial" % out, p.stdout)
@@ -207,8 +197,7 @@ class PartialFiles(ExampleTest):
 
     def test_fabric_monitor_files_are_removed(self):
         # pfc.csv cannot take its final name: pfc, drops and queue .partial are all removed
-        _, managed = run_example("pfc-incast", "--help")
-        out = os.path.join(managed, "run")
+        out = os.path.join(output_dir("pfc-incast"), "run")
         os.makedirs(os.path.join(out, "pfc.csv", "x"))
         p, _ = run_example("pfc-incast", "--senders=2", "--size=20000", "--out=" + out, expect_rc=2)
         self.assertIn("cannot rename %s/pfc.csv.partial" % out, p.stdout)
