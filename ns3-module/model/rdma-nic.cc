@@ -519,7 +519,8 @@ RdmaNic::SendControl(uint8_t kind,
     h.seq = seq;
     Ptr<Packet> p = Create<Packet>();
     p->AddHeader(h);
-    m_dev->Enqueue(p); // control kinds go in the device's control class
+    // control kinds go in the device's control class
+    m_dev->Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), 0);
 }
 
 void
