@@ -327,10 +327,6 @@ mod ffi {
         /// records (the core keeps the list of non-empty queues at every admission and
         /// departure). `out` is reused between calls.
         fn sample_egress(self: &SwitchCore, prio_mask: u8, out: &mut Vec<EgressSample>);
-        /// Bytes of ingress queue (port, prio).
-        fn ingress_bytes(self: &SwitchCore, port: u32, prio: u8) -> u64;
-        /// Whether a PAUSE is outstanding for ingress (port, prio).
-        fn is_paused(self: &SwitchCore, port: u32, prio: u8) -> bool;
         /// "" when every accounting invariant holds, else what is wrong.
         fn check_invariants(self: &SwitchCore) -> String;
         /// One RED/ECN + WRED egress queue policy.
@@ -787,14 +783,6 @@ impl SwitchCore {
 
     fn egress_bytes(&self, port: u32, prio: u8) -> u64 {
         self.0.mmu().egress_bytes(port as usize, prio as usize).0
-    }
-
-    fn ingress_bytes(&self, port: u32, prio: u8) -> u64 {
-        self.0.mmu().ingress_bytes(port as usize, prio as usize).0
-    }
-
-    fn is_paused(&self, port: u32, prio: u8) -> bool {
-        self.0.mmu().is_paused(port as usize, prio as usize)
     }
 
     fn check_invariants(&self) -> String {

@@ -321,12 +321,6 @@ QbbNetDevice::RefreshPause(uint8_t prio)
     }
 }
 
-void
-QbbNetDevice::TriggerTransmit()
-{
-    TryTransmit();
-}
-
 bool
 QbbNetDevice::IsPaused(uint8_t prio) const
 {
@@ -547,12 +541,6 @@ uint64_t
 QbbNetDevice::GetQueueBytes(uint8_t prio) const
 {
     return m_sched->queue_bytes(prio);
-}
-
-uint64_t
-QbbNetDevice::GetControlQueueBytes() const
-{
-    return m_sched->control_bytes();
 }
 
 std::string

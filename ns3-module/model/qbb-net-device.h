@@ -131,8 +131,6 @@ class QbbNetDevice : public NetDevice
     void SendPfc(uint8_t prio, bool pause);
     /// Sends one PFC frame for `prio` with the given time in quanta (tests, manual control).
     void SendPfcFrame(uint8_t prio, uint16_t quanta);
-    /// Asks the device to transmit if it is idle (e.g. the data source has data again).
-    void TriggerTransmit();
     /// Called by the channel when a frame has fully arrived.
     void Receive(Ptr<Packet> p);
 
@@ -142,8 +140,6 @@ class QbbNetDevice : public NetDevice
     bool IsPausingPeer(uint8_t prio) const;
     /// \return bytes queued in data class `prio`
     uint64_t GetQueueBytes(uint8_t prio) const;
-    /// \return bytes queued in the control class
-    uint64_t GetControlQueueBytes() const;
     /// \return "" when the scheduler's byte accounting holds, else what is wrong
     std::string CheckSchedulerInvariants() const;
     /// \return the link rate
