@@ -119,14 +119,7 @@ RdmaNic::~RdmaNic() = default;
 void
 RdmaNic::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v)
 {
-    try
-    {
-        m_params->p->set(index, v);
-    }
-    catch (const rust::Error& e)
-    {
-        rdmacc::ConfigFatal("ns3::RdmaNic", e.what());
-    }
+    m_params->p->set(index, v);
 }
 
 void

@@ -79,14 +79,7 @@ RedEcnQueueDisc::RedEcnQueueDisc() :
 void
 RedEcnQueueDisc::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v)
 {
-    try
-    {
-        m_params->p->set(index, v);
-    }
-    catch (const rust::Error& e)
-    {
-        rdmacc::ConfigFatal("ns3::RedEcnQueueDisc", e.what());
-    }
+    m_params->p->set(index, v);
 }
 
 void

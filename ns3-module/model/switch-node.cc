@@ -67,14 +67,7 @@ SwitchNode::SwitchNode() :
 void
 SwitchNode::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v)
 {
-    try
-    {
-        m_params->p->set(index, v);
-    }
-    catch (const rust::Error& e)
-    {
-        rdmacc::ConfigFatal("ns3::SwitchNode", e.what());
-    }
+    m_params->p->set(index, v);
 }
 
 void
