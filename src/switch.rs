@@ -9,7 +9,7 @@
 //!   (or, for the `*_option*` calls, the command-line option).
 //! - `SwitchCore`, `RedEcn`: the decisions, called per packet with plain values.
 
-use crate::params::{from_ffi, infos, to_attr, to_ffi, to_options};
+use crate::params::{self, from_ffi, infos, to_attr, to_options};
 use rdma_cc_core::param::{ParamSpec, Params};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use rdma_cc_switch::core::{
@@ -451,19 +451,19 @@ impl SwitchParams {
     }
 
     fn get(&self, index: usize) -> Result<ParamValue, ConfigError> {
-        self.0
-            .get(index)
-            .map(|v| to_ffi(&v))
-            .ok_or_else(|| no_param(index))
+        params::get_param(self.0.get(index), index, no_param)
     }
 
     fn set_option(&mut self, index: usize, text: &str) -> Result<(), ConfigError> {
         let specs = SwitchConfig::param_specs();
-        let spec = specs.get(index).copied().ok_or_else(|| no_param(index))?;
-        let v = spec.parse(text, &format!("--{}", spec.option))?;
-        self.0
-            .set(index, &v)
-            .map_err(|e| to_options(e, &specs, &[spec.option.to_string()]))
+        params::set_option(
+            &specs,
+            index,
+            text,
+            no_param,
+            |v| self.0.set(index, v),
+            |e, spec| to_options(e, &specs, &[spec.option.to_string()]),
+        )
     }
 
     fn validate_options(
@@ -513,19 +513,19 @@ impl RedEcnParams {
     }
 
     fn get(&self, index: usize) -> Result<ParamValue, ConfigError> {
-        self.0
-            .get_param(index)
-            .map(|v| to_ffi(&v))
-            .ok_or_else(|| no_param(index))
+        params::get_param(self.0.get_param(index), index, no_param)
     }
 
     fn set_option(&mut self, index: usize, text: &str) -> Result<(), ConfigError> {
         let specs = red_ecn_specs();
-        let spec = specs.get(index).copied().ok_or_else(|| no_param(index))?;
-        let v = spec.parse(text, &format!("--{}", spec.option))?;
-        self.0
-            .set_param(index, &v)
-            .map_err(|e| to_options(e, &specs, &[spec.option.to_string()]))
+        params::set_option(
+            &specs,
+            index,
+            text,
+            no_param,
+            |v| self.0.set_param(index, v),
+            |e, spec| to_options(e, &specs, &[spec.option.to_string()]),
+        )
     }
 
     fn validate_options(&self, options: &[String]) -> Result<(), ConfigError> {
@@ -845,6 +845,7 @@ fn drop_list(c: &DropCounters) -> Vec<DropCount> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::to_ffi;
 
     fn params() -> Box<RedEcnParams> {
         let mut p = red_ecn_params_new();
