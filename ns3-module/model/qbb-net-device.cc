@@ -415,10 +415,10 @@ QbbNetDevice::TryTransmit()
         case rdmacc_ffi::PickKind::WaitUntil:
         {
             const Time at = NanoSeconds(static_cast<int64_t>(pick.wait_until_ns));
-            if (m_schedWake.IsExpired() || at < m_schedWakeAt)
+            // a pending wake-up runs at its event's time stamp
+            if (m_schedWake.IsExpired() || at < TimeStep(m_schedWake.GetTs()))
             {
                 m_schedWake.Cancel();
-                m_schedWakeAt = at;
                 m_schedWake =
                     Simulator::Schedule(at - Simulator::Now(), &QbbNetDevice::TryTransmit, this);
             }

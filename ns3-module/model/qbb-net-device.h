@@ -231,7 +231,6 @@ class QbbNetDevice : public NetDevice
     std::vector<Ptr<Packet>> m_slots;           //!< queued frames by handle
     std::vector<uint32_t> m_freeSlots;          //!< unused handles
     EventId m_schedWake;                        //!< a held class becomes eligible
-    Time m_schedWakeAt;                         //!< when m_schedWake runs
     QbbDataSource* m_source;                    //!< host data source (not owned)
     std::array<Time, N_PRIO> m_pausedUntil;     //!< peer's pause per class
     std::array<Time, N_PRIO> m_pauseSince;      //!< start of the current pause interval
