@@ -118,7 +118,8 @@ QbbNetDevice::QbbNetDevice() :
     m_sched(nullptr),
     m_source(nullptr)
 {
-    SetDataScheduler("rr");
+    // m_sched is built by the DataScheduler attribute, which the object's construction
+    // (CreateObject, ObjectFactory) sets before the device can be used
     for (uint8_t p = 0; p < N_PRIO; p++)
     {
         m_pausedUntil[p] = Seconds(0);

@@ -227,7 +227,7 @@ class QbbNetDevice : public NetDevice
     uint64_t m_psCarry;                         //!< sub-ns serialisation remainder (ps)
     std::deque<Ptr<Packet>> m_pfcQueue;         //!< PFC frames to send
     std::string m_policy;                       //!< DataScheduler attribute
-    rdmacc_ffi::EgressScheduler* m_sched;       //!< the Rust scheduler (owned)
+    rdmacc_ffi::EgressScheduler* m_sched;       //!< the Rust scheduler (owned; DataScheduler)
     std::vector<Ptr<Packet>> m_slots;           //!< queued frames by handle
     std::vector<uint32_t> m_freeSlots;          //!< unused handles
     EventId m_schedWake;                        //!< a held class becomes eligible
