@@ -209,6 +209,33 @@ pub fn to_attr(e: ConfigError, specs: &[&ParamSpec]) -> ConfigError {
     })
 }
 
+/// Parameter `index` of a table in bridge form, from the table's `get(index)` answer `v`;
+/// `None` is the error `missing(index)`.
+pub fn get_param(
+    v: Option<Value>,
+    index: usize,
+    missing: fn(usize) -> ConfigError,
+) -> Result<ParamValue, ConfigError> {
+    v.map(|v| to_ffi(&v)).ok_or_else(|| missing(index))
+}
+
+/// Parses `text` for parameter `index` of `specs` given as its command-line option
+/// (`--OPTION`) and stores it with `set`. Errors: `missing(index)` when `specs` has no such
+/// parameter; the parse error, naming `--OPTION`; `set`'s error passed through `rename` (with
+/// the parameter's spec).
+pub fn set_option(
+    specs: &[&ParamSpec],
+    index: usize,
+    text: &str,
+    missing: fn(usize) -> ConfigError,
+    set: impl FnOnce(&Value) -> Result<(), ConfigError>,
+    rename: impl FnOnce(ConfigError, &ParamSpec) -> ConfigError,
+) -> Result<(), ConfigError> {
+    let spec = specs.get(index).copied().ok_or_else(|| missing(index))?;
+    let v = spec.parse(text, &format!("--{}", spec.option))?;
+    set(&v).map_err(|e| rename(e, spec))
+}
+
 /// `text` with every whole-word occurrence of `word` (not inside a longer name) replaced by
 /// `by`.
 pub fn replace_word(text: &str, word: &str, by: &str) -> String {

@@ -98,8 +98,6 @@ mod ffi {
         fn is_empty(self: &EgressScheduler) -> bool;
         /// Bytes queued in data class `prio`.
         fn queue_bytes(self: &EgressScheduler, prio: u8) -> u64;
-        /// Bytes queued in the control class.
-        fn control_bytes(self: &EgressScheduler) -> u64;
         /// "" when the byte accounting holds, else what is wrong.
         fn check_invariants(self: &EgressScheduler) -> String;
         /// Whether frames of `kind` travel in the control class.
@@ -224,10 +222,6 @@ impl EgressScheduler {
 
     fn queue_bytes(&self, prio: u8) -> u64 {
         self.0.queue_bytes(Class::Data(prio)).0
-    }
-
-    fn control_bytes(&self) -> u64 {
-        self.0.queue_bytes(Class::Control).0
     }
 
     fn check_invariants(&self) -> String {

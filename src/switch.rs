@@ -9,7 +9,7 @@
 //!   (or, for the `*_option*` calls, the command-line option).
 //! - `SwitchCore`, `RedEcn`: the decisions, called per packet with plain values.
 
-use crate::params::{from_ffi, infos, to_attr, to_ffi, to_options};
+use crate::params::{self, from_ffi, infos, to_attr, to_options};
 use rdma_cc_core::param::{ParamSpec, Params};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use rdma_cc_switch::core::{
@@ -327,10 +327,6 @@ mod ffi {
         /// records (the core keeps the list of non-empty queues at every admission and
         /// departure). `out` is reused between calls.
         fn sample_egress(self: &SwitchCore, prio_mask: u8, out: &mut Vec<EgressSample>);
-        /// Bytes of ingress queue (port, prio).
-        fn ingress_bytes(self: &SwitchCore, port: u32, prio: u8) -> u64;
-        /// Whether a PAUSE is outstanding for ingress (port, prio).
-        fn is_paused(self: &SwitchCore, port: u32, prio: u8) -> bool;
         /// "" when every accounting invariant holds, else what is wrong.
         fn check_invariants(self: &SwitchCore) -> String;
         /// One RED/ECN + WRED egress queue policy.
@@ -455,19 +451,19 @@ impl SwitchParams {
     }
 
     fn get(&self, index: usize) -> Result<ParamValue, ConfigError> {
-        self.0
-            .get(index)
-            .map(|v| to_ffi(&v))
-            .ok_or_else(|| no_param(index))
+        params::get_param(self.0.get(index), index, no_param)
     }
 
     fn set_option(&mut self, index: usize, text: &str) -> Result<(), ConfigError> {
         let specs = SwitchConfig::param_specs();
-        let spec = specs.get(index).copied().ok_or_else(|| no_param(index))?;
-        let v = spec.parse(text, &format!("--{}", spec.option))?;
-        self.0
-            .set(index, &v)
-            .map_err(|e| to_options(e, &specs, &[spec.option.to_string()]))
+        params::set_option(
+            &specs,
+            index,
+            text,
+            no_param,
+            |v| self.0.set(index, v),
+            |e, spec| to_options(e, &specs, &[spec.option.to_string()]),
+        )
     }
 
     fn validate_options(
@@ -517,19 +513,19 @@ impl RedEcnParams {
     }
 
     fn get(&self, index: usize) -> Result<ParamValue, ConfigError> {
-        self.0
-            .get_param(index)
-            .map(|v| to_ffi(&v))
-            .ok_or_else(|| no_param(index))
+        params::get_param(self.0.get_param(index), index, no_param)
     }
 
     fn set_option(&mut self, index: usize, text: &str) -> Result<(), ConfigError> {
         let specs = red_ecn_specs();
-        let spec = specs.get(index).copied().ok_or_else(|| no_param(index))?;
-        let v = spec.parse(text, &format!("--{}", spec.option))?;
-        self.0
-            .set_param(index, &v)
-            .map_err(|e| to_options(e, &specs, &[spec.option.to_string()]))
+        params::set_option(
+            &specs,
+            index,
+            text,
+            no_param,
+            |v| self.0.set_param(index, v),
+            |e, spec| to_options(e, &specs, &[spec.option.to_string()]),
+        )
     }
 
     fn validate_options(&self, options: &[String]) -> Result<(), ConfigError> {
@@ -789,14 +785,6 @@ impl SwitchCore {
         self.0.mmu().egress_bytes(port as usize, prio as usize).0
     }
 
-    fn ingress_bytes(&self, port: u32, prio: u8) -> u64 {
-        self.0.mmu().ingress_bytes(port as usize, prio as usize).0
-    }
-
-    fn is_paused(&self, port: u32, prio: u8) -> bool {
-        self.0.mmu().is_paused(port as usize, prio as usize)
-    }
-
     fn check_invariants(&self) -> String {
         self.0.check_invariants().err().unwrap_or_default()
     }
@@ -857,6 +845,7 @@ fn drop_list(c: &DropCounters) -> Vec<DropCount> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::to_ffi;
 
     fn params() -> Box<RedEcnParams> {
         let mut p = red_ecn_params_new();

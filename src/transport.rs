@@ -8,7 +8,7 @@
 //!   call takes and returns plain `Copy` values; nothing allocates per packet. Calls that can
 //!   move the sender's timers return its next deadline, so the NIC never asks twice.
 
-use crate::params::{from_ffi, infos, to_attr, to_ffi};
+use crate::params::{self, from_ffi, infos, to_attr};
 use rdma_cc_core::{ConfigError, Rate, Time};
 use rdma_cc_schemes::{NicConfig, Scheme, SchemeController};
 use rdma_cc_transport::{Path, Poll, QpReceiver, QpSender};
@@ -213,6 +213,10 @@ fn as_option(e: ConfigError) -> ConfigError {
     })
 }
 
+fn no_nic_param(index: usize) -> ConfigError {
+    ConfigError::new("parameter", index, "no such NIC parameter")
+}
+
 fn nic_params_new() -> Box<NicParams> {
     Box::new(NicParams(NicConfig::default()))
 }
@@ -237,10 +241,7 @@ impl NicParams {
     }
 
     fn get(&self, index: usize) -> Result<ParamValue, ConfigError> {
-        self.0
-            .get(index)
-            .map(|v| to_ffi(&v))
-            .ok_or_else(|| ConfigError::new("parameter", index, "no such NIC parameter"))
+        params::get_param(self.0.get(index), index, no_nic_param)
     }
 
     fn scheme_name(&self) -> String {
@@ -264,12 +265,14 @@ impl NicParams {
     }
 
     fn set_option(&mut self, index: usize, text: &str) -> Result<(), ConfigError> {
-        let spec = NicConfig::param_specs()
-            .get(index)
-            .copied()
-            .ok_or_else(|| ConfigError::new("parameter", index, "no such NIC parameter"))?;
-        let v = spec.parse(text, &format!("--{}", spec.option))?;
-        self.0.set(index, &v).map_err(as_option)
+        params::set_option(
+            &NicConfig::param_specs(),
+            index,
+            text,
+            no_nic_param,
+            |v| self.0.set(index, v),
+            |e, _| as_option(e),
+        )
     }
 
     fn validate_options(&self, path: &PathInfo) -> Result<(), ConfigError> {

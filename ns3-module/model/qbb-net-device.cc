@@ -118,7 +118,8 @@ QbbNetDevice::QbbNetDevice() :
     m_sched(nullptr),
     m_source(nullptr)
 {
-    SetDataScheduler("rr");
+    // m_sched is built by the DataScheduler attribute, which the object's construction
+    // (CreateObject, ObjectFactory) sets before the device can be used
     for (uint8_t p = 0; p < N_PRIO; p++)
     {
         m_pausedUntil[p] = Seconds(0);
@@ -321,12 +322,6 @@ QbbNetDevice::RefreshPause(uint8_t prio)
     }
 }
 
-void
-QbbNetDevice::TriggerTransmit()
-{
-    TryTransmit();
-}
-
 bool
 QbbNetDevice::IsPaused(uint8_t prio) const
 {
@@ -421,10 +416,10 @@ QbbNetDevice::TryTransmit()
         case rdmacc_ffi::PickKind::WaitUntil:
         {
             const Time at = NanoSeconds(static_cast<int64_t>(pick.wait_until_ns));
-            if (m_schedWake.IsExpired() || at < m_schedWakeAt)
+            // a pending wake-up runs at its event's time stamp
+            if (m_schedWake.IsExpired() || at < TimeStep(m_schedWake.GetTs()))
             {
                 m_schedWake.Cancel();
-                m_schedWakeAt = at;
                 m_schedWake =
                     Simulator::Schedule(at - Simulator::Now(), &QbbNetDevice::TryTransmit, this);
             }
@@ -547,12 +542,6 @@ uint64_t
 QbbNetDevice::GetQueueBytes(uint8_t prio) const
 {
     return m_sched->queue_bytes(prio);
-}
-
-uint64_t
-QbbNetDevice::GetControlQueueBytes() const
-{
-    return m_sched->control_bytes();
 }
 
 std::string

@@ -131,8 +131,6 @@ class QbbNetDevice : public NetDevice
     void SendPfc(uint8_t prio, bool pause);
     /// Sends one PFC frame for `prio` with the given time in quanta (tests, manual control).
     void SendPfcFrame(uint8_t prio, uint16_t quanta);
-    /// Asks the device to transmit if it is idle (e.g. the data source has data again).
-    void TriggerTransmit();
     /// Called by the channel when a frame has fully arrived.
     void Receive(Ptr<Packet> p);
 
@@ -142,8 +140,6 @@ class QbbNetDevice : public NetDevice
     bool IsPausingPeer(uint8_t prio) const;
     /// \return bytes queued in data class `prio`
     uint64_t GetQueueBytes(uint8_t prio) const;
-    /// \return bytes queued in the control class
-    uint64_t GetControlQueueBytes() const;
     /// \return "" when the scheduler's byte accounting holds, else what is wrong
     std::string CheckSchedulerInvariants() const;
     /// \return the link rate
@@ -231,11 +227,10 @@ class QbbNetDevice : public NetDevice
     uint64_t m_psCarry;                         //!< sub-ns serialisation remainder (ps)
     std::deque<Ptr<Packet>> m_pfcQueue;         //!< PFC frames to send
     std::string m_policy;                       //!< DataScheduler attribute
-    rdmacc_ffi::EgressScheduler* m_sched;       //!< the Rust scheduler (owned)
+    rdmacc_ffi::EgressScheduler* m_sched;       //!< the Rust scheduler (owned; DataScheduler)
     std::vector<Ptr<Packet>> m_slots;           //!< queued frames by handle
     std::vector<uint32_t> m_freeSlots;          //!< unused handles
     EventId m_schedWake;                        //!< a held class becomes eligible
-    Time m_schedWakeAt;                         //!< when m_schedWake runs
     QbbDataSource* m_source;                    //!< host data source (not owned)
     std::array<Time, N_PRIO> m_pausedUntil;     //!< peer's pause per class
     std::array<Time, N_PRIO> m_pauseSince;      //!< start of the current pause interval

@@ -161,10 +161,14 @@ FromAttribute(ParamKind kind,
 class RustParamAccessor : public AttributeAccessor
 {
   public:
-    RustParamAccessor(std::size_t index, ParamKind kind, std::string where) :
+    RustParamAccessor(std::size_t index,
+                      ParamKind kind,
+                      std::string owner,
+                      const std::string& attr) :
         m_index(index),
         m_kind(kind),
-        m_where(std::move(where))
+        m_owner(std::move(owner)),
+        m_where(m_owner + "::" + attr)
     {
     }
 
@@ -177,7 +181,14 @@ class RustParamAccessor : public AttributeAccessor
         {
             return false;
         }
-        owner->SetRustParam(m_index, v);
+        try
+        {
+            owner->SetRustParam(m_index, v);
+        }
+        catch (const rust::Error& e)
+        {
+            rdmacc::ConfigFatal(m_owner, e.what());
+        }
         return true;
     }
 
@@ -212,7 +223,8 @@ class RustParamAccessor : public AttributeAccessor
   private:
     std::size_t m_index; //!< index in the owner's table
     ParamKind m_kind;    //!< kind of value
-    std::string m_where; //!< "ns3::RdmaNic::Attr", for errors
+    std::string m_owner; //!< "ns3::RdmaNic", for errors Rust reports
+    std::string m_where; //!< "ns3::RdmaNic::Attr", for errors found here
 };
 
 rust::Vec<rdmacc_ffi::ParamInfo>
@@ -246,7 +258,7 @@ AddRustAttributes(TypeId& tid, ParamTable table, const std::string& owner)
         tid.AddAttribute(attr,
                          std::string(s.help),
                          *ToAttribute(s.default_value),
-                         Create<RustParamAccessor>(i, s.kind, owner + "::" + attr),
+                         Create<RustParamAccessor>(i, s.kind, owner, attr),
                          CheckerOf(s.kind));
     }
 }

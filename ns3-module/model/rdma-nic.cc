@@ -61,9 +61,7 @@ struct RdmaNic::Qp
 /// One flow at its destination.
 struct RdmaNic::RxFlow
 {
-    std::optional<rust::Box<rdmacc_ffi::Receiver>> receiver;
-    uint8_t prio = 0;
-    uint16_t srcPort = 0;
+    rust::Box<rdmacc_ffi::Receiver> receiver;
 };
 
 TypeId
@@ -121,14 +119,7 @@ RdmaNic::~RdmaNic() = default;
 void
 RdmaNic::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v)
 {
-    try
-    {
-        m_params->p->set(index, v);
-    }
-    catch (const rust::Error& e)
-    {
-        rdmacc::ConfigFatal("ns3::RdmaNic", e.what());
-    }
+    m_params->p->set(index, v);
 }
 
 void
@@ -234,16 +225,15 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
 void
 RdmaNic::ExpectFlow(uint32_t srcNode, uint32_t qp, uint64_t size, const std::string& scheme)
 {
-    auto rx = std::make_unique<RxFlow>();
     try
     {
-        rx->receiver = rdmacc_ffi::receiver_new(*m_params->p, scheme, size);
+        m_rx[(uint64_t(srcNode) << 32) | qp] =
+            std::make_unique<RxFlow>(RxFlow{rdmacc_ffi::receiver_new(*m_params->p, scheme, size)});
     }
     catch (const rust::Error& e)
     {
         rdmacc::ConfigFatal("ns3::RdmaNic (receiver)", e.what());
     }
-    m_rx[(uint64_t(srcNode) << 32) | qp] = std::move(rx);
 }
 
 void
@@ -482,7 +472,7 @@ RdmaNic::GetFlowRecords() const
             auto it = q.dstNic->m_rx.find((uint64_t(m_nodeId) << 32) | i);
             if (it != q.dstNic->m_rx.end())
             {
-                const auto ri = (*it->second->receiver)->info();
+                const auto ri = it->second->receiver->info();
                 r.delivered = ri.received;
                 r.dupBytes = ri.duplicate_bytes;
             }
@@ -519,7 +509,8 @@ RdmaNic::SendControl(uint8_t kind,
     h.seq = seq;
     Ptr<Packet> p = Create<Packet>();
     p->AddHeader(h);
-    m_dev->Enqueue(p); // control kinds go in the device's control class
+    // control kinds go in the device's control class
+    m_dev->Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), 0);
 }
 
 void
@@ -540,13 +531,12 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
             return;
         }
         RxFlow& rx = *it->second;
-        const rdmacc_ffi::RxOut o = (*rx.receiver)
-                                        ->on_data(now,
-                                                  h.seq,
-                                                  p->GetSize(),
-                                                  h.ecn == 3,
-                                                  h.flags & RoceHeader::FLAG_LAST,
-                                                  h.flags & RoceHeader::FLAG_ACKREQ);
+        const rdmacc_ffi::RxOut o = rx.receiver->on_data(now,
+                                                         h.seq,
+                                                         p->GetSize(),
+                                                         h.ecn == 3,
+                                                         h.flags & RoceHeader::FLAG_LAST,
+                                                         h.flags & RoceHeader::FLAG_ACKREQ);
         m_delivered += o.delivered;
         const rdmacc_ffi::AckInfo acks[2] = {o.ack1, o.ack2};
         for (uint8_t k = 0; k < o.n_acks; k++)

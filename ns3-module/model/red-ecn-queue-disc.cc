@@ -16,6 +16,7 @@
 #include "rust/cxx.h"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 namespace ns3
@@ -42,6 +43,25 @@ ReasonTable()
         return t;
     }();
     return table;
+}
+
+/// The name of every drop reason, indexed by its code ("unknown" where Rust lists none).
+const std::array<const char*, 256>&
+NameByCode()
+{
+    static const auto names = []
+    {
+        std::array<const char*, 256> n;
+        n.fill("unknown");
+        const auto& t = ReasonTable();
+        // backwards: a code listed twice keeps its first name
+        for (auto it = t.rbegin(); it != t.rend(); ++it)
+        {
+            n[static_cast<uint8_t>(it->first)] = it->second.c_str();
+        }
+        return n;
+    }();
+    return names;
 }
 
 } // namespace
@@ -79,14 +99,7 @@ RedEcnQueueDisc::RedEcnQueueDisc() :
 void
 RedEcnQueueDisc::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v)
 {
-    try
-    {
-        m_params->p->set(index, v);
-    }
-    catch (const rust::Error& e)
-    {
-        rdmacc::ConfigFatal("ns3::RedEcnQueueDisc", e.what());
-    }
+    m_params->p->set(index, v);
 }
 
 void
@@ -115,14 +128,7 @@ RedEcnQueueDisc::AssignStreams(int64_t stream)
 const char*
 RedEcnQueueDisc::DropReasonName(rdmacc_ffi::DropReason reason)
 {
-    for (const auto& [r, name] : ReasonTable())
-    {
-        if (r == reason)
-        {
-            return name.c_str();
-        }
-    }
-    return "unknown";
+    return NameByCode()[static_cast<uint8_t>(reason)];
 }
 
 const std::vector<std::string>&

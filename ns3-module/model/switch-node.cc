@@ -25,12 +25,6 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("SwitchNode");
 NS_OBJECT_ENSURE_REGISTERED(SwitchNode);
 
-/// The switch's parameters (the Rust SwitchConfig behind the attributes).
-struct SwitchNode::Params
-{
-    rust::Box<rdmacc_ffi::SwitchParams> p = rdmacc_ffi::switch_params_new();
-};
-
 TypeId
 SwitchNode::GetTypeId()
 {
@@ -58,39 +52,24 @@ SwitchNode::GetTypeId()
 }
 
 SwitchNode::SwitchNode() :
-    m_core(nullptr),
     m_uv(CreateObject<UniformRandomVariable>()),
-    m_params(std::make_unique<Params>())
+    m_params(rdmacc_ffi::switch_params_new())
 {
 }
 
 void
 SwitchNode::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v)
 {
-    try
-    {
-        m_params->p->set(index, v);
-    }
-    catch (const rust::Error& e)
-    {
-        rdmacc::ConfigFatal("ns3::SwitchNode", e.what());
-    }
+    m_params->set(index, v);
 }
 
 void
 SwitchNode::GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const
 {
-    out = m_params->p->get(index);
+    out = m_params->get(index);
 }
 
-SwitchNode::~SwitchNode()
-{
-    if (m_core)
-    {
-        (void)rust::Box<rdmacc_ffi::SwitchCore>::from_raw(m_core);
-        m_core = nullptr;
-    }
-}
+SwitchNode::~SwitchNode() = default;
 
 void
 SwitchNode::DoDispose()
@@ -141,10 +120,10 @@ SwitchNode::ValidateConfig() const
     const auto [rates, delays] = PortLinks();
     try
     {
-        m_params->p->validate_options(rust::Slice<const rust::String>(),
-                                      m_params->p->pfc_priorities(),
-                                      rust::Slice<const uint64_t>(rates.data(), rates.size()),
-                                      rust::Slice<const uint64_t>(delays.data(), delays.size()));
+        m_params->validate_options(rust::Slice<const rust::String>(),
+                                   m_params->pfc_priorities(),
+                                   rust::Slice<const uint64_t>(rates.data(), rates.size()),
+                                   rust::Slice<const uint64_t>(delays.data(), delays.size()));
     }
     catch (const rust::Error& e)
     {
@@ -161,17 +140,12 @@ SwitchNode::Setup(const rdmacc_ffi::Topology& topo)
     const auto [rates, delays] = PortLinks();
     try
     {
-        auto core =
-            rdmacc_ffi::switch_core_new(*m_params->p,
+        m_core =
+            rdmacc_ffi::switch_core_new(*m_params,
                                         rust::Slice<const uint64_t>(rates.data(), rates.size()),
                                         rust::Slice<const uint64_t>(delays.data(), delays.size()),
                                         topo,
                                         GetId());
-        if (m_core)
-        {
-            (void)rust::Box<rdmacc_ffi::SwitchCore>::from_raw(m_core);
-        }
-        m_core = core.into_raw();
     }
     catch (const rust::Error& e)
     {
@@ -185,7 +159,7 @@ SwitchNode::SetQueuePolicy(uint32_t port, uint8_t prio, const rdmacc_ffi::RedEcn
     NS_ABORT_MSG_UNLESS(m_core, "SwitchNode::SetQueuePolicy before Setup");
     try
     {
-        m_core->set_queue_policy(port, prio, policy);
+        (*m_core)->set_queue_policy(port, prio, policy);
     }
     catch (const rust::Error& e)
     {
@@ -222,7 +196,7 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     m.ecn = h.ecn;
     m.kind = static_cast<rdmacc_ffi::PacketKind>(h.kind);
     m.draw = m_uv->GetValue();
-    const rdmacc_ffi::SwitchDecision d = m_core->on_arrival(m);
+    const rdmacc_ffi::SwitchDecision d = (*m_core)->on_arrival(m);
     if (d.pfc != rdmacc_ffi::PfcAction::None)
     {
         ApplyPfc(inPort, h.prio, d.pfc);
@@ -260,7 +234,7 @@ SwitchNode::SendControlFrame(uint32_t port, Ptr<Packet> p)
     NS_ABORT_MSG_UNLESS(
         rdmacc_ffi::packet_kind_is_control(static_cast<rdmacc_ffi::PacketKind>(h.kind)),
         "SwitchNode::SendControlFrame: a frame of a control kind is needed, got " << h);
-    const rdmacc_ffi::SwitchDecision d = m_core->originate(port, p->GetSize());
+    const rdmacc_ffi::SwitchDecision d = (*m_core)->originate(port, p->GetSize());
     if (d.action == rdmacc_ffi::Action::Drop)
     {
         m_dropTrace(p, port, h.prio, RedEcnQueueDisc::DropReasonName(d.reason));
@@ -273,7 +247,7 @@ SwitchNode::SendControlFrame(uint32_t port, Ptr<Packet> p)
 uint64_t
 SwitchNode::GetMaxEgressBytes(uint32_t port, uint8_t prio) const
 {
-    return m_core ? m_core->max_egress_bytes(port, prio) : 0;
+    return m_core ? (*m_core)->max_egress_bytes(port, prio) : 0;
 }
 
 void
@@ -281,7 +255,7 @@ SwitchNode::ResetMaxEgress()
 {
     if (m_core)
     {
-        m_core->reset_max_egress();
+        (*m_core)->reset_max_egress();
     }
 }
 
@@ -290,7 +264,7 @@ SwitchNode::SampleEgress(uint8_t prioMask, rust::Vec<rdmacc_ffi::EgressSample>& 
 {
     if (m_core)
     {
-        m_core->sample_egress(prioMask, out);
+        (*m_core)->sample_egress(prioMask, out);
     }
     else
     {
@@ -301,7 +275,7 @@ SwitchNode::SampleEgress(uint8_t prioMask, rust::Vec<rdmacc_ffi::EgressSample>& 
 void
 SwitchNode::OnDequeue(Ptr<QbbNetDevice> dev, const rdmacc_ffi::TxPacket& t)
 {
-    const rdmacc_ffi::PfcAction a = m_core->on_departure(t, dev->GetIfIndex());
+    const rdmacc_ffi::PfcAction a = (*m_core)->on_departure(t, dev->GetIfIndex());
     if (a != rdmacc_ffi::PfcAction::None)
     {
         ApplyPfc(t.in_port, t.prio, a);
@@ -317,7 +291,7 @@ SwitchNode::ApplyPfc(uint32_t port, uint8_t prio, rdmacc_ffi::PfcAction action)
 SwitchNode::Counters
 SwitchNode::GetCounters() const
 {
-    return m_core ? m_core->counters() : Counters{};
+    return m_core ? (*m_core)->counters() : Counters{};
 }
 
 std::vector<std::pair<std::string, uint64_t>>
@@ -334,31 +308,31 @@ SwitchNode::GetDropList() const
 std::string
 SwitchNode::CheckInvariants() const
 {
-    return m_core ? std::string(m_core->check_invariants()) : std::string("not set up");
+    return m_core ? std::string((*m_core)->check_invariants()) : std::string("not set up");
 }
 
 uint64_t
 SwitchNode::GetEgressBytes(uint32_t port, uint8_t prio) const
 {
-    return m_core ? m_core->egress_bytes(port, prio) : 0;
+    return m_core ? (*m_core)->egress_bytes(port, prio) : 0;
 }
 
 uint8_t
 SwitchNode::GetPfcPriorities() const
 {
-    return m_params->p->pfc_priorities();
+    return m_params->pfc_priorities();
 }
 
 uint64_t
 SwitchNode::GetBufferSize() const
 {
-    return m_params->p->buffer_size();
+    return m_params->buffer_size();
 }
 
 uint64_t
 SwitchNode::GetHeadroom(uint32_t port) const
 {
-    return m_core ? m_core->headroom(port) : 0;
+    return m_core ? (*m_core)->headroom(port) : 0;
 }
 
 std::vector<std::string>
@@ -367,7 +341,7 @@ SwitchNode::ConfigWarnings(bool marking, uint64_t kMin) const
     std::vector<std::string> out;
     if (m_core)
     {
-        for (const auto& w : m_core->warnings(marking, kMin))
+        for (const auto& w : (*m_core)->warnings(marking, kMin))
         {
             out.emplace_back(w);
         }

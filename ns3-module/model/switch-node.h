@@ -16,7 +16,7 @@
 
 #include "rdma-cc/src/switch.rs.h"
 
-#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -159,17 +159,16 @@ class SwitchNode
     void DoDispose() override;
 
   private:
-    struct Params;
     /// The rate (bit/s) and one-way delay (ns) of every port's link, in port order.
     std::pair<std::vector<uint64_t>, std::vector<uint64_t>> PortLinks() const;
     void ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
     void OnDequeue(Ptr<QbbNetDevice> dev, const rdmacc_ffi::TxPacket& t);
     void ApplyPfc(uint32_t port, uint8_t prio, rdmacc_ffi::PfcAction action);
 
-    std::vector<Ptr<QbbNetDevice>> m_ports; //!< ports
-    rdmacc_ffi::SwitchCore* m_core;         //!< the Rust core (owned)
-    Ptr<UniformRandomVariable> m_uv;        //!< RED draws
-    std::unique_ptr<Params> m_params;       //!< the attributes (Rust SwitchConfig)
+    std::vector<Ptr<QbbNetDevice>> m_ports;                  //!< ports
+    std::optional<rust::Box<rdmacc_ffi::SwitchCore>> m_core; //!< the Rust core (after Setup)
+    Ptr<UniformRandomVariable> m_uv;                         //!< RED draws
+    rust::Box<rdmacc_ffi::SwitchParams> m_params;            //!< the attributes (SwitchConfig)
 
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, const char*> m_dropTrace; //!< drops
     TracedCallback<Ptr<const Packet>, uint32_t> m_controlRxTrace; //!< frames for this switch
