@@ -418,11 +418,7 @@ impl MmuConfig {
     /// `rate × (2·delay + 2 frames + P PFC frames)` of wire time with frames, each of which
     /// adds its bytes to the headroom.
     pub fn headroom_needed(&self, link: PortLink) -> Bytes {
-        let wire = Bytes(
-            (link.rate.0 as u128 * link.delay.0 as u128)
-                .div_ceil(8_000_000_000)
-                .min(u64::MAX as u128) as u64,
-        );
+        let wire = link.rate.bytes_in_ceil(link.delay);
         let pfc_frames = self.lossless_priorities().max(1) as u64;
         Bytes(wire.0.saturating_mul(2))
             .saturating_add(Bytes(on_wire(self.mtu).0.saturating_mul(2)))
