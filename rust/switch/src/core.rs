@@ -316,9 +316,6 @@ pub struct SwitchCore {
 }
 
 impl SwitchCore {
-    /// Default size of the control pool ([`SwitchConfig::DEFAULT_CONTROL_BUFFER`]).
-    pub const DEFAULT_CONTROL_BUFFER: Bytes = SwitchConfig::DEFAULT_CONTROL_BUFFER;
-
     /// The switch of node `node` with configuration `cfg`, ports whose links are `links`
     /// (`links[p]` is port `p`'s: each port's PFC headroom follows from it) and routing table
     /// `routes`; no egress policy yet (packets are only subject to the MMU). Validates
