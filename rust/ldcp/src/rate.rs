@@ -48,7 +48,7 @@ impl LdcpRate {
             rules,
             stage: rules.stable(cw0),
             mtu: sender.mtu.0,
-            line_rate: sender.line_rate,
+            line_rate: sender.path.line_rate,
         })
     }
 
