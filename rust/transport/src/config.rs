@@ -44,8 +44,10 @@ pub struct SenderConfig {
     /// floor.
     pub rto_backoff: u32,
     /// A NACK for the same sequence as the previous one within this time is ignored;
-    /// `None` → the current smoothed RTT (decision: "within one RTT"); `Some(0)` turns
-    /// the filter off.
+    /// `None` → the current smoothed RTT (decision: "within one RTT"). The parameter table
+    /// (attribute `NackHoldoff`, option `--nackHoldoff`) reads 0 as automatic and stores
+    /// `None`, so there the shortest hold-off is 1 ns; only `Some(0)` set here directly (or in
+    /// a file) turns the filter off.
     pub dup_nack_holdoff: Option<Time>,
     /// EWMA gain of the smoothed RTT over per-ACK (or per-probe) samples (RFC 6298 §2.3's
     /// α = 1/8). Requires `0 < rtt_gain ≤ 1`.
@@ -458,6 +460,22 @@ mod tests {
                 ..d
             }
         );
+    }
+
+    #[test]
+    fn the_table_reads_a_zero_nack_holdoff_as_automatic() {
+        let i = SenderConfig::params()
+            .iter()
+            .position(|p| p.spec.name == "dup_nack_holdoff")
+            .unwrap();
+        let mut c = SenderConfig {
+            dup_nack_holdoff: Some(Time::us(3)),
+            ..SenderConfig::default()
+        };
+        c.set_param(i, &ParamValue::Time(Time::ZERO)).unwrap();
+        assert_eq!(c.dup_nack_holdoff, None);
+        c.set_param(i, &ParamValue::Time(Time(1))).unwrap();
+        assert_eq!(c.dup_nack_holdoff, Some(Time(1)));
     }
 
     #[test]

@@ -871,6 +871,28 @@ mod tests {
     }
 
     #[test]
+    fn a_repeated_nack_is_ignored_within_the_holdoff_and_never_with_a_zero_one() {
+        let ignored = |holdoff: Option<Time>| {
+            let cfg = SenderConfig {
+                dup_nack_holdoff: holdoff,
+                ..SenderConfig::default()
+            };
+            let mut s = QpSender::new(&cfg, LineRate, 4500, Time::ZERO).unwrap();
+            for _ in 0..5 {
+                send(&mut s, Time::ZERO);
+            }
+            s.on_nack(us(8), 2000, false);
+            s.on_nack(us(9), 2000, false);
+            s.stats().nacks_ignored
+        };
+        // None: one smoothed RTT (8 us)
+        assert_eq!(ignored(None), 1);
+        assert_eq!(ignored(Some(Time::ZERO)), 0);
+        assert_eq!(ignored(Some(Time(1))), 0);
+        assert_eq!(ignored(Some(us(2))), 1);
+    }
+
+    #[test]
     fn flow_size_zero_is_rejected() {
         let cfg = SenderConfig::default();
         let e = QpSender::new(&cfg, LineRate, 0, Time::ZERO).unwrap_err();
