@@ -600,6 +600,89 @@ pub trait Params: Default + Clone + 'static {
     }
 }
 
+/// A part of configuration `C` that has a parameter table of its own (a field of `C`, or `C`
+/// itself): one table of a [`FlatTable`].
+pub trait Part<C> {
+    /// Number of parameters in the part's table.
+    fn count(&self) -> usize;
+    /// The spec of the part's parameter `i`.
+    fn spec(&self, i: usize) -> Option<&'static ParamSpec<'static>>;
+    /// Reads the part's parameter `i` of `c` ([`Params::get_param`]).
+    fn get(&self, c: &C, i: usize) -> Option<ParamValue>;
+    /// Checks and writes the part's parameter `i` of `c` ([`Params::set_param`]).
+    fn set(&self, c: &mut C, i: usize, v: &ParamValue) -> Result<(), ConfigError>;
+}
+
+/// The part of `C` of type `P`, reached through two accessors (`|c| &c.mmu`,
+/// `|c| &mut c.mmu`; `|c| c` twice for `C`'s own table).
+pub struct Field<C, P> {
+    /// Reads the part.
+    pub get: fn(&C) -> &P,
+    /// Writes the part.
+    pub get_mut: fn(&mut C) -> &mut P,
+}
+
+impl<C, P: Params> Part<C> for Field<C, P> {
+    fn count(&self) -> usize {
+        P::params().len()
+    }
+
+    fn spec(&self, i: usize) -> Option<&'static ParamSpec<'static>> {
+        P::params().get(i).map(|p| &p.spec)
+    }
+
+    fn get(&self, c: &C, i: usize) -> Option<ParamValue> {
+        (self.get)(c).get_param(i)
+    }
+
+    fn set(&self, c: &mut C, i: usize, v: &ParamValue) -> Result<(), ConfigError> {
+        (self.get_mut)(c).set_param(i, v)
+    }
+}
+
+/// One flat parameter table over the tables of several parts of a configuration `C`: the
+/// parts' parameters one after the other, a flat index naming (part, index in the part).
+/// A configuration made of several [`Params`] structs (a switch: its MMU and its own fields)
+/// publishes its parameters as one list this way.
+pub struct FlatTable<C: 'static> {
+    /// The parts, in table order.
+    pub parts: &'static [&'static dyn Part<C>],
+}
+
+impl<C: 'static> FlatTable<C> {
+    /// Every parameter's spec, in flat order.
+    pub fn specs(&self) -> Vec<&'static ParamSpec<'static>> {
+        self.parts
+            .iter()
+            .flat_map(|p| (0..p.count()).filter_map(|i| p.spec(i)))
+            .collect()
+    }
+
+    /// The part holding flat index `i`, and the index within it (`None` past the end).
+    fn locate(&self, mut i: usize) -> Option<(&'static dyn Part<C>, usize)> {
+        for &p in self.parts {
+            if i < p.count() {
+                return Some((p, i));
+            }
+            i -= p.count();
+        }
+        None
+    }
+
+    /// Reads parameter `i` of `c` (`None` past the end).
+    pub fn get(&self, c: &C, i: usize) -> Option<ParamValue> {
+        let (p, j) = self.locate(i)?;
+        p.get(c, j)
+    }
+
+    /// Checks `v` against parameter `i`'s spec and stores it in `c` (the error names the Rust
+    /// field); `None` past the end, for the caller to say what its table is.
+    pub fn set(&self, c: &mut C, i: usize, v: &ParamValue) -> Option<Result<(), ConfigError>> {
+        let (p, j) = self.locate(i)?;
+        Some(p.set(c, j, v))
+    }
+}
+
 /// Renames the field of `e` from a Rust name to the user's spelling given by `map`
 /// (`"ack_every"` → `"--ackEvery"`), when `map` knows it.
 pub fn rename_field(mut e: ConfigError, map: impl Fn(&str) -> Option<String>) -> ConfigError {
@@ -732,6 +815,86 @@ mod tests {
         for s in ["40Mbps", "100Gbps", "7bps", "0"] {
             assert_eq!(r.parse(s, "r").unwrap().to_string(), s);
         }
+    }
+
+    #[derive(Debug, Clone, Default, PartialEq)]
+    struct Inner {
+        n: u64,
+    }
+
+    #[derive(Debug, Clone, Default, PartialEq)]
+    struct Outer {
+        inner: Inner,
+        flag: bool,
+    }
+
+    const INNER: &[Param<Inner>] = &[Param {
+        spec: ParamSpec {
+            min: Limit::incl(1.0),
+            ..ParamSpec::new("n", "n", "N", ParamKind::Count, "")
+        },
+        get: |c| ParamValue::Count(c.n),
+        set: |c, v| c.n = v.int(),
+    }];
+
+    const OUTER: &[Param<Outer>] = &[Param {
+        spec: ParamSpec::new("flag", "flag", "Flag", ParamKind::Bool, ""),
+        get: |c| ParamValue::Bool(c.flag),
+        set: |c, v| c.flag = v.flag(),
+    }];
+
+    impl Params for Inner {
+        fn params() -> &'static [Param<Self>] {
+            INNER
+        }
+    }
+
+    impl Params for Outer {
+        fn params() -> &'static [Param<Self>] {
+            OUTER
+        }
+    }
+
+    const FLAT: FlatTable<Outer> = FlatTable {
+        parts: &[
+            &Field {
+                get: |c: &Outer| &c.inner,
+                get_mut: |c: &mut Outer| &mut c.inner,
+            },
+            &Field {
+                get: |c: &Outer| c,
+                get_mut: |c: &mut Outer| c,
+            },
+        ],
+    };
+
+    #[test]
+    fn a_flat_table_chains_the_parts_tables() {
+        let names: Vec<&str> = FLAT.specs().iter().map(|s| s.name).collect();
+        assert_eq!(names, ["n", "flag"]);
+        let mut c = Outer::default();
+        FLAT.set(&mut c, 0, &ParamValue::Count(3)).unwrap().unwrap();
+        FLAT.set(&mut c, 1, &ParamValue::Bool(true))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            c,
+            Outer {
+                inner: Inner { n: 3 },
+                flag: true
+            }
+        );
+        assert_eq!(FLAT.get(&c, 0), Some(ParamValue::Count(3)));
+        assert_eq!(FLAT.get(&c, 1), Some(ParamValue::Bool(true)));
+        assert_eq!(FLAT.get(&c, 2), None);
+        assert!(FLAT.set(&mut c, 2, &ParamValue::Bool(true)).is_none());
+        // the part's own check, naming its Rust field
+        let e = FLAT
+            .set(&mut c, 0, &ParamValue::Count(0))
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(e.field, "n");
+        assert_eq!(c.inner.n, 3);
     }
 
     #[test]

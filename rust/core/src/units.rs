@@ -118,6 +118,15 @@ impl Rate {
         let bits = self.0 as u128 * t.0 as u128 / 1_000_000_000;
         Bytes((bits / 8).min(u64::MAX as u128) as u64)
     }
+    /// Bytes this rate carries in `t`, rounded up to a whole byte (saturating at `u64::MAX`):
+    /// what a buffer must hold to absorb `t` of traffic at this rate (e.g. a PFC headroom's
+    /// `rate × delay`). [`Self::bytes_in`] rounded the other way.
+    #[inline]
+    pub fn bytes_in_ceil(self, t: Time) -> Bytes {
+        // rate (bit/s) × t (ns) is bits × 10^9; whole bytes are 8 × 10^9 of it
+        let bits_e9 = self.0 as u128 * t.0 as u128;
+        Bytes(bits_e9.div_ceil(8_000_000_000).min(u64::MAX as u128) as u64)
+    }
 }
 
 impl Time {
@@ -179,6 +188,19 @@ mod tests {
     }
 
     #[test]
+    fn bytes_in_ceil_rounds_up_to_a_whole_byte() {
+        // 100 Gb/s for 1 ns is 100 bits = 12.5 B
+        assert_eq!(Rate::gbps(100).bytes_in_ceil(Time(1)), Bytes(13));
+        assert_eq!(Rate::gbps(100).bytes_in(Time(1)), Bytes(12));
+        // whole products are not rounded: 100 Gb/s × 8 µs = 100 000 B
+        assert_eq!(Rate::gbps(100).bytes_in_ceil(Time::us(8)), Bytes(100_000));
+        // 1 bit is a whole byte to hold
+        assert_eq!(Rate(1).bytes_in_ceil(Time(1_000_000_000)), Bytes(1));
+        assert_eq!(Rate(0).bytes_in_ceil(Time::MAX), Bytes(0));
+        assert_eq!(Rate(u64::MAX).bytes_in_ceil(Time::MAX), Bytes(u64::MAX));
+    }
+
+    #[test]
     fn zero_rate_never_finishes() {
         assert_eq!(Rate(0).tx_time(Bytes(1)), Time::MAX);
     }
@@ -189,6 +211,14 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn bytes_in_ceil_is_bytes_in_or_one_more(bps in 0u64..1_000_000_000_000, ns in 0u64..10_000_000_000) {
+            let (r, t) = (Rate(bps), Time(ns));
+            let (lo, hi) = (r.bytes_in(t).0, r.bytes_in_ceil(t).0);
+            let exact = (bps as u128 * ns as u128).is_multiple_of(8_000_000_000);
+            prop_assert_eq!(hi, if exact { lo } else { lo + 1 });
+        }
+
         #[test]
         fn tx_time_and_bytes_in_are_inverse(bytes in 0u64..10_000_000, gbps in 1u64..800) {
             let r = Rate::gbps(gbps);

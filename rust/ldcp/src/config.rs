@@ -205,12 +205,13 @@ impl LdcpConfig {
     }
 
     /// The initial window in effect on the path `sender` describes, in packets: [`Self::iw`]
-    /// or the BDP `line_rate × base_rtt / mtu`.
+    /// or the BDP `line_rate × base_rtt / mtu` of the path.
     pub fn iw_packets(&self, sender: &SenderConfig) -> f64 {
         match self.iw {
             Some(iw) => iw,
             None => {
-                sender.line_rate.bytes_in(sender.base_rtt).0 as f64 / sender.mtu.0.max(1) as f64
+                let path = &sender.path;
+                path.line_rate.bytes_in(path.base_rtt).0 as f64 / sender.mtu.0.max(1) as f64
             }
         }
     }
@@ -244,6 +245,7 @@ impl LdcpConfig {
 mod tests {
     use super::*;
     use rdma_cc_core::Rate;
+    use rdma_cc_transport::Path;
 
     #[test]
     fn defaults_are_valid_and_iw_is_the_bdp() {
@@ -296,8 +298,11 @@ mod tests {
         check(&|c| c.iw = Some(f64::INFINITY), "iw");
         // a BDP below one byte cannot be the initial window
         let tiny = SenderConfig {
-            line_rate: Rate(1),
-            base_rtt: Time(1),
+            path: Path {
+                line_rate: Rate(1),
+                base_rtt: Time(1),
+                ..Path::default()
+            },
             ..SenderConfig::default()
         };
         let e = LdcpConfig::default().validate_for(&tiny).unwrap_err();

@@ -181,6 +181,25 @@ impl Rules {
     }
 }
 
+/// Moves `stage` to `next`, logging (debug) the end of fast start (`exit`: how it ended) and
+/// entering or leaving the sub-packet regime: every stage change of both controllers goes
+/// through here (the rate variant never runs fast start).
+pub(crate) fn transition(stage: &mut Stage, next: Stage, exit: FastStartExit) {
+    let sub = |s: Stage| matches!(s, Stage::SubPacket { .. });
+    if !stage.is_stable() && next.is_stable() {
+        log::debug!("fast start ends ({exit:?}): cw {}", next.cw());
+    }
+    if sub(*stage) != sub(next) {
+        let verb = if sub(next) { "enters" } else { "leaves" };
+        log::debug!(
+            "{verb} the sub-packet regime: cw {} -> {}",
+            stage.cw(),
+            next.cw()
+        );
+    }
+    *stage = next;
+}
+
 /// LDCP's window controller (draft §2): fast start, then PAWA / sub-packet regime.
 ///
 /// Used by [`rdma_cc_transport::QpSender`] through [`Controller`]: the sender enforces
@@ -264,22 +283,9 @@ impl Ldcp {
         );
     }
 
-    /// Moves to `next`, logging (debug) the end of fast start and entering or leaving the
-    /// sub-packet regime.
+    /// Moves to `next` ([`transition`]).
     fn enter(&mut self, next: Stage) {
-        let sub = |s: Stage| matches!(s, Stage::SubPacket { .. });
-        if !self.stage.is_stable() && next.is_stable() {
-            log::debug!("fast start ends ({:?}): cw {}", self.exit, next.cw());
-        }
-        if sub(self.stage) != sub(next) {
-            let verb = if sub(next) { "enters" } else { "leaves" };
-            log::debug!(
-                "{verb} the sub-packet regime: cw {} -> {}",
-                self.stage.cw(),
-                next.cw()
-            );
-        }
-        self.stage = next;
+        transition(&mut self.stage, next, self.exit);
     }
 }
 

@@ -19,7 +19,7 @@
 //! start at line rate) with `fast_start`, else 1 packet.
 
 use crate::config::LdcpConfig;
-use crate::ldcp::{Rules, Stage};
+use crate::ldcp::{transition, FastStartExit, Rules, Stage};
 use rdma_cc_core::{ConfigError, Rate, Time};
 use rdma_cc_transport::{Controller, RttSource, SenderConfig};
 
@@ -48,13 +48,18 @@ impl LdcpRate {
             rules,
             stage: rules.stable(cw0),
             mtu: sender.mtu.0,
-            line_rate: sender.line_rate,
+            line_rate: sender.path.line_rate,
         })
     }
 
     /// Current stage (always a stable one).
     pub fn stage(&self) -> Stage {
         self.stage
+    }
+
+    /// Moves to `next` ([`transition`]; there is no fast start to leave).
+    fn enter(&mut self, next: Stage) {
+        transition(&mut self.stage, next, FastStartExit::None);
     }
 
     /// Pacing rate for a smoothed RTT `srtt`: `min(line rate, cw·MTU·8/srtt)` bit/s, at least
@@ -87,17 +92,17 @@ impl Controller for LdcpRate {
     }
 
     fn on_rto(&mut self, _now: Time, _acked_packets: u64) {
-        self.stage = self.rules.on_congestion(self.stage);
+        self.enter(self.rules.on_congestion(self.stage));
     }
 
     fn on_cnp(&mut self, _now: Time) {
         // one CNP = one marked packet: PAWA cw −= β, sub-packet cw = max(γ, η·cw)
-        self.stage = self.rules.on_ack(self.stage, 1, true);
+        self.enter(self.rules.on_ack(self.stage, 1, true));
     }
 
     fn on_probe_response(&mut self, _now: Time) {
         // draft §3.2: one RTT elapsed → cw += alpha
-        self.stage = self.rules.on_rtt_elapsed(self.stage);
+        self.enter(self.rules.on_rtt_elapsed(self.stage));
     }
 }
 
@@ -137,6 +142,45 @@ mod tests {
         c.on_cnp(Time::us(9));
         c.on_cnp(Time::us(9));
         assert_eq!(c.stage(), Stage::SubPacket { cw: 0.125 });
+    }
+
+    /// A `log` logger keeping each thread's messages (tests run in parallel threads).
+    struct Capture;
+
+    thread_local! {
+        static LOGGED: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    impl log::Log for Capture {
+        fn enabled(&self, _: &log::Metadata) -> bool {
+            true
+        }
+        fn log(&self, r: &log::Record) {
+            LOGGED.with(|l| l.borrow_mut().push(r.args().to_string()));
+        }
+        fn flush(&self) {}
+    }
+
+    static CAPTURE: Capture = Capture;
+
+    #[test]
+    fn sub_packet_regime_changes_are_logged_as_in_the_window_scheme() {
+        // the only logger of this test binary
+        let _ = log::set_logger(&CAPTURE);
+        log::set_max_level(log::LevelFilter::Debug);
+        let mut c = ctl(false);
+        c.on_probe_response(Time::us(8));
+        for _ in 0..3 {
+            c.on_cnp(Time::us(9));
+        }
+        assert_eq!(c.stage(), Stage::SubPacket { cw: 0.5 });
+        while !matches!(c.stage(), Stage::Pawa { .. }) {
+            c.on_probe_response(Time::us(10));
+        }
+        let logged = LOGGED.with(|l| l.take());
+        assert_eq!(logged.len(), 2, "{logged:?}");
+        assert_eq!(logged[0], "enters the sub-packet regime: cw 1 -> 0.5");
+        assert!(logged[1].starts_with("leaves the sub-packet regime: cw 0."));
     }
 
     #[test]

@@ -23,9 +23,9 @@
 //! A new scheme (say DCQCN, in its own crate `rdma-cc-dcqcn` with a `DcqcnConfig` implementing
 //! [`Params`] and a controller implementing [`Controller`]) touches only this file: a variant
 //! of [`Scheme`] (its name), of [`SchemeConfig`] (its constants) and of [`SchemeController`]
-//! (its controller), a field of [`NicConfig`] with its group in [`Group`], and the dependency in
-//! `Cargo.toml`. The bridge, the NIC's attributes, the examples' `--cc` choices and options
-//! follow from the tables.
+//! (its controller), a field of [`NicConfig`] with its part in the NIC's flat parameter table,
+//! and the dependency in `Cargo.toml`. The bridge, the NIC's attributes, the examples' `--cc`
+//! choices and options follow from the tables.
 //!
 //! Nothing here reads a clock or allocates per packet; construction validates every parameter,
 //! after which no input makes these types panic.
@@ -33,7 +33,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-use rdma_cc_core::param::{Limit, Param, ParamKind, ParamSpec, ParamValue, Params};
+use rdma_cc_core::param::{
+    Field, FlatTable, Limit, Param, ParamKind, ParamSpec, ParamValue, Params,
+};
 use rdma_cc_core::{ConfigError, Ecn, Rate, Time};
 use rdma_cc_ldcp::{FastStartExit, Ldcp, LdcpConfig, LdcpRate, Stage};
 use rdma_cc_transport::{
@@ -337,7 +339,7 @@ impl Default for NicConfig {
     }
 }
 
-/// The NIC's own parameters (the first group of [`NicConfig::param_specs`]).
+/// The NIC's own parameters (the first part of [`NicConfig::param_specs`]).
 const NIC_PARAMS: &[Param<NicConfig>] = &[
     Param {
         spec: ParamSpec {
@@ -377,85 +379,49 @@ impl Params for NicConfig {
     }
 }
 
-/// The parameter groups of a [`NicConfig`], in the order of its flat table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Group {
-    /// The NIC's own: scheme, priority.
-    Nic,
-    /// The transport's sender ([`SenderConfig`]).
-    Sender,
-    /// The receiver ([`ReceiverConfig`]).
-    Receiver,
-    /// LDCP's constants ([`LdcpConfig`]).
-    Ldcp,
-}
-
-impl Group {
-    /// Every group, in table order.
-    pub const ALL: [Group; 4] = [Group::Nic, Group::Sender, Group::Receiver, Group::Ldcp];
-
-    fn specs(self) -> Vec<&'static ParamSpec<'static>> {
-        fn of<C: Params>() -> Vec<&'static ParamSpec<'static>> {
-            C::params().iter().map(|p| &p.spec).collect()
-        }
-        match self {
-            Group::Nic => of::<NicConfig>(),
-            Group::Sender => of::<SenderConfig>(),
-            Group::Receiver => of::<ReceiverConfig>(),
-            Group::Ldcp => of::<LdcpConfig>(),
-        }
-    }
-
-    fn len(self) -> usize {
-        match self {
-            Group::Nic => NicConfig::params().len(),
-            Group::Sender => SenderConfig::params().len(),
-            Group::Receiver => ReceiverConfig::params().len(),
-            Group::Ldcp => LdcpConfig::params().len(),
-        }
-    }
-}
+/// The flat table of [`NicConfig::param_specs`]: the NIC's own parameters, then the sender's
+/// ([`SenderConfig`]), the receiver's ([`ReceiverConfig`]) and LDCP's ([`LdcpConfig`]).
+const NIC_TABLE: FlatTable<NicConfig> = FlatTable {
+    parts: &[
+        &Field {
+            get: |c: &NicConfig| c,
+            get_mut: |c: &mut NicConfig| c,
+        },
+        &Field {
+            get: |c: &NicConfig| &c.sender,
+            get_mut: |c: &mut NicConfig| &mut c.sender,
+        },
+        &Field {
+            get: |c: &NicConfig| &c.receiver,
+            get_mut: |c: &mut NicConfig| &mut c.receiver,
+        },
+        &Field {
+            get: |c: &NicConfig| &c.ldcp,
+            get_mut: |c: &mut NicConfig| &mut c.ldcp,
+        },
+    ],
+};
 
 impl NicConfig {
     /// Every parameter of a NIC, in one flat table (indexes for [`Self::get`]/[`Self::set`]).
     pub fn param_specs() -> Vec<&'static ParamSpec<'static>> {
-        Group::ALL.iter().flat_map(|g| g.specs()).collect()
-    }
-
-    /// The group and the index within it of flat index `i`.
-    fn locate(mut i: usize) -> Option<(Group, usize)> {
-        for g in Group::ALL {
-            if i < g.len() {
-                return Some((g, i));
-            }
-            i -= g.len();
-        }
-        None
+        NIC_TABLE.specs()
     }
 
     /// Reads parameter `i` of [`Self::param_specs`].
     pub fn get(&self, i: usize) -> Option<ParamValue> {
-        match Self::locate(i)? {
-            (Group::Nic, j) => self.get_param(j),
-            (Group::Sender, j) => self.sender.get_param(j),
-            (Group::Receiver, j) => self.receiver.get_param(j),
-            (Group::Ldcp, j) => self.ldcp.get_param(j),
-        }
+        NIC_TABLE.get(self, i)
     }
 
     /// Checks `v` against parameter `i`'s spec and stores it; the error names the Rust field.
     pub fn set(&mut self, i: usize, v: &ParamValue) -> Result<(), ConfigError> {
-        match Self::locate(i) {
-            Some((Group::Nic, j)) => self.set_param(j, v),
-            Some((Group::Sender, j)) => self.sender.set_param(j, v),
-            Some((Group::Receiver, j)) => self.receiver.set_param(j, v),
-            Some((Group::Ldcp, j)) => self.ldcp.set_param(j, v),
-            None => Err(ConfigError::new("parameter", i, "no such NIC parameter")),
-        }
+        NIC_TABLE
+            .set(self, i, v)
+            .unwrap_or_else(|| Err(ConfigError::new("parameter", i, "no such NIC parameter")))
     }
 
     /// The spec of the parameter whose Rust field is `name` (names are unique across the
-    /// groups).
+    /// parts).
     pub fn spec_by_name(name: &str) -> Option<&'static ParamSpec<'static>> {
         Self::param_specs().into_iter().find(|s| s.name == name)
     }
@@ -652,7 +618,26 @@ mod tests {
         assert!(c.set(cc, &ParamValue::Choice("dctcp".into())).is_err());
         let ack = specs.iter().position(|s| s.attr == "AckEvery").unwrap();
         assert!(c.set(ack, &ParamValue::Count(0)).is_err());
-        assert!(c.set(specs.len(), &ParamValue::Count(0)).is_err());
+        assert_eq!(
+            c.set(specs.len(), &ParamValue::Count(0))
+                .unwrap_err()
+                .to_string(),
+            format!("invalid parameter = {}: no such NIC parameter", specs.len())
+        );
+        // the groups in order: the NIC's own, sender, receiver, LDCP
+        let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
+        let mut want: Vec<&str> = Vec::new();
+        want.extend(NicConfig::params().iter().map(|p| p.spec.name));
+        want.extend(SenderConfig::params().iter().map(|p| p.spec.name));
+        want.extend(ReceiverConfig::params().iter().map(|p| p.spec.name));
+        want.extend(LdcpConfig::params().iter().map(|p| p.spec.name));
+        assert_eq!(names, want);
+        // by Rust name only
+        assert_eq!(
+            NicConfig::spec_by_name("ack_every").map(|s| s.attr),
+            Some("AckEvery")
+        );
+        assert!(NicConfig::spec_by_name("AckEvery").is_none());
     }
 
     #[test]

@@ -26,7 +26,9 @@ use crate::mmu::{Admission, Mmu, MmuConfig, PfcAction, PortLink, PRIORITIES};
 use crate::red::{NotEct, RedEcnConfig, RedEcnPolicy, Verdict};
 use crate::routing::{ecmp_select, FiveTuple, Routes};
 use crate::{DropCounts, DropReason, Ecn, PacketKind};
-use rdma_cc_core::param::{Limit, Param, ParamKind, ParamSpec, ParamValue, Params};
+use rdma_cc_core::param::{
+    Field, FlatTable, Limit, Param, ParamKind, ParamSpec, ParamValue, Params,
+};
 use rdma_cc_core::{Bytes, ConfigError};
 use serde::{Deserialize, Serialize};
 
@@ -233,6 +235,20 @@ impl Params for SwitchConfig {
     }
 }
 
+/// The flat table of [`SwitchConfig::param_specs`]: the MMU's parameters, then the switch's.
+const SWITCH_TABLE: FlatTable<SwitchConfig> = FlatTable {
+    parts: &[
+        &Field {
+            get: |c: &SwitchConfig| &c.mmu,
+            get_mut: |c: &mut SwitchConfig| &mut c.mmu,
+        },
+        &Field {
+            get: |c: &SwitchConfig| c,
+            get_mut: |c: &mut SwitchConfig| c,
+        },
+    ],
+};
+
 impl SwitchConfig {
     /// Default size of the control pool: 1 MB. Control frames have strict priority at every
     /// port, so a port's control queue only holds what arrives while one frame is on the wire
@@ -244,31 +260,25 @@ impl SwitchConfig {
     /// Every parameter of a switch, in one flat table: the MMU's ([`MmuConfig::params`]),
     /// then the switch's own (indexes for [`Self::get`] / [`Self::set`]).
     pub fn param_specs() -> Vec<&'static ParamSpec<'static>> {
-        MmuConfig::params()
-            .iter()
-            .map(|p| &p.spec)
-            .chain(SwitchConfig::params().iter().map(|p| &p.spec))
-            .collect()
+        SWITCH_TABLE.specs()
     }
 
     /// Reads parameter `i` of [`Self::param_specs`].
     pub fn get(&self, i: usize) -> Option<ParamValue> {
-        let n = MmuConfig::params().len();
-        if i < n {
-            self.mmu.get_param(i)
-        } else {
-            self.get_param(i - n)
-        }
+        SWITCH_TABLE.get(self, i)
     }
 
     /// Checks `v` against parameter `i`'s spec and stores it; the error names the Rust field.
     pub fn set(&mut self, i: usize, v: &ParamValue) -> Result<(), ConfigError> {
-        let n = MmuConfig::params().len();
-        if i < n {
-            self.mmu.set_param(i, v)
-        } else {
-            self.set_param(i - n, v)
-        }
+        SWITCH_TABLE.set(self, i, v).unwrap_or_else(|| {
+            // past the end: the switch's own table's error, which names the index past the
+            // MMU's table
+            Err(ConfigError::new(
+                "parameter",
+                i - MmuConfig::params().len(),
+                "no such parameter",
+            ))
+        })
     }
 
     /// The spec of the parameter whose Rust field or ns-3 attribute is `name`.
@@ -306,9 +316,6 @@ pub struct SwitchCore {
 }
 
 impl SwitchCore {
-    /// Default size of the control pool ([`SwitchConfig::DEFAULT_CONTROL_BUFFER`]).
-    pub const DEFAULT_CONTROL_BUFFER: Bytes = SwitchConfig::DEFAULT_CONTROL_BUFFER;
-
     /// The switch of node `node` with configuration `cfg`, ports whose links are `links`
     /// (`links[p]` is port `p`'s: each port's PFC headroom follows from it) and routing table
     /// `routes`; no egress policy yet (packets are only subject to the MMU). Validates
@@ -855,6 +862,19 @@ mod tests {
             assert_eq!(s.parse(&v.to_string(), s.name).unwrap(), v, "{}", s.name);
         }
         assert_eq!(d.get(specs.len()), None);
+        // past the end, the error names the index within the switch's own table
+        let own = SwitchConfig::params().len();
+        let mut e = d;
+        assert_eq!(
+            e.set(specs.len(), &ParamValue::Count(0))
+                .unwrap_err()
+                .to_string(),
+            format!("invalid parameter = {own}: no such parameter")
+        );
+        let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
+        let mmu: Vec<&str> = MmuConfig::params().iter().map(|p| p.spec.name).collect();
+        assert_eq!(names[..mmu.len()], mmu[..]);
+        assert_eq!(names[mmu.len()..], ["ecmp_seed", "control_buffer"]);
         let at = |a: &str| specs.iter().position(|s| s.attr == a).unwrap();
         let mut c = d;
         c.set(at("EcmpSeed"), &ParamValue::Count(5)).unwrap();
@@ -874,6 +894,11 @@ mod tests {
             SwitchConfig::spec_by_name("Headroom").map(|s| s.option),
             Some("headroom")
         );
+        assert_eq!(
+            SwitchConfig::spec_by_name("headroom").map(|s| s.attr),
+            Some("Headroom")
+        );
+        assert!(SwitchConfig::spec_by_name("bufferSize").is_none());
     }
 
     #[test]

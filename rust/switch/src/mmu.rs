@@ -418,11 +418,7 @@ impl MmuConfig {
     /// `rate × (2·delay + 2 frames + P PFC frames)` of wire time with frames, each of which
     /// adds its bytes to the headroom.
     pub fn headroom_needed(&self, link: PortLink) -> Bytes {
-        let wire = Bytes(
-            (link.rate.0 as u128 * link.delay.0 as u128)
-                .div_ceil(8_000_000_000)
-                .min(u64::MAX as u128) as u64,
-        );
+        let wire = link.rate.bytes_in_ceil(link.delay);
         let pfc_frames = self.lossless_priorities().max(1) as u64;
         Bytes(wire.0.saturating_mul(2))
             .saturating_add(Bytes(on_wire(self.mtu).0.saturating_mul(2)))
@@ -442,6 +438,13 @@ impl MmuConfig {
     pub fn build(&self, links: &[PortLink]) -> Result<Mmu, ConfigError> {
         Mmu::new(*self, links)
     }
+}
+
+/// DCQCN §4 static `t_PFC`: the shared pool `pool` split equally over the `8·ports` ingress
+/// queues ([`Mmu::fair_static_xoff`]).
+fn fair_static_xoff(pool: Bytes, ports: usize) -> Bytes {
+    let queues = (ports.max(1) as u64).saturating_mul(PRIORITIES as u64);
+    Bytes(pool.0 / queues)
 }
 
 /// A link as the user wrote it (`100Gbps, 1us`).
@@ -666,7 +669,7 @@ impl Mmu {
                 beta: cfg.xoff_beta,
             }
         } else {
-            let x = cfg.xoff_static.unwrap_or(Bytes(pool.0 / queues as u64));
+            let x = cfg.xoff_static.unwrap_or(fair_static_xoff(pool, ports));
             let value = if cfg.xoff_static.is_some() {
                 x.to_string()
             } else {
@@ -739,10 +742,10 @@ impl Mmu {
     }
 
     /// DCQCN §4 static `t_PFC = (B − 8·n·t_flight)/(8·n)`: the shared pool split equally over
-    /// all `8·n` ingress queues, so that no ingress queue can be starved of shared buffer.
+    /// all `8·n` ingress queues, so that no ingress queue can be starved of shared buffer (the
+    /// automatic [`MmuConfig::xoff_static`]).
     pub fn fair_static_xoff(&self) -> Bytes {
-        let queues = (self.ports().max(1) as u64).saturating_mul(PRIORITIES as u64);
-        Bytes(self.pool.0 / queues)
+        fair_static_xoff(self.pool, self.ports())
     }
 
     /// Exclusive upper bound on an egress ECN marking threshold so that ECN triggers before

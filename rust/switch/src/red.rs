@@ -246,12 +246,6 @@ impl RedEcnConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.validate_all()?;
         self.ecn.validate()?;
-        ConfigError::check(
-            self.buf_max > Bytes::ZERO,
-            "BufMax",
-            self.buf_max,
-            "must be > 0",
-        )?;
         if self.not_ect == NotEct::ThresholdDrop {
             ConfigError::check(
                 self.k_fs <= self.buf_max,
@@ -581,6 +575,22 @@ mod tests {
         .validate()
         .unwrap_err();
         assert_eq!(e.field, "buf_max");
+        // the table's bound rejects 0 (before any relation between fields is checked)
+        assert_eq!(
+            e.to_string(),
+            "invalid buf_max = 0: must be a whole number of bytes >= 1"
+        );
+        let e = RedEcnConfig {
+            buf_max: Bytes::ZERO,
+            not_ect: NotEct::ThresholdDrop,
+            ..cfg(1, 2, 0.1, NotEct::Accept)
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid buf_max = 0: must be a whole number of bytes >= 1"
+        );
     }
 
     #[test]

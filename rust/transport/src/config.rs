@@ -8,8 +8,8 @@
 //!
 //! The user-facing fields are published as parameter tables ([`SenderConfig::params`],
 //! [`ReceiverConfig::params`]): the ns-3 NIC's attributes and the examples' options are built
-//! from them. The path fields of [`SenderConfig`] (`line_rate`, `base_rtt`, `lossless`) are
-//! not parameters: the NIC fills them in from the topology for each flow.
+//! from them. The path of [`SenderConfig`] ([`Path`]: `line_rate`, `base_rtt`, `lossless`,
+//! `max_queueing`) is not a parameter: the NIC fills it in from the topology for each flow.
 //! Congestion-control parameters live with their controller (e.g. `rdma-cc-ldcp`'s
 //! `LdcpConfig`).
 
@@ -26,13 +26,11 @@ use serde::{Deserialize, Serialize};
 pub struct SenderConfig {
     /// Payload bytes per full packet (default 1000). The last packet of a message may be shorter.
     pub mtu: Bytes,
-    /// Line rate of the host link, bit/s (default 100 Gb/s). The transport itself does not
-    /// pace by it; controllers use it (LDCP: the BDP that is the default IW, and the cap of the
-    /// rate-based variant's pacing rate).
-    pub line_rate: Rate,
-    /// Base (unloaded) round-trip time (default 8 µs: two 2 µs hops each way, the
-    /// `ldcp-incast` topology). Initial smoothed RTT and the BDP's time.
-    pub base_rtt: Time,
+    /// The flow's path: line rate, base RTT, losslessness, worst queueing (not parameters: the
+    /// NIC fills them in from the topology for each flow, [`Self::on_path`]). A file names its
+    /// fields beside the others (`line_rate = ...`, not in a table of their own).
+    #[serde(flatten)]
+    pub path: Path,
     /// Floor of the retransmission timeout (RFC 6298 §2.4's lower bound); `None` → the
     /// default of [`Self::effective_rto`]. The RTO is `max(floor, srtt + 4·rttvar)` once the RTT
     /// has been sampled (see [`crate::sender`] for backoff, fast start and lossless paths).
@@ -46,47 +44,57 @@ pub struct SenderConfig {
     /// floor.
     pub rto_backoff: u32,
     /// A NACK for the same sequence as the previous one within this time is ignored;
-    /// `None` → the current smoothed RTT (decision: "within one RTT"); `Some(0)` turns
-    /// the filter off.
+    /// `None` → the current smoothed RTT (decision: "within one RTT"). The parameter table
+    /// (attribute `NackHoldoff`, option `--nackHoldoff`) reads 0 as automatic and stores
+    /// `None`, so there the shortest hold-off is 1 ns; only `Some(0)` set here directly (or in
+    /// a file) turns the filter off.
     pub dup_nack_holdoff: Option<Time>,
     /// EWMA gain of the smoothed RTT over per-ACK (or per-probe) samples (RFC 6298 §2.3's
     /// α = 1/8). Requires `0 < rtt_gain ≤ 1`.
     pub rtt_gain: f64,
-    /// The flow's priority is lossless (PFC, IEEE 802.1Qbb): nothing is lost, so a timeout can
-    /// only be spurious. The RTO floor defaults to the path's worst queueing (see
-    /// [`Self::effective_rto`]) and, before the first RTT sample, the RTO is its ceiling (the
-    /// first ACK may wait behind every PAUSE of a deep incast). A path property, set by the NIC
-    /// from the fabric; default false.
-    pub lossless: bool,
-    /// With `lossless`: the longest a packet can queue on the path without being lost (every
-    /// switch's buffer drained at its port rate); 0 when unknown. A path property.
-    pub max_queueing: Time,
 }
 
-/// What a flow's sender learns from the fabric: the properties of its path.
+/// What a flow's sender learns from the fabric: the properties of its path
+/// ([`SenderConfig::path`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)] // as SenderConfig's: a file may omit any field (flatten needs it here)
 pub struct Path {
-    /// Line rate of the host link, bit/s.
+    /// Line rate of the host link, bit/s (default 100 Gb/s). The transport itself does not
+    /// pace by it; controllers use it (LDCP: the BDP that is the default IW, and the cap of the
+    /// rate-based variant's pacing rate).
     pub line_rate: Rate,
     /// Base (unloaded) round-trip time: propagation both ways plus one data frame and one ACK
-    /// serialised per hop.
+    /// serialised per hop (default 8 µs: two 2 µs hops each way, the `ldcp-incast` topology).
+    /// Initial smoothed RTT and the BDP's time.
     pub base_rtt: Time,
-    /// The flow's data priority is lossless (PFC) end to end.
+    /// The flow's data priority is lossless (PFC, IEEE 802.1Qbb) end to end: nothing is lost,
+    /// so a timeout can only be spurious. The RTO floor defaults to the path's worst queueing
+    /// (see [`SenderConfig::effective_rto`]) and, before the first RTT sample, the RTO is its
+    /// ceiling (the first ACK may wait behind every PAUSE of a deep incast). Default false.
     pub lossless: bool,
     /// On a lossless path: the longest a packet can queue without being lost, the time every
     /// switch on the path takes to drain its whole buffer at the rate of the port toward the
-    /// receiver (0: unknown). A timeout before that can only be spurious.
+    /// receiver (0: unknown, the default). A timeout before that can only be spurious.
     pub max_queueing: Time,
 }
 
+impl Default for Path {
+    /// A 100 Gb/s host link, an 8 µs base RTT, lossy.
+    fn default() -> Self {
+        Path {
+            line_rate: Rate::gbps(100),
+            base_rtt: Time::us(8),
+            lossless: false,
+            max_queueing: Time::ZERO,
+        }
+    }
+}
+
 impl SenderConfig {
-    /// This configuration with the path fields (`line_rate`, `base_rtt`, `lossless`) of `path`.
+    /// This configuration on `path`.
     pub fn on_path(&self, path: &Path) -> SenderConfig {
         SenderConfig {
-            line_rate: path.line_rate,
-            base_rtt: path.base_rtt,
-            lossless: path.lossless,
-            max_queueing: path.max_queueing,
+            path: *path,
             ..*self
         }
     }
@@ -104,14 +112,11 @@ impl Default for SenderConfig {
     fn default() -> Self {
         SenderConfig {
             mtu: Bytes(1000),
-            line_rate: Rate::gbps(100),
-            base_rtt: Time::us(8),
+            path: Path::default(),
             rto: None,
             rto_backoff: 6,
             dup_nack_holdoff: None,
             rtt_gain: 0.125,
-            lossless: false,
-            max_queueing: Time::ZERO,
         }
     }
 }
@@ -216,34 +221,35 @@ impl SenderConfig {
             ConfigError::check(rto.0 > 0, "rto", rto, "must be > 0")?;
         }
         ConfigError::check(
-            self.line_rate.0 > 0,
+            self.path.line_rate.0 > 0,
             "line_rate",
-            self.line_rate,
+            self.path.line_rate,
             "must be > 0",
         )?;
         ConfigError::check(
-            self.base_rtt.0 > 0,
+            self.path.base_rtt.0 > 0,
             "base_rtt",
-            self.base_rtt,
+            self.path.base_rtt,
             "must be > 0",
         )?;
         Ok(())
     }
 
     /// The RTO floor in effect: [`Self::rto`] if set. Otherwise, on a lossless path, the base
-    /// RTT plus the path's worst queueing ([`Self::max_queueing`]), at least
+    /// RTT plus the path's worst queueing ([`Path::max_queueing`]), at least
     /// [`LOSSLESS_RTO_FLOOR`]: no packet can take longer without being lost, so no timeout
     /// fires spuriously however deep the PFC-paused queues grow (RFC 6298's estimator still
     /// raises the RTO above it when the measured RTT is larger). On a lossy path, 4 ×
-    /// [`Self::base_rtt`] (a few base RTTs, so a tail loss costs little).
+    /// [`Path::base_rtt`] (a few base RTTs, so a tail loss costs little).
     pub fn effective_rto(&self) -> Time {
+        let path = &self.path;
         match self.rto {
             Some(t) => t,
-            None if self.lossless => self
+            None if path.lossless => path
                 .base_rtt
-                .saturating_add(self.max_queueing)
+                .saturating_add(path.max_queueing)
                 .max(LOSSLESS_RTO_FLOOR),
-            None => Time(self.base_rtt.0.saturating_mul(4)),
+            None => Time(path.base_rtt.0.saturating_mul(4)),
         }
     }
 
@@ -406,10 +412,70 @@ mod tests {
         check(&|c| c.rtt_gain = f64::NAN, "rtt_gain");
         check(&|c| c.mtu = Bytes(0), "mtu");
         check(&|c| c.mtu = Bytes(9001), "mtu");
-        check(&|c| c.line_rate = Rate(0), "line_rate");
-        check(&|c| c.base_rtt = Time::ZERO, "base_rtt");
+        check(&|c| c.path.line_rate = Rate(0), "line_rate");
+        check(&|c| c.path.base_rtt = Time::ZERO, "base_rtt");
         check(&|c| c.rto = Some(Time::ZERO), "rto");
         check(&|c| c.rto_backoff = 33, "rto_backoff");
+    }
+
+    /// `SenderConfig` read from a map of `entries` (a file's fields).
+    fn sender_from<V>(entries: Vec<(&'static str, V)>) -> SenderConfig
+    where
+        V: serde::de::IntoDeserializer<'static, serde::de::value::Error>,
+    {
+        let map = serde::de::value::MapDeserializer::new(entries.into_iter());
+        SenderConfig::deserialize(map).unwrap()
+    }
+
+    #[test]
+    fn a_file_names_path_and_timer_fields_side_by_side_and_may_omit_any() {
+        let d = SenderConfig::default();
+        assert_eq!(sender_from::<u64>(vec![]), d);
+        let c = sender_from(vec![
+            ("mtu", 1500u64),
+            ("line_rate", 40_000_000_000),
+            ("rto_backoff", 3),
+            ("max_queueing", 5000),
+        ]);
+        let want = SenderConfig {
+            mtu: Bytes(1500),
+            path: Path {
+                line_rate: Rate::gbps(40),
+                max_queueing: Time(5000),
+                ..d.path
+            },
+            rto_backoff: 3,
+            ..d
+        };
+        assert_eq!(c, want);
+        assert_eq!(c.path.base_rtt, Time::us(8));
+        let c = sender_from(vec![("lossless", true), ("unknown", false)]);
+        assert_eq!(
+            c,
+            SenderConfig {
+                path: Path {
+                    lossless: true,
+                    ..d.path
+                },
+                ..d
+            }
+        );
+    }
+
+    #[test]
+    fn the_table_reads_a_zero_nack_holdoff_as_automatic() {
+        let i = SenderConfig::params()
+            .iter()
+            .position(|p| p.spec.name == "dup_nack_holdoff")
+            .unwrap();
+        let mut c = SenderConfig {
+            dup_nack_holdoff: Some(Time::us(3)),
+            ..SenderConfig::default()
+        };
+        c.set_param(i, &ParamValue::Time(Time::ZERO)).unwrap();
+        assert_eq!(c.dup_nack_holdoff, None);
+        c.set_param(i, &ParamValue::Time(Time(1))).unwrap();
+        assert_eq!(c.dup_nack_holdoff, Some(Time(1)));
     }
 
     #[test]

@@ -277,9 +277,9 @@ impl<C: Controller> QpSender<C> {
             snd_max: 0,
             karn_limit: 0,
             sent_since_rto: false,
-            rtt: RttEstimator::new(cfg.base_rtt, cfg.rtt_gain),
+            rtt: RttEstimator::new(cfg.path.base_rtt, cfg.rtt_gain),
             rtt_from_acks,
-            lossless: cfg.lossless,
+            lossless: cfg.path.lossless,
             last_send: None,
             go_back_at: None,
             wait_until: None,
@@ -304,7 +304,7 @@ impl<C: Controller> QpSender<C> {
                 probe_timeouts: 0,
                 min_cw,
                 sub_packet_sends: 0,
-                srtt: cfg.base_rtt,
+                srtt: cfg.path.base_rtt,
                 rtt_samples: 0,
             },
             done_at: None,
@@ -813,7 +813,7 @@ impl<C: Controller> QpSender<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::LOSSLESS_RTO_FLOOR;
+    use crate::config::{Path, LOSSLESS_RTO_FLOOR};
     use crate::controller::LineRate;
 
     fn us(n: u64) -> Time {
@@ -868,6 +868,28 @@ mod tests {
         s.on_ack(us(20), 4500, false);
         assert!(s.is_done());
         assert_eq!(s.poll(us(20)), Poll::Done);
+    }
+
+    #[test]
+    fn a_repeated_nack_is_ignored_within_the_holdoff_and_never_with_a_zero_one() {
+        let ignored = |holdoff: Option<Time>| {
+            let cfg = SenderConfig {
+                dup_nack_holdoff: holdoff,
+                ..SenderConfig::default()
+            };
+            let mut s = QpSender::new(&cfg, LineRate, 4500, Time::ZERO).unwrap();
+            for _ in 0..5 {
+                send(&mut s, Time::ZERO);
+            }
+            s.on_nack(us(8), 2000, false);
+            s.on_nack(us(9), 2000, false);
+            s.stats().nacks_ignored
+        };
+        // None: one smoothed RTT (8 us)
+        assert_eq!(ignored(None), 1);
+        assert_eq!(ignored(Some(Time::ZERO)), 0);
+        assert_eq!(ignored(Some(Time(1))), 0);
+        assert_eq!(ignored(Some(us(2))), 1);
     }
 
     #[test]
@@ -962,9 +984,13 @@ mod tests {
 
     #[test]
     fn on_a_lossless_path_the_rto_waits_for_the_first_sample_then_follows_the_rtt() {
+        let d = SenderConfig::default();
         let cfg = SenderConfig {
-            lossless: true,
-            ..SenderConfig::default()
+            path: Path {
+                lossless: true,
+                ..d.path
+            },
+            ..d
         };
         // floor 1 ms on a lossless priority, ceiling 1 ms × 2^6
         assert_eq!(cfg.effective_rto(), LOSSLESS_RTO_FLOOR);

@@ -140,7 +140,7 @@ impl Params {
                     }
             })
             .sum();
-        self.bottleneck_rate.tx_time(Bytes(wire)) + self.sender.base_rtt
+        self.bottleneck_rate.tx_time(Bytes(wire)) + self.sender.path.base_rtt
     }
 }
 
@@ -251,7 +251,7 @@ struct Sim {
 
 /// Runs the scenario; `max_queue_settled` counts from 10 base RTTs on.
 pub fn run(p: Params) -> Report {
-    let settle = Time(p.sender.base_rtt.0 * 10);
+    let settle = Time(p.sender.path.base_rtt.0 * 10);
     run_with_settle(p, settle)
 }
 
