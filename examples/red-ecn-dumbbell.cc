@@ -833,27 +833,27 @@ main(int argc, char* argv[])
     const double payloadLimit = double(bottleneckBps) * payload / (payload + headers);
 
     // every run checks its own invariants; any failure is reported and makes the exit status 3
-    std::vector<std::string> failed;
+    rdmacc::Invariants inv;
     for (uint32_t i = 0; i < senders; i++)
     {
         if (sinks[i]->GetTotalRx() > sent[i])
         {
-            failed.push_back("flow " + std::to_string(i) + " delivered " +
-                             std::to_string(sinks[i]->GetTotalRx()) + " B, more than the " +
-                             std::to_string(sent[i]) + " B its application sent");
+            inv.Fail("flow " + std::to_string(i) + " delivered " +
+                     std::to_string(sinks[i]->GetTotalRx()) + " B, more than the " +
+                     std::to_string(sent[i]) + " B its application sent");
             break;
         }
     }
     if (rxTotal * 8.0 / dur > payloadLimit * (1 + 1e-9))
     {
-        failed.push_back("goodput " + std::to_string(rxTotal * 8.0 / dur) +
-                         " bit/s above the bottleneck's payload limit " +
-                         std::to_string(payloadLimit) + " bit/s");
+        inv.Fail("goodput " + std::to_string(rxTotal * 8.0 / dur) +
+                 " bit/s above the bottleneck's payload limit " + std::to_string(payloadLimit) +
+                 " bit/s");
     }
     if (counted.peakBytes > bufB)
     {
-        failed.push_back("the queue reached " + std::to_string(counted.peakBytes) +
-                         " B, above --bufMax=" + std::to_string(bufB));
+        inv.Fail("the queue reached " + std::to_string(counted.peakBytes) +
+                 " B, above --bufMax=" + std::to_string(bufB));
     }
     // QueueDisc::Stats: every packet received is enqueued or dropped, every packet enqueued is
     // dequeued or still queued, every drop has its reason; packet counts are 32-bit in ns-3,
@@ -887,15 +887,7 @@ main(int argc, char* argv[])
     accounting.emplace_back(namedDrops == counted.DropTotal(), "drops with an unknown reason");
     for (const auto& [ok, what] : accounting)
     {
-        if (!ok)
-        {
-            failed.push_back("RedEcnQueueDisc accounting: " + what);
-        }
-    }
-    std::string inv;
-    for (const auto& f : failed)
-    {
-        inv += (inv.empty() ? "" : "; ") + f;
+        inv.Check(ok, "RedEcnQueueDisc accounting: " + what);
     }
 
     std::cout << "red-ecn-dumbbell: " << senders << " x " << transport << " senders, "
@@ -918,17 +910,15 @@ main(int argc, char* argv[])
               << " samples); peak " << counted.peakBytes << "\n";
     std::cout << "  enqueued " << counted.enqueued << " packets, marks " << counted.marks
               << ", drops " << counted.DropTotal();
+    std::vector<std::pair<std::string, uint64_t>> dropList;
     rdmacc::JsonObject drops;
     for (const auto& reason : RedEcnQueueDisc::DropReasonNames())
     {
-        const uint64_t n = counted.Drops(reason);
-        drops.UInt(reason, n);
-        if (n)
-        {
-            std::cout << " " << reason << "=" << n;
-        }
+        dropList.emplace_back(reason, counted.Drops(reason));
+        drops.UInt(reason, dropList.back().second);
     }
-    std::cout << "\n  invariants " << (inv.empty() ? "ok" : "FAILED") << "\n";
+    std::cout << rdmacc::DropCounts(dropList);
+    std::cout << "\n  invariants " << inv.Verdict() << "\n";
     std::cout << "  wall " << std::setprecision(2) << wall << " s\n";
 
     rdmacc::JsonObject summary;
@@ -951,13 +941,10 @@ main(int argc, char* argv[])
         .UInt("queue_p99_bytes", sampler.P99())
         .UInt("queue_samples", sampler.Samples())
         .UInt("queue_peak_bytes", counted.peakBytes)
-        .Str("invariants", inv.empty() ? "ok" : inv);
+        .Str("invariants", inv.Text());
     summary.WriteFile(out + "/summary.json");
     std::cout << "  wrote " << out << "/summary.json, " << out << "/queue.csv\n";
-    for (const auto& f : failed)
-    {
-        std::cerr << "rdma-cc: INVARIANT FAILED: " << f << "\n";
-    }
+    const int status = inv.Report();
     Simulator::Destroy();
-    return failed.empty() ? 0 : 3;
+    return status;
 }

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 
 namespace ns3
 {
@@ -164,6 +165,68 @@ CheckMemory(uint64_t estimateBytes, const std::string& what, const std::string& 
                 what + " needs about " + FormatBytes(estimateBytes) +
                     " of memory (estimate), more than the " + FormatBytes(available) +
                     " available (MemAvailable in /proc/meminfo); " + remedy);
+}
+
+std::string
+DropCounts(const std::vector<std::pair<std::string, uint64_t>>& drops)
+{
+    std::string text;
+    for (const auto& [reason, n] : drops)
+    {
+        if (n)
+        {
+            text += " " + reason + "=" + std::to_string(n);
+        }
+    }
+    return text;
+}
+
+void
+Invariants::Fail(const std::string& what)
+{
+    m_failed.push_back(what);
+}
+
+void
+Invariants::Check(bool ok, const std::string& what)
+{
+    if (!ok)
+    {
+        Fail(what);
+    }
+}
+
+bool
+Invariants::Ok() const
+{
+    return m_failed.empty();
+}
+
+std::string
+Invariants::Text() const
+{
+    std::string text;
+    for (const auto& f : m_failed)
+    {
+        text += (text.empty() ? "" : "; ") + f;
+    }
+    return text.empty() ? "ok" : text;
+}
+
+std::string
+Invariants::Verdict() const
+{
+    return Ok() ? "ok" : "FAILED";
+}
+
+int
+Invariants::Report() const
+{
+    for (const auto& f : m_failed)
+    {
+        std::cerr << "rdma-cc: INVARIANT FAILED: " << f << "\n";
+    }
+    return Ok() ? 0 : 3;
 }
 
 namespace

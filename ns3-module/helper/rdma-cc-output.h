@@ -1,8 +1,8 @@
 /*
  * rdma-cc: small helpers shared by the examples: checked conversion of command-line values,
  * the output directory and its files (written as NAME.partial, renamed when complete), the
- * memory check made before a run builds anything, and a minimal JSON object writer
- * (deterministic key order).
+ * memory check made before a run builds anything, the report of a run's invariants, and a
+ * minimal JSON object writer (deterministic key order).
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -91,6 +91,42 @@ std::string FormatBytes(uint64_t bytes);
  * \param remedy how to proceed, e.g. "use --senders=4000 or fewer"
  */
 void CheckMemory(uint64_t estimateBytes, const std::string& what, const std::string& remedy);
+
+/**
+ * \ingroup rdma-cc
+ * \return " reason=n" for every reason of `drops` whose count n is not 0, in their order (the
+ *         drop counts of a summary table)
+ */
+std::string DropCounts(const std::vector<std::pair<std::string, uint64_t>>& drops);
+
+/**
+ * \ingroup rdma-cc
+ * The invariants a run checks on its own results. Every failure is named in summary.json
+ * ("invariants"), in the summary table ("FAILED") and on standard error, and makes the exit
+ * status 3.
+ */
+class Invariants
+{
+  public:
+    /// Records a failed invariant, described by `what`.
+    void Fail(const std::string& what);
+    /// Records `what` as a failed invariant unless `ok`.
+    void Check(bool ok, const std::string& what);
+    /// \return whether no invariant failed
+    bool Ok() const;
+    /// \return "ok", or the failures joined with "; " (summary.json's "invariants")
+    std::string Text() const;
+    /// \return "ok" or "FAILED" (the summary table's line)
+    std::string Verdict() const;
+    /**
+     * Prints "rdma-cc: INVARIANT FAILED: <what>" on standard error for every failure.
+     * \return the exit status of the run: 0 when no invariant failed, 3 otherwise
+     */
+    int Report() const;
+
+  private:
+    std::vector<std::string> m_failed; //!< the failures, in the order found
+};
 
 /**
  * \ingroup rdma-cc

@@ -505,7 +505,7 @@ RdmaScenario::Run(uint32_t bottleneckPort)
 int
 RdmaScenario::ExitStatus() const
 {
-    return m_failed ? 3 : 0;
+    return m_exitStatus;
 }
 
 std::vector<FlowRecord>
@@ -577,59 +577,49 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
     const double wireLimit = PayloadLimit();
 
     // every run checks its own invariants; any failure is reported and makes the exit status 3
-    std::vector<std::string> failed;
+    rdmacc::Invariants inv;
     const std::string acc = sw->CheckInvariants();
-    if (!acc.empty())
-    {
-        failed.push_back("switch accounting: " + acc);
-    }
+    inv.Check(acc.empty(), "switch accounting: " + acc);
     if (done < flows.size())
     {
-        failed.push_back(std::to_string(flows.size() - done) + " of " +
-                         std::to_string(flows.size()) +
-                         " flows unfinished when --limit=" + m_opts.GetAsText("limit") +
-                         " ended the run (" + std::to_string(sent - delivered) + " B undelivered)");
+        inv.Fail(std::to_string(flows.size() - done) + " of " + std::to_string(flows.size()) +
+                 " flows unfinished when --limit=" + m_opts.GetAsText("limit") +
+                 " ended the run (" + std::to_string(sent - delivered) + " B undelivered)");
     }
     for (const auto& f : flows)
     {
         const bool finished = !f.finish.IsStrictlyNegative();
         if (f.delivered > f.size || (finished && f.delivered != f.size))
         {
-            failed.push_back("flow " + std::to_string(f.flowId) + " delivered " +
-                             std::to_string(f.delivered) + " of " + std::to_string(f.size) + " B" +
-                             (finished ? " but completed" : ""));
+            inv.Fail("flow " + std::to_string(f.flowId) + " delivered " +
+                     std::to_string(f.delivered) + " of " + std::to_string(f.size) + " B" +
+                     (finished ? " but completed" : ""));
             break;
         }
         if (finished && f.finish - f.start < f.idealFct)
         {
-            failed.push_back("flow " + std::to_string(f.flowId) + " finished in " +
-                             std::to_string((f.finish - f.start).GetNanoSeconds()) +
-                             " ns, below its lower bound " +
-                             std::to_string(f.idealFct.GetNanoSeconds()) + " ns");
+            inv.Fail("flow " + std::to_string(f.flowId) + " finished in " +
+                     std::to_string((f.finish - f.start).GetNanoSeconds()) +
+                     " ns, below its lower bound " + std::to_string(f.idealFct.GetNanoSeconds()) +
+                     " ns");
             break;
         }
     }
     if (Lossless() && dropTotal > 0)
     {
-        failed.push_back("the data priority is lossless (--pfc=1) but " +
-                         std::to_string(dropTotal) + " frames were dropped");
+        inv.Fail("the data priority is lossless (--pfc=1) but " + std::to_string(dropTotal) +
+                 " frames were dropped");
     }
     if (c.drops.control > 0)
     {
-        failed.push_back(std::to_string(c.drops.control) +
-                         " control frames dropped (control pool exhausted)");
+        inv.Fail(std::to_string(c.drops.control) +
+                 " control frames dropped (control pool exhausted)");
     }
     if (goodputActive > wireLimit * (1 + 1e-9))
     {
-        failed.push_back("goodput " + std::to_string(goodputActive) +
-                         " bit/s above the wire limit " + std::to_string(wireLimit) + " bit/s");
+        inv.Fail("goodput " + std::to_string(goodputActive) + " bit/s above the wire limit " +
+                 std::to_string(wireLimit) + " bit/s");
     }
-    std::string inv;
-    for (const auto& f : failed)
-    {
-        inv += (inv.empty() ? "" : "; ") + f;
-    }
-    m_failed = !failed.empty();
     rdmacc::JsonObject s;
     s.Str("scheme", Cc())
         .UInt("seed", Seed())
@@ -664,7 +654,7 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
         .UInt("k_min_bytes", kMinB)
         .UInt("k_max_bytes", kMaxB)
         .UInt("k_fs_bytes", kFsB)
-        .Str("invariants", inv.empty() ? "ok" : inv);
+        .Str("invariants", inv.Text());
     // scheme and seed first, then the example's keys (senders, ...), then the shared ones
     rdmacc::JsonObject merged;
     merged.Str("scheme", Cc()).UInt("seed", Seed());
@@ -694,14 +684,7 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
               << std::setprecision(0) << qAvg << " B\n";
     std::cout << "  drops             " << dropTotal << " (stable stage " << stableDrops
               << ", first RTT " << firstRttDrops << ")";
-    for (const auto& [reason, n] : dropList)
-    {
-        if (n)
-        {
-            std::cout << " " << reason << "=" << n;
-        }
-    }
-    std::cout << "\n"
+    std::cout << rdmacc::DropCounts(dropList) << "\n"
               << std::setprecision(1) << "  goodput           " << goodputActive / 1e9
               << " Gb/s while every flow is active after its first RTT (wire limit "
               << wireLimit / 1e9 << " Gb/s)\n";
@@ -710,14 +693,11 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
     std::cout << std::setprecision(3) << "  smallest cw       "
               << (std::isfinite(minCw) ? minCw : -1)
               << " packets; sent with cw < 1: " << subPacketSends << "\n";
-    std::cout << "  invariants        " << (inv.empty() ? "ok" : "FAILED") << "\n";
+    std::cout << "  invariants        " << inv.Verdict() << "\n";
     std::cout << std::setprecision(2) << "  wall " << wall << " s, " << events << " events ("
               << std::setprecision(0) << (wall > 0 ? events / wall : 0) << " events/s)\n";
     std::cout << "  wrote " << Out() << "/summary.json, " << Out() << "/fct.csv\n";
-    for (const auto& f : failed)
-    {
-        std::cerr << "rdma-cc: INVARIANT FAILED: " << f << "\n";
-    }
+    m_exitStatus = inv.Report();
 }
 
 } // namespace ns3

@@ -130,7 +130,7 @@ class RdmaScenario
     uint32_t m_firstFeedbacks = 0; //!< flows past their first RTT
     uint32_t m_bottleneck = 0;     //!< bottleneck switch port
     uint64_t m_overallMax = 0;     //!< bottleneck maximum before the reset
-    bool m_failed = false;         //!< an invariant failed (Finish)
+    int m_exitStatus = 0;          //!< 3 when an invariant failed (Finish), else 0
     bool m_lossless = false;       //!< --pfc, or the scheme's default
     static void OnDrop(
         RdmaScenario* self, Ptr<const Packet> p, uint32_t port, uint8_t prio, const char* reason);
