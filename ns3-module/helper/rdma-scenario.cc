@@ -20,7 +20,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -256,12 +255,7 @@ RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
     m_monitor = std::make_unique<FabricMonitor>(fabric, Out(), m_opts.GetTime("sample"), 0x08);
     if (m_opts.GetBool("flowTrace"))
     {
-        m_flowsCsv.open(Out() + "/flows.csv.partial");
-        rdmacc::RegisterPartialFile(Out() + "/flows.csv.partial"); // ConfigFatal removes it
-        if (!m_flowsCsv)
-        {
-            rdmacc::ConfigFatal("--out", "cannot write " + Out() + "/flows.csv.partial");
-        }
+        rdmacc::OpenPartial(m_flowsCsv, Out() + "/flows.csv");
         m_flowsCsv << "time_ns,flow_id,cw,rate_bps,srtt_ns\n";
         if (m_opts.GetTime("flowSample").IsStrictlyPositive())
         {
@@ -497,8 +491,7 @@ RdmaScenario::Run(uint32_t bottleneckPort)
     m_monitor->Finish();
     if (m_flowsCsv.is_open())
     {
-        m_flowsCsv.close();
-        std::rename((Out() + "/flows.csv.partial").c_str(), (Out() + "/flows.csv").c_str());
+        rdmacc::CommitPartial(m_flowsCsv, Out() + "/flows.csv");
     }
 }
 
