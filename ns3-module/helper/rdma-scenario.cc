@@ -380,7 +380,6 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
     m_starts.push_back(start);
     m_flowMemory +=
         kPerFlow + kPerLoggedPacket * std::min<uint64_t>(1024, (bytes + Mtu() - 1) / Mtu());
-    m_lastStart = std::max(m_lastStart, start);
     m_packets += (bytes + Mtu() - 1) / Mtu();
     m_idealFct.push_back(NanoSeconds(static_cast<int64_t>(
         rdmacc_ffi::ideal_fct_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),
@@ -402,21 +401,16 @@ RdmaScenario::CheckDone(Time every)
 }
 
 void
-RdmaScenario::WarnOutputSize() const
+RdmaScenario::WarnOutputSize(Time lastStart, uint64_t busiest) const
 {
     // queue.csv: a row per sample per non-empty queue. A single switch's queues form at the
     // ports of the receivers; a run lasts at least its last start plus the busiest receiver's
     // bytes at line rate (more when queues drain slowly: this is a lower estimate, stated as
     // such). flows.csv on change: about one row per data packet (one ACK each).
     const double rowBytes = 32;
-    uint64_t busiest = 0;
-    for (const auto& [dst, bytes] : m_bytesTo)
-    {
-        busiest = std::max(busiest, bytes);
-    }
     const double seconds =
         std::min(m_opts.GetTime("limit").GetSeconds(),
-                 m_lastStart.GetSeconds() + double(busiest) * 8 / double(RateBps()));
+                 lastStart.GetSeconds() + double(busiest) * 8 / double(RateBps()));
     const double queueCsv =
         seconds / m_opts.GetTime("sample").GetSeconds() * double(m_bytesTo.size()) * rowBytes;
     double flowsCsv = 0;
@@ -448,9 +442,11 @@ RdmaScenario::Run(uint32_t bottleneckPort)
     // least a run takes is the latest flow's start plus its FCT lower bound, and the busiest
     // receiver's bytes on its link
     Time need = Seconds(0);
+    Time lastStart = Seconds(0);
     for (uint32_t id = 0; id < m_nextFlowId; id++)
     {
         need = std::max(need, m_starts[id] + m_idealFct[id]);
+        lastStart = std::max(lastStart, m_starts[id]);
     }
     uint64_t busiest = 0;
     for (const auto& [dst, bytes] : m_bytesTo)
@@ -468,7 +464,7 @@ RdmaScenario::Run(uint32_t bottleneckPort)
                                 " of simulated time (their lower bounds, and the busiest "
                                 "receiver's bytes at the link's payload rate); raise --limit");
     }
-    WarnOutputSize();
+    WarnOutputSize(lastStart, busiest);
     rdmacc::CheckMemory(MemoryEstimate(nics.size()),
                         std::to_string(nics.size()) + " hosts and " + std::to_string(m_nextFlowId) +
                             " flows",

@@ -120,9 +120,13 @@ class RdmaScenario
     std::vector<Time> m_idealFct;           //!< per flow id: the FCT lower bound
     std::vector<Time> m_starts;             //!< per flow id: its start
     std::map<uint32_t, uint64_t> m_bytesTo; //!< bytes of every flow to each destination host
-    Time m_lastStart;                       //!< latest flow start
     uint64_t m_packets = 0;                 //!< data packets of every flow (sizes / MTU)
-    void WarnOutputSize() const;
+    /**
+     * Warns on stderr when queue.csv or flows.csv will be large (estimates from the flows).
+     * \param lastStart the latest flow start
+     * \param busiest the bytes of every flow to the busiest receiver
+     */
+    void WarnOutputSize(Time lastStart, uint64_t busiest) const;
     /// \return the memory a run of `hosts` hosts and the flows added so far needs (estimate)
     uint64_t MemoryEstimate(uint64_t hosts) const;
     uint64_t m_flowMemory = 0;     //!< estimated memory of the flows added so far
