@@ -20,6 +20,7 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 using namespace ns3;
 
@@ -177,9 +178,11 @@ main(int argc, char* argv[])
         const double bytes = seconds / opts.GetTime("sample").GetSeconds() * 32;
         if (bytes > 1e9)
         {
-            std::cerr << "rdma-cc: warning: queue.csv will take at least " << bytes / 1e9
-                      << " GB (a row per --sample=" << opts.GetAsText("sample") << " for at least "
-                      << seconds * 1e3 << " ms); raise --sample to make it smaller\n";
+            std::ostringstream size;
+            size << "at least " << bytes / 1e9
+                 << " GB (a row per --sample=" << opts.GetAsText("sample") << " for at least "
+                 << seconds * 1e3 << " ms)";
+            rdmacc::WarnCsvSize("queue.csv", size.str(), "raise --sample to make it smaller");
         }
     }
     FabricMonitor mon(fabric, out, opts.GetTime("sample"), static_cast<uint8_t>(1u << prio));

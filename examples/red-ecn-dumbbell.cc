@@ -680,12 +680,12 @@ main(int argc, char* argv[])
     const uint64_t csvBytes = rows * (Digits(simTime.GetNanoSeconds()) + 1 + Digits(bufB) + 1) + 14;
     if (csvBytes > opts.GetBytes("csvWarn"))
     {
-        std::cerr << "rdma-cc: warning: " << out << "/queue.csv will take about "
-                  << rdmacc::FormatBytes(csvBytes) << " (" << rows
-                  << " samples, one every --sample=" << opts.GetAsText("sample")
-                  << " from 1ms to --simTime=" << opts.GetAsText("simTime")
-                  << "), more than --csvWarn=" << opts.GetAsText("csvWarn")
-                  << "; a larger --sample writes less" << std::endl;
+        rdmacc::WarnCsvSize(out + "/queue.csv",
+                            "about " + rdmacc::FormatBytes(csvBytes) + " (" + std::to_string(rows) +
+                                " samples, one every --sample=" + opts.GetAsText("sample") +
+                                " from 1ms to --simTime=" + opts.GetAsText("simTime") +
+                                "), more than --csvWarn=" + opts.GetAsText("csvWarn"),
+                            "a larger --sample writes less");
     }
 
     // --out before the simulation: the directory and the first file

@@ -167,6 +167,12 @@ CheckMemory(uint64_t estimateBytes, const std::string& what, const std::string& 
                     " available (MemAvailable in /proc/meminfo); " + remedy);
 }
 
+void
+WarnCsvSize(const std::string& file, const std::string& size, const std::string& remedy)
+{
+    std::cerr << "rdma-cc: warning: " << file << " will take " << size << "; " << remedy << "\n";
+}
+
 std::string
 DropCounts(const std::vector<std::pair<std::string, uint64_t>>& drops)
 {

@@ -94,6 +94,17 @@ void CheckMemory(uint64_t estimateBytes, const std::string& what, const std::str
 
 /**
  * \ingroup rdma-cc
+ * Warns, before a run, that an output file will be large: prints "rdma-cc: warning: <file>
+ * will take <size>; <remedy>" on standard error.
+ * \param file the file, e.g. "queue.csv"
+ * \param size how large it will be, as estimated, and why, e.g. "at least 2.5 GB (a row per
+ *        --sample=1ns for at least 80 ms)"
+ * \param remedy how to make it smaller, e.g. "raise --sample to make it smaller"
+ */
+void WarnCsvSize(const std::string& file, const std::string& size, const std::string& remedy);
+
+/**
+ * \ingroup rdma-cc
  * \return " reason=n" for every reason of `drops` whose count n is not 0, in their order (the
  *         drop counts of a summary table)
  */

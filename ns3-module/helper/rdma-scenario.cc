@@ -423,15 +423,18 @@ RdmaScenario::WarnOutputSize(Time lastStart, uint64_t busiest) const
     const double limit = 1e9;
     if (queueCsv > limit)
     {
-        std::cerr << "rdma-cc: warning: queue.csv will take at least " << queueCsv / 1e9
-                  << " GB (a row per --sample=" << m_opts.GetAsText("sample") << " per busy queue "
-                  << "for at least " << seconds * 1e3
-                  << " ms); raise --sample to make it smaller\n";
+        std::ostringstream size;
+        size << "at least " << queueCsv / 1e9
+             << " GB (a row per --sample=" << m_opts.GetAsText("sample")
+             << " per busy queue for at least " << seconds * 1e3 << " ms)";
+        rdmacc::WarnCsvSize("queue.csv", size.str(), "raise --sample to make it smaller");
     }
     if (flowsCsv > limit)
     {
-        std::cerr << "rdma-cc: warning: flows.csv will take about " << flowsCsv / 1e9
-                  << " GB; set --flowSample to a period, or --flowTrace=0\n";
+        std::ostringstream size;
+        size << "about " << flowsCsv / 1e9 << " GB";
+        rdmacc::WarnCsvSize(
+            "flows.csv", size.str(), "set --flowSample to a period, or --flowTrace=0");
     }
 }
 
