@@ -34,14 +34,9 @@ void
 CheckIncastLimit(
     uint64_t limitNs, uint64_t rateBps, uint64_t senders, uint64_t size, uint64_t payload)
 {
-    try
-    {
-        rdmacc_ffi::incast_limit_check(limitNs, rateBps, senders, size, payload);
-    }
-    catch (const rust::Error& e)
-    {
-        ConfigFatal("command line", e.what());
-    }
+    OrConfigFatal("command line",
+                  [&]
+                  { rdmacc_ffi::incast_limit_check(limitNs, rateBps, senders, size, payload); });
 }
 
 void

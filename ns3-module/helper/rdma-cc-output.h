@@ -9,6 +9,10 @@
 #ifndef RDMA_CC_OUTPUT_H
 #define RDMA_CC_OUTPUT_H
 
+#include "rdma-cc-error.h"
+
+#include "rust/cxx.h"
+
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -21,6 +25,27 @@ namespace ns3
 {
 namespace rdmacc
 {
+
+/**
+ * \ingroup rdma-cc
+ * Calls `f`, a call into Rust, and returns its result; when it fails (a Rust `Err`, thrown as
+ * rust::Error), stops the program with ConfigFatal(`where`, the error's message).
+ * \param where what is being configured, e.g. "command line"
+ * \param f the call
+ */
+template <typename F>
+auto
+OrConfigFatal(const std::string& where, F&& f) -> decltype(f())
+{
+    try
+    {
+        return f();
+    }
+    catch (const rust::Error& e)
+    {
+        ConfigFatal(where, e.what());
+    }
+}
 
 /**
  * \ingroup rdma-cc

@@ -143,26 +143,16 @@ void
 RdmaScenario::Parse(int argc, char** argv)
 {
     m_opts.Parse(argc, argv);
-    try
-    {
-        m_lossless = m_opts.IsAuto("pfc") ? rdmacc_ffi::scheme_lossless_by_default(Cc())
-                                          : m_opts.GetBool("pfc");
-    }
-    catch (const rust::Error& e)
-    {
-        rdmacc::ConfigFatal("command line", e.what());
-    }
+    m_lossless =
+        m_opts.IsAuto("pfc")
+            ? rdmacc::OrConfigFatal("command line",
+                                    [&] { return rdmacc_ffi::scheme_lossless_by_default(Cc()); })
+            : m_opts.GetBool("pfc");
     const uint64_t frame = Mtu() + RoceHeader::DATA_OVERHEAD;
     const Time delay = m_opts.GetTime("delay");
-    rdmacc_ffi::Marking m;
-    try
-    {
-        m = rdmacc_ffi::scheme_marking(Cc(), RateBps(), delay.GetNanoSeconds(), frame);
-    }
-    catch (const rust::Error& e)
-    {
-        rdmacc::ConfigFatal("command line", e.what());
-    }
+    const rdmacc_ffi::Marking m = rdmacc::OrConfigFatal(
+        "command line",
+        [&] { return rdmacc_ffi::scheme_marking(Cc(), RateBps(), delay.GetNanoSeconds(), frame); });
     // given values win; K_max and K_fs follow a given K_min
     const bool kminAuto = m_opts.IsAuto("kmin");
     const bool kmaxAuto = m_opts.IsAuto("kmax");
@@ -173,20 +163,15 @@ RdmaScenario::Parse(int argc, char** argv)
     kFsB = kfsAuto ? (kminAuto ? m.k_fs : kMinB) : m_opts.GetBytes("kfs");
     pMax = m_opts.IsAuto("pmax") ? m.p_max : m_opts.GetReal("pmax");
     rdmacc_ffi::Marking given{kMinB, kMaxB, pMax, kFsB};
-    try
-    {
-        rdmacc_ffi::marking_check(given,
-                                  m_opts.GetBytes("bufMax"),
-                                  kminAuto,
-                                  kmaxAuto,
-                                  kfsAuto,
-                                  "--rate=" + m_opts.GetAsText("rate") +
-                                      " and --delay=" + m_opts.GetAsText("delay"));
-    }
-    catch (const rust::Error& e)
-    {
-        rdmacc::ConfigFatal("command line", e.what());
-    }
+    const std::string derivedFrom =
+        "--rate=" + m_opts.GetAsText("rate") + " and --delay=" + m_opts.GetAsText("delay");
+    rdmacc::OrConfigFatal(
+        "command line",
+        [&]
+        {
+            rdmacc_ffi::marking_check(
+                given, m_opts.GetBytes("bufMax"), kminAuto, kmaxAuto, kfsAuto, derivedFrom);
+        });
     rdmacc::MakeOutputDir(Out());
 }
 
