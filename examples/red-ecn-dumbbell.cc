@@ -552,12 +552,6 @@ int
 main(int argc, char* argv[])
 {
     using Range = rdmacc::Options::Range;
-    Range simTimeRange = Range::Above(double(FIRST_START.GetNanoSeconds()));
-    simTimeRange.hasMax = true;
-    simTimeRange.max = double(MAX_SIM_TIME.GetNanoSeconds());
-    Range udpLoadRange = Range::Above(0);
-    udpLoadRange.hasMax = true;
-    udpLoadRange.max = 100;
     rdmacc::Options opts(
         "red-ecn-dumbbell",
         "N senders -> router R1 -> bottleneck -> router R2 -> N receivers on ns-3 point-to-point "
@@ -576,7 +570,8 @@ main(int argc, char* argv[])
         .Duration("simTime",
                   "100ms",
                   "simulated time; the senders start at 1ms, 10us apart, and stop at its end",
-                  simTimeRange)
+                  Range::AboveAtMost(double(FIRST_START.GetNanoSeconds()),
+                                     double(MAX_SIM_TIME.GetNanoSeconds())))
         .AddRedEcnParams({"kmin", "kmax", "pmax", "notEct", "kfs", "bufMax"})
         // this dumbbell's marking (10 Gb/s links): K_min 20 KB, K_max 80 KB, P_max 10 %,
         // Not-ECT dropped at 20 KB, a 400 KB queue
@@ -590,7 +585,7 @@ main(int argc, char* argv[])
               1.2,
               "transport=udp: offered load as a multiple of the bottleneck rate, shared by the "
               "senders",
-              udpLoadRange)
+              Range::AboveAtMost(0, 100))
         .Duration("sample",
                   "10us",
                   "queue sampling interval (queue.csv and the queue statistics)",
@@ -669,8 +664,10 @@ main(int argc, char* argv[])
                 "use --senders=" + std::to_string((available - MEM_BASE - queued) / perSender) +
                 " or fewer (about " + rdmacc::FormatBytes(perSender) + " per sender)";
         }
-        rdmacc::CheckMemory(
-            estimate, "--senders=" + std::to_string(senders) + " --transport=" + transport, remedy);
+        rdmacc::CheckMemory(estimate,
+                            "--senders=" + std::to_string(senders) + " --transport=" + transport,
+                            remedy,
+                            available);
     }
 
     // queue.csv: one row per sample; warn when it will be large

@@ -221,6 +221,14 @@ Options::Range::Closed(double lo, double hi)
 }
 
 Options::Range
+Options::Range::AboveAtMost(double lo, double hi)
+{
+    Range r = Closed(lo, hi);
+    r.minInclusive = false;
+    return r;
+}
+
+Options::Range
 Options::Range::AtLeast(double lo)
 {
     Range r;

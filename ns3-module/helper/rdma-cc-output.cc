@@ -151,7 +151,15 @@ FormatBytes(uint64_t bytes)
 void
 CheckMemory(uint64_t estimateBytes, const std::string& what, const std::string& remedy)
 {
-    const uint64_t available = AvailableMemoryBytes();
+    CheckMemory(estimateBytes, what, remedy, AvailableMemoryBytes());
+}
+
+void
+CheckMemory(uint64_t estimateBytes,
+            const std::string& what,
+            const std::string& remedy,
+            uint64_t available)
+{
     if (available == 0 || estimateBytes <= available)
     {
         return;

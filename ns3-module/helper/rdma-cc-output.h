@@ -119,6 +119,16 @@ void CheckMemory(uint64_t estimateBytes, const std::string& what, const std::str
 
 /**
  * \ingroup rdma-cc
+ * CheckMemory against `availableBytes`, the value of AvailableMemoryBytes() the caller read
+ * (once) to write its remedy.
+ */
+void CheckMemory(uint64_t estimateBytes,
+                 const std::string& what,
+                 const std::string& remedy,
+                 uint64_t availableBytes);
+
+/**
+ * \ingroup rdma-cc
  * Warns, before a run, that an output file will be large: prints "rdma-cc: warning: <file>
  * will take <size>; <remedy>" on standard error.
  * \param file the file, e.g. "queue.csv"

@@ -136,7 +136,7 @@ RdmaScenario::Lossless() const
 double
 RdmaScenario::PayloadLimit() const
 {
-    return rdmacc_ffi::payload_limit_bps(RateBps(), Mtu());
+    return rdmacc::PayloadLimitBps(RateBps(), Mtu());
 }
 
 void
@@ -331,10 +331,15 @@ RdmaScenario::OnFirstFeedback(RdmaScenario* self, uint32_t flowId)
 Time
 RdmaScenario::BaseRtt(uint32_t srcHost, uint32_t dstHost) const
 {
-    return fabric.BaseRtt(fabric.hosts.Get(srcHost)->GetId(),
-                          fabric.hosts.Get(dstHost)->GetId(),
-                          Mtu() + RoceHeader::DATA_OVERHEAD,
-                          RoceHeader::DATA_OVERHEAD + RoceHeader::AETH);
+    return PathRtt(
+        fabric.PathLinks(fabric.hosts.Get(srcHost)->GetId(), fabric.hosts.Get(dstHost)->GetId()));
+}
+
+Time
+RdmaScenario::PathRtt(const std::vector<Fabric::PathLink>& links) const
+{
+    return Fabric::PathRtt(
+        links, Mtu() + RoceHeader::DATA_OVERHEAD, RoceHeader::DATA_OVERHEAD + RoceHeader::AETH);
 }
 
 uint32_t
@@ -346,7 +351,8 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
     std::vector<uint64_t> rates;
     std::vector<uint64_t> delays;
     std::vector<uint64_t> buffers;
-    for (const auto& l : fabric.PathLinks(src, dst))
+    const auto links = fabric.PathLinks(src, dst);
+    for (const auto& l : links)
     {
         rates.push_back(l.rate.GetBitRate());
         delays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
@@ -358,7 +364,7 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
         rdmacc_ffi::max_queueing_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),
                                     rust::Slice<const uint64_t>(buffers.data(), buffers.size()))));
     const uint32_t qp = nics[srcHost]->AddFlow(
-        nics[dstHost], bytes, start, BaseRtt(srcHost, dstHost), id, Lossless(), maxQueueing);
+        nics[dstHost], bytes, start, PathRtt(links), id, Lossless(), maxQueueing);
     m_flowOf[(uint64_t(nics[srcHost]->GetNodeId()) << 32) | qp] = id;
     dropsByFlow.push_back(0);
     m_bytesTo[dstHost] += bytes;

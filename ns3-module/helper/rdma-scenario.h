@@ -110,6 +110,8 @@ class RdmaScenario
 
   private:
     void CheckDone(Time every);
+    /// \return the base RTT along `links` (data frame out, ACK back)
+    Time PathRtt(const std::vector<Fabric::PathLink>& links) const;
     static void OnFirstFeedback(RdmaScenario* self, uint32_t flowId);
     static void OnFlowComplete(RdmaScenario* self, const FlowRecord& r);
     static void OnFlowState(
