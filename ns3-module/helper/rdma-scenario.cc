@@ -150,17 +150,22 @@ RdmaScenario::Parse(int argc, char** argv)
             : m_opts.GetBool("pfc");
     const uint64_t frame = Mtu() + RoceHeader::DATA_OVERHEAD;
     const Time delay = m_opts.GetTime("delay");
-    const rdmacc_ffi::Marking m = rdmacc::OrConfigFatal(
-        "command line",
-        [&] { return rdmacc_ffi::scheme_marking(Cc(), RateBps(), delay.GetNanoSeconds(), frame); });
-    // given values win; K_max and K_fs follow a given K_min
     const bool kminAuto = m_opts.IsAuto("kmin");
     const bool kmaxAuto = m_opts.IsAuto("kmax");
     const bool kfsAuto = m_opts.IsAuto("kfs");
-    kMinB = kminAuto ? m.k_min : m_opts.GetBytes("kmin");
-    kMaxB = kmaxAuto ? (kminAuto ? m.k_max : kMinB * (m.k_max / std::max<uint64_t>(m.k_min, 1)))
-                     : m_opts.GetBytes("kmax");
-    kFsB = kfsAuto ? (kminAuto ? m.k_fs : kMinB) : m_opts.GetBytes("kfs");
+    // the scheme's marking, from a given K_min (K_max and K_fs follow it) or its own; given
+    // values win
+    const rdmacc_ffi::Marking m = rdmacc::OrConfigFatal(
+        "command line",
+        [&]
+        {
+            return kminAuto
+                       ? rdmacc_ffi::scheme_marking(Cc(), RateBps(), delay.GetNanoSeconds(), frame)
+                       : rdmacc_ffi::scheme_marking_from(Cc(), m_opts.GetBytes("kmin"));
+        });
+    kMinB = m.k_min;
+    kMaxB = kmaxAuto ? m.k_max : m_opts.GetBytes("kmax");
+    kFsB = kfsAuto ? m.k_fs : m_opts.GetBytes("kfs");
     pMax = m_opts.IsAuto("pmax") ? m.p_max : m_opts.GetReal("pmax");
     rdmacc_ffi::Marking given{kMinB, kMaxB, pMax, kFsB};
     const std::string derivedFrom =
