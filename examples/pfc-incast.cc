@@ -20,6 +20,7 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 using namespace ns3;
 
@@ -177,9 +178,11 @@ main(int argc, char* argv[])
         const double bytes = seconds / opts.GetTime("sample").GetSeconds() * 32;
         if (bytes > 1e9)
         {
-            std::cerr << "rdma-cc: warning: queue.csv will take at least " << bytes / 1e9
-                      << " GB (a row per --sample=" << opts.GetAsText("sample") << " for at least "
-                      << seconds * 1e3 << " ms); raise --sample to make it smaller\n";
+            std::ostringstream size;
+            size << "at least " << bytes / 1e9
+                 << " GB (a row per --sample=" << opts.GetAsText("sample") << " for at least "
+                 << seconds * 1e3 << " ms)";
+            rdmacc::WarnCsvSize("queue.csv", size.str(), "raise --sample to make it smaller");
         }
     }
     FabricMonitor mon(fabric, out, opts.GetTime("sample"), static_cast<uint8_t>(1u << prio));
@@ -229,54 +232,38 @@ main(int argc, char* argv[])
     const uint64_t headroom = sw->GetHeadroom(1); // a sender's port (all alike)
 
     // every run checks its invariants; a failure is named and makes the exit status 3
-    std::vector<std::string> failed;
+    rdmacc::Invariants inv;
     const std::string acc = sw->CheckInvariants();
-    if (!acc.empty())
-    {
-        failed.push_back("switch accounting: " + acc);
-    }
+    inv.Check(acc.empty(), "switch accounting: " + acc);
     if (!progress.complete)
     {
-        failed.push_back(std::to_string(progress.total - rx - progress.dropped) + " of " +
-                         std::to_string(progress.total) + " B neither delivered nor dropped when " +
-                         "--limit=" + opts.GetAsText("limit") + " ended the run");
+        inv.Fail(std::to_string(progress.total - rx - progress.dropped) + " of " +
+                 std::to_string(progress.total) + " B neither delivered nor dropped when " +
+                 "--limit=" + opts.GetAsText("limit") + " ended the run");
     }
     if (rx != progress.delivered || rx + progress.dropped > sent || sent > progress.total ||
         (progress.complete && (sent != progress.total || rx + progress.dropped != sent)))
     {
-        failed.push_back("bytes not conserved: sent " + std::to_string(sent) + " of " +
-                         std::to_string(progress.total) + " B, delivered " + std::to_string(rx) +
-                         " B, dropped " + std::to_string(progress.dropped) + " B");
+        inv.Fail("bytes not conserved: sent " + std::to_string(sent) + " of " +
+                 std::to_string(progress.total) + " B, delivered " + std::to_string(rx) +
+                 " B, dropped " + std::to_string(progress.dropped) + " B");
     }
     if (pfc && drops > 0)
     {
-        std::string why;
-        for (const auto& [reason, n] : dropList)
-        {
-            if (n)
-            {
-                why += " " + reason + "=" + std::to_string(n);
-            }
-        }
-        failed.push_back("the data priority is lossless (--pfc=1) but " + std::to_string(drops) +
-                         " frames were dropped (" + why.substr(1) + ")");
+        inv.Fail("the data priority is lossless (--pfc=1) but " + std::to_string(drops) +
+                 " frames were dropped (" + rdmacc::DropCounts(dropList).substr(1) + ")");
     }
     // the clock has whole nanoseconds while serialisation is exact to the picosecond: the
     // window can be up to 1 ns short of the bytes' wire time
     if (window.IsStrictlyPositive() &&
         double(windowBytes) * 8 > wireLimit * (window + NanoSeconds(1)).GetSeconds())
     {
-        failed.push_back("goodput " + std::to_string(goodput) + " bit/s above the wire limit " +
-                         std::to_string(wireLimit) + " bit/s");
+        inv.Fail("goodput " + std::to_string(goodput) + " bit/s above the wire limit " +
+                 std::to_string(wireLimit) + " bit/s");
     }
     if (progress.complete && c.occupancy != 0)
     {
-        failed.push_back(std::to_string(c.occupancy) + " B left in the switch after the last byte");
-    }
-    std::string inv;
-    for (const auto& f : failed)
-    {
-        inv += (inv.empty() ? "" : "; ") + f;
+        inv.Fail(std::to_string(c.occupancy) + " B left in the switch after the last byte");
     }
 
     std::cout << "pfc-incast: " << senders << " senders -> 1 receiver, " << opts.GetAsText("rate")
@@ -294,17 +281,10 @@ main(int argc, char* argv[])
               << mon.ResumeFrames() << "; received by senders " << pauseRx << "\n";
     std::cout << "  paused time per sender: mean " << pausedSum.GetMicroSeconds() / double(senders)
               << " us, max " << pausedMax.GetMicroSeconds() << " us\n";
-    std::cout << "  drops " << drops;
-    for (const auto& [reason, n] : dropList)
-    {
-        if (n)
-        {
-            std::cout << " " << reason << "=" << n;
-        }
-    }
+    std::cout << "  drops " << drops << rdmacc::DropCounts(dropList);
     std::cout << "\n  switch buffer max " << c.max_occupancy << " B; receiver port queue max "
               << queueMax << " B; headroom max used " << c.max_headroom_used << " B\n";
-    std::cout << "  invariants " << (inv.empty() ? "ok" : "FAILED") << "\n";
+    std::cout << "  invariants " << inv.Verdict() << "\n";
     std::cout << "  wall " << wall << " s, " << events << " events (" << std::setprecision(0)
               << (wall > 0 ? events / wall : 0) << " events/s)\n";
 
@@ -336,13 +316,10 @@ main(int argc, char* argv[])
         .UInt("headroom_bytes", headroom)
         .UInt("headroom_max_used_bytes", c.max_headroom_used)
         .UInt("switch_occupancy_end_bytes", c.occupancy)
-        .Str("invariants", inv.empty() ? "ok" : inv);
+        .Str("invariants", inv.Text());
     s.WriteFile(out + "/summary.json");
     std::cout << "  wrote " << out << "/{summary.json,pfc.csv,drops.csv,queue.csv}\n";
-    for (const auto& f : failed)
-    {
-        std::cerr << "rdma-cc: INVARIANT FAILED: " << f << "\n";
-    }
+    const int status = inv.Report();
     Simulator::Destroy();
-    return failed.empty() ? 0 : 3;
+    return status;
 }

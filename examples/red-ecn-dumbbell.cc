@@ -552,12 +552,6 @@ int
 main(int argc, char* argv[])
 {
     using Range = rdmacc::Options::Range;
-    Range simTimeRange = Range::Above(double(FIRST_START.GetNanoSeconds()));
-    simTimeRange.hasMax = true;
-    simTimeRange.max = double(MAX_SIM_TIME.GetNanoSeconds());
-    Range udpLoadRange = Range::Above(0);
-    udpLoadRange.hasMax = true;
-    udpLoadRange.max = 100;
     rdmacc::Options opts(
         "red-ecn-dumbbell",
         "N senders -> router R1 -> bottleneck -> router R2 -> N receivers on ns-3 point-to-point "
@@ -576,7 +570,8 @@ main(int argc, char* argv[])
         .Duration("simTime",
                   "100ms",
                   "simulated time; the senders start at 1ms, 10us apart, and stop at its end",
-                  simTimeRange)
+                  Range::AboveAtMost(double(FIRST_START.GetNanoSeconds()),
+                                     double(MAX_SIM_TIME.GetNanoSeconds())))
         .AddRedEcnParams({"kmin", "kmax", "pmax", "notEct", "kfs", "bufMax"})
         // this dumbbell's marking (10 Gb/s links): K_min 20 KB, K_max 80 KB, P_max 10 %,
         // Not-ECT dropped at 20 KB, a 400 KB queue
@@ -590,7 +585,7 @@ main(int argc, char* argv[])
               1.2,
               "transport=udp: offered load as a multiple of the bottleneck rate, shared by the "
               "senders",
-              udpLoadRange)
+              Range::AboveAtMost(0, 100))
         .Duration("sample",
                   "10us",
                   "queue sampling interval (queue.csv and the queue statistics)",
@@ -669,8 +664,10 @@ main(int argc, char* argv[])
                 "use --senders=" + std::to_string((available - MEM_BASE - queued) / perSender) +
                 " or fewer (about " + rdmacc::FormatBytes(perSender) + " per sender)";
         }
-        rdmacc::CheckMemory(
-            estimate, "--senders=" + std::to_string(senders) + " --transport=" + transport, remedy);
+        rdmacc::CheckMemory(estimate,
+                            "--senders=" + std::to_string(senders) + " --transport=" + transport,
+                            remedy,
+                            available);
     }
 
     // queue.csv: one row per sample; warn when it will be large
@@ -680,12 +677,12 @@ main(int argc, char* argv[])
     const uint64_t csvBytes = rows * (Digits(simTime.GetNanoSeconds()) + 1 + Digits(bufB) + 1) + 14;
     if (csvBytes > opts.GetBytes("csvWarn"))
     {
-        std::cerr << "rdma-cc: warning: " << out << "/queue.csv will take about "
-                  << rdmacc::FormatBytes(csvBytes) << " (" << rows
-                  << " samples, one every --sample=" << opts.GetAsText("sample")
-                  << " from 1ms to --simTime=" << opts.GetAsText("simTime")
-                  << "), more than --csvWarn=" << opts.GetAsText("csvWarn")
-                  << "; a larger --sample writes less" << std::endl;
+        rdmacc::WarnCsvSize(out + "/queue.csv",
+                            "about " + rdmacc::FormatBytes(csvBytes) + " (" + std::to_string(rows) +
+                                " samples, one every --sample=" + opts.GetAsText("sample") +
+                                " from 1ms to --simTime=" + opts.GetAsText("simTime") +
+                                "), more than --csvWarn=" + opts.GetAsText("csvWarn"),
+                            "a larger --sample writes less");
     }
 
     // --out before the simulation: the directory and the first file
@@ -833,27 +830,27 @@ main(int argc, char* argv[])
     const double payloadLimit = double(bottleneckBps) * payload / (payload + headers);
 
     // every run checks its own invariants; any failure is reported and makes the exit status 3
-    std::vector<std::string> failed;
+    rdmacc::Invariants inv;
     for (uint32_t i = 0; i < senders; i++)
     {
         if (sinks[i]->GetTotalRx() > sent[i])
         {
-            failed.push_back("flow " + std::to_string(i) + " delivered " +
-                             std::to_string(sinks[i]->GetTotalRx()) + " B, more than the " +
-                             std::to_string(sent[i]) + " B its application sent");
+            inv.Fail("flow " + std::to_string(i) + " delivered " +
+                     std::to_string(sinks[i]->GetTotalRx()) + " B, more than the " +
+                     std::to_string(sent[i]) + " B its application sent");
             break;
         }
     }
     if (rxTotal * 8.0 / dur > payloadLimit * (1 + 1e-9))
     {
-        failed.push_back("goodput " + std::to_string(rxTotal * 8.0 / dur) +
-                         " bit/s above the bottleneck's payload limit " +
-                         std::to_string(payloadLimit) + " bit/s");
+        inv.Fail("goodput " + std::to_string(rxTotal * 8.0 / dur) +
+                 " bit/s above the bottleneck's payload limit " + std::to_string(payloadLimit) +
+                 " bit/s");
     }
     if (counted.peakBytes > bufB)
     {
-        failed.push_back("the queue reached " + std::to_string(counted.peakBytes) +
-                         " B, above --bufMax=" + std::to_string(bufB));
+        inv.Fail("the queue reached " + std::to_string(counted.peakBytes) +
+                 " B, above --bufMax=" + std::to_string(bufB));
     }
     // QueueDisc::Stats: every packet received is enqueued or dropped, every packet enqueued is
     // dequeued or still queued, every drop has its reason; packet counts are 32-bit in ns-3,
@@ -887,15 +884,7 @@ main(int argc, char* argv[])
     accounting.emplace_back(namedDrops == counted.DropTotal(), "drops with an unknown reason");
     for (const auto& [ok, what] : accounting)
     {
-        if (!ok)
-        {
-            failed.push_back("RedEcnQueueDisc accounting: " + what);
-        }
-    }
-    std::string inv;
-    for (const auto& f : failed)
-    {
-        inv += (inv.empty() ? "" : "; ") + f;
+        inv.Check(ok, "RedEcnQueueDisc accounting: " + what);
     }
 
     std::cout << "red-ecn-dumbbell: " << senders << " x " << transport << " senders, "
@@ -918,17 +907,15 @@ main(int argc, char* argv[])
               << " samples); peak " << counted.peakBytes << "\n";
     std::cout << "  enqueued " << counted.enqueued << " packets, marks " << counted.marks
               << ", drops " << counted.DropTotal();
+    std::vector<std::pair<std::string, uint64_t>> dropList;
     rdmacc::JsonObject drops;
     for (const auto& reason : RedEcnQueueDisc::DropReasonNames())
     {
-        const uint64_t n = counted.Drops(reason);
-        drops.UInt(reason, n);
-        if (n)
-        {
-            std::cout << " " << reason << "=" << n;
-        }
+        dropList.emplace_back(reason, counted.Drops(reason));
+        drops.UInt(reason, dropList.back().second);
     }
-    std::cout << "\n  invariants " << (inv.empty() ? "ok" : "FAILED") << "\n";
+    std::cout << rdmacc::DropCounts(dropList);
+    std::cout << "\n  invariants " << inv.Verdict() << "\n";
     std::cout << "  wall " << std::setprecision(2) << wall << " s\n";
 
     rdmacc::JsonObject summary;
@@ -951,13 +938,10 @@ main(int argc, char* argv[])
         .UInt("queue_p99_bytes", sampler.P99())
         .UInt("queue_samples", sampler.Samples())
         .UInt("queue_peak_bytes", counted.peakBytes)
-        .Str("invariants", inv.empty() ? "ok" : inv);
+        .Str("invariants", inv.Text());
     summary.WriteFile(out + "/summary.json");
     std::cout << "  wrote " << out << "/summary.json, " << out << "/queue.csv\n";
-    for (const auto& f : failed)
-    {
-        std::cerr << "rdma-cc: INVARIANT FAILED: " << f << "\n";
-    }
+    const int status = inv.Report();
     Simulator::Destroy();
-    return failed.empty() ? 0 : 3;
+    return status;
 }

@@ -46,6 +46,8 @@ mod ffi {
             delay_ns: u64,
             frame: u64,
         ) -> Result<Marking>;
+        /// The marking `scheme` derives from a given threshold `k_min` (bytes).
+        fn scheme_marking_from(scheme: &str, k_min: u64) -> Result<Marking>;
         /// Whether `scheme` runs on a lossless (PFC) priority by default.
         fn scheme_lossless_by_default(scheme: &str) -> Result<bool>;
         /// Checks an example's marking options against each other and the queue limit
@@ -100,13 +102,21 @@ fn scheme_marking(
     frame: u64,
 ) -> Result<Marking, ConfigError> {
     let s: Scheme = scheme.parse()?;
-    let m = s.marking(Rate(rate_bps), Time(delay_ns), frame);
-    Ok(Marking {
+    Ok(to_ffi(s.marking(Rate(rate_bps), Time(delay_ns), frame)))
+}
+
+fn scheme_marking_from(scheme: &str, k_min: u64) -> Result<Marking, ConfigError> {
+    let s: Scheme = scheme.parse()?;
+    Ok(to_ffi(s.marking_from(k_min)))
+}
+
+fn to_ffi(m: rdma_cc_schemes::Marking) -> Marking {
+    Marking {
         k_min: m.k_min,
         k_max: m.k_max,
         p_max: m.p_max,
         k_fs: m.k_fs,
-    })
+    }
 }
 
 fn scheme_lossless_by_default(scheme: &str) -> Result<bool, ConfigError> {
@@ -278,5 +288,13 @@ mod tests {
         let m = scheme_marking("ldcp", 100_000_000_000, 1000, 1062).unwrap();
         assert_eq!((m.k_min, m.k_max, m.k_fs), (12_500, 50_000, 12_500));
         assert!(scheme_marking("cubic", 1, 1, 1).is_err());
+        // a given K_min: K_max and K_fs follow it
+        let m = scheme_marking_from("ldcp", 30_000).unwrap();
+        assert_eq!(
+            (m.k_min, m.k_max, m.p_max, m.k_fs),
+            (30_000, 120_000, 0.2, 30_000)
+        );
+        assert_eq!(scheme_marking_from("none", 0).unwrap().k_max, 0);
+        assert!(scheme_marking_from("cubic", 1).is_err());
     }
 }

@@ -72,7 +72,12 @@ Fabric::PathLinks(uint32_t srcHost, uint32_t dstHost) const
 Time
 Fabric::BaseRtt(uint32_t srcHost, uint32_t dstHost, uint32_t frameBytes, uint32_t ackBytes) const
 {
-    const auto links = PathLinks(srcHost, dstHost);
+    return PathRtt(PathLinks(srcHost, dstHost), frameBytes, ackBytes);
+}
+
+Time
+Fabric::PathRtt(const std::vector<PathLink>& links, uint32_t frameBytes, uint32_t ackBytes)
+{
     if (links.empty())
     {
         return Seconds(-1);

@@ -77,6 +77,9 @@ struct Fabric
     ///         shortest paths (every path has the same hops in the built topologies); empty if
     ///         there is no path
     std::vector<PathLink> PathLinks(uint32_t srcHost, uint32_t dstHost) const;
+    /// \return the base RTT along `links` (a path of PathLinks), as BaseRtt computes it; -1 s
+    ///         when `links` is empty (no path)
+    static Time PathRtt(const std::vector<PathLink>& links, uint32_t frameBytes, uint32_t ackBytes);
     /// \return the host NIC rate (all hosts' rates are the same in the built topologies)
     DataRate HostRate() const;
 };

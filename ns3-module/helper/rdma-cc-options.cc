@@ -4,6 +4,7 @@
 #include "rdma-cc-options.h"
 
 #include "rdma-cc-error.h"
+#include "rdma-cc-output.h"
 #include "rdma-cc-params.h"
 
 #include "ns3/config.h"
@@ -216,6 +217,14 @@ Options::Range::Closed(double lo, double hi)
     r.hasMin = r.hasMax = true;
     r.min = lo;
     r.max = hi;
+    return r;
+}
+
+Options::Range
+Options::Range::AboveAtMost(double lo, double hi)
+{
+    Range r = Closed(lo, hi);
+    r.minInclusive = false;
     return r;
 }
 
@@ -486,14 +495,8 @@ Options::Parse(int argc, char** argv)
         {
             text = arg.substr(eq + 1);
         }
-        try
-        {
-            m_impl->values[name] = m_impl->Store(d, text);
-        }
-        catch (const rust::Error& e)
-        {
-            ConfigFatal("command line", e.what());
-        }
+        m_impl->values[name] =
+            OrConfigFatal("command line", [&] { return m_impl->Store(d, text); });
         m_impl->given.insert(name);
         m_impl->texts[name] = text;
     }
@@ -594,14 +597,7 @@ Options::ApplyNicDefaults(uint64_t lineRateBps, ns3::Time baseRtt, bool lossless
     path.line_rate_bps = lineRateBps;
     path.base_rtt_ns = static_cast<uint64_t>(std::max<int64_t>(0, baseRtt.GetNanoSeconds()));
     path.lossless = lossless;
-    try
-    {
-        m_impl->nic->validate_options(path);
-    }
-    catch (const rust::Error& e)
-    {
-        ConfigFatal("command line", e.what());
-    }
+    OrConfigFatal("command line", [&] { m_impl->nic->validate_options(path); });
     m_impl->SetDefaults(ParamTable::Nic, rdmacc_ffi::nic_param_specs(), "ns3::RdmaNic");
 }
 
@@ -615,18 +611,15 @@ Options::ApplySwitchDefaults(uint32_t ports,
     const std::vector<uint64_t> rates(ports, rateBps);
     const std::vector<uint64_t> delays(
         ports, static_cast<uint64_t>(std::max<int64_t>(0, delay.GetNanoSeconds())));
-    try
-    {
-        m_impl->sw->validate_options(
-            rust::Slice<const rust::String>(declared.data(), declared.size()),
-            pfcPriorities,
-            rust::Slice<const uint64_t>(rates.data(), rates.size()),
-            rust::Slice<const uint64_t>(delays.data(), delays.size()));
-    }
-    catch (const rust::Error& e)
-    {
-        ConfigFatal("command line", e.what());
-    }
+    OrConfigFatal("command line",
+                  [&]
+                  {
+                      m_impl->sw->validate_options(
+                          rust::Slice<const rust::String>(declared.data(), declared.size()),
+                          pfcPriorities,
+                          rust::Slice<const uint64_t>(rates.data(), rates.size()),
+                          rust::Slice<const uint64_t>(delays.data(), delays.size()));
+                  });
     m_impl->SetDefaults(ParamTable::Switch, rdmacc_ffi::switch_param_specs(), "ns3::SwitchNode");
 }
 
@@ -634,15 +627,12 @@ void
 Options::ApplyRedEcnDefaults() const
 {
     const std::vector<rust::String> declared = m_impl->Declared(ParamTable::RedEcn);
-    try
-    {
-        m_impl->red->validate_options(
-            rust::Slice<const rust::String>(declared.data(), declared.size()));
-    }
-    catch (const rust::Error& e)
-    {
-        ConfigFatal("command line", e.what());
-    }
+    OrConfigFatal("command line",
+                  [&]
+                  {
+                      m_impl->red->validate_options(
+                          rust::Slice<const rust::String>(declared.data(), declared.size()));
+                  });
     m_impl->SetDefaults(
         ParamTable::RedEcn, rdmacc_ffi::red_ecn_param_specs(), "ns3::RedEcnQueueDisc");
 }

@@ -54,6 +54,8 @@ class Options
 
         /// [lo, hi]
         static Range Closed(double lo, double hi);
+        /// (lo, hi]
+        static Range AboveAtMost(double lo, double hi);
         /// >= lo
         static Range AtLeast(double lo);
         /// > lo

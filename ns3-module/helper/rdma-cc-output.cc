@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 
 namespace ns3
 {
@@ -33,14 +34,9 @@ void
 CheckIncastLimit(
     uint64_t limitNs, uint64_t rateBps, uint64_t senders, uint64_t size, uint64_t payload)
 {
-    try
-    {
-        rdmacc_ffi::incast_limit_check(limitNs, rateBps, senders, size, payload);
-    }
-    catch (const rust::Error& e)
-    {
-        ConfigFatal("command line", e.what());
-    }
+    OrConfigFatal("command line",
+                  [&]
+                  { rdmacc_ffi::incast_limit_check(limitNs, rateBps, senders, size, payload); });
 }
 
 void
@@ -155,7 +151,15 @@ FormatBytes(uint64_t bytes)
 void
 CheckMemory(uint64_t estimateBytes, const std::string& what, const std::string& remedy)
 {
-    const uint64_t available = AvailableMemoryBytes();
+    CheckMemory(estimateBytes, what, remedy, AvailableMemoryBytes());
+}
+
+void
+CheckMemory(uint64_t estimateBytes,
+            const std::string& what,
+            const std::string& remedy,
+            uint64_t available)
+{
     if (available == 0 || estimateBytes <= available)
     {
         return;
@@ -164,6 +168,74 @@ CheckMemory(uint64_t estimateBytes, const std::string& what, const std::string& 
                 what + " needs about " + FormatBytes(estimateBytes) +
                     " of memory (estimate), more than the " + FormatBytes(available) +
                     " available (MemAvailable in /proc/meminfo); " + remedy);
+}
+
+void
+WarnCsvSize(const std::string& file, const std::string& size, const std::string& remedy)
+{
+    std::cerr << "rdma-cc: warning: " << file << " will take " << size << "; " << remedy << "\n";
+}
+
+std::string
+DropCounts(const std::vector<std::pair<std::string, uint64_t>>& drops)
+{
+    std::string text;
+    for (const auto& [reason, n] : drops)
+    {
+        if (n)
+        {
+            text += " " + reason + "=" + std::to_string(n);
+        }
+    }
+    return text;
+}
+
+void
+Invariants::Fail(const std::string& what)
+{
+    m_failed.push_back(what);
+}
+
+void
+Invariants::Check(bool ok, const std::string& what)
+{
+    if (!ok)
+    {
+        Fail(what);
+    }
+}
+
+bool
+Invariants::Ok() const
+{
+    return m_failed.empty();
+}
+
+std::string
+Invariants::Text() const
+{
+    std::string text;
+    for (const auto& f : m_failed)
+    {
+        text += (text.empty() ? "" : "; ") + f;
+    }
+    return text.empty() ? "ok" : text;
+}
+
+std::string
+Invariants::Verdict() const
+{
+    return Ok() ? "ok" : "FAILED";
+}
+
+int
+Invariants::Report() const
+{
+    for (const auto& f : m_failed)
+    {
+        std::cerr << "rdma-cc: INVARIANT FAILED: " << f << "\n";
+    }
+    return Ok() ? 0 : 3;
 }
 
 namespace

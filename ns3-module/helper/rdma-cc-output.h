@@ -1,13 +1,17 @@
 /*
  * rdma-cc: small helpers shared by the examples: checked conversion of command-line values,
  * the output directory and its files (written as NAME.partial, renamed when complete), the
- * memory check made before a run builds anything, and a minimal JSON object writer
- * (deterministic key order).
+ * memory check made before a run builds anything, the report of a run's invariants, and a
+ * minimal JSON object writer (deterministic key order).
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #ifndef RDMA_CC_OUTPUT_H
 #define RDMA_CC_OUTPUT_H
+
+#include "rdma-cc-error.h"
+
+#include "rust/cxx.h"
 
 #include <cstdint>
 #include <fstream>
@@ -21,6 +25,27 @@ namespace ns3
 {
 namespace rdmacc
 {
+
+/**
+ * \ingroup rdma-cc
+ * Calls `f`, a call into Rust, and returns its result; when it fails (a Rust `Err`, thrown as
+ * rust::Error), stops the program with ConfigFatal(`where`, the error's message).
+ * \param where what is being configured, e.g. "command line"
+ * \param f the call
+ */
+template <typename F>
+auto
+OrConfigFatal(const std::string& where, F&& f) -> decltype(f())
+{
+    try
+    {
+        return f();
+    }
+    catch (const rust::Error& e)
+    {
+        ConfigFatal(where, e.what());
+    }
+}
 
 /**
  * \ingroup rdma-cc
@@ -91,6 +116,63 @@ std::string FormatBytes(uint64_t bytes);
  * \param remedy how to proceed, e.g. "use --senders=4000 or fewer"
  */
 void CheckMemory(uint64_t estimateBytes, const std::string& what, const std::string& remedy);
+
+/**
+ * \ingroup rdma-cc
+ * CheckMemory against `availableBytes`, the value of AvailableMemoryBytes() the caller read
+ * (once) to write its remedy.
+ */
+void CheckMemory(uint64_t estimateBytes,
+                 const std::string& what,
+                 const std::string& remedy,
+                 uint64_t availableBytes);
+
+/**
+ * \ingroup rdma-cc
+ * Warns, before a run, that an output file will be large: prints "rdma-cc: warning: <file>
+ * will take <size>; <remedy>" on standard error.
+ * \param file the file, e.g. "queue.csv"
+ * \param size how large it will be, as estimated, and why, e.g. "at least 2.5 GB (a row per
+ *        --sample=1ns for at least 80 ms)"
+ * \param remedy how to make it smaller, e.g. "raise --sample to make it smaller"
+ */
+void WarnCsvSize(const std::string& file, const std::string& size, const std::string& remedy);
+
+/**
+ * \ingroup rdma-cc
+ * \return " reason=n" for every reason of `drops` whose count n is not 0, in their order (the
+ *         drop counts of a summary table)
+ */
+std::string DropCounts(const std::vector<std::pair<std::string, uint64_t>>& drops);
+
+/**
+ * \ingroup rdma-cc
+ * The invariants a run checks on its own results. Every failure is named in summary.json
+ * ("invariants"), in the summary table ("FAILED") and on standard error, and makes the exit
+ * status 3.
+ */
+class Invariants
+{
+  public:
+    /// Records a failed invariant, described by `what`.
+    void Fail(const std::string& what);
+    /// Records `what` as a failed invariant unless `ok`.
+    void Check(bool ok, const std::string& what);
+    /// \return whether no invariant failed
+    bool Ok() const;
+    /// \return "ok", or the failures joined with "; " (summary.json's "invariants")
+    std::string Text() const;
+    /// \return "ok" or "FAILED" (the summary table's line)
+    std::string Verdict() const;
+    /**
+     * Prints "rdma-cc: INVARIANT FAILED: <what>" on standard error for every failure.
+     * \return the exit status of the run: 0 when no invariant failed, 3 otherwise
+     */
+    int Report() const;
+
+  private:
+    std::vector<std::string> m_failed; //!< the failures, in the order found
+};
 
 /**
  * \ingroup rdma-cc

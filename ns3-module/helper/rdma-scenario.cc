@@ -20,7 +20,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -137,57 +136,47 @@ RdmaScenario::Lossless() const
 double
 RdmaScenario::PayloadLimit() const
 {
-    return rdmacc_ffi::payload_limit_bps(RateBps(), Mtu());
+    return rdmacc::PayloadLimitBps(RateBps(), Mtu());
 }
 
 void
 RdmaScenario::Parse(int argc, char** argv)
 {
     m_opts.Parse(argc, argv);
-    try
-    {
-        m_lossless = m_opts.IsAuto("pfc") ? rdmacc_ffi::scheme_lossless_by_default(Cc())
-                                          : m_opts.GetBool("pfc");
-    }
-    catch (const rust::Error& e)
-    {
-        rdmacc::ConfigFatal("command line", e.what());
-    }
+    m_lossless =
+        m_opts.IsAuto("pfc")
+            ? rdmacc::OrConfigFatal("command line",
+                                    [&] { return rdmacc_ffi::scheme_lossless_by_default(Cc()); })
+            : m_opts.GetBool("pfc");
     const uint64_t frame = Mtu() + RoceHeader::DATA_OVERHEAD;
     const Time delay = m_opts.GetTime("delay");
-    rdmacc_ffi::Marking m;
-    try
-    {
-        m = rdmacc_ffi::scheme_marking(Cc(), RateBps(), delay.GetNanoSeconds(), frame);
-    }
-    catch (const rust::Error& e)
-    {
-        rdmacc::ConfigFatal("command line", e.what());
-    }
-    // given values win; K_max and K_fs follow a given K_min
     const bool kminAuto = m_opts.IsAuto("kmin");
     const bool kmaxAuto = m_opts.IsAuto("kmax");
     const bool kfsAuto = m_opts.IsAuto("kfs");
-    kMinB = kminAuto ? m.k_min : m_opts.GetBytes("kmin");
-    kMaxB = kmaxAuto ? (kminAuto ? m.k_max : kMinB * (m.k_max / std::max<uint64_t>(m.k_min, 1)))
-                     : m_opts.GetBytes("kmax");
-    kFsB = kfsAuto ? (kminAuto ? m.k_fs : kMinB) : m_opts.GetBytes("kfs");
+    // the scheme's marking, from a given K_min (K_max and K_fs follow it) or its own; given
+    // values win
+    const rdmacc_ffi::Marking m = rdmacc::OrConfigFatal(
+        "command line",
+        [&]
+        {
+            return kminAuto
+                       ? rdmacc_ffi::scheme_marking(Cc(), RateBps(), delay.GetNanoSeconds(), frame)
+                       : rdmacc_ffi::scheme_marking_from(Cc(), m_opts.GetBytes("kmin"));
+        });
+    kMinB = m.k_min;
+    kMaxB = kmaxAuto ? m.k_max : m_opts.GetBytes("kmax");
+    kFsB = kfsAuto ? m.k_fs : m_opts.GetBytes("kfs");
     pMax = m_opts.IsAuto("pmax") ? m.p_max : m_opts.GetReal("pmax");
     rdmacc_ffi::Marking given{kMinB, kMaxB, pMax, kFsB};
-    try
-    {
-        rdmacc_ffi::marking_check(given,
-                                  m_opts.GetBytes("bufMax"),
-                                  kminAuto,
-                                  kmaxAuto,
-                                  kfsAuto,
-                                  "--rate=" + m_opts.GetAsText("rate") +
-                                      " and --delay=" + m_opts.GetAsText("delay"));
-    }
-    catch (const rust::Error& e)
-    {
-        rdmacc::ConfigFatal("command line", e.what());
-    }
+    const std::string derivedFrom =
+        "--rate=" + m_opts.GetAsText("rate") + " and --delay=" + m_opts.GetAsText("delay");
+    rdmacc::OrConfigFatal(
+        "command line",
+        [&]
+        {
+            rdmacc_ffi::marking_check(
+                given, m_opts.GetBytes("bufMax"), kminAuto, kmaxAuto, kfsAuto, derivedFrom);
+        });
     rdmacc::MakeOutputDir(Out());
 }
 
@@ -256,12 +245,7 @@ RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
     m_monitor = std::make_unique<FabricMonitor>(fabric, Out(), m_opts.GetTime("sample"), 0x08);
     if (m_opts.GetBool("flowTrace"))
     {
-        m_flowsCsv.open(Out() + "/flows.csv.partial");
-        rdmacc::RegisterPartialFile(Out() + "/flows.csv.partial"); // ConfigFatal removes it
-        if (!m_flowsCsv)
-        {
-            rdmacc::ConfigFatal("--out", "cannot write " + Out() + "/flows.csv.partial");
-        }
+        rdmacc::OpenPartial(m_flowsCsv, Out() + "/flows.csv");
         m_flowsCsv << "time_ns,flow_id,cw,rate_bps,srtt_ns\n";
         if (m_opts.GetTime("flowSample").IsStrictlyPositive())
         {
@@ -352,10 +336,15 @@ RdmaScenario::OnFirstFeedback(RdmaScenario* self, uint32_t flowId)
 Time
 RdmaScenario::BaseRtt(uint32_t srcHost, uint32_t dstHost) const
 {
-    return fabric.BaseRtt(fabric.hosts.Get(srcHost)->GetId(),
-                          fabric.hosts.Get(dstHost)->GetId(),
-                          Mtu() + RoceHeader::DATA_OVERHEAD,
-                          RoceHeader::DATA_OVERHEAD + RoceHeader::AETH);
+    return PathRtt(
+        fabric.PathLinks(fabric.hosts.Get(srcHost)->GetId(), fabric.hosts.Get(dstHost)->GetId()));
+}
+
+Time
+RdmaScenario::PathRtt(const std::vector<Fabric::PathLink>& links) const
+{
+    return Fabric::PathRtt(
+        links, Mtu() + RoceHeader::DATA_OVERHEAD, RoceHeader::DATA_OVERHEAD + RoceHeader::AETH);
 }
 
 uint32_t
@@ -367,7 +356,8 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
     std::vector<uint64_t> rates;
     std::vector<uint64_t> delays;
     std::vector<uint64_t> buffers;
-    for (const auto& l : fabric.PathLinks(src, dst))
+    const auto links = fabric.PathLinks(src, dst);
+    for (const auto& l : links)
     {
         rates.push_back(l.rate.GetBitRate());
         delays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
@@ -379,14 +369,13 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
         rdmacc_ffi::max_queueing_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),
                                     rust::Slice<const uint64_t>(buffers.data(), buffers.size()))));
     const uint32_t qp = nics[srcHost]->AddFlow(
-        nics[dstHost], bytes, start, BaseRtt(srcHost, dstHost), id, Lossless(), maxQueueing);
+        nics[dstHost], bytes, start, PathRtt(links), id, Lossless(), maxQueueing);
     m_flowOf[(uint64_t(nics[srcHost]->GetNodeId()) << 32) | qp] = id;
     dropsByFlow.push_back(0);
     m_bytesTo[dstHost] += bytes;
     m_starts.push_back(start);
     m_flowMemory +=
         kPerFlow + kPerLoggedPacket * std::min<uint64_t>(1024, (bytes + Mtu() - 1) / Mtu());
-    m_lastStart = std::max(m_lastStart, start);
     m_packets += (bytes + Mtu() - 1) / Mtu();
     m_idealFct.push_back(NanoSeconds(static_cast<int64_t>(
         rdmacc_ffi::ideal_fct_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),
@@ -408,21 +397,16 @@ RdmaScenario::CheckDone(Time every)
 }
 
 void
-RdmaScenario::WarnOutputSize() const
+RdmaScenario::WarnOutputSize(Time lastStart, uint64_t busiest) const
 {
     // queue.csv: a row per sample per non-empty queue. A single switch's queues form at the
     // ports of the receivers; a run lasts at least its last start plus the busiest receiver's
     // bytes at line rate (more when queues drain slowly: this is a lower estimate, stated as
     // such). flows.csv on change: about one row per data packet (one ACK each).
     const double rowBytes = 32;
-    uint64_t busiest = 0;
-    for (const auto& [dst, bytes] : m_bytesTo)
-    {
-        busiest = std::max(busiest, bytes);
-    }
     const double seconds =
         std::min(m_opts.GetTime("limit").GetSeconds(),
-                 m_lastStart.GetSeconds() + double(busiest) * 8 / double(RateBps()));
+                 lastStart.GetSeconds() + double(busiest) * 8 / double(RateBps()));
     const double queueCsv =
         seconds / m_opts.GetTime("sample").GetSeconds() * double(m_bytesTo.size()) * rowBytes;
     double flowsCsv = 0;
@@ -435,15 +419,18 @@ RdmaScenario::WarnOutputSize() const
     const double limit = 1e9;
     if (queueCsv > limit)
     {
-        std::cerr << "rdma-cc: warning: queue.csv will take at least " << queueCsv / 1e9
-                  << " GB (a row per --sample=" << m_opts.GetAsText("sample") << " per busy queue "
-                  << "for at least " << seconds * 1e3
-                  << " ms); raise --sample to make it smaller\n";
+        std::ostringstream size;
+        size << "at least " << queueCsv / 1e9
+             << " GB (a row per --sample=" << m_opts.GetAsText("sample")
+             << " per busy queue for at least " << seconds * 1e3 << " ms)";
+        rdmacc::WarnCsvSize("queue.csv", size.str(), "raise --sample to make it smaller");
     }
     if (flowsCsv > limit)
     {
-        std::cerr << "rdma-cc: warning: flows.csv will take about " << flowsCsv / 1e9
-                  << " GB; set --flowSample to a period, or --flowTrace=0\n";
+        std::ostringstream size;
+        size << "about " << flowsCsv / 1e9 << " GB";
+        rdmacc::WarnCsvSize(
+            "flows.csv", size.str(), "set --flowSample to a period, or --flowTrace=0");
     }
 }
 
@@ -454,9 +441,11 @@ RdmaScenario::Run(uint32_t bottleneckPort)
     // least a run takes is the latest flow's start plus its FCT lower bound, and the busiest
     // receiver's bytes on its link
     Time need = Seconds(0);
+    Time lastStart = Seconds(0);
     for (uint32_t id = 0; id < m_nextFlowId; id++)
     {
         need = std::max(need, m_starts[id] + m_idealFct[id]);
+        lastStart = std::max(lastStart, m_starts[id]);
     }
     uint64_t busiest = 0;
     for (const auto& [dst, bytes] : m_bytesTo)
@@ -474,7 +463,7 @@ RdmaScenario::Run(uint32_t bottleneckPort)
                                 " of simulated time (their lower bounds, and the busiest "
                                 "receiver's bytes at the link's payload rate); raise --limit");
     }
-    WarnOutputSize();
+    WarnOutputSize(lastStart, busiest);
     rdmacc::CheckMemory(MemoryEstimate(nics.size()),
                         std::to_string(nics.size()) + " hosts and " + std::to_string(m_nextFlowId) +
                             " flows",
@@ -497,15 +486,14 @@ RdmaScenario::Run(uint32_t bottleneckPort)
     m_monitor->Finish();
     if (m_flowsCsv.is_open())
     {
-        m_flowsCsv.close();
-        std::rename((Out() + "/flows.csv.partial").c_str(), (Out() + "/flows.csv").c_str());
+        rdmacc::CommitPartial(m_flowsCsv, Out() + "/flows.csv");
     }
 }
 
 int
 RdmaScenario::ExitStatus() const
 {
-    return m_failed ? 3 : 0;
+    return m_exitStatus;
 }
 
 std::vector<FlowRecord>
@@ -577,59 +565,49 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
     const double wireLimit = PayloadLimit();
 
     // every run checks its own invariants; any failure is reported and makes the exit status 3
-    std::vector<std::string> failed;
+    rdmacc::Invariants inv;
     const std::string acc = sw->CheckInvariants();
-    if (!acc.empty())
-    {
-        failed.push_back("switch accounting: " + acc);
-    }
+    inv.Check(acc.empty(), "switch accounting: " + acc);
     if (done < flows.size())
     {
-        failed.push_back(std::to_string(flows.size() - done) + " of " +
-                         std::to_string(flows.size()) +
-                         " flows unfinished when --limit=" + m_opts.GetAsText("limit") +
-                         " ended the run (" + std::to_string(sent - delivered) + " B undelivered)");
+        inv.Fail(std::to_string(flows.size() - done) + " of " + std::to_string(flows.size()) +
+                 " flows unfinished when --limit=" + m_opts.GetAsText("limit") +
+                 " ended the run (" + std::to_string(sent - delivered) + " B undelivered)");
     }
     for (const auto& f : flows)
     {
         const bool finished = !f.finish.IsStrictlyNegative();
         if (f.delivered > f.size || (finished && f.delivered != f.size))
         {
-            failed.push_back("flow " + std::to_string(f.flowId) + " delivered " +
-                             std::to_string(f.delivered) + " of " + std::to_string(f.size) + " B" +
-                             (finished ? " but completed" : ""));
+            inv.Fail("flow " + std::to_string(f.flowId) + " delivered " +
+                     std::to_string(f.delivered) + " of " + std::to_string(f.size) + " B" +
+                     (finished ? " but completed" : ""));
             break;
         }
         if (finished && f.finish - f.start < f.idealFct)
         {
-            failed.push_back("flow " + std::to_string(f.flowId) + " finished in " +
-                             std::to_string((f.finish - f.start).GetNanoSeconds()) +
-                             " ns, below its lower bound " +
-                             std::to_string(f.idealFct.GetNanoSeconds()) + " ns");
+            inv.Fail("flow " + std::to_string(f.flowId) + " finished in " +
+                     std::to_string((f.finish - f.start).GetNanoSeconds()) +
+                     " ns, below its lower bound " + std::to_string(f.idealFct.GetNanoSeconds()) +
+                     " ns");
             break;
         }
     }
     if (Lossless() && dropTotal > 0)
     {
-        failed.push_back("the data priority is lossless (--pfc=1) but " +
-                         std::to_string(dropTotal) + " frames were dropped");
+        inv.Fail("the data priority is lossless (--pfc=1) but " + std::to_string(dropTotal) +
+                 " frames were dropped");
     }
     if (c.drops.control > 0)
     {
-        failed.push_back(std::to_string(c.drops.control) +
-                         " control frames dropped (control pool exhausted)");
+        inv.Fail(std::to_string(c.drops.control) +
+                 " control frames dropped (control pool exhausted)");
     }
     if (goodputActive > wireLimit * (1 + 1e-9))
     {
-        failed.push_back("goodput " + std::to_string(goodputActive) +
-                         " bit/s above the wire limit " + std::to_string(wireLimit) + " bit/s");
+        inv.Fail("goodput " + std::to_string(goodputActive) + " bit/s above the wire limit " +
+                 std::to_string(wireLimit) + " bit/s");
     }
-    std::string inv;
-    for (const auto& f : failed)
-    {
-        inv += (inv.empty() ? "" : "; ") + f;
-    }
-    m_failed = !failed.empty();
     rdmacc::JsonObject s;
     s.Str("scheme", Cc())
         .UInt("seed", Seed())
@@ -664,7 +642,7 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
         .UInt("k_min_bytes", kMinB)
         .UInt("k_max_bytes", kMaxB)
         .UInt("k_fs_bytes", kFsB)
-        .Str("invariants", inv.empty() ? "ok" : inv);
+        .Str("invariants", inv.Text());
     // scheme and seed first, then the example's keys (senders, ...), then the shared ones
     rdmacc::JsonObject merged;
     merged.Str("scheme", Cc()).UInt("seed", Seed());
@@ -694,14 +672,7 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
               << std::setprecision(0) << qAvg << " B\n";
     std::cout << "  drops             " << dropTotal << " (stable stage " << stableDrops
               << ", first RTT " << firstRttDrops << ")";
-    for (const auto& [reason, n] : dropList)
-    {
-        if (n)
-        {
-            std::cout << " " << reason << "=" << n;
-        }
-    }
-    std::cout << "\n"
+    std::cout << rdmacc::DropCounts(dropList) << "\n"
               << std::setprecision(1) << "  goodput           " << goodputActive / 1e9
               << " Gb/s while every flow is active after its first RTT (wire limit "
               << wireLimit / 1e9 << " Gb/s)\n";
@@ -710,14 +681,11 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
     std::cout << std::setprecision(3) << "  smallest cw       "
               << (std::isfinite(minCw) ? minCw : -1)
               << " packets; sent with cw < 1: " << subPacketSends << "\n";
-    std::cout << "  invariants        " << (inv.empty() ? "ok" : "FAILED") << "\n";
+    std::cout << "  invariants        " << inv.Verdict() << "\n";
     std::cout << std::setprecision(2) << "  wall " << wall << " s, " << events << " events ("
               << std::setprecision(0) << (wall > 0 ? events / wall : 0) << " events/s)\n";
     std::cout << "  wrote " << Out() << "/summary.json, " << Out() << "/fct.csv\n";
-    for (const auto& f : failed)
-    {
-        std::cerr << "rdma-cc: INVARIANT FAILED: " << f << "\n";
-    }
+    m_exitStatus = inv.Report();
 }
 
 } // namespace ns3

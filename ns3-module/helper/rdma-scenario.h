@@ -110,6 +110,8 @@ class RdmaScenario
 
   private:
     void CheckDone(Time every);
+    /// \return the base RTT along `links` (data frame out, ACK back)
+    Time PathRtt(const std::vector<Fabric::PathLink>& links) const;
     static void OnFirstFeedback(RdmaScenario* self, uint32_t flowId);
     static void OnFlowComplete(RdmaScenario* self, const FlowRecord& r);
     static void OnFlowState(
@@ -120,9 +122,13 @@ class RdmaScenario
     std::vector<Time> m_idealFct;           //!< per flow id: the FCT lower bound
     std::vector<Time> m_starts;             //!< per flow id: its start
     std::map<uint32_t, uint64_t> m_bytesTo; //!< bytes of every flow to each destination host
-    Time m_lastStart;                       //!< latest flow start
     uint64_t m_packets = 0;                 //!< data packets of every flow (sizes / MTU)
-    void WarnOutputSize() const;
+    /**
+     * Warns on stderr when queue.csv or flows.csv will be large (estimates from the flows).
+     * \param lastStart the latest flow start
+     * \param busiest the bytes of every flow to the busiest receiver
+     */
+    void WarnOutputSize(Time lastStart, uint64_t busiest) const;
     /// \return the memory a run of `hosts` hosts and the flows added so far needs (estimate)
     uint64_t MemoryEstimate(uint64_t hosts) const;
     uint64_t m_flowMemory = 0;     //!< estimated memory of the flows added so far
@@ -130,7 +136,7 @@ class RdmaScenario
     uint32_t m_firstFeedbacks = 0; //!< flows past their first RTT
     uint32_t m_bottleneck = 0;     //!< bottleneck switch port
     uint64_t m_overallMax = 0;     //!< bottleneck maximum before the reset
-    bool m_failed = false;         //!< an invariant failed (Finish)
+    int m_exitStatus = 0;          //!< 3 when an invariant failed (Finish), else 0
     bool m_lossless = false;       //!< --pfc, or the scheme's default
     static void OnDrop(
         RdmaScenario* self, Ptr<const Packet> p, uint32_t port, uint8_t prio, const char* reason);

@@ -294,11 +294,18 @@ impl Scheme {
     /// The switch settings this scheme starts from on a link of `rate` and one-way `delay`
     /// carrying frames of `frame` bytes (meant to be tuned by a sweep; every example exposes
     /// them). Every scheme here uses LDCP's starting point: `K_min` = half the BDP of one hop
-    /// (`rate × 2·delay / 2`, at least one frame), `K_max = 4·K_min`, `P_max = 0.2`,
-    /// `K_fs = K_min`; line-rate senders (`none`) are shown against the same switch.
+    /// (`rate × 2·delay / 2`, at least one frame), and the rest from it
+    /// ([`Self::marking_from`]).
     pub fn marking(self, rate: Rate, delay: Time, frame: u64) -> Marking {
         let hop_bdp = rate.bytes_in(Time(delay.0.saturating_mul(2))).0;
-        let k_min = (hop_bdp / 2).max(frame);
+        self.marking_from((hop_bdp / 2).max(frame))
+    }
+
+    /// The switch settings this scheme derives from the marking threshold `k_min` (bytes), the
+    /// one [`Self::marking`] starts from or one the user gave. Every scheme here uses LDCP's:
+    /// `K_max = 4·K_min`, `P_max = 0.2`, `K_fs = K_min`; line-rate senders (`none`) are shown
+    /// against the same switch.
+    pub fn marking_from(self, k_min: u64) -> Marking {
         Marking {
             k_min,
             k_max: k_min.saturating_mul(4),
