@@ -277,6 +277,13 @@ class BadInput(ExampleTest):
     def test_kmin_above_kmax(self):
         self.check(["--kmin=60000", "--kmax=50000"], "invalid --kmin = 60000 B: must be <= --kmax")
 
+    def test_values_following_a_given_kmin_name_it(self):
+        # K_fs follows the given K_min (not the link): the error says so
+        self.check(
+            ["--kmin=3MB"],
+            "invalid --kfs = 3000000 B (not given: derived from --kmin=3000000): must be <= --bufMax",
+        )
+
 
 if __name__ == "__main__":
     unittest.main()

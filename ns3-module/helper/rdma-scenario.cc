@@ -168,8 +168,10 @@ RdmaScenario::Parse(int argc, char** argv)
     kFsB = kfsAuto ? m.k_fs : m_opts.GetBytes("kfs");
     pMax = m_opts.IsAuto("pmax") ? m.p_max : m_opts.GetReal("pmax");
     rdmacc_ffi::Marking given{kMinB, kMaxB, pMax, kFsB};
-    const std::string derivedFrom =
-        "--rate=" + m_opts.GetAsText("rate") + " and --delay=" + m_opts.GetAsText("delay");
+    // what the values not given follow: the given K_min, or the link (rate and delay)
+    const std::string derivedFrom = kminAuto ? "--rate=" + m_opts.GetAsText("rate") +
+                                                   " and --delay=" + m_opts.GetAsText("delay")
+                                             : "--kmin=" + m_opts.GetAsText("kmin");
     rdmacc::OrConfigFatal(
         "command line",
         [&]
