@@ -9,7 +9,7 @@
 #ifndef RDMA_CC_OUTPUT_H
 #define RDMA_CC_OUTPUT_H
 
-#include "rdma-cc-error.h"
+#include "ns3/rdma-cc-error.h"
 
 #include "rust/cxx.h"
 
