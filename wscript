@@ -320,11 +320,22 @@ def build(bld):
     cxxbridge_inc = os.path.join(rel, "cxxbridge", "include")
     _write_build_info(bld)
 
-    # group 1: Rust static library and the generated bridge headers; ns-3-style header copies
+    # group 1: Rust static library and the generated bridge headers; ns-3-style headers: as in
+    # ns-3's own CMake build (>= 3.36), include/ns3/NAME.h is a stub that includes the source
+    # header, so a header's own quoted includes resolve from its source directory exactly as
+    # they do when the module is built inside an ns-3 tree (a model header is "ns3/NAME.h"
+    # from helper/, whatever build compiles it)
     bld(rule=_cargo_build, always=True, name="cargo", color="YELLOW")
     headers = bld.path.ant_glob("ns3-module/model/*.h ns3-module/helper/*.h")
+    stub_dir = bld.bldnode.make_node("include/ns3")
     for h in headers:
-        bld(features="subst", source=h, target="include/ns3/" + h.name, is_copy=True)
+        rel_src = os.path.relpath(h.abspath(), stub_dir.abspath())
+        bld(
+            rule=lambda t, src=rel_src: t.outputs[0].write('#include "%s"\n' % src),
+            target="include/ns3/" + h.name,
+            vars=["RDMACC_STUB_" + h.name.replace("-", "_").replace(".", "_")],
+        )
+        bld.env["RDMACC_STUB_" + h.name.replace("-", "_").replace(".", "_")] = rel_src
     module_header = bld.path.find_or_declare("include/ns3/rdma-cc-module.h")
     bld.env.RDMACC_HEADERS = sorted(h.name for h in headers)  # regenerate when the list changes
     bld(
@@ -339,12 +350,14 @@ def build(bld):
     bld.add_group()
 
     # group 2: the module library, the test runner, the examples, the benchmarks
-    inc = [bld.bldnode.make_node("include").abspath(), cxxbridge_inc, "ns3-module/model", "ns3-module/helper"]
+    # as in ns3-module/CMakeLists.txt: the module's sources see model/ and helper/; its users
+    # (tests, examples, benchmarks) only include/ns3/ and the bridge headers
+    inc = [bld.bldnode.make_node("include").abspath(), cxxbridge_inc]
     module_src = bld.path.ant_glob("ns3-module/model/*.cc ns3-module/helper/*.cc")
     bld.shlib(
         source=module_src,
         target="lib/ns3-rdma-cc",
-        includes=inc,
+        includes=inc + ["ns3-module/model", "ns3-module/helper"],
         use="NS3",
         stlib=["rdma_cc"],
         stlibpath=[rel],
