@@ -80,6 +80,8 @@ mod ffi {
         ack1: AckInfo,
         ack2: AckInfo,
         cnp: bool,
+        /// when the receiver's timer (a deferred CNP) is due, ns; u64::MAX: none
+        next_timer_ns: u64,
     }
 
     /// Sender state and counters, for traces and summaries.
@@ -188,6 +190,11 @@ mod ffi {
             last: bool,
             ack_req: bool,
         ) -> RxOut;
+        /// The receiver's timer (a deferred CNP, DCQCN's NP) fired: true when a CNP is to be
+        /// sent now. Harmless when early.
+        fn on_timer(self: &mut Receiver, now_ns: u64) -> bool;
+        /// When the receiver's timer is due, ns; u64::MAX: none.
+        fn next_timer(self: &Receiver) -> u64;
         /// Counters.
         fn info(self: &Receiver) -> ReceiverInfo;
     }
@@ -447,7 +454,18 @@ impl Receiver {
             ack1: conv(a.ack),
             ack2: conv(a.ack2),
             cnp: a.cnp,
+            next_timer_ns: self.next_timer(),
         }
+    }
+
+    #[inline]
+    fn on_timer(&mut self, now_ns: u64) -> bool {
+        self.0.on_timeout(Time(now_ns))
+    }
+
+    #[inline]
+    fn next_timer(&self) -> u64 {
+        self.0.next_timeout().map_or(u64::MAX, |t| t.0)
     }
 
     fn info(&self) -> ReceiverInfo {

@@ -62,6 +62,12 @@ struct RdmaNic::Qp
 struct RdmaNic::RxFlow
 {
     rust::Box<rdmacc_ffi::Receiver> receiver;
+    EventId timer;                 //!< the receiver's timer (a deferred CNP)
+    uint64_t timerAt = UINT64_MAX; //!< when it is due, ns
+    uint32_t peer = 0;             //!< the sender's node
+    uint32_t qp = 0;               //!< the sender's QP
+    uint8_t prio = 0;              //!< the flow's priority
+    uint16_t srcPort = 0;          //!< the flow's UDP source port
 };
 
 TypeId
@@ -135,6 +141,10 @@ RdmaNic::DoDispose()
     {
         q->timer.Cancel();
         q->dstNic = nullptr;
+    }
+    for (auto& [key, rx] : m_rx)
+    {
+        rx->timer.Cancel();
     }
     if (m_dev)
     {
@@ -227,8 +237,11 @@ RdmaNic::ExpectFlow(uint32_t srcNode, uint32_t qp, uint64_t size, const std::str
 {
     try
     {
-        m_rx[(uint64_t(srcNode) << 32) | qp] =
+        auto rx =
             std::make_unique<RxFlow>(RxFlow{rdmacc_ffi::receiver_new(*m_params->p, scheme, size)});
+        rx->peer = srcNode;
+        rx->qp = qp;
+        m_rx[(uint64_t(srcNode) << 32) | qp] = std::move(rx);
     }
     catch (const rust::Error& e)
     {
@@ -489,6 +502,38 @@ RdmaNic::GetDeliveredBytes() const
 }
 
 void
+RdmaNic::SetRxTimer(RxFlow& rx, uint64_t at)
+{
+    rx.timer.Cancel();
+    rx.timerAt = at;
+    if (at != UINT64_MAX)
+    {
+        const uint64_t now = Simulator::Now().GetNanoSeconds();
+        rx.timer = Simulator::Schedule(NanoSeconds(static_cast<int64_t>(at > now ? at - now : 0)),
+                                       &RdmaNic::OnRxTimer,
+                                       this,
+                                       &rx);
+    }
+}
+
+void
+RdmaNic::OnRxTimer(RxFlow* rx)
+{
+    rx->timerAt = UINT64_MAX;
+    const uint64_t now = Simulator::Now().GetNanoSeconds();
+    if (rx->receiver->on_timer(now))
+    {
+        // DCQCN's NP: the CNP deferred to the end of its interval
+        SendControl(RoceHeader::CNP, rx->peer, rx->qp, 0, 0, rx->prio, rx->srcPort);
+    }
+    const uint64_t next = rx->receiver->next_timer();
+    if (next != UINT64_MAX)
+    {
+        SetRxTimer(*rx, next);
+    }
+}
+
+void
 RdmaNic::SendControl(uint8_t kind,
                      uint32_t dstNode,
                      uint32_t flowId,
@@ -552,6 +597,12 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
         if (o.cnp)
         {
             SendControl(RoceHeader::CNP, peer, h.flowId, 0, 0, h.prio, h.srcPort);
+        }
+        if (o.next_timer_ns != rx.timerAt)
+        {
+            rx.prio = h.prio;
+            rx.srcPort = h.srcPort;
+            SetRxTimer(rx, o.next_timer_ns);
         }
         break;
     }

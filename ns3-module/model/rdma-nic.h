@@ -174,6 +174,10 @@ class RdmaNic
     void MakeReady(uint32_t qp);
     void SetTimer(uint32_t qp, uint64_t at);
     void OnTimer(uint32_t qp);
+    /// Arms the receiver's timer of `rx` at `at` ns (UINT64_MAX: none).
+    void SetRxTimer(RxFlow& rx, uint64_t at);
+    /// The receiver's timer of `rx` fired (a deferred CNP).
+    void OnRxTimer(RxFlow* rx);
     void Finish(uint32_t qp);
     void AfterFeedback(uint32_t qp, uint64_t nextTimer);
     void EmitState(Qp& q);

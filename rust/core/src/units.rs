@@ -112,6 +112,17 @@ impl Rate {
         let bits = b.0 as u128 * 8 * 1_000_000_000;
         Time(bits.div_ceil(self.0 as u128).min(u64::MAX as u128) as u64)
     }
+    /// Time to serialise `b` bytes at this rate, rounded down to whole nanoseconds: a rate
+    /// limiter that spaces packets by this never holds one longer than its rate requires (so
+    /// pacing at the link's own rate keeps the link busy). A zero rate: [`Time::MAX`].
+    #[inline]
+    pub fn tx_time_floor(self, b: Bytes) -> Time {
+        if self.0 == 0 {
+            return Time::MAX;
+        }
+        let bits = b.0 as u128 * 8 * 1_000_000_000;
+        Time((bits / self.0 as u128).min(u64::MAX as u128) as u64)
+    }
     /// Whole bytes this rate carries in `t` (rounded down): the bandwidth-delay product.
     #[inline]
     pub fn bytes_in(self, t: Time) -> Bytes {

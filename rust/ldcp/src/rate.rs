@@ -2,7 +2,9 @@
 //! decisions listed below).
 //!
 //! The same window `cw` (same [`Rules`], same stages) is turned into a pacing rate
-//! `R = cw·MTU / srtt`, capped at the line rate. Congestion control does not use ACKs:
+//! `R = cw·MTU / srtt`, capped at the line rate: `cw` full packets per smoothed RTT. The
+//! transport paces by wire size, so `MTU` here is a full packet's wire size (payload, headers,
+//! preamble and gap). Congestion control does not use ACKs:
 //! - each RTT-probe response: `cw ← cw + α` (draft §3.2: "Upon the arrival of an RTT response,
 //!   it is for sure that one RTT has elapsed and the window should increase by alpha"); below
 //!   one packet `cw ← cw + γ·cw`, what one RTT of unmarked packets gives the window scheme
@@ -20,7 +22,7 @@
 
 use crate::config::LdcpConfig;
 use crate::ldcp::{transition, FastStartExit, Rules, Stage};
-use rdma_cc_core::{ConfigError, Rate, Time};
+use rdma_cc_core::{wire, Bytes, ConfigError, Rate, Time};
 use rdma_cc_transport::{Controller, RttSource, SenderConfig};
 
 /// LDCP rate-based controller (see the module documentation).
@@ -62,11 +64,12 @@ impl LdcpRate {
         transition(&mut self.stage, next, FastStartExit::None);
     }
 
-    /// Pacing rate for a smoothed RTT `srtt`: `min(line rate, cw·MTU·8/srtt)` bit/s, at least
-    /// 1 bit/s.
+    /// Pacing rate for a smoothed RTT `srtt`: `min(line rate, cw·frame·8/srtt)` bit/s with
+    /// `frame` a full packet's wire size, at least 1 bit/s.
     pub fn rate_for(&self, srtt: Time) -> Rate {
-        // draft §3.2: the window turned into a rate, R = cw·MTU / RTT
-        let bits_per_s = self.stage.cw() * (self.mtu * 8) as f64 * 1e9 / srtt.0.max(1) as f64;
+        // draft §3.2: the window turned into a rate, R = cw·MTU / RTT (cw packets per RTT)
+        let frame = wire::data_on_wire(Bytes(self.mtu)).0;
+        let bits_per_s = self.stage.cw() * (frame * 8) as f64 * 1e9 / srtt.0.max(1) as f64;
         let r = if bits_per_s.is_finite() {
             (bits_per_s as u64).max(1)
         } else {
@@ -122,8 +125,9 @@ mod tests {
     fn starts_at_line_rate_with_fast_start_else_one_packet_per_rtt() {
         // IW = 100 packets → 100 · 1000 B · 8 / 8 µs = 100 Gb/s
         assert_eq!(ctl(true).rate_for(Time::us(8)), Rate::gbps(100));
-        // 1 packet per 8 µs = 1 Gb/s
-        assert_eq!(ctl(false).rate_for(Time::us(8)), Rate::gbps(1));
+        // 1 packet per 8 µs: 1082 B on the wire (1000 B payload + 62 B headers + 20 B
+        // preamble and gap) per 8 µs = 1.082 Gb/s
+        assert_eq!(ctl(false).rate_for(Time::us(8)), Rate(1_082_000_000));
     }
 
     #[test]

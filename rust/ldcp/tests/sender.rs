@@ -545,24 +545,26 @@ fn ldcp_rate_probe_adds_alpha_cnp_subtracts_beta_and_paces() {
     assert_eq!(s.poll(Time::ZERO), Poll::SendProbe { probe_id: 0 });
     let p = send(&mut s, Time::ZERO);
     assert_eq!((p.seq, p.ecn, p.ack_req), (0, Ecn::Ect0, false));
-    // cw = 1: R = 1 · 1000 B · 8 / 8 µs = 1 Gb/s: 1000 B every 8 µs
-    assert_eq!(s.rate(), Some(Rate::gbps(1)));
+    // cw = 1: R = 1 · 1082 B (the packet's wire size) · 8 / 8 µs = 1.082 Gb/s: one packet
+    // every 8 µs
+    assert_eq!(s.rate(), Some(Rate(1_082_000_000)));
     assert_eq!(s.poll(Time::ZERO), Poll::WaitUntil(us(8)));
     // draft §3.2: response → cw += alpha; RTT sample 8 µs
     s.on_probe_response(us(8), 0);
     assert_eq!(s.cw(), 2.0);
-    assert_eq!(s.rate(), Some(Rate::gbps(2)));
+    assert_eq!(s.rate(), Some(Rate(2_164_000_000)));
     // the next probe goes as soon as the response is back
     assert_eq!(s.poll(us(8)), Poll::SendProbe { probe_id: 1 });
     send(&mut s, us(8));
-    // 2 Gb/s: 1000 B take 4 µs
+    // 2.164 Gb/s: 1082 B on the wire take 4 µs
     assert_eq!(s.poll(us(8)), Poll::WaitUntil(us(12)));
     // draft §3.2: "window is decreased by beta upon *every* CNP"
     s.on_cnp(us(9));
     assert_eq!(s.cw(), 1.5);
-    assert_eq!(s.rate(), Some(Rate(1_500_000_000)));
-    // 8000 bits at 1.5 Gb/s = 5333.3 ns, rounded up
-    assert_eq!(s.poll(us(9)), Poll::WaitUntil(Time(13_334)));
+    assert_eq!(s.rate(), Some(Rate(1_623_000_000)));
+    // 8656 bits at 1.623 Gb/s = 5333.3 ns, rounded down (the limiter never holds a packet
+    // longer than its rate requires)
+    assert_eq!(s.poll(us(9)), Poll::WaitUntil(Time(13_333)));
     // ACKs advance snd_una but leave cw alone
     s.on_ack(us(10), 2000, true);
     assert_eq!(s.snd_una(), 2000);

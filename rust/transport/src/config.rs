@@ -270,11 +270,22 @@ impl SenderConfig {
 #[serde(default)]
 pub struct ReceiverConfig {
     /// Delayed ACK: one ACK per at most `m` unmarked in-order packets (draft §2.2;
-    /// default 1 = per-packet ACK). Requires `m ≥ 1`.
+    /// default 1 = per-packet ACK). Requires `m ≥ 1`. Not used when [`Self::ack_interval`] is
+    /// set.
     pub ack_every: u32,
-    /// Minimum time between two CNPs of this flow; 0 = one CNP per CE-marked packet (decision;
-    /// DCQCN's NP uses 50 µs, DCQCN §3.2).
-    pub cnp_interval: Time,
+    /// ACK by bytes (DCQCN's receiver, a standard RoCE responder's coalesced ACKs): one ACK
+    /// each time at least this many bytes were delivered in order since the previous ACK, plus
+    /// one for the message's last packet and one for every packet with AckReq. CE marks do not
+    /// cause ACKs in this mode (the NP turns them into CNPs); an ACK's ECE says whether any
+    /// packet it covers was marked. `None`: the scheme's choice (DCQCN 64 KiB, see
+    /// `rdma-cc-schemes`; the others ACK by [`Self::ack_every`]).
+    pub ack_interval: Option<Bytes>,
+    /// The NP's CNP interval `N` (DCQCN §3.1, Figure 6): the first CE-marked packet of a flow
+    /// gets a CNP at once; afterwards at most one CNP per `N` for the flow, sent at the end of
+    /// the `N` that follows the previous CNP if a marked packet arrived within it (a deferred
+    /// CNP, [`crate::QpReceiver::next_timeout`]). `Some(0)`: one CNP per marked packet.
+    /// `None`: the scheme's choice (DCQCN 50 µs, LDCP-rate 0).
+    pub cnp_interval: Option<Time>,
     /// Send CNPs for CE-marked packets (LDCP-rate and DCQCN: on; window LDCP echoes ECE in ACKs).
     pub send_cnp: bool,
     /// Payload bytes per full packet. The policy does not depend on it (a packet counts once
@@ -296,7 +307,8 @@ impl Default for ReceiverConfig {
     fn default() -> Self {
         ReceiverConfig {
             ack_every: 1,
-            cnp_interval: Time::ZERO,
+            ack_interval: None,
+            cnp_interval: None,
             send_cnp: false,
             mtu: Bytes(1000),
             split_ack_on_ce_change: true,
@@ -327,16 +339,39 @@ const RECEIVER_PARAMS: &[Param<ReceiverConfig>] = &[
         set: |c, v| c.ack_every = u32::try_from(v.int()).unwrap_or(u32::MAX),
     },
     Param {
-        spec: ParamSpec::new(
-            "cnp_interval",
-            "cnpInterval",
-            "CnpInterval",
-            ParamKind::Time,
-            "Receiver: at most one CNP per flow per interval, sent only if a CE-marked packet \
-             arrived (0: one CNP per marked packet); for schemes that use CNPs.",
-        ),
-        get: |c| ParamValue::Time(c.cnp_interval),
-        set: |c, v| c.cnp_interval = Time(v.int()),
+        spec: ParamSpec {
+            auto: Some("the scheme's: DCQCN 64KiB; LDCP per AckEvery packets"),
+            ..ParamSpec::new(
+                "ack_interval",
+                "ackInterval",
+                "AckInterval",
+                ParamKind::Bytes,
+                "Receiver: one ACK per this many bytes delivered in order, plus one for the \
+                 message's last packet and for each AckReq packet (a RoCE responder's \
+                 coalesced ACKs); CE marks then cause CNPs, not ACKs.",
+            )
+        },
+        get: |c| ParamValue::Bytes(c.ack_interval.unwrap_or(Bytes(0))),
+        set: |c, v| c.ack_interval = (v.int() > 0).then_some(Bytes(v.int())),
+    },
+    Param {
+        spec: ParamSpec {
+            auto: Some(
+                "the scheme's: DCQCN 50us (its NP's N), LDCP-rate a CNP per marked packet; \
+                 1ns gives a CNP per marked packet to any scheme",
+            ),
+            ..ParamSpec::new(
+                "cnp_interval",
+                "cnpInterval",
+                "CnpInterval",
+                ParamKind::Time,
+                "Receiver (DCQCN's NP, section 3.1): the first CE-marked packet of a flow gets a \
+                 CNP at once; afterwards at most one CNP per interval, sent when the interval \
+                 ends if a marked packet arrived within it; for schemes that use CNPs.",
+            )
+        },
+        get: |c| ParamValue::Time(c.cnp_interval.unwrap_or(Time::ZERO)),
+        set: |c, v| c.cnp_interval = (v.int() > 0).then_some(Time(v.int())),
     },
     Param {
         spec: ParamSpec::new(
@@ -378,6 +413,9 @@ impl ReceiverConfig {
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.validate_all()?;
+        if let Some(b) = self.ack_interval {
+            ConfigError::check(b.0 > 0, "ack_interval", b, "must be > 0")?;
+        }
         ConfigError::check(self.mtu.0 > 0, "mtu", self.mtu, "must be > 0")
     }
 

@@ -14,8 +14,16 @@
 //!   delayed ACKs are flushed first.
 //! - Duplicates (entirely below `expected`) are dropped and the cumulative sequence is ACKed
 //!   again (ECE = 0), which recovers a lost final ACK.
-//! - CNP: with `send_cnp`, every CE-marked arrival (in order or not) triggers a CNP unless one
-//!   was sent less than `cnp_interval` ago (0: a CNP per marked packet).
+//! - ACK by bytes ([`ReceiverConfig::ack_interval`], DCQCN's receiver): an in-order packet is
+//!   acknowledged when at least `ack_interval` bytes were delivered since the previous ACK, when
+//!   it completes the message or carries AckReq; CE marks cause CNPs, not ACKs, and an ACK's
+//!   ECE says whether any packet it covers was marked.
+//! - CNP (DCQCN §3.1, the NP state machine of Figure 6): with `send_cnp`, the first CE-marked
+//!   arrival of a flow (in order or not) triggers a CNP at once; a marked arrival less than
+//!   `cnp_interval` (`N`) after the previous CNP leaves a CNP pending, sent when that `N` ends
+//!   ([`QpReceiver::next_timeout`] / [`QpReceiver::on_timeout`]), so a flow gets at most one
+//!   CNP per `N`, and one only if a marked packet arrived in that window. A marked arrival at
+//!   or after the end of the window is answered at once. `N` = 0: a CNP per marked packet.
 //!
 //! [`RxAction`] carries up to two ACKs — first the flush, then the current one — so that it
 //! stays a `Copy` value.
@@ -94,6 +102,8 @@ pub struct ReceiverStats {
 #[derive(Debug, Clone)]
 pub struct QpReceiver {
     ack_every: u32,
+    /// ACK by bytes (`ack_interval`), else by packets (`ack_every`).
+    ack_interval: Option<u64>,
     cnp_interval: Time,
     send_cnp: bool,
     split: bool,
@@ -101,8 +111,13 @@ pub struct QpReceiver {
     flow_size: u64,
     /// Next byte expected in order.
     expected: u64,
-    /// In-order unmarked packets not yet acknowledged.
+    /// In-order unmarked packets not yet acknowledged (by bytes: any in-order packets).
     pending: u32,
+    /// ACK by bytes: in-order bytes delivered since the last ACK, and whether one was marked.
+    pending_bytes: u64,
+    pending_ce: bool,
+    /// A marked packet arrived within `cnp_interval` of the last CNP: a CNP is due at its end.
+    cnp_pending: bool,
     /// Sequence and time of the last NACK.
     nacked: Option<(u64, Time)>,
     last_cnp: Option<Time>,
@@ -116,13 +131,17 @@ impl QpReceiver {
         ConfigError::check(flow_size >= 1, "flow_size", flow_size, "must be >= 1 byte")?;
         Ok(QpReceiver {
             ack_every: cfg.ack_every,
-            cnp_interval: cfg.cnp_interval,
+            ack_interval: cfg.ack_interval.map(|b| b.0),
+            cnp_interval: cfg.cnp_interval.unwrap_or(Time::ZERO),
             send_cnp: cfg.send_cnp,
             split: cfg.split_ack_on_ce_change,
             renack_interval: cfg.renack_interval,
             flow_size,
             expected: 0,
             pending: 0,
+            pending_bytes: 0,
+            pending_ce: false,
+            cnp_pending: false,
             nacked: None,
             last_cnp: None,
             stats: ReceiverStats::default(),
@@ -179,13 +198,26 @@ impl QpReceiver {
             a.accepted = true;
             a.delivered = (end - self.expected) as u32;
             self.stats.duplicate_bytes += self.expected - seq;
+            let complete = end >= self.flow_size;
+            if let Some(interval) = self.ack_interval {
+                // ACK by bytes: the marks went into CNPs; ECE sums up the covered packets
+                self.expected = end;
+                self.pending += 1;
+                self.pending_bytes += u64::from(a.delivered);
+                self.pending_ce |= ce;
+                if self.pending_bytes >= interval || last || complete || ack_req {
+                    let ece = self.pending_ce;
+                    self.pending = 0;
+                    self.ack(&mut a, ece);
+                }
+                return a;
+            }
             if ce && self.pending > 0 && self.split {
                 // decision: flush an ACK for the pending unmarked packets first
                 self.flush(&mut a);
             }
             self.expected = end;
             self.pending += 1;
-            let complete = self.expected >= self.flow_size;
             // draft §2.2: "generate an ACK for at most m data packets if they all are not
             // marked, but would generate an ACK with ECE flag immediately once a CE marked
             // packet is received"
@@ -200,12 +232,15 @@ impl QpReceiver {
     /// ACK for the pending unmarked packets, which end at `expected`.
     fn flush(&mut self, a: &mut RxAction) {
         if self.pending > 0 {
+            let ece = self.pending_ce;
             self.pending = 0;
-            self.ack(a, false);
+            self.ack(a, ece);
         }
     }
 
     fn ack(&mut self, a: &mut RxAction, ece: bool) {
+        self.pending_bytes = 0;
+        self.pending_ce = false;
         self.stats.acks += 1;
         a.push(AckOut {
             seq: self.expected,
@@ -224,6 +259,8 @@ impl QpReceiver {
         }
     }
 
+    /// A CE-marked packet arrived at `now`: whether to send a CNP at once (DCQCN Figure 6). A
+    /// marked packet within `cnp_interval` of the previous CNP leaves one pending instead.
     fn cnp_due(&mut self, now: Time) -> bool {
         if !self.send_cnp {
             return false;
@@ -234,10 +271,38 @@ impl QpReceiver {
                 None => true,
             };
         if due {
-            self.last_cnp = Some(now);
-            self.stats.cnps += 1;
+            self.send_cnp_at(now);
+        } else {
+            self.cnp_pending = true;
         }
         due
+    }
+
+    fn send_cnp_at(&mut self, now: Time) {
+        self.last_cnp = Some(now);
+        self.cnp_pending = false;
+        self.stats.cnps += 1;
+    }
+
+    /// When a pending CNP is due (the end of the `cnp_interval` after the previous CNP);
+    /// `None` when none is pending. Re-read after every call into the receiver.
+    pub fn next_timeout(&self) -> Option<Time> {
+        if !self.cnp_pending {
+            return None;
+        }
+        self.last_cnp.map(|t| t.saturating_add(self.cnp_interval))
+    }
+
+    /// Called at (or after) [`Self::next_timeout`]: returns true when a CNP is to be sent now
+    /// (a marked packet arrived in the window that just ended). Harmless when called early.
+    pub fn on_timeout(&mut self, now: Time) -> bool {
+        match self.next_timeout() {
+            Some(t) if now >= t => {
+                self.send_cnp_at(now);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Bytes delivered in order so far.
@@ -264,6 +329,7 @@ impl QpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rdma_cc_core::Bytes;
 
     const T: Time = Time(0);
 
@@ -455,22 +521,89 @@ mod tests {
         assert_eq!(r.stats().cnps, 3);
     }
 
-    #[test]
-    fn cnp_interval_limits_cnps() {
-        let mut r = QpReceiver::new(
+    fn np(interval_us: u64) -> QpReceiver {
+        QpReceiver::new(
             &ReceiverConfig {
                 send_cnp: true,
-                cnp_interval: Time::us(50),
+                cnp_interval: Some(Time::us(interval_us)),
                 ..ReceiverConfig::default()
             },
             100_000,
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn cnp_interval_limits_cnps_and_defers_one_to_the_end_of_the_window() {
+        // DCQCN §3.1 / Figure 6: CNP at once for the first marked packet, then at most one per
+        // N, only if a marked packet arrived within that N
+        let mut r = np(50);
         assert!(r.on_data(Time::us(0), 0, 1000, true, false).cnp);
+        assert_eq!(r.next_timeout(), None);
         assert!(!r.on_data(Time::us(10), 1000, 1000, true, false).cnp);
+        assert_eq!(r.next_timeout(), Some(Time::us(50)));
         assert!(!r.on_data(Time::us(49), 2000, 1000, true, false).cnp);
-        assert!(r.on_data(Time::us(50), 3000, 1000, true, false).cnp);
-        assert!(!r.on_data(Time::us(60), 4000, 1000, true, false).cnp);
+        assert!(!r.on_timeout(Time::us(49)), "early: harmless");
+        assert!(r.on_timeout(Time::us(50)), "the deferred CNP");
+        assert_eq!(r.next_timeout(), None);
+        // next window [50, 100): unmarked packets only, so no CNP at its end
+        assert!(!r.on_data(Time::us(60), 3000, 1000, false, false).cnp);
+        assert_eq!(r.next_timeout(), None);
+        // a marked packet after the window ended gets its CNP at once
+        assert!(r.on_data(Time::us(120), 4000, 1000, true, false).cnp);
+        assert_eq!(r.stats().cnps, 3);
+    }
+
+    #[test]
+    fn a_marked_packet_at_the_window_end_takes_the_pending_cnp() {
+        let mut r = np(50);
+        assert!(r.on_data(Time::us(0), 0, 1000, true, false).cnp);
+        assert!(!r.on_data(Time::us(30), 1000, 1000, true, false).cnp);
+        // the packet at 50 µs arrives before the timer is handled: one CNP, not two
+        assert!(r.on_data(Time::us(50), 2000, 1000, true, false).cnp);
+        assert_eq!(r.next_timeout(), None);
+        assert!(!r.on_timeout(Time::us(50)));
+        assert_eq!(r.stats().cnps, 2);
+    }
+
+    #[test]
+    fn ack_by_bytes_coalesces_and_ignores_marks() {
+        let cfg = ReceiverConfig {
+            ack_interval: Some(Bytes(3000)),
+            send_cnp: true,
+            cnp_interval: Some(Time::us(50)),
+            ..ReceiverConfig::default()
+        };
+        let mut r = QpReceiver::new(&cfg, 8000).unwrap();
+        let a = r.on_data(T, 0, 1000, true, false);
+        assert_eq!(
+            (a.ack, a.cnp),
+            (None, true),
+            "a mark makes a CNP, not an ACK"
+        );
+        assert_eq!(r.on_data(T, 1000, 1000, false, false).ack, None);
+        assert_eq!(r.on_data(T, 2000, 1000, false, false).ack, ack(3000, true));
+        assert_eq!(r.on_data(T, 3000, 1000, false, false).ack, None);
+        // AckReq and the message's end are acknowledged at once
+        assert_eq!(
+            r.on_data_req(T, 4000, 1000, false, false, true).ack,
+            ack(5000, false)
+        );
+        assert_eq!(r.on_data(T, 5000, 1000, false, false).ack, None);
+        assert_eq!(r.on_data(T, 6000, 2000, false, true).ack, ack(8000, false));
+        assert_eq!(r.stats().acks, 3);
+    }
+
+    #[test]
+    fn ack_by_bytes_flushes_before_a_nack() {
+        let cfg = ReceiverConfig {
+            ack_interval: Some(Bytes(65536)),
+            ..ReceiverConfig::default()
+        };
+        let mut r = QpReceiver::new(&cfg, 100_000).unwrap();
+        assert_eq!(r.on_data(T, 0, 1000, false, false).ack, None);
+        let a = r.on_data(T, 2000, 1000, false, false);
+        assert_eq!((a.ack, a.ack2), (ack(1000, false), nack(1000, false)));
     }
 
     #[test]

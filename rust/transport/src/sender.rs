@@ -27,7 +27,11 @@
 //!   way. (A timeout does not move the tick: it already fires at least one tick after the
 //!   last send.)
 //! - Pacing (controller gives a rate `R`): the next packet no sooner than
-//!   `previous packet length / R` after the previous send (`R` re-read at each poll).
+//!   `previous packet's wire size / R` after the previous send (`R` re-read at each poll),
+//!   rounded down to the nanosecond. The wire size counts headers, preamble and gap
+//!   ([`rdma_cc_core::wire::data_on_wire`]): a NIC's rate limiter shapes the frames it puts on
+//!   the link (DCQCN §3.1: "rate limiting is on a per-packet granularity"), so a flow paced at
+//!   `R` occupies `R` of the link, and one paced at the line rate keeps it busy.
 //! - Smoothed RTT and RTT variation after RFC 6298 §2 (see `rtt.rs`): `srtt` is `base_rtt`
 //!   until the first sample, which sets `srtt ← R`, `rttvar ← R/2` (decision, replacing
 //!   an EWMA started at the configured base RTT); then
@@ -95,7 +99,14 @@ use crate::config::SenderConfig;
 use crate::controller::{AckEvent, Controller, NackEvent, RttSource};
 use crate::rtt::{RttEstimator, SendLog, Sent};
 use crate::Ecn;
-use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
+use rdma_cc_core::{wire, Bytes, ConfigError, Rate, Time};
+
+/// The pacing gap after a packet of `len` payload bytes at `rate`: its wire size at `rate`,
+/// rounded down (see the module documentation).
+#[inline]
+fn pace_gap(rate: Rate, len: u32) -> Time {
+    rate.tx_time_floor(wire::data_on_wire(Bytes(len.into())))
+}
 
 /// A data packet to put on the wire.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -375,7 +386,7 @@ impl<C: Controller> QpSender<C> {
         if let Some(rate) = self.cc.pacing_rate(self.rtt.srtt()) {
             // draft §3.2 rate variant: R = cw·MTU/RTT paces the flow
             if let Some((t, prev_len)) = self.last_send {
-                earliest = earliest.max(t.saturating_add(rate.tx_time(Bytes(prev_len.into()))));
+                earliest = earliest.max(t.saturating_add(pace_gap(rate, prev_len)));
             }
         }
         if now < earliest {
@@ -727,7 +738,7 @@ impl<C: Controller> QpSender<C> {
             }
         }
         if let Some(rate) = self.cc.pacing_rate(self.rtt.srtt()) {
-            rto = rto.max(rate.tx_time(Bytes(self.mtu)));
+            rto = rto.max(pace_gap(rate, self.mtu as u32));
         }
         rto
     }
