@@ -83,6 +83,12 @@ SMOKE = [
         0,
         "drops 0\n",
     ),
+    ("ldcp-incast", "--senders=4 --size=65536 --cc=dcqcn --out=build/smoke/ldcp-dcqcn", 0, "flows done        4 / 4"),
+    ("dcqcn-fairness", "--duration=1ms --out=build/smoke/dcqcn-fairness", 0, "Jain's index"),
+    ("dcqcn-victim", "--duration=1ms --extra=0,2 --out=build/smoke/dcqcn-victim", 0, "victim VS->VR"),
+    ("dcqcn-victim", "--extra=3 --out=build/smoke/bad", 2, "invalid --extra = 3"),
+    ("dcqcn-convergence", "--duration=2ms --stagger=500us --out=build/smoke/dcqcn-convergence", 0, "settled queue"),
+    ("dcqcn-convergence", "--stagger=30ms --out=build/smoke/bad", 2, "invalid --stagger = 30ms"),
 ]
 
 SMOKE_TIMEOUT_S = 600

@@ -16,6 +16,19 @@ namespace ns3
 namespace rdmacc
 {
 
+double
+JainIndex(const std::vector<double>& x)
+{
+    double sum = 0;
+    double sq = 0;
+    for (double v : x)
+    {
+        sum += v;
+        sq += v * v;
+    }
+    return sq > 0 ? sum * sum / (double(x.size()) * sq) : 0;
+}
+
 Percentiles
 Percentiles::Of(std::vector<double> v)
 {

@@ -46,6 +46,13 @@ struct Percentiles
  */
 void WriteFctCsv(const std::string& path, std::vector<FlowRecord> flows);
 
+/**
+ * \return Jain's fairness index of `x`, (sum x)^2 / (n sum x^2): 1 when every value is equal,
+ *         1/n when one takes everything (R. Jain, D. Chiu, W. Hawe, DEC-TR-301, 1984); 0 for
+ *         an empty or all-zero sample
+ */
+double JainIndex(const std::vector<double>& x);
+
 /// \return the FCTs (ns) of the finished flows
 std::vector<double> Fcts(const std::vector<FlowRecord>& flows);
 /// \return the slowdowns (fct / ideal fct) of the finished flows

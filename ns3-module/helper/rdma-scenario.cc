@@ -59,6 +59,11 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                "WRED drop threshold of Not-ECT (LDCP first-RTT) packets on lossy runs",
                rdmacc::Options::Range::Any(),
                "K_min")
+        .Text("ecnMap",
+              "none",
+              "per-link-speed marking GBPS:KMIN:KMAX:PMAX,... (bytes; a port uses the entry of "
+              "the largest speed not above its rate, else --kmin/--kmax/--pmax), as deployed "
+              "switches set it; none: --kmin/--kmax/--pmax everywhere")
         .Bytes("bufMax",
                "2000000",
                "egress queue limit of the data priority when lossy (tail drop)",
@@ -112,7 +117,19 @@ RdmaScenario::Seed() const
 std::string
 RdmaScenario::Out() const
 {
-    return m_opts.GetText("out");
+    return m_case.empty() ? m_opts.GetText("out") : m_opts.GetText("out") + "/" + m_case;
+}
+
+void
+RdmaScenario::SetCase(const std::string& name)
+{
+    m_case = name;
+}
+
+void
+RdmaScenario::SetQuiet(bool quiet)
+{
+    m_quiet = quiet;
 }
 
 uint64_t
@@ -131,6 +148,12 @@ bool
 RdmaScenario::Lossless() const
 {
     return m_lossless;
+}
+
+uint64_t
+RdmaScenario::PauseFrames() const
+{
+    return m_monitor ? m_monitor->PauseFrames() : 0;
 }
 
 double
@@ -179,6 +202,19 @@ RdmaScenario::Parse(int argc, char** argv)
             rdmacc_ffi::marking_check(
                 given, m_opts.GetBytes("bufMax"), kminAuto, kmaxAuto, kfsAuto, derivedFrom);
         });
+    const std::string map = m_opts.GetText("ecnMap");
+    if (map != "none")
+    {
+        try
+        {
+            rdmacc_ffi::ecn_map_lookup(map, 0);
+        }
+        catch (const rust::Error& e)
+        {
+            rdmacc::ConfigFatal("command line",
+                                "invalid --ecnMap = " + map + " (" + e.what() + ")");
+        }
+    }
     rdmacc::MakeOutputDir(Out());
 }
 
@@ -209,24 +245,42 @@ RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
     rdmacc::CheckMemory(MemoryEstimate(nHosts),
                         std::to_string(nHosts) + " hosts",
                         "use fewer senders (--senders, --shortHosts)");
+    BuildFabric([nHosts](FabricHelper& fh) { return fh.SingleSwitch(nHosts); }, nHosts);
+    sw = fabric.switches[0];
+    bottleneckSwitch = sw;
+}
+
+void
+RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build, uint32_t maxPorts)
+{
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(Seed());
     FabricHelper fh;
     fh.SetDeviceAttribute("DataRate", DataRateValue(DataRate(RateBps())));
     fh.SetChannelAttribute("Delay", TimeValue(m_opts.GetTime("delay")));
     // the switch options checked together on this fabric (errors name the options), then the
-    // defaults of the switch built below
-    m_opts.ApplySwitchDefaults(nHosts, RateBps(), m_opts.GetTime("delay"), Lossless() ? 0x08 : 0);
+    // defaults of the switches built below
+    m_opts.ApplySwitchDefaults(maxPorts, RateBps(), m_opts.GetTime("delay"), Lossless() ? 0x08 : 0);
     fh.SetSwitchAttribute("EgressLimit", UintegerValue(m_opts.GetBytes("bufMax")));
     fh.SetSwitchAttribute("MmuMtu", UintegerValue(Mtu() + RoceHeader::DATA_OVERHEAD));
     fh.SetSwitchAttribute("PfcPriorities", UintegerValue(Lossless() ? 0x08 : 0));
     fh.SetQueuePriorities(0x08);
     fh.SetEcn(kMinB, kMaxB, pMax);
+    if (m_opts.GetText("ecnMap") != "none")
+    {
+        fh.SetEcnMap(m_opts.GetText("ecnMap"));
+    }
     // LDCP: Not-ECT (first-RTT) packets meet WRED threshold drop at K_fs (lossy only)
     fh.SetNotEct(1, kFsB);
-    fabric = fh.SingleSwitch(nHosts);
-    sw = fabric.switches[0];
-    sw->AssignStreams(Seed());
+    fabric = build(fh);
+    const uint32_t nHosts = fabric.hosts.GetN();
+    rdmacc::CheckMemory(
+        MemoryEstimate(nHosts), std::to_string(nHosts) + " hosts", "use a smaller fabric");
+    for (const auto& s : fabric.switches)
+    {
+        s->AssignStreams(Seed());
+        s->TraceConnectWithoutContext("Drop", MakeBoundCallback(&RdmaScenario::OnDrop, this));
+    }
     // the NIC parameters together on this fabric's host-to-host path, then as the defaults of
     // every NIC created below
     m_opts.ApplyNicDefaults(RateBps(), BaseRtt(nHosts > 1 ? 1 : 0, 0), Lossless());
@@ -243,7 +297,6 @@ RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
         }
         nics.push_back(nic);
     }
-    sw->TraceConnectWithoutContext("Drop", MakeBoundCallback(&RdmaScenario::OnDrop, this));
     m_monitor = std::make_unique<FabricMonitor>(fabric, Out(), m_opts.GetTime("sample"), 0x08);
     if (m_opts.GetBool("flowTrace"))
     {
@@ -255,6 +308,67 @@ RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
                 Seconds(0), &RdmaScenario::SampleFlows, this, m_opts.GetTime("flowSample"));
         }
     }
+}
+
+void
+RdmaScenario::SetBottleneck(Ptr<SwitchNode> s, uint32_t port, uint32_t receiverHost)
+{
+    bottleneckSwitch = s;
+    m_bottleneck = port;
+    m_bottleneckHost = receiverHost;
+}
+
+void
+RdmaScenario::EnableRateSeries(Time every)
+{
+    m_rateEvery = every;
+    rdmacc::OpenPartial(m_ratesCsv, Out() + "/rates.csv");
+    m_ratesCsv << "time_ns,flow_id,delivered_bytes,rate_bps\n";
+    Simulator::Schedule(Seconds(0), &RdmaScenario::SampleRates, this, every);
+}
+
+void
+RdmaScenario::TakeRateSample()
+{
+    std::vector<uint64_t> delivered(m_nextFlowId, 0);
+    for (const auto& nic : nics)
+    {
+        for (const auto& f : nic->GetFlowRecords())
+        {
+            delivered.at(f.flowId) = f.delivered;
+        }
+    }
+    const Time now = Simulator::Now();
+    const bool first = m_rateTimes.empty();
+    const double dt = first ? 0 : (now - m_rateTimes.back()).GetSeconds();
+    for (uint32_t id = 0; id < m_nextFlowId; id++)
+    {
+        const uint64_t prev =
+            (first || id >= m_rateDelivered.back().size()) ? 0 : m_rateDelivered.back()[id];
+        const double rate = dt > 0 ? double(delivered[id] - prev) * 8 / dt : 0;
+        m_ratesCsv << now.GetNanoSeconds() << ',' << id << ',' << delivered[id] << ','
+                   << static_cast<uint64_t>(rate) << '\n';
+    }
+    m_rateTimes.push_back(now);
+    m_rateDelivered.push_back(std::move(delivered));
+}
+
+void
+RdmaScenario::SampleRates(Time every)
+{
+    TakeRateSample();
+    Simulator::Schedule(every, &RdmaScenario::SampleRates, this, every);
+}
+
+uint64_t
+RdmaScenario::DeliveredAt(uint32_t flowId, Time t) const
+{
+    uint64_t d = 0;
+    for (size_t i = 0; i < m_rateTimes.size() && m_rateTimes[i] <= t; i++)
+    {
+        d = flowId < m_rateDelivered[i].size() ? m_rateDelivered[i][flowId] : 0;
+    }
+    return d;
 }
 
 void
@@ -308,8 +422,7 @@ RdmaScenario::OnDrop(
 uint64_t
 RdmaScenario::DeliveredNow() const
 {
-    // the bottleneck's receiver: on a single switch, port i leads to host i
-    return m_bottleneck < nics.size() ? nics[m_bottleneck]->GetDeliveredBytes() : 0;
+    return m_bottleneckHost < nics.size() ? nics[m_bottleneckHost]->GetDeliveredBytes() : 0;
 }
 
 void
@@ -330,8 +443,8 @@ RdmaScenario::OnFirstFeedback(RdmaScenario* self, uint32_t flowId)
     {
         self->stableFrom = Simulator::Now();
         self->deliveredAtStable = self->DeliveredNow();
-        self->m_overallMax = self->sw->GetMaxEgressBytes(self->m_bottleneck, 3);
-        self->sw->ResetMaxEgress();
+        self->m_overallMax = self->bottleneckSwitch->GetMaxEgressBytes(self->m_bottleneck, 3);
+        self->bottleneckSwitch->ResetMaxEgress();
     }
 }
 
@@ -439,15 +552,18 @@ RdmaScenario::WarnOutputSize(Time lastStart, uint64_t busiest) const
 void
 RdmaScenario::Run(uint32_t bottleneckPort)
 {
+    if (sw)
+    {
+        // a single switch: port i leads to host i
+        SetBottleneck(sw, bottleneckPort, bottleneckPort);
+    }
     // a limit the flows cannot finish within is a configuration error, not a cut run: the
     // least a run takes is the latest flow's start plus its FCT lower bound, and the busiest
     // receiver's bytes on its link
     Time need = Seconds(0);
-    Time lastStart = Seconds(0);
     for (uint32_t id = 0; id < m_nextFlowId; id++)
     {
         need = std::max(need, m_starts[id] + m_idealFct[id]);
-        lastStart = std::max(lastStart, m_starts[id]);
     }
     uint64_t busiest = 0;
     for (const auto& [dst, bytes] : m_bytesTo)
@@ -465,14 +581,37 @@ RdmaScenario::Run(uint32_t bottleneckPort)
                                 " of simulated time (their lower bounds, and the busiest "
                                 "receiver's bytes at the link's payload rate); raise --limit");
     }
+    Simulator::Stop(m_opts.GetTime("limit"));
+    Simulator::Schedule(MicroSeconds(10), &RdmaScenario::CheckDone, this, MicroSeconds(10));
+    StartRun();
+}
+
+void
+RdmaScenario::RunFor(Time duration)
+{
+    m_duration = duration;
+    Simulator::Stop(duration);
+    StartRun();
+}
+
+void
+RdmaScenario::StartRun()
+{
+    Time lastStart = Seconds(0);
+    for (uint32_t id = 0; id < m_nextFlowId; id++)
+    {
+        lastStart = std::max(lastStart, m_starts[id]);
+    }
+    uint64_t busiest = 0;
+    for (const auto& [dst, bytes] : m_bytesTo)
+    {
+        busiest = std::max(busiest, bytes);
+    }
     WarnOutputSize(lastStart, busiest);
     rdmacc::CheckMemory(MemoryEstimate(nics.size()),
                         std::to_string(nics.size()) + " hosts and " + std::to_string(m_nextFlowId) +
                             " flows",
                         "use fewer or shorter flows");
-    m_bottleneck = bottleneckPort;
-    Simulator::Stop(m_opts.GetTime("limit"));
-    Simulator::Schedule(MicroSeconds(10), &RdmaScenario::CheckDone, this, MicroSeconds(10));
     for (const auto& nic : nics)
     {
         nic->TraceConnectWithoutContext("FirstFeedback",
@@ -485,6 +624,14 @@ RdmaScenario::Run(uint32_t bottleneckPort)
     Simulator::Run();
     wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     events = Simulator::GetEventCount() - ev0;
+    if (m_ratesCsv.is_open())
+    {
+        if (m_rateTimes.empty() || m_rateTimes.back() < Simulator::Now())
+        {
+            TakeRateSample(); // the end of the run
+        }
+        rdmacc::CommitPartial(m_ratesCsv, Out() + "/rates.csv");
+    }
     m_monitor->Finish();
     if (m_flowsCsv.is_open())
     {
@@ -522,6 +669,75 @@ RdmaScenario::Flows() const
 void
 RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
 {
+    if (sw)
+    {
+        SetBottleneck(sw, bottleneckPort, bottleneckPort);
+    }
+    Finish(extra);
+}
+
+void
+RdmaScenario::PrintSummary(const rdmacc::Invariants& inv,
+                           uint64_t nFlows,
+                           uint64_t done,
+                           uint64_t delivered,
+                           uint64_t sent,
+                           uint64_t retx,
+                           uint64_t dup,
+                           const rdmacc::Percentiles& fct,
+                           const rdmacc::Percentiles& slow,
+                           uint64_t qMax,
+                           uint64_t qStable,
+                           double qAvg,
+                           uint64_t dropTotal,
+                           const std::vector<std::pair<std::string, uint64_t>>& dropList,
+                           double goodputActive,
+                           double wireLimit,
+                           uint64_t marked,
+                           uint64_t controlForwarded,
+                           double minCw,
+                           uint64_t subPacketSends) const
+{
+    std::cout << std::fixed;
+    std::cout << m_name << ": cc=" << Cc() << ", " << nFlows << " flows, "
+              << m_opts.GetAsText("rate") << " links, " << m_opts.GetAsText("delay")
+              << " delay, K_min/K_max/P_max " << kMinB << "/" << kMaxB << "/"
+              << std::setprecision(2) << pMax << ", K_fs " << kFsB << ", PFC "
+              << (Lossless() ? "on" : "off") << "\n";
+    std::cout << "  flows done        " << done << " / " << nFlows << "\n";
+    std::cout << "  bytes delivered   " << delivered << " / " << sent << " (retransmitted " << retx
+              << ", of which received twice " << dup << ")\n";
+    std::cout << std::setprecision(1);
+    std::cout << "  FCT us            avg " << fct.avg / 1e3 << "  p50 " << fct.p50 / 1e3
+              << "  p95 " << fct.p95 / 1e3 << "  p99 " << fct.p99 / 1e3 << "  max " << fct.max / 1e3
+              << "\n";
+    std::cout << std::setprecision(2);
+    std::cout << "  slowdown          avg " << slow.avg << "  p50 " << slow.p50 << "  p95 "
+              << slow.p95 << "  p99 " << slow.p99 << "  max " << slow.max << "\n";
+    std::cout << "  bottleneck queue  max " << qMax << " B, after every first RTT ("
+              << stableFrom.GetMicroSeconds() << " us) max " << qStable << " B, avg "
+              << std::setprecision(0) << qAvg << " B\n";
+    std::cout << "  drops             " << dropTotal << " (stable stage " << stableDrops
+              << ", first RTT " << firstRttDrops << ")";
+    std::cout << rdmacc::DropCounts(dropList) << "\n"
+              << std::setprecision(1) << "  goodput           " << goodputActive / 1e9
+              << " Gb/s while every flow is active after its first RTT (wire limit "
+              << wireLimit / 1e9 << " Gb/s)\n";
+    std::cout << "  ECN marks         " << marked << "; PFC pauses " << m_monitor->PauseFrames()
+              << "; control frames " << controlForwarded << "\n";
+    std::cout << std::setprecision(3) << "  smallest cw       "
+              << (std::isfinite(minCw) ? minCw : -1)
+              << " packets; sent with cw < 1: " << subPacketSends << "\n";
+    std::cout << "  invariants        " << inv.Verdict() << "\n";
+    std::cout << std::setprecision(2) << "  wall " << wall << " s, " << events << " events ("
+              << std::setprecision(0) << (wall > 0 ? events / wall : 0) << " events/s)\n";
+    std::cout << "  wrote " << Out() << "/summary.json, " << Out() << "/fct.csv\n";
+}
+
+void
+RdmaScenario::Finish(const rdmacc::JsonObject& extra)
+{
+    const uint32_t bottleneckPort = m_bottleneck;
     const auto flows = Flows();
     uint64_t sent = 0;
     uint64_t delivered = 0;
@@ -542,17 +758,48 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
     }
     const auto fct = rdmacc::Percentiles::Of(rdmacc::Fcts(flows));
     const auto slow = rdmacc::Percentiles::Of(rdmacc::Slowdowns(flows));
-    const auto c = sw->GetCounters();
-    const auto dropList = sw->GetDropList();
+    // every switch's counters together
+    uint64_t dropTotal = 0;
+    uint64_t controlDrops = 0;
+    uint64_t controlForwarded = 0;
+    uint64_t marked = 0;
+    std::vector<std::pair<std::string, uint64_t>> dropList;
+    std::string acc;
+    for (const auto& s : fabric.switches)
+    {
+        const auto c = s->GetCounters();
+        dropTotal += c.drops_total;
+        controlDrops += c.drops.control;
+        controlForwarded += c.control_forwarded;
+        marked += c.marked;
+        const auto list = s->GetDropList();
+        if (dropList.empty())
+        {
+            dropList = list;
+        }
+        else
+        {
+            for (size_t i = 0; i < list.size() && i < dropList.size(); i++)
+            {
+                dropList[i].second += list[i].second;
+            }
+        }
+        const std::string a = s->CheckInvariants();
+        if (!a.empty() && acc.empty())
+        {
+            acc =
+                (fabric.switches.size() > 1 ? "node " + std::to_string(s->GetId()) + ": " : "") + a;
+        }
+    }
     rdmacc::JsonObject drops;
     for (const auto& [reason, n] : dropList)
     {
         drops.UInt(reason, n);
     }
-    const uint64_t dropTotal = c.drops_total;
-    const uint32_t sid = sw->GetId();
+    const Ptr<SwitchNode> bsw = bottleneckSwitch;
+    const uint32_t sid = bsw->GetId();
     // exact maxima: overall = before and after the reset at the end of the first RTTs
-    const uint64_t qStable = sw->GetMaxEgressBytes(bottleneckPort, 3);
+    const uint64_t qStable = bsw->GetMaxEgressBytes(bottleneckPort, 3);
     const uint64_t qMax = std::max(m_overallMax, qStable);
     const double qAvg = m_monitor->AvgQueue(sid, bottleneckPort, 3);
 
@@ -564,13 +811,20 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
         goodputActive = double(deliveredAtFirstDone - deliveredAtStable) * 8 /
                         (firstDone - stableFrom).GetSeconds();
     }
+    else if (!stableFrom.IsStrictlyNegative() && firstDone.IsStrictlyNegative() &&
+             Simulator::Now() > stableFrom)
+    {
+        // a run of fixed duration that ended with every flow active
+        goodputActive = double(DeliveredNow() - deliveredAtStable) * 8 /
+                        (Simulator::Now() - stableFrom).GetSeconds();
+    }
     const double wireLimit = PayloadLimit();
 
     // every run checks its own invariants; any failure is reported and makes the exit status 3
     rdmacc::Invariants inv;
-    const std::string acc = sw->CheckInvariants();
     inv.Check(acc.empty(), "switch accounting: " + acc);
-    if (done < flows.size())
+    const bool timed = !m_duration.IsStrictlyNegative();
+    if (done < flows.size() && !timed)
     {
         inv.Fail(std::to_string(flows.size() - done) + " of " + std::to_string(flows.size()) +
                  " flows unfinished when --limit=" + m_opts.GetAsText("limit") +
@@ -600,10 +854,9 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
         inv.Fail("the data priority is lossless (--pfc=1) but " + std::to_string(dropTotal) +
                  " frames were dropped");
     }
-    if (c.drops.control > 0)
+    if (controlDrops > 0)
     {
-        inv.Fail(std::to_string(c.drops.control) +
-                 " control frames dropped (control pool exhausted)");
+        inv.Fail(std::to_string(controlDrops) + " control frames dropped (control pool exhausted)");
     }
     if (goodputActive > wireLimit * (1 + 1e-9))
     {
@@ -619,6 +872,7 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
         .UInt("flows_total", flows.size())
         .UInt("flows_done", done)
         .Bool("complete", done == flows.size())
+        .Str("run_ends", timed ? "duration" : "flows_done")
         .UInt("bytes_sent", sent)
         .UInt("bytes_delivered", delivered)
         .Obj("drops", drops)
@@ -630,8 +884,8 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
         .Num("goodput_active_bps", goodputActive)
         .Num("wire_limit_bps", wireLimit)
         .UInt("pfc_pause_frames", m_monitor->PauseFrames())
-        .UInt("control_frames", c.control_forwarded)
-        .UInt("marks", c.marked)
+        .UInt("control_frames", controlForwarded)
+        .UInt("marks", marked)
         .UInt("queue_max_bytes", qMax)
         .UInt("queue_max_stable_bytes", stableFrom.IsStrictlyNegative() ? 0 : qStable)
         .Num("queue_avg_bytes", qAvg)
@@ -653,40 +907,36 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
     merged.WriteFile(Out() + "/summary.json");
     rdmacc::WriteFctCsv(Out() + "/fct.csv", flows);
 
-    std::cout << std::fixed;
-    std::cout << m_name << ": cc=" << Cc() << ", " << flows.size() << " flows, "
-              << m_opts.GetAsText("rate") << " links, " << m_opts.GetAsText("delay")
-              << " delay, K_min/K_max/P_max " << kMinB << "/" << kMaxB << "/"
-              << std::setprecision(2) << pMax << ", K_fs " << kFsB << ", PFC "
-              << (Lossless() ? "on" : "off") << "\n";
-    std::cout << "  flows done        " << done << " / " << flows.size() << "\n";
-    std::cout << "  bytes delivered   " << delivered << " / " << sent << " (retransmitted " << retx
-              << ", of which received twice " << dup << ")\n";
-    std::cout << std::setprecision(1);
-    std::cout << "  FCT us            avg " << fct.avg / 1e3 << "  p50 " << fct.p50 / 1e3
-              << "  p95 " << fct.p95 / 1e3 << "  p99 " << fct.p99 / 1e3 << "  max " << fct.max / 1e3
-              << "\n";
-    std::cout << std::setprecision(2);
-    std::cout << "  slowdown          avg " << slow.avg << "  p50 " << slow.p50 << "  p95 "
-              << slow.p95 << "  p99 " << slow.p99 << "  max " << slow.max << "\n";
-    std::cout << "  bottleneck queue  max " << qMax << " B, after every first RTT ("
-              << stableFrom.GetMicroSeconds() << " us) max " << qStable << " B, avg "
-              << std::setprecision(0) << qAvg << " B\n";
-    std::cout << "  drops             " << dropTotal << " (stable stage " << stableDrops
-              << ", first RTT " << firstRttDrops << ")";
-    std::cout << rdmacc::DropCounts(dropList) << "\n"
-              << std::setprecision(1) << "  goodput           " << goodputActive / 1e9
-              << " Gb/s while every flow is active after its first RTT (wire limit "
-              << wireLimit / 1e9 << " Gb/s)\n";
-    std::cout << "  ECN marks         " << c.marked << "; PFC pauses " << m_monitor->PauseFrames()
-              << "; control frames " << c.control_forwarded << "\n";
-    std::cout << std::setprecision(3) << "  smallest cw       "
-              << (std::isfinite(minCw) ? minCw : -1)
-              << " packets; sent with cw < 1: " << subPacketSends << "\n";
-    std::cout << "  invariants        " << inv.Verdict() << "\n";
-    std::cout << std::setprecision(2) << "  wall " << wall << " s, " << events << " events ("
-              << std::setprecision(0) << (wall > 0 ? events / wall : 0) << " events/s)\n";
-    std::cout << "  wrote " << Out() << "/summary.json, " << Out() << "/fct.csv\n";
+    if (m_quiet)
+    {
+        std::cout << m_name << (m_case.empty() ? "" : " [" + m_case + "]") << ": cc=" << Cc()
+                  << ", " << done << "/" << flows.size() << " flows done, "
+                  << m_monitor->PauseFrames() << " PAUSEs, " << dropTotal << " drops, invariants "
+                  << inv.Verdict() << "; wrote " << Out() << "/\n";
+    }
+    else
+    {
+        PrintSummary(inv,
+                     flows.size(),
+                     done,
+                     delivered,
+                     sent,
+                     retx,
+                     dup,
+                     fct,
+                     slow,
+                     qMax,
+                     qStable,
+                     qAvg,
+                     dropTotal,
+                     dropList,
+                     goodputActive,
+                     wireLimit,
+                     marked,
+                     controlForwarded,
+                     minCw,
+                     subPacketSends);
+    }
     m_exitStatus = inv.Report();
 }
 

@@ -17,6 +17,7 @@
 #include "ns3/rdma-nic.h"
 
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -52,8 +53,36 @@ class RdmaScenario
      * together; a bad value stops the program with one line naming the option (exit 2).
      */
     void Parse(int argc, char** argv);
+    /**
+     * Runs this scenario's outputs in OUT/`name` (call before Parse): an example that runs
+     * several cases (schemes, topologies) one after the other keeps each case's files apart.
+     */
+    void SetCase(const std::string& name);
+    /// Prints one line per run instead of the summary table (examples that run many cases).
+    void SetQuiet(bool quiet);
     /// Builds `nHosts` hosts on one switch, with a NIC each (after Parse).
     void BuildSingleSwitch(uint32_t nHosts);
+    /**
+     * Builds any fabric (after Parse): `build` gets a FabricHelper set up from the options
+     * (link rate and delay, switch buffer, PFC, marking) and returns the fabric it built;
+     * every host gets a NIC. `maxPorts` is the most ports of any switch (for the options'
+     * checks of headroom and buffer).
+     */
+    void BuildFabric(const std::function<Fabric(FabricHelper&)>& build, uint32_t maxPorts);
+    /**
+     * Sets the queue reported as the bottleneck: egress `port` of switch `s`, which leads to
+     * host `receiverHost` (goodput is measured at that host).
+     */
+    void SetBottleneck(Ptr<SwitchNode> s, uint32_t port, uint32_t receiverHost);
+    /**
+     * Samples every flow's delivered bytes every `every` into rates.csv
+     * (`time_ns,flow_id,delivered_bytes,rate_bps`; the rate over the interval that ends at
+     * time_ns) and keeps the samples for DeliveredAt. Call before Run.
+     */
+    void EnableRateSeries(Time every);
+    /// \return bytes flow `flowId` had delivered at the rate sample taken at `t` (the latest
+    ///         sample at or before `t`; 0 before the first)
+    uint64_t DeliveredAt(uint32_t flowId, Time t) const;
     /// Adds a flow between host indexes; returns its flow id.
     uint32_t AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start);
     /**
@@ -63,10 +92,18 @@ class RdmaScenario
      */
     void Run(uint32_t bottleneckPort = 0);
     /**
+     * Runs for `duration` of simulated time exactly (an experiment over a fixed time: flows
+     * still sending at its end are expected, and not a failure of the run's invariants; every
+     * other invariant holds). The bottleneck is the one SetBottleneck gave.
+     */
+    void RunFor(Time duration);
+    /**
      * Writes summary.json (shared keys, then `extra`'s), fct.csv and the fabric CSVs, and prints
      * a summary table. `bottleneckPort` is the switch port whose queue is reported.
      */
     void Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra);
+    /// Finish with the bottleneck SetBottleneck gave.
+    void Finish(const rdmacc::JsonObject& extra);
     /**
      * \return the exit status of the run: 0 when every invariant Finish checked holds, 3
      *         otherwise (incomplete run, bytes not conserved, a flow below its FCT lower bound,
@@ -79,6 +116,8 @@ class RdmaScenario
     std::vector<FlowRecord> Flows() const;
     /// \return the base RTT between two hosts (data frame out, ACK back)
     Time BaseRtt(uint32_t srcHost, uint32_t dstHost) const;
+    /// \return PFC PAUSE frames sent so far by every device
+    uint64_t PauseFrames() const;
     /// \return payload bit/s a host link carries at most (the wire limit of goodput)
     double PayloadLimit() const;
 
@@ -94,6 +133,7 @@ class RdmaScenario
     Fabric fabric;                     //!< the fabric
     std::vector<Ptr<RdmaNic>> nics;    //!< nics[i] = NIC of host i
     Ptr<SwitchNode> sw;                //!< the switch (single-switch fabrics)
+    Ptr<SwitchNode> bottleneckSwitch;  //!< the switch of the bottleneck queue
     uint64_t kMinB = 0;                //!< effective K_min (bytes)
     uint64_t kMaxB = 0;                //!< effective K_max
     uint64_t kFsB = 0;                 //!< effective K_fs
@@ -110,6 +150,30 @@ class RdmaScenario
 
   private:
     void CheckDone(Time every);
+    void StartRun();
+    void SampleRates(Time every);
+    void TakeRateSample();
+    /// Prints the summary table of Finish.
+    void PrintSummary(const rdmacc::Invariants& inv,
+                      uint64_t nFlows,
+                      uint64_t done,
+                      uint64_t delivered,
+                      uint64_t sent,
+                      uint64_t retx,
+                      uint64_t dup,
+                      const rdmacc::Percentiles& fct,
+                      const rdmacc::Percentiles& slow,
+                      uint64_t qMax,
+                      uint64_t qStable,
+                      double qAvg,
+                      uint64_t dropTotal,
+                      const std::vector<std::pair<std::string, uint64_t>>& dropList,
+                      double goodputActive,
+                      double wireLimit,
+                      uint64_t marked,
+                      uint64_t controlForwarded,
+                      double minCw,
+                      uint64_t subPacketSends) const;
     /// \return the base RTT along `links` (data frame out, ACK back)
     Time PathRtt(const std::vector<Fabric::PathLink>& links) const;
     static void OnFirstFeedback(RdmaScenario* self, uint32_t flowId);
@@ -135,9 +199,17 @@ class RdmaScenario
     uint32_t m_completed = 0;      //!< flows whose FlowComplete fired
     uint32_t m_firstFeedbacks = 0; //!< flows past their first RTT
     uint32_t m_bottleneck = 0;     //!< bottleneck switch port
-    uint64_t m_overallMax = 0;     //!< bottleneck maximum before the reset
-    int m_exitStatus = 0;          //!< 3 when an invariant failed (Finish), else 0
-    bool m_lossless = false;       //!< --pfc, or the scheme's default
+    uint32_t m_bottleneckHost = 0; //!< the host the bottleneck port leads to
+    std::string m_case;            //!< case subdirectory of --out (SetCase)
+    bool m_quiet = false;          //!< SetQuiet
+    Time m_duration = Seconds(-1); //!< RunFor's duration; negative: run until done
+    Time m_rateEvery = Seconds(0); //!< EnableRateSeries' interval
+    std::ofstream m_ratesCsv;      //!< rates.csv
+    std::vector<Time> m_rateTimes; //!< times of the rate samples
+    std::vector<std::vector<uint64_t>> m_rateDelivered; //!< [sample][flow] delivered bytes
+    uint64_t m_overallMax = 0;                          //!< bottleneck maximum before the reset
+    int m_exitStatus = 0;    //!< 3 when an invariant failed (Finish), else 0
+    bool m_lossless = false; //!< --pfc, or the scheme's default
     static void OnDrop(
         RdmaScenario* self, Ptr<const Packet> p, uint32_t port, uint8_t prio, const char* reason);
 

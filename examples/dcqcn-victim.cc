@@ -1,0 +1,207 @@
+/*
+ * dcqcn-victim: a victim flow hurt by congestion that is not on its path, PFC alone against
+ * DCQCN (Zhu et al., SIGCOMM 2015, Figure 4: cascading PAUSEs; Figure 9: DCQCN keeps the
+ * victim's throughput).
+ *
+ *   ./waf --run dcqcn-victim
+ *   ./waf --run "dcqcn-victim --extra=0,2 --duration=20ms"
+ *
+ * Topology (DCQCN Figure 2, every link 40 Gb/s): two pods of two ToRs and two leaves, two
+ * spines, five hosts per ToR. H11-H14 under T1 send to R under T4 (an incast through the
+ * spines); the victim VS, also under T1, sends to VR under T2 (through T1's uplinks and the
+ * pod's leaves only); 0, 1 or 2 more senders under T3 (H31, H32) send to R. With PFC alone,
+ * T4's PAUSEs cascade through the leaves and spines back to T1's uplinks and stall VS; more
+ * senders under T3 make it worse. Each (scheme, extra senders) pair runs as its own case
+ * (outputs in OUT/SCHEME-extraN/); every flow lasts the whole run; throughputs are measured over
+ * its last half.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/rdma-cc-module.h"
+
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+const char* const kName = "dcqcn-victim";
+const char* const kHelp =
+    "Victim flow on the 3-tier Clos of the DCQCN testbed (4 ToRs, 4 leaves, 2 spines, 40 Gb/s): "
+    "H11-H14 under T1 send to R under T4, the victim VS under T1 sends to VR under T2, and 0-2 "
+    "more senders under T3 send to R. Runs each scheme of --schemes with each count of --extra "
+    "(PFC on) for --duration and prints the victim's throughput over the last half.";
+
+/// Declares the example's options on a scenario.
+void
+Declare(RdmaScenario& sc)
+{
+    sc.Opts()
+        .Default("rate", "40Gbps")
+        .Default("pfc", "true")
+        .Default("sample", "10us")
+        .Text("schemes",
+              "none,dcqcn",
+              "schemes to run, one case each (comma-separated; --cc=X runs X alone)")
+        .Text("extra", "0,1,2", "senders under T3 (0-2), one case each (comma-separated)")
+        .Duration(
+            "duration", "10ms", "simulated time of each case", rdmacc::Options::Range::Above(0))
+        .Duration(
+            "rateSample", "100us", "rates.csv sampling interval", rdmacc::Options::Range::Above(0));
+}
+
+std::vector<std::string>
+Split(const std::string& s)
+{
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        out.push_back(item);
+    }
+    return out;
+}
+
+/// One case's result.
+struct Result
+{
+    std::string scheme;
+    uint32_t extra = 0;
+    double victimBps = 0; //!< VS -> VR
+    double incastBps = 0; //!< every sender to R together
+    uint64_t pauses = 0;
+    int status = 0;
+};
+
+Result
+RunCase(int argc, char** argv, const std::string& scheme, bool single, uint32_t extra)
+{
+    RdmaScenario sc(kName, kHelp);
+    Declare(sc);
+    if (!single)
+    {
+        sc.Opts().Default("cc", scheme);
+    }
+    sc.SetCase((single ? std::string("") : scheme + "-") + "extra" + std::to_string(extra));
+    sc.SetQuiet(true);
+    sc.Parse(argc, argv);
+    const Time duration = sc.Opts().GetTime("duration");
+    // DCQCN Figure 2: 2 pods x (2 ToRs, 2 leaves), 2 spines; 5 hosts per ToR
+    sc.BuildFabric([](FabricHelper& fh) { return fh.Clos(2, 2, 2, 2, 5); }, 7);
+    // hosts: T1 {0-4}, T2 {5-9}, T3 {10-14}, T4 {15-19}
+    const uint32_t receiver = 15;
+    const uint32_t vs = 4;
+    const uint32_t vr = 5;
+    const uint64_t size =
+        static_cast<uint64_t>(double(sc.RateBps()) / 8 * duration.GetSeconds()) + 1;
+    const uint32_t victim = sc.AddFlow(vs, vr, size, Seconds(0));
+    std::vector<uint32_t> incast;
+    for (uint32_t h = 0; h < 4; h++) // H11-H14
+    {
+        incast.push_back(sc.AddFlow(h, receiver, size, Seconds(0)));
+    }
+    for (uint32_t h = 10; h < 10 + extra; h++) // H31, H32
+    {
+        incast.push_back(sc.AddFlow(h, receiver, size, Seconds(0)));
+    }
+    // the bottleneck of the incast: T4's port toward R (switch index 9: spines 0-1, pod 0
+    // leaves 2-3 and ToRs 4-5, pod 1 leaves 6-7 and ToRs 8-9)
+    Ptr<SwitchNode> t4 = sc.fabric.switches.at(9);
+    const uint32_t rNode = sc.fabric.hosts.Get(receiver)->GetId();
+    sc.SetBottleneck(t4, sc.fabric.NextHops(t4->GetId(), rNode).at(0), receiver);
+    sc.EnableRateSeries(sc.Opts().GetTime("rateSample"));
+    sc.RunFor(duration);
+
+    Result r;
+    r.scheme = sc.Cc();
+    r.extra = extra;
+    const Time half = duration / 2;
+    const double secs = (duration - half).GetSeconds();
+    auto bps = [&](uint32_t id)
+    {
+        return double(sc.DeliveredAt(id, duration) - sc.DeliveredAt(id, half)) * 8 / secs;
+    };
+    r.victimBps = bps(victim);
+    for (uint32_t id : incast)
+    {
+        r.incastBps += bps(id);
+    }
+    rdmacc::JsonObject extraKeys;
+    extraKeys.UInt("senders", incast.size())
+        .UInt("extra_senders", extra)
+        .UInt("duration_ns", duration.GetNanoSeconds())
+        .Num("victim_bps", r.victimBps)
+        .Num("incast_bps", r.incastBps);
+    sc.Finish(extraKeys);
+    r.status = sc.ExitStatus();
+    r.pauses = sc.PauseFrames();
+    Simulator::Destroy();
+    return r;
+}
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    // the first parse checks the command line (and answers --help); the cases parse it again
+    std::vector<std::string> schemes;
+    std::vector<uint32_t> extras;
+    std::string out;
+    bool single = false;
+    {
+        RdmaScenario probe(kName, kHelp);
+        Declare(probe);
+        probe.Opts().Parse(argc, argv);
+        single = probe.Opts().Given("cc");
+        schemes =
+            single ? std::vector<std::string>{probe.Cc()} : Split(probe.Opts().GetText("schemes"));
+        for (const auto& e : Split(probe.Opts().GetText("extra")))
+        {
+            if (e != "0" && e != "1" && e != "2")
+            {
+                rdmacc::ConfigFatal("command line",
+                                    "invalid --extra = " + probe.Opts().GetText("extra") +
+                                        ": must be a comma-separated list of 0, 1, 2 (senders "
+                                        "under T3)");
+            }
+            extras.push_back(static_cast<uint32_t>(std::stoul(e)));
+        }
+        out = probe.Out();
+    }
+    std::vector<Result> results;
+    int status = 0;
+    for (const auto& s : schemes)
+    {
+        for (uint32_t e : extras)
+        {
+            results.push_back(RunCase(argc, argv, s, single, e));
+            status = std::max(status, results.back().status);
+        }
+    }
+    std::cout << std::fixed << std::setprecision(2);
+    std::cout << "\ndcqcn-victim: the victim's throughput over the last half of the run, Gb/s "
+                 "(DCQCN Fig. 4 vs Fig. 9)\n";
+    std::cout << "  scheme     senders under T3   victim VS->VR   incast to R   PAUSEs\n";
+    rdmacc::JsonObject all;
+    for (const auto& r : results)
+    {
+        std::cout << "  " << std::left << std::setw(10) << r.scheme << std::right << std::setw(17)
+                  << r.extra << std::setw(16) << r.victimBps / 1e9 << std::setw(14)
+                  << r.incastBps / 1e9 << std::setw(9) << r.pauses << "\n";
+        rdmacc::JsonObject c;
+        c.UInt("extra_senders", r.extra)
+            .Num("victim_bps", r.victimBps)
+            .Num("incast_bps", r.incastBps)
+            .UInt("pfc_pause_frames", r.pauses)
+            .Int("exit_status", r.status);
+        all.Obj(r.scheme + "-extra" + std::to_string(r.extra), c);
+    }
+    all.WriteFile(out + "/summary.json");
+    std::cout << "  wrote " << out << "/summary.json and " << out << "/CASE/\n";
+    return status;
+}

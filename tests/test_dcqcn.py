@@ -1,0 +1,104 @@
+"""End-to-end checks of DCQCN against the paper's experiments (Zhu et al., SIGCOMM 2015):
+PFC's unfairness and victim flow (Figures 3 and 4) against DCQCN's equal shares and steady
+victim (Figures 8 and 9), convergence of two flows to fair rates and a low queue (section 5),
+and a lossless incast with far fewer PAUSEs than PFC alone."""
+
+import json
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import ExampleTest, read_csv, run_example, summary  # noqa: E402
+
+
+def top_summary(out):
+    with open(os.path.join(out, "summary.json")) as f:
+        return json.load(f)
+
+
+class DcqcnFairness(ExampleTest):
+    def test_pfc_alone_is_unfair_and_dcqcn_shares_equally(self):
+        _, out = run_example("dcqcn-fairness", "--duration=10ms")
+        s = top_summary(out)
+        # every case checked its own invariants (lossless: no drop)
+        for scheme in ("none", "dcqcn"):
+            self.assertEqual(s[scheme]["exit_status"], 0, s)
+            case = summary(os.path.join(out, scheme))
+            self.assertEqual(case["invariants"], "ok", case)
+            self.assertEqual(case["drops_total"], 0, case)
+            self.assertEqual(case["run_ends"], "duration", case)
+        # Figure 3: H4, alone on its ingress port of T4, gets clearly more than any of H1-H3
+        pfc = s["none"]["throughput_bps"]
+        others = max(pfc["H1"], pfc["H2"], pfc["H3"])
+        self.assertGreater(pfc["H4"], 1.5 * others, pfc)
+        # the bottleneck is full either way (40 Gb/s, 1000 B payloads: 36.97 Gb/s of payload)
+        for scheme in ("none", "dcqcn"):
+            total = sum(s[scheme]["throughput_bps"].values())
+            self.assertGreater(total, 0.95 * 36.97e9, s[scheme])
+            self.assertLess(total, 36.97e9 * 1.001, s[scheme])
+        # Figure 8: DCQCN's shares are equal over the last half
+        self.assertGreaterEqual(s["dcqcn"]["jain_index"], 0.99, s["dcqcn"])
+        self.assertLess(s["none"]["jain_index"], 0.9, s["none"])
+        # and PFC is rarely triggered
+        self.assertLess(s["dcqcn"]["pfc_pause_frames"], s["none"]["pfc_pause_frames"] / 10, s)
+
+
+class DcqcnVictim(ExampleTest):
+    def test_victim_keeps_its_throughput_with_dcqcn_and_loses_it_with_pfc_alone(self):
+        _, out = run_example("dcqcn-victim", "--duration=10ms")
+        s = top_summary(out)
+        v = {k: c["victim_bps"] for k, c in s.items()}
+        for k, c in s.items():
+            self.assertEqual(c["exit_status"], 0, s)
+        # Figure 9: with DCQCN the victim's throughput changes by less than 10 % as senders
+        # are added under T3
+        base = v["dcqcn-extra0"]
+        for k in ("dcqcn-extra1", "dcqcn-extra2"):
+            self.assertLess(abs(v[k] - base), 0.1 * base, v)
+        # Figure 4: with PFC alone it drops as senders are added, and stays below DCQCN's
+        self.assertLess(v["none-extra2"], 0.9 * v["none-extra0"], v)
+        self.assertLess(v["none-extra0"], v["dcqcn-extra0"], v)
+
+
+class DcqcnConvergence(ExampleTest):
+    def test_two_flows_converge_and_the_queue_settles_without_pfc(self):
+        _, out = run_example("dcqcn-convergence", "--flows=2", "--stagger=5ms", "--duration=40ms")
+        s = summary(out)
+        self.assertEqual(s["invariants"], "ok", s)
+        self.assertEqual(s["drops_total"], 0, s)
+        r = s["settled_rate_bps"]
+        a, b = r["0"], r["1"]
+        # the two flows within 10 % of each other, and the link full
+        self.assertLess(abs(a - b), 0.1 * max(a, b), r)
+        self.assertGreater(a + b, 0.95 * 36.97e9, r)
+        # the queue settles at a level near K_min (far below K_max), with no PAUSE in the
+        # settled half
+        self.assertGreater(s["settled_queue_bytes"], 0, s)
+        self.assertLess(s["settled_queue_bytes"], 0.5 * s["k_max_bytes"], s)
+        half = s["duration_ns"] / 2
+        late = [p for p in read_csv(out, "pfc.csv") if p["kind"] == "pause" and int(p["time_ns"]) > half]
+        self.assertEqual(late, [], "PAUSE frames in the settled half")
+        # rates.csv: a row per flow per 10 us sample
+        rows = read_csv(out, "rates.csv")
+        self.assertEqual(len(rows), 2 * (40000 // 10 + 1))
+
+
+class DcqcnIncast(ExampleTest):
+    def test_lossless_incast_has_no_drop_and_far_fewer_pauses_than_pfc_alone(self):
+        _, out = run_example("ldcp-incast", "--cc=dcqcn", "--senders=16", "--size=1000000")
+        d = summary(out)
+        _, out2 = run_example("ldcp-incast", "--cc=none", "--pfc=1", "--senders=16", "--size=1000000")
+        p = summary(out2)
+        for s in (d, p):
+            self.assertEqual(s["invariants"], "ok", s)
+            self.assertIs(s["complete"], True, s)
+            self.assertEqual(s["drops_total"], 0, s)
+        self.assertGreater(p["pfc_pause_frames"], 0, p)
+        self.assertLess(d["pfc_pause_frames"], p["pfc_pause_frames"] / 2, (d, p))
+        # DCQCN's CNPs and per-64 KB ACKs are control frames; rates appear in flows.csv
+        self.assertGreater(d["marks"], 0, d)
+
+
+if __name__ == "__main__":
+    unittest.main()
