@@ -35,6 +35,7 @@ pub const COMPONENTS: &[(&str, &str)] = &[
     ("rdma_cc_switch", "RdmaCcSwitch"),
     ("rdma_cc_transport", "RdmaCcTransport"),
     ("rdma_cc_ldcp", "RdmaCcLdcp"),
+    ("rdma_cc_dcqcn", "RdmaCcDcqcn"),
     ("rdma_cc_schemes", "RdmaCcSchemes"),
 ];
 
@@ -225,6 +226,7 @@ mod tests {
             ("rdma_cc_switch::mmu", Some("RdmaCcSwitch")),
             ("rdma_cc_ldcp::ldcp", Some("RdmaCcLdcp")),
             ("rdma_cc_ldcp", Some("RdmaCcLdcp")),
+            ("rdma_cc_dcqcn::dcqcn", Some("RdmaCcDcqcn")),
             ("rdma_cc_core::units", Some("RdmaCcCore")),
             ("rdma_cc_schemes", Some("RdmaCcSchemes")),
             ("rdma_cc::transport", Some("RdmaCcBridge")),

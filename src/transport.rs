@@ -527,7 +527,25 @@ mod tests {
         let iw = &specs[index_of("Iw")];
         assert_eq!(iw.default_text, "auto");
         let cc = &specs[index_of("Scheme")];
-        assert_eq!(cc.choices, vec!["ldcp", "ldcp-rate", "none"]);
+        assert_eq!(cc.choices, vec!["ldcp", "ldcp-rate", "dcqcn", "none"]);
+        // DCQCN's constants: a preset, and every other one auto (the preset's value)
+        let preset = &specs[index_of("DcqcnPreset")];
+        assert_eq!(
+            (preset.option.as_str(), preset.default_text.as_str()),
+            ("dcqcnPreset", "paper")
+        );
+        let rai = &specs[index_of("DcqcnRai")];
+        assert_eq!(rai.default_text, "auto");
+        assert!(
+            rai.help
+                .contains("paper 40Mbps; mellanox rpg_ai_rate 5Mbps"),
+            "{}",
+            rai.help
+        );
+        let keep = &specs[index_of("DcqcnKeepTarget")];
+        assert_eq!(keep.kind, ParamKind::Choice);
+        assert_eq!(keep.default_text, "auto");
+        assert_eq!(keep.choices, vec!["auto", "true", "false"]);
     }
 
     #[test]

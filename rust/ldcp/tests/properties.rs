@@ -44,6 +44,7 @@ fn scheme() -> impl Strategy<Value = Scheme> {
     prop_oneof![
         Just(Scheme::Ldcp),
         Just(Scheme::LdcpRate),
+        Just(Scheme::Dcqcn),
         Just(Scheme::None)
     ]
 }
@@ -140,7 +141,7 @@ proptest! {
                 }
             }
             let cw = s.cw();
-            if scheme == Scheme::None {
+            if matches!(scheme, Scheme::None | Scheme::Dcqcn) {
                 prop_assert!(cw.is_infinite());
             } else {
                 prop_assert!(cw.is_finite() && cw > 0.0);

@@ -1,7 +1,7 @@
 //! Run-time choice of a queue pair's congestion-control scheme, and the one definition of a
 //! NIC's parameters.
 //!
-//! - [`Scheme`]: the scheme names (`ldcp`, `ldcp-rate`, `none`).
+//! - [`Scheme`]: the scheme names (`ldcp`, `ldcp-rate`, `dcqcn`, `none`).
 //! - [`SchemeConfig`]: a scheme with its constants — the factory of one flow's controller
 //!   (config-as-factory, as quinn's congestion configs): [`SchemeConfig::controller`] builds a
 //!   [`SchemeController`], [`SchemeConfig::receiver`] adapts the receiver to the scheme (CNPs
@@ -20,12 +20,13 @@
 //! bridge (`src/`) must hold nothing but the `#[cxx::bridge]`.
 //!
 //! # Adding a scheme
-//! A new scheme (say DCQCN, in its own crate `rdma-cc-dcqcn` with a `DcqcnConfig` implementing
+//! A new scheme (as DCQCN: its own crate `rdma-cc-dcqcn` with a `DcqcnConfig` implementing
 //! [`Params`] and a controller implementing [`Controller`]) touches only this file: a variant
-//! of [`Scheme`] (its name), of [`SchemeConfig`] (its constants) and of [`SchemeController`]
-//! (its controller), a field of [`NicConfig`] with its part in the NIC's flat parameter table,
-//! and the dependency in `Cargo.toml`. The bridge, the NIC's attributes, the examples' `--cc`
-//! choices and options follow from the tables.
+//! of [`Scheme`] (its name, its marking and PFC defaults), of [`SchemeConfig`] (its constants)
+//! and of [`SchemeController`] (its controller), a field of [`NicConfig`] with its part in the
+//! NIC's flat parameter table, and the dependency in `Cargo.toml`; the new crate is a
+//! workspace member with a log component (`src/log.rs`). The bridge, the NIC's attributes, the
+//! examples' `--cc` choices and options follow from the tables.
 //!
 //! Nothing here reads a clock or allocates per packet; construction validates every parameter,
 //! after which no input makes these types panic.
@@ -37,6 +38,7 @@ use rdma_cc_core::param::{
     Field, FlatTable, Limit, Param, ParamKind, ParamSpec, ParamValue, Params,
 };
 use rdma_cc_core::{ConfigError, Ecn, Rate, Time};
+use rdma_cc_dcqcn::{Dcqcn, DcqcnConfig};
 use rdma_cc_ldcp::{FastStartExit, Ldcp, LdcpConfig, LdcpRate, Stage};
 use rdma_cc_transport::{
     AckEvent, Controller, LineRate, NackEvent, Path, QpSender, ReceiverConfig, RttSource,
@@ -57,23 +59,27 @@ pub enum Scheme {
     /// LDCP's rate-based variant for NICs without per-packet ACK (draft §3.2): pacing at
     /// `cw·MTU/RTT`, `+α` per RTT-probe response, `−β` per CNP.
     LdcpRate,
+    /// DCQCN's rate control (Zhu et al., SIGCOMM 2015, §3.1): line rate at start, a cut per
+    /// CNP, recovery by timer and byte counter; deployed with PFC.
+    Dcqcn,
     /// No congestion control: line rate back to back (relies on PFC, or loses).
     None,
 }
 
 impl Scheme {
     /// Every scheme, in the order help texts list them.
-    pub const ALL: [Scheme; 3] = [Scheme::Ldcp, Scheme::LdcpRate, Scheme::None];
+    pub const ALL: [Scheme; 4] = [Scheme::Ldcp, Scheme::LdcpRate, Scheme::Dcqcn, Scheme::None];
 
     /// Every scheme's name, in [`Scheme::ALL`] order (the choices of the `--cc` option).
-    pub const NAMES: [&'static str; 3] = ["ldcp", "ldcp-rate", "none"];
+    pub const NAMES: [&'static str; 4] = ["ldcp", "ldcp-rate", "dcqcn", "none"];
 
-    /// The name used in options and output files: `ldcp`, `ldcp-rate`, `none`.
+    /// The name used in options and output files: `ldcp`, `ldcp-rate`, `dcqcn`, `none`.
     pub const fn name(self) -> &'static str {
         match self {
             Scheme::Ldcp => Self::NAMES[0],
             Scheme::LdcpRate => Self::NAMES[1],
-            Scheme::None => Self::NAMES[2],
+            Scheme::Dcqcn => Self::NAMES[2],
+            Scheme::None => Self::NAMES[3],
         }
     }
 }
@@ -109,6 +115,8 @@ pub enum SchemeConfig {
     Ldcp(LdcpConfig),
     /// [`Scheme::LdcpRate`] with LDCP's constants.
     LdcpRate(LdcpConfig),
+    /// [`Scheme::Dcqcn`] with its constants.
+    Dcqcn(DcqcnConfig),
     /// [`Scheme::None`]: no constants.
     None,
 }
@@ -119,16 +127,19 @@ impl SchemeConfig {
         match self {
             SchemeConfig::Ldcp(_) => Scheme::Ldcp,
             SchemeConfig::LdcpRate(_) => Scheme::LdcpRate,
+            SchemeConfig::Dcqcn(_) => Scheme::Dcqcn,
             SchemeConfig::None => Scheme::None,
         }
     }
 
     /// Checks the constants on the path `sender` describes (e.g. LDCP's IW = BDP must be at
-    /// least a byte); the error names the Rust field.
+    /// least a byte, DCQCN's minimum rate at most the line rate); the error names the Rust
+    /// field.
     pub fn validate(&self, sender: &SenderConfig) -> Result<(), ConfigError> {
         sender.validate()?;
         match self {
             SchemeConfig::Ldcp(c) | SchemeConfig::LdcpRate(c) => c.validate_for(sender),
+            SchemeConfig::Dcqcn(c) => c.validate_for(sender),
             SchemeConfig::None => Ok(()),
         }
     }
@@ -144,6 +155,7 @@ impl SchemeConfig {
         Ok(match self {
             SchemeConfig::Ldcp(c) => SchemeController::Ldcp(Ldcp::new(sender, c, flow_size)?),
             SchemeConfig::LdcpRate(c) => SchemeController::LdcpRate(LdcpRate::new(sender, c)?),
+            SchemeConfig::Dcqcn(c) => SchemeController::Dcqcn(Dcqcn::new(sender, c)?),
             SchemeConfig::None => SchemeController::LineRate(LineRate),
         })
     }
@@ -160,11 +172,12 @@ impl SchemeConfig {
     }
 
     /// The receiver this scheme needs, from the receiving NIC's `base` policy: CNPs for
-    /// [`Scheme::LdcpRate`] (draft §3.2: the window decreases "upon every CNP"), ECN echo in
+    /// [`Scheme::LdcpRate`] (draft §3.2: the window decreases "upon every CNP") and
+    /// [`Scheme::Dcqcn`] (DCQCN §3.1: the NP sends CNPs, the RP cuts on them), ECN echo in
     /// ACKs otherwise.
     pub fn receiver(&self, base: &ReceiverConfig) -> ReceiverConfig {
         ReceiverConfig {
-            send_cnp: matches!(self, SchemeConfig::LdcpRate(_)),
+            send_cnp: matches!(self, SchemeConfig::LdcpRate(_) | SchemeConfig::Dcqcn(_)),
             ..*base
         }
     }
@@ -177,6 +190,8 @@ pub enum SchemeController {
     Ldcp(Ldcp),
     /// [`Scheme::LdcpRate`].
     LdcpRate(LdcpRate),
+    /// [`Scheme::Dcqcn`].
+    Dcqcn(Dcqcn),
     /// [`Scheme::None`].
     LineRate(LineRate),
 }
@@ -187,6 +202,7 @@ impl SchemeController {
         match self {
             SchemeController::Ldcp(_) => Scheme::Ldcp,
             SchemeController::LdcpRate(_) => Scheme::LdcpRate,
+            SchemeController::Dcqcn(_) => Scheme::Dcqcn,
             SchemeController::LineRate(_) => Scheme::None,
         }
     }
@@ -196,7 +212,9 @@ impl SchemeController {
     pub fn fast_start_exit(&self) -> FastStartExit {
         match self {
             SchemeController::Ldcp(c) => c.fast_start_exit(),
-            SchemeController::LdcpRate(_) | SchemeController::LineRate(_) => FastStartExit::None,
+            SchemeController::LdcpRate(_)
+            | SchemeController::Dcqcn(_)
+            | SchemeController::LineRate(_) => FastStartExit::None,
         }
     }
 
@@ -205,7 +223,7 @@ impl SchemeController {
         match self {
             SchemeController::Ldcp(c) => Some(c.stage()),
             SchemeController::LdcpRate(c) => Some(c.stage()),
-            SchemeController::LineRate(_) => None,
+            SchemeController::Dcqcn(_) | SchemeController::LineRate(_) => None,
         }
     }
 }
@@ -215,6 +233,7 @@ macro_rules! dispatch {
         match $self {
             SchemeController::Ldcp($c) => $e,
             SchemeController::LdcpRate($c) => $e,
+            SchemeController::Dcqcn($c) => $e,
             SchemeController::LineRate($c) => $e,
         }
     };
@@ -280,37 +299,82 @@ pub struct Marking {
     pub k_fs: u64,
 }
 
+/// The link rate DCQCN's published marking thresholds are for (DCQCN §3.1 and §5: 40 Gb/s).
+const DCQCN_MARKING_RATE: Rate = Rate::gbps(40);
+
+/// DCQCN's congestion point at 40 Gb/s, the values the paper settles on (DCQCN §5):
+/// `K_min` = 5 KB.
+const DCQCN_K_MIN: u64 = 5_000;
+/// `K_max` = 200 KB at 40 Gb/s (DCQCN §5).
+const DCQCN_K_MAX: u64 = 200_000;
+/// `P_max` = 1 % (DCQCN §5).
+const DCQCN_P_MAX: f64 = 0.01;
+
+/// `bytes` scaled by `rate / 40 Gb/s` (rounded down).
+fn dcqcn_scaled(bytes: u64, rate: Rate) -> u64 {
+    let b = u128::from(bytes) * u128::from(rate.0) / u128::from(DCQCN_MARKING_RATE.0);
+    u64::try_from(b).unwrap_or(u64::MAX)
+}
+
 impl Scheme {
     /// Whether the scheme runs on a lossless (PFC) priority as deployed: LDCP is PFC-free
-    /// (draft-dai-tsvwg-ldcp-01 §1), and line-rate senders are shown lossy unless asked; a
-    /// scheme designed for PFC (DCQCN) answers true. Examples use it as the default of their
-    /// `--pfc` option.
+    /// (draft-dai-tsvwg-ldcp-01 §1), and line-rate senders are shown lossy unless asked; DCQCN
+    /// is deployed with PFC (DCQCN §3.2: "DCQCN does not obviate the need for PFC"). Examples
+    /// use it as the default of their `--pfc` option.
     pub fn lossless_by_default(self) -> bool {
         match self {
             Scheme::Ldcp | Scheme::LdcpRate | Scheme::None => false,
+            Scheme::Dcqcn => true,
         }
     }
 
     /// The switch settings this scheme starts from on a link of `rate` and one-way `delay`
     /// carrying frames of `frame` bytes (meant to be tuned by a sweep; every example exposes
-    /// them). Every scheme here uses LDCP's starting point: `K_min` = half the BDP of one hop
-    /// (`rate × 2·delay / 2`, at least one frame), and the rest from it
-    /// ([`Self::marking_from`]).
+    /// them).
+    /// - LDCP (and line-rate senders, shown against the same switch): `K_min` = half the BDP
+    ///   of one hop (`rate × 2·delay / 2`, at least one frame), and the rest from it
+    ///   ([`Self::marking_from`]).
+    /// - DCQCN: the paper's 40 Gb/s values (`K_min` = 5 KB, `K_max` = 200 KB, `P_max` = 1 %,
+    ///   DCQCN §5) scaled by `rate / 40 Gb/s`, `K_min` at least one frame and `K_max` at least
+    ///   `K_min`; `K_fs = K_min`. Decision: the paper gives thresholds for 40 Gb/s only, and
+    ///   deployed switches scale their ECN thresholds with port speed (per-speed maps, as
+    ///   DCQCN's CP must allow); the thresholds do not depend on `delay`.
     pub fn marking(self, rate: Rate, delay: Time, frame: u64) -> Marking {
-        let hop_bdp = rate.bytes_in(Time(delay.0.saturating_mul(2))).0;
-        self.marking_from((hop_bdp / 2).max(frame))
+        match self {
+            Scheme::Dcqcn => {
+                let k_min = dcqcn_scaled(DCQCN_K_MIN, rate).max(frame);
+                Marking {
+                    k_min,
+                    k_max: dcqcn_scaled(DCQCN_K_MAX, rate).max(k_min),
+                    p_max: DCQCN_P_MAX,
+                    k_fs: k_min,
+                }
+            }
+            Scheme::Ldcp | Scheme::LdcpRate | Scheme::None => {
+                let hop_bdp = rate.bytes_in(Time(delay.0.saturating_mul(2))).0;
+                self.marking_from((hop_bdp / 2).max(frame))
+            }
+        }
     }
 
     /// The switch settings this scheme derives from the marking threshold `k_min` (bytes), the
-    /// one [`Self::marking`] starts from or one the user gave. Every scheme here uses LDCP's:
-    /// `K_max = 4·K_min`, `P_max = 0.2`, `K_fs = K_min`; line-rate senders (`none`) are shown
-    /// against the same switch.
+    /// one [`Self::marking`] starts from or one the user gave. LDCP's (also used for line-rate
+    /// senders, `none`): `K_max = 4·K_min`, `P_max = 0.2`, `K_fs = K_min`. DCQCN's: the
+    /// paper's ratio `K_max = 40·K_min` (200 KB / 5 KB), `P_max = 0.01`, `K_fs = K_min`.
     pub fn marking_from(self, k_min: u64) -> Marking {
-        Marking {
-            k_min,
-            k_max: k_min.saturating_mul(4),
-            p_max: 0.2,
-            k_fs: k_min,
+        match self {
+            Scheme::Dcqcn => Marking {
+                k_min,
+                k_max: k_min.saturating_mul(DCQCN_K_MAX / DCQCN_K_MIN),
+                p_max: DCQCN_P_MAX,
+                k_fs: k_min,
+            },
+            Scheme::Ldcp | Scheme::LdcpRate | Scheme::None => Marking {
+                k_min,
+                k_max: k_min.saturating_mul(4),
+                p_max: 0.2,
+                k_fs: k_min,
+            },
         }
     }
 }
@@ -332,6 +396,8 @@ pub struct NicConfig {
     pub receiver: ReceiverConfig,
     /// LDCP's constants ([`Scheme::Ldcp`], [`Scheme::LdcpRate`]).
     pub ldcp: LdcpConfig,
+    /// DCQCN's constants ([`Scheme::Dcqcn`]).
+    pub dcqcn: DcqcnConfig,
 }
 
 impl Default for NicConfig {
@@ -342,6 +408,7 @@ impl Default for NicConfig {
             sender: SenderConfig::default(),
             receiver: ReceiverConfig::default(),
             ldcp: LdcpConfig::default(),
+            dcqcn: DcqcnConfig::default(),
         }
     }
 }
@@ -357,7 +424,8 @@ const NIC_PARAMS: &[Param<NicConfig>] = &[
                 "Scheme",
                 ParamKind::Choice,
                 "Congestion control of new flows: ldcp (LDCP window, per-ACK), ldcp-rate \
-                 (LDCP rate-based: RTT probes and CNPs), none (line rate).",
+                 (LDCP rate-based: RTT probes and CNPs), dcqcn (DCQCN rate control on CNPs, \
+                 with PFC), none (line rate).",
             )
         },
         get: |c| ParamValue::Choice(c.scheme.name().to_string()),
@@ -387,7 +455,8 @@ impl Params for NicConfig {
 }
 
 /// The flat table of [`NicConfig::param_specs`]: the NIC's own parameters, then the sender's
-/// ([`SenderConfig`]), the receiver's ([`ReceiverConfig`]) and LDCP's ([`LdcpConfig`]).
+/// ([`SenderConfig`]), the receiver's ([`ReceiverConfig`]), LDCP's ([`LdcpConfig`]) and
+/// DCQCN's ([`DcqcnConfig`]).
 const NIC_TABLE: FlatTable<NicConfig> = FlatTable {
     parts: &[
         &Field {
@@ -405,6 +474,10 @@ const NIC_TABLE: FlatTable<NicConfig> = FlatTable {
         &Field {
             get: |c: &NicConfig| &c.ldcp,
             get_mut: |c: &mut NicConfig| &mut c.ldcp,
+        },
+        &Field {
+            get: |c: &NicConfig| &c.dcqcn,
+            get_mut: |c: &mut NicConfig| &mut c.dcqcn,
         },
     ],
 };
@@ -438,6 +511,7 @@ impl NicConfig {
         match scheme {
             Scheme::Ldcp => SchemeConfig::Ldcp(self.ldcp),
             Scheme::LdcpRate => SchemeConfig::LdcpRate(self.ldcp),
+            Scheme::Dcqcn => SchemeConfig::Dcqcn(self.dcqcn),
             Scheme::None => SchemeConfig::None,
         }
     }
@@ -508,14 +582,17 @@ mod tests {
             assert_eq!(s.name().parse::<Scheme>().unwrap(), s);
             assert_eq!(s.to_string(), s.name());
         }
-        assert_eq!("dcqcn".parse::<Scheme>().unwrap_err().field, "scheme");
+        assert_eq!(Scheme::NAMES, ["ldcp", "ldcp-rate", "dcqcn", "none"]);
+        assert_eq!("dctcp".parse::<Scheme>().unwrap_err().field, "scheme");
         let base = ReceiverConfig::default();
-        assert!(
-            nic(Scheme::Ldcp)
-                .scheme_config(Scheme::LdcpRate)
-                .receiver(&base)
-                .send_cnp
-        );
+        for cnp in [Scheme::LdcpRate, Scheme::Dcqcn] {
+            assert!(
+                nic(Scheme::Ldcp)
+                    .scheme_config(cnp)
+                    .receiver(&base)
+                    .send_cnp
+            );
+        }
         assert!(
             !nic(Scheme::Ldcp)
                 .scheme_config(Scheme::Ldcp)
@@ -554,6 +631,95 @@ mod tests {
         assert_eq!(none.cw(), f64::INFINITY);
         assert_eq!(none.controller().stage(), None);
         assert_eq!(none.controller().fast_start_exit(), FastStartExit::None);
+        let mut dcqcn = nic(Scheme::Dcqcn)
+            .build_sender(&path(), 10_000, Time::ZERO)
+            .unwrap();
+        // DCQCN §3.1: line rate at start, no window, every packet ECT(0)
+        assert_eq!(dcqcn.rate(), Some(Rate::gbps(100)));
+        assert_eq!(dcqcn.cw(), f64::INFINITY);
+        assert_eq!(dcqcn.controller().stage(), None);
+        assert_eq!(dcqcn.controller().fast_start_exit(), FastStartExit::None);
+        assert!(matches!(dcqcn.poll(Time::ZERO), Poll::Send(p) if p.ecn == Ecn::Ect0));
+        // the dispatcher reaches the controller: a CNP halves the rate (α = 1)
+        dcqcn.on_cnp(Time::us(1));
+        assert_eq!(dcqcn.rate(), Some(Rate::gbps(50)));
+        assert!(matches!(&dcqcn.controller(), SchemeController::Dcqcn(c)
+            if c.next_timeout() == Some(Time::us(56))));
+    }
+
+    #[test]
+    fn dcqcn_runs_with_pfc_and_the_papers_marking_scaled_to_the_link() {
+        assert!(Scheme::Dcqcn.lossless_by_default());
+        assert!(!Scheme::Ldcp.lossless_by_default());
+        let m = |gbps| Scheme::Dcqcn.marking(Rate::gbps(gbps), Time::us(1), 1062);
+        // DCQCN §5 at 40 Gb/s: K_min = 5 KB, K_max = 200 KB, P_max = 1 %
+        assert_eq!(
+            m(40),
+            Marking {
+                k_min: 5_000,
+                k_max: 200_000,
+                p_max: 0.01,
+                k_fs: 5_000
+            }
+        );
+        let m100 = m(100);
+        assert_eq!(
+            (m100.k_min, m100.k_max, m100.k_fs),
+            (12_500, 500_000, 12_500)
+        );
+        // at least one frame, K_max at least K_min
+        let m1 = m(1);
+        assert_eq!((m1.k_min, m1.k_max), (1062, 5_000));
+        let tiny = Scheme::Dcqcn.marking(Rate::mbps(100), Time::us(1), 1062);
+        assert_eq!((tiny.k_min, tiny.k_max), (1062, 1062));
+        // a given K_min: the paper's ratio K_max = 40 K_min
+        assert_eq!(
+            Scheme::Dcqcn.marking_from(30_000),
+            Marking {
+                k_min: 30_000,
+                k_max: 1_200_000,
+                p_max: 0.01,
+                k_fs: 30_000
+            }
+        );
+        // LDCP's starting point is unchanged: half a hop's BDP
+        let l = Scheme::Ldcp.marking(Rate::gbps(100), Time::us(1), 1062);
+        assert_eq!((l.k_min, l.k_max, l.p_max), (12_500, 50_000, 0.2));
+    }
+
+    #[test]
+    fn dcqcn_options_reach_its_constants_whatever_their_order() {
+        let specs = NicConfig::param_specs();
+        let set = |c: &mut NicConfig, option: &str, text: &str| {
+            let i = specs.iter().position(|s| s.option == option).unwrap();
+            let v = specs[i].parse(text, option).unwrap();
+            c.set(i, &v).unwrap();
+        };
+        let opts = [
+            ("cc", "dcqcn"),
+            ("dcqcnRai", "10Mbps"),
+            ("dcqcnPreset", "mellanox"),
+        ];
+        let mut a = NicConfig::default();
+        let mut b = NicConfig::default();
+        for (o, t) in opts {
+            set(&mut a, o, t);
+        }
+        for (o, t) in opts.iter().rev() {
+            set(&mut b, o, t);
+        }
+        assert_eq!(a, b);
+        assert_eq!(a.scheme, Scheme::Dcqcn);
+        let p = a.dcqcn.resolved();
+        assert_eq!(p.rate_ai, Rate::mbps(10));
+        assert_eq!(p.increase_timer, Time::us(300));
+        a.validate(&path()).unwrap();
+        // a bad value names the Rust field; the receiver of a DCQCN flow sends CNPs
+        let i = specs.iter().position(|s| s.option == "dcqcnG").unwrap();
+        assert_eq!(a.set(i, &ParamValue::Real(2.0)).unwrap_err().field, "g");
+        assert!(a.receiver_for(Scheme::Dcqcn).send_cnp);
+        a.dcqcn.min_rate = Some(Rate::gbps(200));
+        assert_eq!(a.validate(&path()).unwrap_err().field, "min_rate");
     }
 
     #[test]
@@ -638,6 +804,7 @@ mod tests {
         want.extend(SenderConfig::params().iter().map(|p| p.spec.name));
         want.extend(ReceiverConfig::params().iter().map(|p| p.spec.name));
         want.extend(LdcpConfig::params().iter().map(|p| p.spec.name));
+        want.extend(DcqcnConfig::params().iter().map(|p| p.spec.name));
         assert_eq!(names, want);
         // by Rust name only
         assert_eq!(

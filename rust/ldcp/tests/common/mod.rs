@@ -12,8 +12,8 @@
 //!   lost with probability `ack_loss`. Probes queue at the bottleneck like data.
 //! - With `check` on, the QP invariants are asserted at every event (panics on violation, so
 //!   proptest can shrink).
-//! - Each flow's controller is chosen by a [`Scheme`] (LDCP, its rate-based variant, or the
-//!   transport's `LineRate` as the baseline) through the production dispatcher
+//! - Each flow's controller is chosen by a [`Scheme`] (LDCP, its rate-based variant, DCQCN, or
+//!   the transport's `LineRate` as the baseline) through the production dispatcher
 //!   (`rdma-cc-schemes`' `SchemeController`, here `Cc`).
 
 #![allow(dead_code)]
@@ -28,7 +28,8 @@ use std::collections::{BinaryHeap, VecDeque};
 
 pub use rdma_cc_schemes::{NicConfig, Scheme, SchemeController as Cc};
 
-/// The receiver each scheme expects: CNPs for the rate-based variant only.
+/// The receiver each scheme expects: CNPs for the schemes that react to them (LDCP's
+/// rate-based variant, DCQCN).
 pub fn receiver_for(scheme: Scheme) -> ReceiverConfig {
     NicConfig::default().receiver_for(scheme)
 }
@@ -579,7 +580,8 @@ impl Sim {
         assert!(s.snd_nxt() >= una && s.snd_nxt() <= s.flow_size());
         let cw = s.cw();
         match self.p.scheme {
-            Scheme::None => assert!(cw.is_infinite()),
+            // rate schemes without a window
+            Scheme::None | Scheme::Dcqcn => assert!(cw.is_infinite()),
             _ => {
                 assert!(cw.is_finite() && cw > 0.0, "flow {i}: cw {cw}");
                 if s.controller().stage().is_some_and(|st| st.is_stable()) {
