@@ -37,7 +37,7 @@
 use rdma_cc_core::param::{
     Field, FlatTable, Limit, Param, ParamKind, ParamSpec, ParamValue, Params,
 };
-use rdma_cc_core::{ConfigError, Ecn, Rate, Time};
+use rdma_cc_core::{Bytes, ConfigError, Ecn, Rate, Time};
 use rdma_cc_dcqcn::{Dcqcn, DcqcnConfig};
 use rdma_cc_ldcp::{FastStartExit, Ldcp, LdcpConfig, LdcpRate, Stage};
 use rdma_cc_transport::{
@@ -108,6 +108,14 @@ impl FromStr for Scheme {
     }
 }
 
+/// DCQCN's NP: at most one CNP per flow per 50 µs (DCQCN §3.1: "We use N = 50µs in our
+/// deployment"), the receiver's automatic `cnp_interval` for DCQCN flows.
+pub const DCQCN_CNP_INTERVAL: Time = Time::us(50);
+
+/// The receiver's automatic `ack_interval` for DCQCN flows: one ACK per 64 KiB delivered, plus
+/// one at the message's end (see [`SchemeConfig::receiver`]).
+pub const DCQCN_ACK_INTERVAL: Bytes = Bytes(65536);
+
 /// A scheme with its constants: builds the controller of each flow that uses it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SchemeConfig {
@@ -175,9 +183,27 @@ impl SchemeConfig {
     /// [`Scheme::LdcpRate`] (draft §3.2: the window decreases "upon every CNP") and
     /// [`Scheme::Dcqcn`] (DCQCN §3.1: the NP sends CNPs, the RP cuts on them), ECN echo in
     /// ACKs otherwise.
+    ///
+    /// What the receiving NIC leaves automatic (`None`) becomes the scheme's choice:
+    /// - DCQCN: its NP's CNP interval `N` = [`DCQCN_CNP_INTERVAL`] (DCQCN §3.1, "We use N = 50µs");
+    ///   ACKs by bytes, one per [`DCQCN_ACK_INTERVAL`] and one at the message's end (decision:
+    ///   DCQCN's rate control needs no ACKs, so they only carry reliability, as a RoCE
+    ///   responder's coalesced ACKs do; 64 KiB keeps them to ~1.6 % of the packets at 1000 B
+    ///   payloads while the sender still frees its go-back-N state every 64 KiB);
+    /// - LDCP-rate: a CNP per marked packet (N = 0; draft §3.2's "upon *every* CNP");
+    /// - the others: ACKs by packets (`ack_every`), no CNPs.
     pub fn receiver(&self, base: &ReceiverConfig) -> ReceiverConfig {
+        let (cnp_interval, ack_interval) = match self {
+            SchemeConfig::Dcqcn(_) => (
+                base.cnp_interval.or(Some(DCQCN_CNP_INTERVAL)),
+                base.ack_interval.or(Some(DCQCN_ACK_INTERVAL)),
+            ),
+            _ => (base.cnp_interval, base.ack_interval),
+        };
         ReceiverConfig {
             send_cnp: matches!(self, SchemeConfig::LdcpRate(_) | SchemeConfig::Dcqcn(_)),
+            cnp_interval,
+            ack_interval,
             ..*base
         }
     }
@@ -574,6 +600,31 @@ mod tests {
             scheme,
             ..NicConfig::default()
         }
+    }
+
+    #[test]
+    fn dcqcn_receivers_default_to_cnps_every_50us_and_acks_every_64kib() {
+        let base = ReceiverConfig::default();
+        let r = nic(Scheme::Dcqcn).receiver_for(Scheme::Dcqcn);
+        assert!(r.send_cnp);
+        assert_eq!(r.cnp_interval, Some(Time::us(50)));
+        assert_eq!(r.ack_interval, Some(Bytes(65536)));
+        // what the NIC sets wins
+        let given = ReceiverConfig {
+            cnp_interval: Some(Time::us(4)),
+            ack_interval: Some(Bytes(4096)),
+            ..base
+        };
+        let r = nic(Scheme::Dcqcn).scheme_config(Scheme::Dcqcn).receiver(&given);
+        assert_eq!(
+            (r.cnp_interval, r.ack_interval),
+            (Some(Time::us(4)), Some(Bytes(4096)))
+        );
+        // LDCP-rate: a CNP per marked packet, ACKs by packets; window LDCP: no CNP
+        let r = nic(Scheme::LdcpRate).receiver_for(Scheme::LdcpRate);
+        assert!(r.send_cnp);
+        assert_eq!((r.cnp_interval, r.ack_interval), (None, None));
+        assert!(!nic(Scheme::Ldcp).receiver_for(Scheme::Ldcp).send_cnp);
     }
 
     #[test]
