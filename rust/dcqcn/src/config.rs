@@ -822,7 +822,11 @@ mod tests {
             .spec
             .parse("2", "--dcqcnG")
             .unwrap_err();
-        assert_eq!(e.to_string(), "invalid --dcqcnG = 2: must be a number in (0, 1] (or 0/auto: paper 1/256; mellanox (1024 - dce_tcp_g)/1024 = 5/1024)");
+        assert_eq!(
+            e.to_string(),
+            "invalid --dcqcnG = 2: must be a number in (0, 1] (or 0/auto: paper 1/256; mellanox \
+             (1024 - dce_tcp_g)/1024 = 5/1024)"
+        );
     }
 
     #[test]

@@ -19,7 +19,8 @@
 //!   `i = min(T_cnt, BC_cnt) − F`, then `Rc ← (Rt + Rc)/2`; else additive increase
 //!   `Rt ← Rt + R_AI`, `Rc ← (Rt + Rc)/2` (eq. 4). `Rt` and `Rc` never exceed the line rate.
 //!
-//! Invariant: `min_rate ≤ Rc ≤ Rt ≤ line rate` and `0 < α ≤ 1` after every event.
+//! Invariant: `min_rate ≤ Rc ≤ Rt ≤ line rate` and `0 ≤ α ≤ 1` after every event (α reaches 0
+//! only by decaying through very many periods without a CNP).
 //!
 //! # Decisions (points the paper leaves open)
 //! - **Counting to F.** Figure 7 increments the count ("Reset(Timer); T++") before it compares
