@@ -5,7 +5,7 @@
  * K_min).
  *
  *   ./waf --run dcqcn-convergence
- *   ./waf --run "dcqcn-convergence --flows=4 --stagger=2ms --duration=40ms"
+ *   ./waf --run "dcqcn-convergence --flows=4 --stagger=2ms --duration=100ms"
  *
  * Hosts 1..N send to host 0 through one switch; the run lasts --duration exactly. Writes
  * OUT/rates.csv (every flow's delivered bytes and rate every --rateSample), OUT/queue.csv,
@@ -60,7 +60,7 @@ main(int argc, char* argv[])
                "long flows (hosts 1..N send to host 0)",
                rdmacc::Options::Range::Closed(1, 1000))
         .Duration("stagger", "5ms", "flow i starts at i x stagger", rdmacc::Options::Range::Any())
-        .Duration("duration", "40ms", "simulated time of the run", rdmacc::Options::Range::Above(0))
+        .Duration("duration", "60ms", "simulated time of the run", rdmacc::Options::Range::Above(0))
         .Duration(
             "rateSample", "10us", "rates.csv sampling interval", rdmacc::Options::Range::Above(0));
     sc.Parse(argc, argv);

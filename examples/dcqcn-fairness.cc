@@ -4,7 +4,7 @@
  * DCQCN's equal shares).
  *
  *   ./waf --run dcqcn-fairness
- *   ./waf --run "dcqcn-fairness --duration=20ms --seed=3"
+ *   ./waf --run "dcqcn-fairness --duration=200ms --seed=3"
  *
  * Topology (DCQCN Figure 2, every link 40 Gb/s): two pods of two ToRs and two leaves (every
  * ToR to both leaves of its pod), every leaf to both of two spines, two hosts per ToR. H1, H2
@@ -46,7 +46,7 @@ Declare(RdmaScenario& sc)
               "none,dcqcn",
               "schemes to run, one case each (comma-separated; --cc=X runs X alone)")
         .Duration(
-            "duration", "10ms", "simulated time of each case", rdmacc::Options::Range::Above(0))
+            "duration", "100ms", "simulated time of each case", rdmacc::Options::Range::Above(0))
         .Duration(
             "rateSample", "100us", "rates.csv sampling interval", rdmacc::Options::Range::Above(0));
 }

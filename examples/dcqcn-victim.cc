@@ -4,7 +4,7 @@
  * victim's throughput).
  *
  *   ./waf --run dcqcn-victim
- *   ./waf --run "dcqcn-victim --extra=0,2 --duration=20ms"
+ *   ./waf --run "dcqcn-victim --extra=0,2 --duration=100ms"
  *
  * Topology (DCQCN Figure 2, every link 40 Gb/s): two pods of two ToRs and two leaves, two
  * spines, five hosts per ToR. H11-H14 under T1 send to R under T4 (an incast through the
@@ -49,7 +49,7 @@ Declare(RdmaScenario& sc)
               "schemes to run, one case each (comma-separated; --cc=X runs X alone)")
         .Text("extra", "0,1,2", "senders under T3 (0-2), one case each (comma-separated)")
         .Duration(
-            "duration", "10ms", "simulated time of each case", rdmacc::Options::Range::Above(0))
+            "duration", "60ms", "simulated time of each case", rdmacc::Options::Range::Above(0))
         .Duration(
             "rateSample", "100us", "rates.csv sampling interval", rdmacc::Options::Range::Above(0));
 }

@@ -19,7 +19,9 @@ def top_summary(out):
 
 class DcqcnFairness(ExampleTest):
     def test_pfc_alone_is_unfair_and_dcqcn_shares_equally(self):
-        _, out = run_example("dcqcn-fairness", "--duration=10ms")
+        # 100 ms: DCQCN (the paper's 40 Gb/s parameters) cuts hard on the line-rate start, then
+        # recovers additively (R_AI = 40 Mb/s per 55 us) for about 15 ms
+        _, out = run_example("dcqcn-fairness", "--duration=100ms")
         s = top_summary(out)
         # every case checked its own invariants (lossless: no drop)
         for scheme in ("none", "dcqcn"):
@@ -46,24 +48,30 @@ class DcqcnFairness(ExampleTest):
 
 class DcqcnVictim(ExampleTest):
     def test_victim_keeps_its_throughput_with_dcqcn_and_loses_it_with_pfc_alone(self):
-        _, out = run_example("dcqcn-victim", "--duration=10ms")
+        _, out = run_example("dcqcn-victim", "--duration=50ms")
         s = top_summary(out)
         v = {k: c["victim_bps"] for k, c in s.items()}
         for k, c in s.items():
             self.assertEqual(c["exit_status"], 0, s)
-        # Figure 9: with DCQCN the victim's throughput changes by less than 10 % as senders
-        # are added under T3
+        # Figure 4: with PFC alone the victim gets about 10 Gb/s though its path has room for
+        # about 20, and it loses more with each sender added under T3 (cascading PAUSEs)
+        self.assertLess(v["none-extra0"], 12e9, v)
+        self.assertLess(v["none-extra1"], 0.9 * v["none-extra0"], v)
+        self.assertLess(v["none-extra2"], 0.9 * v["none-extra1"], v)
+        # Figure 9: with DCQCN the victim keeps its throughput as senders are added under T3:
+        # never below 90 % of what it had without them (it may gain: the incast flows that
+        # share its uplink of T1 get a smaller share of R's link, and leave it more room), and
+        # at least twice what PFC alone leaves it
         base = v["dcqcn-extra0"]
-        for k in ("dcqcn-extra1", "dcqcn-extra2"):
-            self.assertLess(abs(v[k] - base), 0.1 * base, v)
-        # Figure 4: with PFC alone it drops as senders are added, and stays below DCQCN's
-        self.assertLess(v["none-extra2"], 0.9 * v["none-extra0"], v)
-        self.assertLess(v["none-extra0"], v["dcqcn-extra0"], v)
+        self.assertGreater(base, 0.9 * 20e9, v)
+        for e in ("0", "1", "2"):
+            self.assertGreaterEqual(v["dcqcn-extra" + e], 0.9 * base, v)
+            self.assertGreater(v["dcqcn-extra" + e], 2 * v["none-extra" + e], v)
 
 
 class DcqcnConvergence(ExampleTest):
     def test_two_flows_converge_and_the_queue_settles_without_pfc(self):
-        _, out = run_example("dcqcn-convergence", "--flows=2", "--stagger=5ms", "--duration=40ms")
+        _, out = run_example("dcqcn-convergence", "--flows=2", "--stagger=5ms", "--duration=60ms")
         s = summary(out)
         self.assertEqual(s["invariants"], "ok", s)
         self.assertEqual(s["drops_total"], 0, s)
@@ -81,21 +89,23 @@ class DcqcnConvergence(ExampleTest):
         self.assertEqual(late, [], "PAUSE frames in the settled half")
         # rates.csv: a row per flow per 10 us sample
         rows = read_csv(out, "rates.csv")
-        self.assertEqual(len(rows), 2 * (40000 // 10 + 1))
+        self.assertEqual(len(rows), 2 * (60000 // 10 + 1))
 
 
 class DcqcnIncast(ExampleTest):
     def test_lossless_incast_has_no_drop_and_far_fewer_pauses_than_pfc_alone(self):
-        _, out = run_example("ldcp-incast", "--cc=dcqcn", "--senders=16", "--size=1000000")
+        # 4 MB each: the PAUSEs of DCQCN's line-rate start (before the first CNPs return
+        # through the queue they built) are a fixed cost; PFC alone keeps pausing to the end
+        _, out = run_example("ldcp-incast", "--cc=dcqcn", "--senders=16", "--size=4000000")
         d = summary(out)
-        _, out2 = run_example("ldcp-incast", "--cc=none", "--pfc=1", "--senders=16", "--size=1000000")
+        _, out2 = run_example("ldcp-incast", "--cc=none", "--pfc=1", "--senders=16", "--size=4000000")
         p = summary(out2)
         for s in (d, p):
             self.assertEqual(s["invariants"], "ok", s)
             self.assertIs(s["complete"], True, s)
             self.assertEqual(s["drops_total"], 0, s)
         self.assertGreater(p["pfc_pause_frames"], 0, p)
-        self.assertLess(d["pfc_pause_frames"], p["pfc_pause_frames"] / 2, (d, p))
+        self.assertLess(d["pfc_pause_frames"], p["pfc_pause_frames"] / 5, (d, p))
         # DCQCN's CNPs and per-64 KB ACKs are control frames; rates appear in flows.csv
         self.assertGreater(d["marks"], 0, d)
 

@@ -615,7 +615,9 @@ mod tests {
             ack_interval: Some(Bytes(4096)),
             ..base
         };
-        let r = nic(Scheme::Dcqcn).scheme_config(Scheme::Dcqcn).receiver(&given);
+        let r = nic(Scheme::Dcqcn)
+            .scheme_config(Scheme::Dcqcn)
+            .receiver(&given);
         assert_eq!(
             (r.cnp_interval, r.ack_interval),
             (Some(Time::us(4)), Some(Bytes(4096)))
