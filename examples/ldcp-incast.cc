@@ -1,6 +1,6 @@
 /*
  * ldcp-incast: N senders -> 1 receiver through one switch, all starting together, with any
- * congestion control (--cc=ldcp, ldcp-rate, none). The project's main example.
+ * congestion control (--cc=ldcp, ldcp-rate, dcqcn, none). The project's main example.
  *
  *   ./waf --run ldcp-incast
  *   ./waf --run "ldcp-incast --senders=64 --size=65536 --cc=ldcp"

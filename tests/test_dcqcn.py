@@ -5,11 +5,12 @@ and a lossless incast with far fewer PAUSEs than PFC alone."""
 
 import json
 import os
+import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import ExampleTest, read_csv, run_example, summary  # noqa: E402
+from common import BUILD, ROOT, ExampleTest, output_dir, read_csv, run_example, summary  # noqa: E402
 
 
 def top_summary(out):
@@ -108,6 +109,29 @@ class DcqcnIncast(ExampleTest):
         self.assertLess(d["pfc_pause_frames"], p["pfc_pause_frames"] / 5, (d, p))
         # DCQCN's CNPs and per-64 KB ACKs are control frames; rates appear in flows.csv
         self.assertGreater(d["marks"], 0, d)
+
+
+class Compare(ExampleTest):
+    def test_compare_runs_every_scheme_and_prints_one_table(self):
+        out = output_dir("compare")
+        p = subprocess.run(
+            [sys.executable, os.path.join(ROOT, "tools", "compare.py"), "--build", BUILD, "--out", out,
+             "--run", "ldcp-incast --senders=8 --size=200000", "--schemes=ldcp,dcqcn,none"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600,
+        )
+        self.assertEqual(p.returncode, 0, p.stdout)
+        lines = p.stdout.splitlines()
+        head = [i for i, l in enumerate(lines) if l.split()[:1] == ["scheme"]]
+        self.assertEqual(len(head), 1, p.stdout)
+        rows = [l.split() for l in lines[head[0] + 1 : head[0] + 4]]
+        self.assertEqual([r[0] for r in rows], ["ldcp", "dcqcn", "none"], p.stdout)
+        self.assertTrue(all(r[1] == "8/8" for r in rows), p.stdout)
+        for cc in ("ldcp", "dcqcn", "none"):
+            s = summary(os.path.join(out, "ldcp-incast-" + cc))
+            self.assertEqual(s["scheme"], cc, s)
+            self.assertEqual(s["invariants"], "ok", s)
+        # DCQCN runs lossless as deployed: PAUSEs, no drop; LDCP and line rate lossy
+        self.assertEqual(summary(os.path.join(out, "ldcp-incast-dcqcn"))["drops_total"], 0)
 
 
 if __name__ == "__main__":

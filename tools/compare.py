@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs one example under several congestion-control schemes and prints one table.
 
-    tools/compare.py [--build DIR] [--schemes=ldcp,ldcp-rate,none] --run "EXAMPLE args..."
+    tools/compare.py [--build DIR] [--schemes=ldcp,ldcp-rate,dcqcn,none] --run "EXAMPLE args..."
 
 `./waf compare --run "EXAMPLE args" --schemes=...` builds, then runs this with --build set to its
 build directory; run by hand it needs a tree built by `./waf build` (default --build: build/).
@@ -38,14 +38,14 @@ COMPARE_COLUMNS = [
 ]
 
 
-def table(name, args, rows):
+def table(name, args, rows, root):
     """The comparison as text lines: a title, a header and one row per scheme, right-aligned."""
     head = ["scheme"] + [c for c, _ in COMPARE_COLUMNS]
     cells = [head] + [[cc] + [fmt(s) for _, fmt in COMPARE_COLUMNS] for cc, s in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
     lines = ["", "%s %s" % (name, " ".join(args))]
     lines += ["  ".join(x.rjust(w) for x, w in zip(r, widths)) for r in cells]
-    lines.append("outputs in results/compare/%s-SCHEME/" % name)
+    lines.append("outputs in %s/%s-SCHEME/" % (root, name))
     return lines
 
 
@@ -56,7 +56,10 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), metavar="DIR", help="build directory of ./waf build [default: build]")
     ap.add_argument("--run", default="", metavar='"EXAMPLE args"', help="the example and its arguments (one string)")
     ap.add_argument(
-        "--schemes", default="ldcp,ldcp-rate,none", help="comma-separated --cc values [default: ldcp,ldcp-rate,none]"
+        "--schemes", default="ldcp,ldcp-rate,dcqcn,none", help="comma-separated --cc values [default: ldcp,ldcp-rate,dcqcn,none]"
+    )
+    ap.add_argument(
+        "--out", default=os.path.join("results", "compare"), metavar="DIR", help="outputs go to DIR/EXAMPLE-SCHEME/ [default: results/compare]"
     )
     opts = ap.parse_args()
     if not opts.run:
@@ -78,7 +81,7 @@ def main():
     prog = buildenv.program_path(info, name)
     rows = []
     for cc in schemes:
-        out = os.path.join("results", "compare", "%s-%s" % (name, cc))
+        out = os.path.join(opts.out, "%s-%s" % (name, cc))
         cmd = [prog] + argv[1:] + ["--cc=" + cc, "--out=" + out]
         buildenv.banner(" ".join(cmd))
         rc = subprocess.call(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
@@ -87,7 +90,7 @@ def main():
             return rc if rc > 0 else 1
         with open(os.path.join(ROOT, out, "summary.json")) as f:
             rows.append((cc, json.load(f)))
-    print("\n".join(table(name, argv[1:], rows)))
+    print("\n".join(table(name, argv[1:], rows, opts.out)))
     sys.stdout.flush()
     return 0
 

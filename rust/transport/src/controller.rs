@@ -57,8 +57,8 @@ pub enum RttSource {
 
 /// A sender-side congestion controller. Every method has a neutral default, so a scheme
 /// implements only what it uses: a window scheme `window` and the feedback it reacts to, a
-/// rate scheme `pacing_rate`, a scheme with timers of its own (DCQCN's rate-increase and α
-/// timers) `next_timeout` / `on_timeout`. The retransmission timeout is the transport's; the
+/// rate scheme `pacing_rate`, a scheme with timers of its own (DCQCN's rate-increase timer and
+/// pending cut) `next_timeout` / `on_timeout`. The retransmission timeout is the transport's; the
 /// controller only hears about it through [`Controller::on_rto`].
 pub trait Controller {
     /// Window that limits bytes in flight, in packets of `mtu` bytes; `None`: no window.
