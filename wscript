@@ -6,10 +6,11 @@
   ./waf --run "NAME args..."                         build if needed, run examples/NAME.cc
   ./waf check [--long] [--only PATTERN]              every test; ends with "N passed, M failed"
   ./waf compare --run "NAME args" [--schemes=...]    one example under several schemes, one table
+  ./waf sweep --run "NAME args" --grid N=v1,v2 ...   one example over a grid x seeds, one table
 
-wscript only builds and runs: `check` and `compare` build, then hand over to tools/check.py and
-tools/compare.py (also runnable by hand on a built tree, see their --help). See README.md for
-what each step needs and produces.
+wscript only builds and runs: `check`, `compare` and `sweep` build, then hand over to
+tools/check.py, tools/compare.py and tools/sweep.py (also runnable by hand on a built tree, see
+their --help). See README.md for what each step needs and produces.
 """
 
 import glob
@@ -43,6 +44,12 @@ NS3_MODULES = [
 
 PYPI_NS3 = "ns3==3.44.post0"
 
+
+def _jobs_option(option, opt_str, value, parser):
+    parser.values.jobs = value
+    parser.values.sweep_jobs = value
+
+
 def options(opt):
     opt.load("compiler_cxx")
     opt.add_option(
@@ -74,6 +81,40 @@ def options(opt):
         default="ldcp,ldcp-rate,dcqcn,none",
         dest="schemes",
         help='with "compare": comma-separated --cc values to run the example with',
+    )
+    opt.add_option(
+        "--grid",
+        action="append",
+        default=[],
+        dest="grid",
+        metavar="NAME=v1,v2,...",
+        help='with "sweep": an option of the example (no dashes) and its values; repeatable',
+    )
+    opt.add_option(
+        "--seeds",
+        action="store",
+        default="",
+        dest="seeds",
+        help='with "sweep": comma-separated --seed values of each grid point [default: 1]',
+    )
+    opt.add_option(
+        "--metrics",
+        action="store",
+        default="",
+        dest="metrics",
+        help='with "sweep": comma-separated dotted keys into summary.json (see tools/sweep.py --help)',
+    )
+    # waf's own -j/--jobs (parallel build tasks), redefined to also tell "sweep" that the user
+    # asked for N runs at a time (the sweep's default is 1, not waf's CPU count)
+    opt.add_option(
+        "-j",
+        "--jobs",
+        action="callback",
+        callback=_jobs_option,
+        type="int",
+        default=opt.jobs(),
+        dest="jobs",
+        help='amount of parallel jobs (%r); with "sweep" also runs at a time [default: 1]' % opt.jobs(),
     )
     opt.add_option(
         "--long",
@@ -409,6 +450,8 @@ def build(bld):
         bld.add_post_fun(_check)
     elif bld.cmd == "compare":
         bld.add_post_fun(_compare)
+    elif bld.cmd == "sweep":
+        bld.add_post_fun(_sweep)
 
 
 def _run_program(bld):
@@ -428,7 +471,8 @@ def _run_program(bld):
 
 
 # ---------------------------------------------------------------------------------------------
-# check and compare: build, then hand over to the tools (tools/check.py, tools/compare.py)
+# check, compare and sweep: build, then hand over to the tools (tools/check.py, compare.py,
+# sweep.py)
 
 
 class CheckContext(Build.BuildContext):
@@ -442,6 +486,13 @@ class CompareContext(Build.BuildContext):
     """build, then run --run "EXAMPLE args" once per --schemes and print one table"""
 
     cmd = "compare"
+    fun = "build"
+
+
+class SweepContext(Build.BuildContext):
+    """build, then run --run "EXAMPLE args" over every --grid value x --seeds and print one table"""
+
+    cmd = "sweep"
     fun = "build"
 
 
@@ -470,5 +521,25 @@ def _compare(bld):
     o = Options.options
     args = (["--run", o.run] if o.run else []) + ["--schemes", o.schemes]
     rc = _tool(bld, "compare.py", args)
+    if rc != 0:
+        sys.exit(rc)
+
+
+def _sweep(bld):
+    o = Options.options
+    if o.out and os.path.abspath(o.out) != bld.bldnode.abspath():
+        # waf's --out is the build directory; the sweep's output directory is the tool's
+        Logs.error(
+            "./waf sweep: --out is waf's build directory; for another output directory than "
+            "results/sweep/EXAMPLE/ run tools/sweep.py --out DIR (same options)"
+        )
+        sys.exit(2)
+    args = ["--run", o.run] if o.run else []
+    for g in o.grid:
+        args += ["--grid", g]
+    args += ["--seeds", o.seeds] if o.seeds else []
+    args += ["--metrics", o.metrics] if o.metrics else []
+    args += ["--jobs", str(o.sweep_jobs)] if getattr(o, "sweep_jobs", None) else []
+    rc = _tool(bld, "sweep.py", args)
     if rc != 0:
         sys.exit(rc)
