@@ -167,6 +167,18 @@ class HpccRunBadFiles(ExampleTest):
             line, _, path = self.bad(None, "1\n%s\n" % row)
             self.assertIn("%s:2: %s" % (path, text), line)
 
+    def test_switch_options_are_checked_against_each_switchs_own_links(self):
+        # a ToR of fat-tree-320: 16 ports at 100 Gb/s (28310 B of headroom each) and 4 at
+        # 400 Gb/s (103310 B each), 866200 B in all, which 500 KB cannot hold
+        p, out = run_example("hpcc-run", "--pfc=1", "--buffer=500000", expect_rc=2)
+        self.assert_config_error(
+            p.stdout,
+            os.listdir(out),
+            "invalid --buffer = 500000 B",
+            "the PFC headroom of 20 ports x 1 lossless priorities (866200 B)",
+            "(switch 320 of workloads/fat-tree-320.txt)",
+        )
+
     def test_a_missing_file_names_the_option(self):
         d = output_dir("hpcc-missing")
         p, out = run_example("hpcc-run", "--topo=" + os.path.join(d, "nope.txt"), expect_rc=2)

@@ -185,7 +185,7 @@ impl Topology {
             let rate = parse_data_rate(f[2]).ok_or_else(|| err(l, "rate", &f[2], RATE_RULE))?;
             let delay = parse_delay(f[3]).ok_or_else(|| err(l, "delay", &f[3], DELAY_RULE))?;
             match parse_real(f[4]) {
-                Some(e) if e == 0.0 => {}
+                Some(0.0) => {}
                 Some(_) => {
                     return Err(err(
                         l,
