@@ -431,7 +431,12 @@ FabricHelper::FatTree(uint32_t k, DataRate hostRate, DataRate fabricRate)
 Fabric
 FabricHelper::FromTopology(const HpccTopology& topology)
 {
-    const std::vector<bool>& isSwitch = topology.isSwitch;
+    // from the switch ids (a topology built by hand need not fill isSwitch)
+    std::vector<bool> isSwitch(topology.nodes, false);
+    for (uint32_t s : topology.switches)
+    {
+        isSwitch.at(s) = true;
+    }
     std::vector<Ptr<Node>> nodes;
     std::vector<int32_t> hostOf(topology.nodes, -1);
     std::vector<int32_t> switchOf(topology.nodes, -1);

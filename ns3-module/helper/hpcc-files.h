@@ -38,7 +38,7 @@ struct HpccTopology
 {
     uint32_t nodes = 0;             //!< number of nodes
     std::vector<uint32_t> switches; //!< the switch ids, in the file's order
-    std::vector<bool> isSwitch;     //!< isSwitch[id]: node id is a switch
+    std::vector<bool> isSwitch;     //!< isSwitch[id]: node id is a switch (as `switches` says)
     std::vector<HpccLink> links;    //!< the links, in the file's order
 };
 

@@ -683,7 +683,7 @@ class FromTopologyTestCase : public TestCase
         HpccTopology t;
         t.nodes = 5;
         t.switches = {2, 0};
-        t.isSwitch = {true, false, true, false, false};
+        // isSwitch left empty: FromTopology reads the switch ids
         t.links = {{1, 0, 100000000000, MicroSeconds(1), 3},
                    {0, 2, 400000000000, MicroSeconds(2), 4},
                    {3, 2, 25000000000, NanoSeconds(500), 5},
