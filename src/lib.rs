@@ -18,6 +18,8 @@
 //!   pool).
 //! - [`transport`]: queue-pair sender/receiver and congestion controllers (LDCP, chosen per
 //!   flow through `rdma-cc-schemes`).
+//! - [`workload`]: the HPCC simulator's topology and flow files, parsed and checked
+//!   (`rdma-cc-workload`) from the text the module read.
 //! - [`log`]: the crates' `log` records into ns-3's `NS_LOG`, one log component per crate.
 
 pub mod log;
@@ -26,3 +28,4 @@ pub mod scenario;
 pub mod sched;
 pub mod switch;
 pub mod transport;
+pub mod workload;

@@ -89,6 +89,13 @@ SMOKE = [
     ("dcqcn-victim", "--extra=3 --out=build/smoke/bad", 2, "invalid --extra = 3"),
     ("dcqcn-convergence", "--duration=2ms --stagger=500us --out=build/smoke/dcqcn-convergence", 0, "settled queue"),
     ("dcqcn-convergence", "--stagger=30ms --out=build/smoke/bad", 2, "invalid --stagger = 30ms"),
+    ("hpcc-run", "--maxFlows=20 --cc=dcqcn --out=build/smoke/hpcc-run", 0, "flows done        20 / 20"),
+    (
+        "hpcc-run",
+        "--topo=workloads/WebSearch_distribution.txt --out=build/smoke/bad",
+        2,
+        "topology file: workloads/WebSearch_distribution.txt:1: invalid header = 0 0: must be 3 numbers",
+    ),
 ]
 
 SMOKE_TIMEOUT_S = 600

@@ -3,6 +3,7 @@
  */
 #include "fabric-helper.h"
 
+#include "hpcc-files.h"
 #include "rdma-cc-error.h"
 
 #include "ns3/log.h"
@@ -94,6 +95,12 @@ DataRate
 Fabric::HostRate() const
 {
     return hostDevices.empty() ? DataRate(0) : hostDevices[0]->GetDataRate();
+}
+
+DataRate
+Fabric::HostRate(uint32_t host) const
+{
+    return hostDevices.at(host)->GetDataRate();
 }
 
 FabricHelper::FabricHelper() :
@@ -377,6 +384,83 @@ FabricHelper::Clos(uint32_t pods,
         }
     }
     return Finalize();
+}
+
+Fabric
+FabricHelper::FatTree(uint32_t k, DataRate hostRate, DataRate fabricRate)
+{
+    if (k < 2 || k % 2 != 0)
+    {
+        rdmacc::ConfigFatal("FabricHelper::FatTree",
+                            "invalid k = " + std::to_string(k) +
+                                ": a k-ary fat tree needs an even k, at least 2");
+    }
+    const uint32_t half = k / 2;
+    std::vector<Ptr<SwitchNode>> cores;
+    for (uint32_t c = 0; c < half * half; c++)
+    {
+        cores.push_back(AddSwitch());
+    }
+    for (uint32_t pod = 0; pod < k; pod++)
+    {
+        std::vector<Ptr<SwitchNode>> aggs;
+        for (uint32_t j = 0; j < half; j++)
+        {
+            aggs.push_back(AddSwitch());
+            for (uint32_t i = 0; i < half; i++)
+            {
+                Connect(aggs.back(), cores[j * half + i], fabricRate);
+            }
+        }
+        for (uint32_t e = 0; e < half; e++)
+        {
+            Ptr<SwitchNode> edge = AddSwitch();
+            for (auto& a : aggs)
+            {
+                Connect(edge, a, fabricRate);
+            }
+            for (uint32_t h = 0; h < half; h++)
+            {
+                Connect(AddHost(), edge, hostRate);
+            }
+        }
+    }
+    return Finalize();
+}
+
+Fabric
+FabricHelper::FromTopology(const HpccTopology& topology)
+{
+    // from the switch ids (a topology built by hand need not fill isSwitch)
+    std::vector<bool> isSwitch(topology.nodes, false);
+    for (uint32_t s : topology.switches)
+    {
+        isSwitch.at(s) = true;
+    }
+    std::vector<Ptr<Node>> nodes;
+    std::vector<int32_t> hostOf(topology.nodes, -1);
+    std::vector<int32_t> switchOf(topology.nodes, -1);
+    for (uint32_t id = 0; id < topology.nodes; id++)
+    {
+        if (isSwitch.at(id))
+        {
+            switchOf[id] = static_cast<int32_t>(m_fabric.switches.size());
+            nodes.push_back(AddSwitch());
+        }
+        else
+        {
+            hostOf[id] = static_cast<int32_t>(m_fabric.hosts.GetN());
+            nodes.push_back(AddHost());
+        }
+    }
+    for (const auto& l : topology.links)
+    {
+        Connect(nodes.at(l.a), nodes.at(l.b), DataRate(l.rateBps), l.delay);
+    }
+    Fabric f = Finalize();
+    f.hostOfFileId = std::move(hostOf);
+    f.switchOfFileId = std::move(switchOf);
+    return f;
 }
 
 const std::vector<std::string>&

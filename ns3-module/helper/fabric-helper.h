@@ -31,6 +31,8 @@ struct RedEcnParams;
 namespace ns3
 {
 
+struct HpccTopology;
+
 /**
  * \ingroup rdma-cc
  * A built fabric: its nodes, devices and links. Node ids are ns-3 node ids; every host has
@@ -80,8 +82,21 @@ struct Fabric
     /// \return the base RTT along `links` (a path of PathLinks), as BaseRtt computes it; -1 s
     ///         when `links` is empty (no path)
     static Time PathRtt(const std::vector<PathLink>& links, uint32_t frameBytes, uint32_t ackBytes);
-    /// \return the host NIC rate (all hosts' rates are the same in the built topologies)
+    /// \return the NIC rate of host 0 (all hosts' rates are the same in the built
+    ///         topologies except FromTopology's, whose file may give each host link its own)
     DataRate HostRate() const;
+    /// \return the NIC rate of host index `host`
+    DataRate HostRate(uint32_t host) const;
+
+    /**
+     * FromTopology: for every node id of the topology file, the index of its host in `hosts`,
+     * or -1 for a switch (ns-3 node ids differ from the file's: other nodes may exist before).
+     * Empty for the other builders.
+     */
+    std::vector<int32_t> hostOfFileId;
+    /// FromTopology: for every node id of the file, the index of its switch in `switches`, or
+    /// -1 for a host.
+    std::vector<int32_t> switchOfFileId;
 };
 
 /**
@@ -96,8 +111,9 @@ struct Fabric
  * switch's EgressLimit.
  *
  * Topologies: SingleSwitch (N hosts on one switch), Dumbbell (two switches joined by a
- * bottleneck link), Clos (3 tiers: ToRs with hosts, leaves per pod, spines), or any graph
- * from AddHost / AddSwitch / Connect followed by Finalize.
+ * bottleneck link), Clos (3 tiers: ToRs with hosts, leaves per pod, spines), FatTree (the
+ * k-ary fat tree), FromTopology (a topology file of the HPCC simulator, parsed by Rust), or
+ * any graph from AddHost / AddSwitch / Connect followed by Finalize.
  */
 class FabricHelper
 {
@@ -150,6 +166,31 @@ class FabricHelper
                 uint32_t spines,
                 uint32_t hostsPerTor,
                 DataRate fabricRate = DataRate(0));
+
+    /**
+     * The k-ary fat tree (Al-Fares et al., "A Scalable, Commodity Data Center Network
+     * Architecture", SIGCOMM 2008, section 3): k pods, each of k/2 edge and k/2 aggregation
+     * switches (every edge switch to every aggregation switch of its pod), k/2 hosts per edge
+     * switch, (k/2)^2 core switches; aggregation switch j of every pod links to cores
+     * j k/2 ... (j+1) k/2 - 1. k^3/4 hosts, 5k^2/4 switches of k ports, 3k^3/4 links (k = 4: 16
+     * hosts, 20 switches, 48 links); a path between pods has 6 hops. k must be even and at
+     * least 2 (else a configuration error, exit 2).
+     *
+     * Order: `switches` holds the cores first, then pod by pod its aggregation switches and
+     * its edge switches; host index = pod k^2/4 + edge k/2 + i. `hostRate` / `fabricRate` = 0:
+     * the rate of the DataRate attribute. Every link is 1:1 (no oversubscription option yet).
+     */
+    Fabric FatTree(uint32_t k, DataRate hostRate = DataRate(0), DataRate fabricRate = DataRate(0));
+
+    /**
+     * The fabric of a topology file of the HPCC simulator, as rdmacc::ReadHpccTopology returns
+     * it (checked: one link per host, connected, ...). Nodes are
+     * created in file-id order (hosts keep the order of their ids), each link is Connect-ed in
+     * file order with its own rate and delay (so a switch's ports follow the order of its
+     * links in the file). The result maps file ids to hosts and switches (hostOfFileId,
+     * switchOfFileId).
+     */
+    Fabric FromTopology(const HpccTopology& topology);
 
     /// \return the warnings printed by the last Finalize
     const std::vector<std::string>& GetWarnings() const;

@@ -33,7 +33,7 @@ FabricMonitor::FabricMonitor(const Fabric& fabric,
     {
         rdmacc::OpenPartial(m_queue, m_dir + "/queue.csv");
         m_queue << "time_ns,node,port,prio,bytes\n";
-        Simulator::Schedule(Seconds(0), &FabricMonitor::Sample, this);
+        m_next = Simulator::Schedule(Seconds(0), &FabricMonitor::Sample, this);
     }
     for (const auto& sw : fabric.switches)
     {
@@ -114,7 +114,17 @@ FabricMonitor::Sample()
                     << '\n';
         }
     }
-    Simulator::Schedule(m_interval, &FabricMonitor::Sample, this);
+    m_next = Simulator::Schedule(m_interval, &FabricMonitor::Sample, this);
+}
+
+void
+FabricMonitor::StartSamplingAt(Time at)
+{
+    if (m_interval.IsStrictlyPositive() && m_samples == 0)
+    {
+        Simulator::Remove(m_next);
+        m_next = Simulator::Schedule(at - Simulator::Now(), &FabricMonitor::Sample, this);
+    }
 }
 
 void

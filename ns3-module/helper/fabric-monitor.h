@@ -8,6 +8,7 @@
 
 #include "fabric-helper.h"
 
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 
 #include "rust/cxx.h"
@@ -27,8 +28,9 @@ namespace ns3
  *   sends (kind `pause` or `resume`; duration = quanta x 512 bit times at the port's rate);
  * - `drops.csv`: `time_ns,node,port,prio,reason,bytes` — every frame a switch drops (port =
  *   ingress port);
- * - `queue.csv`: `time_ns,node,port,prio,bytes` — every `interval`, each switch egress queue of
- *   the sampled priorities that is not empty (absent rows are empty queues).
+ * - `queue.csv`: `time_ns,node,port,prio,bytes` — every `interval` from time 0 (or from
+ *   StartSamplingAt), each switch egress queue of the sampled priorities that is not empty
+ *   (absent rows are empty queues).
  *
  * Files are written as NAME.partial and renamed at Finish(), so a file named .csv is complete;
  * a configuration error (rdmacc::ConfigFatal) before then removes them.
@@ -45,6 +47,12 @@ class FabricMonitor
      */
     FabricMonitor(const Fabric& fabric, const std::string& outDir, Time interval, uint8_t prioMask);
     ~FabricMonitor();
+
+    /**
+     * Takes the first queue sample at `at` instead of time 0 (call before Simulator::Run): a
+     * run whose traffic starts late (flows at t = 2 s) spends no event sampling idle queues.
+     */
+    void StartSamplingAt(Time at);
 
     /// Flushes and renames the files; call after Simulator::Run.
     void Finish();
@@ -95,6 +103,7 @@ class FabricMonitor
     uint64_t m_pauses;                            //!< PAUSE frames
     uint64_t m_resumes;                           //!< RESUME frames
     bool m_finished;                              //!< Finish() done
+    EventId m_next;                               //!< the next Sample
 };
 
 } // namespace ns3

@@ -607,19 +607,32 @@ Options::ApplySwitchDefaults(uint32_t ports,
                              ns3::Time delay,
                              uint8_t pfcPriorities) const
 {
+    SwitchLinks one;
+    one.ratesBps.assign(ports, rateBps);
+    one.delaysNs.assign(ports, static_cast<uint64_t>(std::max<int64_t>(0, delay.GetNanoSeconds())));
+    ApplySwitchDefaults(std::vector<SwitchLinks>{one}, pfcPriorities);
+}
+
+void
+Options::ApplySwitchDefaults(const std::vector<SwitchLinks>& switches, uint8_t pfcPriorities) const
+{
     const std::vector<rust::String> declared = m_impl->Declared(ParamTable::Switch);
-    const std::vector<uint64_t> rates(ports, rateBps);
-    const std::vector<uint64_t> delays(
-        ports, static_cast<uint64_t>(std::max<int64_t>(0, delay.GetNanoSeconds())));
-    OrConfigFatal("command line",
-                  [&]
-                  {
-                      m_impl->sw->validate_options(
-                          rust::Slice<const rust::String>(declared.data(), declared.size()),
-                          pfcPriorities,
-                          rust::Slice<const uint64_t>(rates.data(), rates.size()),
-                          rust::Slice<const uint64_t>(delays.data(), delays.size()));
-                  });
+    for (const auto& s : switches)
+    {
+        try
+        {
+            m_impl->sw->validate_options(
+                rust::Slice<const rust::String>(declared.data(), declared.size()),
+                pfcPriorities,
+                rust::Slice<const uint64_t>(s.ratesBps.data(), s.ratesBps.size()),
+                rust::Slice<const uint64_t>(s.delaysNs.data(), s.delaysNs.size()));
+        }
+        catch (const rust::Error& e)
+        {
+            ConfigFatal("command line",
+                        std::string(e.what()) + (s.label.empty() ? "" : " (" + s.label + ")"));
+        }
+    }
     m_impl->SetDefaults(ParamTable::Switch, rdmacc_ffi::switch_param_specs(), "ns3::SwitchNode");
 }
 

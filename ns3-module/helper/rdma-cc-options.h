@@ -177,6 +177,23 @@ class Options
                              ns3::Time delay,
                              uint8_t pfcPriorities) const;
 
+    /// The links of one switch's ports, for ApplySwitchDefaults.
+    struct SwitchLinks
+    {
+        std::vector<uint64_t> ratesBps; //!< ratesBps[p]: rate of port p's link, bit/s
+        std::vector<uint64_t> delaysNs; //!< delaysNs[p]: its one-way delay, ns
+        std::string label;              //!< names the switch in an error (empty: nothing added)
+    };
+
+    /**
+     * After Parse: ApplySwitchDefaults for a fabric whose switches have the port links of
+     * `switches` (each switch checked with its own links: a fabric of several link speeds, as
+     * a topology file gives; an error is followed by the switch's label in parentheses).
+     * \param switches every switch's port links
+     * \param pfcPriorities mask of the lossless priorities
+     */
+    void ApplySwitchDefaults(const std::vector<SwitchLinks>& switches, uint8_t pfcPriorities) const;
+
     /**
      * After Parse: checks the RED/ECN parameters of AddRedEcnParams together (e.g. --kmin <=
      * --kmax, --kfs <= --bufMax; errors name the options, exit 2), then makes the given ones

@@ -156,10 +156,22 @@ RdmaScenario::PauseFrames() const
     return m_monitor ? m_monitor->PauseFrames() : 0;
 }
 
+uint64_t
+RdmaScenario::HostRateBps(uint32_t host) const
+{
+    return host < fabric.hostDevices.size() ? fabric.HostRate(host).GetBitRate() : RateBps();
+}
+
 double
 RdmaScenario::PayloadLimit() const
 {
-    return rdmacc::PayloadLimitBps(RateBps(), Mtu());
+    return rdmacc::PayloadLimitBps(HostRateBps(m_bottleneckHost), Mtu());
+}
+
+void
+RdmaScenario::SetFabricDescription(const std::string& text)
+{
+    m_fabricText = text;
 }
 
 void
@@ -253,14 +265,25 @@ RdmaScenario::BuildSingleSwitch(uint32_t nHosts)
 void
 RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build, uint32_t maxPorts)
 {
+    rdmacc::Options::SwitchLinks links;
+    links.ratesBps.assign(maxPorts, RateBps());
+    links.delaysNs.assign(maxPorts,
+                          static_cast<uint64_t>(m_opts.GetTime("delay").GetNanoSeconds()));
+    BuildFabric(build, std::vector<rdmacc::Options::SwitchLinks>{links});
+}
+
+void
+RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
+                          const std::vector<rdmacc::Options::SwitchLinks>& switches)
+{
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(Seed());
     FabricHelper fh;
     fh.SetDeviceAttribute("DataRate", DataRateValue(DataRate(RateBps())));
     fh.SetChannelAttribute("Delay", TimeValue(m_opts.GetTime("delay")));
-    // the switch options checked together on this fabric (errors name the options), then the
-    // defaults of the switches built below
-    m_opts.ApplySwitchDefaults(maxPorts, RateBps(), m_opts.GetTime("delay"), Lossless() ? 0x08 : 0);
+    // the switch options checked together on every switch's links (errors name the options),
+    // then the defaults of the switches built below
+    m_opts.ApplySwitchDefaults(switches, Lossless() ? 0x08 : 0);
     fh.SetSwitchAttribute("EgressLimit", UintegerValue(m_opts.GetBytes("bufMax")));
     fh.SetSwitchAttribute("MmuMtu", UintegerValue(Mtu() + RoceHeader::DATA_OVERHEAD));
     fh.SetSwitchAttribute("PfcPriorities", UintegerValue(Lossless() ? 0x08 : 0));
@@ -281,9 +304,10 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build, uin
         s->AssignStreams(Seed());
         s->TraceConnectWithoutContext("Drop", MakeBoundCallback(&RdmaScenario::OnDrop, this));
     }
-    // the NIC parameters together on this fabric's host-to-host path, then as the defaults of
-    // every NIC created below
-    m_opts.ApplyNicDefaults(RateBps(), BaseRtt(nHosts > 1 ? 1 : 0, 0), Lossless());
+    // the NIC parameters together on this fabric's host-to-host path (host 1 to host 0, at
+    // host 1's link rate), then as the defaults of every NIC created below
+    const uint32_t probe = nHosts > 1 ? 1 : 0;
+    m_opts.ApplyNicDefaults(HostRateBps(probe), BaseRtt(probe, 0), Lossless());
     for (uint32_t i = 0; i < nHosts; i++)
     {
         // the NIC parameters are the defaults the options set (Options::ApplyNicDefaults)
@@ -500,6 +524,17 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
     return id;
 }
 
+Time
+RdmaScenario::FirstStart() const
+{
+    Time first = Seconds(0);
+    for (uint32_t id = 0; id < m_nextFlowId; id++)
+    {
+        first = id == 0 ? m_starts[id] : std::min(first, m_starts[id]);
+    }
+    return first;
+}
+
 void
 RdmaScenario::CheckDone(Time every)
 {
@@ -512,16 +547,16 @@ RdmaScenario::CheckDone(Time every)
 }
 
 void
-RdmaScenario::WarnOutputSize(Time lastStart, uint64_t busiest) const
+RdmaScenario::WarnOutputSize(Time lastStart, double busiestSeconds) const
 {
     // queue.csv: a row per sample per non-empty queue. A single switch's queues form at the
-    // ports of the receivers; a run lasts at least its last start plus the busiest receiver's
-    // bytes at line rate (more when queues drain slowly: this is a lower estimate, stated as
-    // such). flows.csv on change: about one row per data packet (one ACK each).
+    // ports of the receivers; a run lasts at least from its first start to its last plus the
+    // busiest receiver's bytes at line rate (more when queues drain slowly: this is a lower
+    // estimate, stated as such). flows.csv on change: about one row per data packet (one ACK each).
     const double rowBytes = 32;
-    const double seconds =
-        std::min(m_opts.GetTime("limit").GetSeconds(),
-                 lastStart.GetSeconds() + double(busiest) * 8 / double(RateBps()));
+    // sampled from the first start on (StartRun)
+    const double seconds = std::min((m_opts.GetTime("limit") - FirstStart()).GetSeconds(),
+                                    (lastStart - FirstStart()).GetSeconds() + busiestSeconds);
     const double queueCsv =
         seconds / m_opts.GetTime("sample").GetSeconds() * double(m_bytesTo.size()) * rowBytes;
     double flowsCsv = 0;
@@ -565,12 +600,12 @@ RdmaScenario::Run(uint32_t bottleneckPort)
     {
         need = std::max(need, m_starts[id] + m_idealFct[id]);
     }
-    uint64_t busiest = 0;
+    // every receiver's bytes at its own link's payload rate
     for (const auto& [dst, bytes] : m_bytesTo)
     {
-        busiest = std::max(busiest, bytes);
+        const double limit = rdmacc::PayloadLimitBps(HostRateBps(dst), Mtu());
+        need = std::max(need, NanoSeconds(int64_t(double(bytes) * 8 / limit * 1e9)));
     }
-    need = std::max(need, NanoSeconds(int64_t(double(busiest) * 8 / PayloadLimit() * 1e9)));
     if (need > m_opts.GetTime("limit"))
     {
         std::ostringstream needText;
@@ -582,7 +617,9 @@ RdmaScenario::Run(uint32_t bottleneckPort)
                                 "receiver's bytes at the link's payload rate); raise --limit");
     }
     Simulator::Stop(m_opts.GetTime("limit"));
-    Simulator::Schedule(MicroSeconds(10), &RdmaScenario::CheckDone, this, MicroSeconds(10));
+    // polled from the first start on: idle time before it costs no event
+    Simulator::Schedule(
+        FirstStart() + MicroSeconds(10), &RdmaScenario::CheckDone, this, MicroSeconds(10));
     StartRun();
 }
 
@@ -602,12 +639,17 @@ RdmaScenario::StartRun()
     {
         lastStart = std::max(lastStart, m_starts[id]);
     }
-    uint64_t busiest = 0;
+    double busiestSeconds = 0;
     for (const auto& [dst, bytes] : m_bytesTo)
     {
-        busiest = std::max(busiest, bytes);
+        busiestSeconds = std::max(busiestSeconds, double(bytes) * 8 / double(HostRateBps(dst)));
     }
-    WarnOutputSize(lastStart, busiest);
+    WarnOutputSize(lastStart, busiestSeconds);
+    if (FirstStart().IsStrictlyPositive())
+    {
+        // no queue to sample before the first flow starts
+        m_monitor->StartSamplingAt(FirstStart());
+    }
     rdmacc::CheckMemory(MemoryEstimate(nics.size()),
                         std::to_string(nics.size()) + " hosts and " + std::to_string(m_nextFlowId) +
                             " flows",
@@ -700,10 +742,11 @@ RdmaScenario::PrintSummary(const rdmacc::Invariants& inv,
 {
     std::cout << std::fixed;
     std::cout << m_name << ": cc=" << Cc() << ", " << nFlows << " flows, "
-              << m_opts.GetAsText("rate") << " links, " << m_opts.GetAsText("delay")
-              << " delay, K_min/K_max/P_max " << kMinB << "/" << kMaxB << "/"
-              << std::setprecision(2) << pMax << ", K_fs " << kFsB << ", PFC "
-              << (Lossless() ? "on" : "off") << "\n";
+              << (m_fabricText.empty()
+                      ? m_opts.GetAsText("rate") + " links, " + m_opts.GetAsText("delay") + " delay"
+                      : m_fabricText)
+              << ", K_min/K_max/P_max " << kMinB << "/" << kMaxB << "/" << std::setprecision(2)
+              << pMax << ", K_fs " << kFsB << ", PFC " << (Lossless() ? "on" : "off") << "\n";
     std::cout << "  flows done        " << done << " / " << nFlows << "\n";
     std::cout << "  bytes delivered   " << delivered << " / " << sent << " (retransmitted " << retx
               << ", of which received twice " << dup << ")\n";

@@ -70,6 +70,19 @@ class RdmaScenario
      */
     void BuildFabric(const std::function<Fabric(FabricHelper&)>& build, uint32_t maxPorts);
     /**
+     * BuildFabric for a fabric of several link speeds (a topology file): the switch options
+     * are checked against every switch's own port links (`switches`, one entry per switch,
+     * e.g. from the topology before it is built) instead of `maxPorts` links of --rate and
+     * --delay.
+     */
+    void BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
+                     const std::vector<rdmacc::Options::SwitchLinks>& switches);
+    /**
+     * Describes the fabric in the first line of the summary table instead of "--rate links,
+     * --delay delay" (a fabric whose links do not all have --rate and --delay).
+     */
+    void SetFabricDescription(const std::string& text);
+    /**
      * Sets the queue reported as the bottleneck: egress `port` of switch `s`, which leads to
      * host `receiverHost` (goodput is measured at that host).
      */
@@ -118,7 +131,8 @@ class RdmaScenario
     Time BaseRtt(uint32_t srcHost, uint32_t dstHost) const;
     /// \return PFC PAUSE frames sent so far by every device
     uint64_t PauseFrames() const;
-    /// \return payload bit/s a host link carries at most (the wire limit of goodput)
+    /// \return payload bit/s the link of the bottleneck's receiver (SetBottleneck; host 0
+    ///         before) carries at most: the wire limit of goodput
     double PayloadLimit() const;
 
     // ---- options, after Parse
@@ -150,6 +164,8 @@ class RdmaScenario
 
   private:
     void CheckDone(Time every);
+    /// \return the earliest start of the flows added so far (0 without flows)
+    Time FirstStart() const;
     void StartRun();
     void SampleRates(Time every);
     void TakeRateSample();
@@ -174,6 +190,8 @@ class RdmaScenario
                       uint64_t controlForwarded,
                       double minCw,
                       uint64_t subPacketSends) const;
+    /// \return the rate of host `host`'s link (bit/s; --rate before the fabric is built)
+    uint64_t HostRateBps(uint32_t host) const;
     /// \return the base RTT along `links` (data frame out, ACK back)
     Time PathRtt(const std::vector<Fabric::PathLink>& links) const;
     static void OnFirstFeedback(RdmaScenario* self, uint32_t flowId);
@@ -190,9 +208,10 @@ class RdmaScenario
     /**
      * Warns on stderr when queue.csv or flows.csv will be large (estimates from the flows).
      * \param lastStart the latest flow start
-     * \param busiest the bytes of every flow to the busiest receiver
+     * \param busiestSeconds the time the busiest receiver's link needs for the bytes of
+     *        every flow to it, at its line rate
      */
-    void WarnOutputSize(Time lastStart, uint64_t busiest) const;
+    void WarnOutputSize(Time lastStart, double busiestSeconds) const;
     /// \return the memory a run of `hosts` hosts and the flows added so far needs (estimate)
     uint64_t MemoryEstimate(uint64_t hosts) const;
     uint64_t m_flowMemory = 0;     //!< estimated memory of the flows added so far
@@ -201,6 +220,7 @@ class RdmaScenario
     uint32_t m_bottleneck = 0;     //!< bottleneck switch port
     uint32_t m_bottleneckHost = 0; //!< the host the bottleneck port leads to
     std::string m_case;            //!< case subdirectory of --out (SetCase)
+    std::string m_fabricText;      //!< SetFabricDescription
     bool m_quiet = false;          //!< SetQuiet
     Time m_duration = Seconds(-1); //!< RunFor's duration; negative: run until done
     Time m_rateEvery = Seconds(0); //!< EnableRateSeries' interval

@@ -1,7 +1,8 @@
 /*
  * Tests of the lossless fabric: PFC timing on a QbbNetDevice, incast through a SwitchNode with
  * and without PFC, the default headroom from the links, headroom errors and allowed overruns,
- * ECMP over a Clos, Clos routes and base RTT, and the MMU accounting invariants.
+ * ECMP over a Clos, Clos routes and base RTT, the fat tree and a topology file's fabric, and the
+ * MMU accounting invariants.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -598,6 +599,133 @@ class ClosRoutesTestCase : public TestCase
     }
 };
 
+/// The k-ary fat tree (Al-Fares et al., SIGCOMM 2008): counts, ports, every host pair
+/// reachable, hop counts and the base RTT of a path between pods, per-tier rates.
+class FatTreeTestCase : public TestCase
+{
+  public:
+    FatTreeTestCase() :
+        TestCase("fat tree k=4: 16 hosts, 20 switches, 48 links; all pairs reachable; 2/4/6 hops")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        FabricHelper fh;
+        fh.SetPrintWarnings(false);
+        fh.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+        fh.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+        Fabric f = fh.FatTree(4, DataRate(0), DataRate("400Gbps"));
+        NS_TEST_ASSERT_MSG_EQ(f.hosts.GetN(), 16, "k^3/4 hosts");
+        NS_TEST_ASSERT_MSG_EQ(f.switches.size(), 20, "5 k^2/4 switches");
+        NS_TEST_ASSERT_MSG_EQ(f.links.size(), 48, "3 k^3/4 links");
+        for (const auto& s : f.switches)
+        {
+            NS_TEST_ASSERT_MSG_EQ(s->GetNPorts(), 4, "every switch has k ports");
+        }
+        // hosts: pod p, edge e, host i -> 4p + 2e + i
+        for (uint32_t a = 0; a < 16; a++)
+        {
+            for (uint32_t b = 0; b < 16; b++)
+            {
+                if (a == b)
+                {
+                    continue;
+                }
+                const auto path = f.PathLinks(f.hosts.Get(a)->GetId(), f.hosts.Get(b)->GetId());
+                const uint32_t hops = a / 2 == b / 2 ? 2 : a / 4 == b / 4 ? 4 : 6;
+                NS_TEST_ASSERT_MSG_EQ(path.size(),
+                                      hops,
+                                      "hosts " << a << " -> " << b << ": same edge 2 hops, same "
+                                               << "pod 4, other pod 6");
+                for (size_t i = 0; i < path.size(); i++)
+                {
+                    const bool hostLink = i == 0 || i + 1 == path.size();
+                    NS_TEST_ASSERT_MSG_EQ(path[i].rate,
+                                          DataRate(hostLink ? "100Gbps" : "400Gbps"),
+                                          "host links at the default rate, fabric at 400 Gb/s");
+                }
+            }
+        }
+        // across pods: 6 links each 2 x 1 us + one data frame + one ACK at its rate
+        const auto path = f.PathLinks(f.hosts.Get(0)->GetId(), f.hosts.Get(15)->GetId());
+        Time rtt = Seconds(0);
+        for (const auto& l : path)
+        {
+            rtt += MicroSeconds(2) + l.device->WireTime(kFrame) + l.device->WireTime(66);
+        }
+        NS_TEST_ASSERT_MSG_EQ(
+            f.BaseRtt(f.hosts.Get(0)->GetId(), f.hosts.Get(15)->GetId(), kFrame, 66),
+            rtt,
+            "base RTT of a 6-hop path");
+        NS_TEST_ASSERT_MSG_EQ((rtt > MicroSeconds(12)), true, "at least the propagation");
+        Simulator::Destroy();
+    }
+};
+
+/// A topology file's fabric: file ids map to hosts and switches, every link has its own rate
+/// and delay.
+class FromTopologyTestCase : public TestCase
+{
+  public:
+    FromTopologyTestCase() :
+        TestCase("FromTopology: file ids to hosts/switches, per-link rates and delays")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        // hosts 1, 3, 4; switches 0, 2: 1 - 0 = 2 - {3, 4}
+        HpccTopology t;
+        t.nodes = 5;
+        t.switches = {2, 0};
+        // isSwitch left empty: FromTopology reads the switch ids
+        t.links = {{1, 0, 100000000000, MicroSeconds(1), 3},
+                   {0, 2, 400000000000, MicroSeconds(2), 4},
+                   {3, 2, 25000000000, NanoSeconds(500), 5},
+                   {2, 4, 100000000000, MicroSeconds(1), 6}};
+        FabricHelper fh;
+        fh.SetPrintWarnings(false);
+        const uint32_t base = NodeList::GetNNodes();
+        Fabric f = fh.FromTopology(t);
+        NS_TEST_ASSERT_MSG_EQ(f.hosts.GetN(), 3, "hosts");
+        NS_TEST_ASSERT_MSG_EQ(f.switches.size(), 2, "switches");
+        NS_TEST_ASSERT_MSG_EQ(
+            (f.hostOfFileId == std::vector<int32_t>{-1, 0, -1, 1, 2}), true, "hosts in id order");
+        NS_TEST_ASSERT_MSG_EQ((f.switchOfFileId == std::vector<int32_t>{0, -1, 1, -1, -1}),
+                              true,
+                              "switches in id order");
+        for (uint32_t id = 0; id < 5; id++)
+        {
+            const Ptr<Node> n = f.hostOfFileId[id] >= 0
+                                    ? f.hosts.Get(f.hostOfFileId[id])
+                                    : Ptr<Node>(f.switches[f.switchOfFileId[id]]);
+            NS_TEST_ASSERT_MSG_EQ(n->GetId(), base + id, "nodes created in file-id order");
+        }
+        NS_TEST_ASSERT_MSG_EQ(f.HostRate(1), DataRate("25Gbps"), "host 3's own rate");
+        NS_TEST_ASSERT_MSG_EQ(f.HostRate(), DataRate("100Gbps"), "host 1's");
+        const auto path = f.PathLinks(base + 1, base + 3);
+        NS_TEST_ASSERT_MSG_EQ(path.size(), 3, "1 -> 0 -> 2 -> 3");
+        NS_TEST_ASSERT_MSG_EQ(path[0].rate, DataRate("100Gbps"), "host 1's link");
+        NS_TEST_ASSERT_MSG_EQ(path[1].rate, DataRate("400Gbps"), "0 - 2");
+        NS_TEST_ASSERT_MSG_EQ(path[1].delay, MicroSeconds(2), "0 - 2");
+        NS_TEST_ASSERT_MSG_EQ(path[2].rate, DataRate("25Gbps"), "to host 3");
+        NS_TEST_ASSERT_MSG_EQ(path[2].delay, NanoSeconds(500), "to host 3");
+        // switch 2's ports follow its links in file order: 0 - 2, 3 - 2, 2 - 4
+        const Ptr<SwitchNode> s2 = f.switches[1];
+        NS_TEST_ASSERT_MSG_EQ(s2->GetNPorts(), 3, "three links");
+        NS_TEST_ASSERT_MSG_EQ(s2->GetPort(1)->GetDataRate(), DataRate("25Gbps"), "port 1: to 3");
+        NS_TEST_ASSERT_MSG_EQ((f.NextHops(s2->GetId(), base + 4) == std::vector<uint32_t>{2}),
+                              true,
+                              "port 2 leads to host 4");
+        Simulator::Destroy();
+    }
+};
+
 /// Start-up warnings: ECN must trigger before PFC (DCQCN section 4).
 class EcnBeforePfcWarningTestCase : public TestCase
 {
@@ -736,6 +864,8 @@ class FabricTestSuite : public TestSuite
         AddTestCase(new HeadroomOverrunTestCase);
         AddTestCase(new EcmpClosTestCase);
         AddTestCase(new ClosRoutesTestCase);
+        AddTestCase(new FatTreeTestCase);
+        AddTestCase(new FromTopologyTestCase);
         AddTestCase(new EcnBeforePfcWarningTestCase);
         AddTestCase(new EcnSpeedMapTestCase);
         AddTestCase(new WireConstantsTestCase);

@@ -1,0 +1,104 @@
+/*
+ * rdma-cc: reads the HPCC simulator's topology and flow files (the text is parsed and checked
+ * in Rust, rdma-cc-workload).
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef HPCC_FILES_H
+#define HPCC_FILES_H
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma-cc
+ * One link of an HPCC topology file.
+ */
+struct HpccLink
+{
+    uint32_t a;       //!< one end: a node id of the file (`src`)
+    uint32_t b;       //!< the other end (`dst`)
+    uint64_t rateBps; //!< rate, bit/s
+    Time delay;       //!< one-way delay
+    uint64_t line;    //!< the line of the file it is on
+};
+
+/**
+ * \ingroup rdma-cc
+ * A topology file of the HPCC simulator, checked (rdmacc::ReadHpccTopology). Node ids
+ * `0..nodes`; `isSwitch[id]` for the switches (line 2 of the file), every other id is a host.
+ */
+struct HpccTopology
+{
+    uint32_t nodes = 0;             //!< number of nodes
+    std::vector<uint32_t> switches; //!< the switch ids, in the file's order
+    std::vector<bool> isSwitch;     //!< isSwitch[id]: node id is a switch (as `switches` says)
+    std::vector<HpccLink> links;    //!< the links, in the file's order
+};
+
+/**
+ * \ingroup rdma-cc
+ * One flow of an HPCC flow file.
+ */
+struct HpccFlow
+{
+    uint32_t src;     //!< sending host (node id of the topology file)
+    uint32_t dst;     //!< receiving host
+    uint8_t priority; //!< the priority the file asks for (0-7; recorded)
+    uint16_t dport;   //!< the destination port the file gives (recorded)
+    uint64_t bytes;   //!< message bytes (>= 1)
+    Time start;       //!< start time
+    uint64_t line;    //!< the line of the file it is on
+};
+
+namespace rdmacc
+{
+
+/**
+ * \ingroup rdma-cc
+ * \return the whole text of file `path`; when it cannot be read, stops the program (exit 2)
+ *         with "configuration error in command line: cannot read OPTION = PATH: REASON"
+ * \param path the file
+ * \param option the option that named it (e.g. "--topo")
+ */
+std::string ReadTextFile(const std::string& path, const std::string& option);
+
+/**
+ * \ingroup rdma-cc
+ * Reads and parses the HPCC topology file `path` (format and checks: README, `hpcc-run`; Rust
+ * `rdma_cc_workload::Topology`: counts, ids, switch ids distinct, no self or duplicate link,
+ * one link per host, error rate 0, connected). A bad file stops the program (exit 2) with one
+ * line naming the file, the line, the field and the value: "configuration error in topology
+ * file: fat-tree.txt:17: invalid rate = 100Gbs: must be ...".
+ * \param path the file
+ * \param option the option that named it, for a file that cannot be read
+ * \return the topology
+ */
+HpccTopology ReadHpccTopology(const std::string& path, const std::string& option);
+
+/**
+ * \ingroup rdma-cc
+ * Reads and parses the HPCC flow file `path` for `topology` (Rust
+ * `rdma_cc_workload::parse_flows`: the count matches, src and dst are distinct hosts, priority
+ * 0-7, dport 0-65535, bytes >= 1, start >= 0 s). A bad file stops the program (exit 2) with one
+ * line naming the file, the line, the field and the value ("configuration error in flow file:
+ * w.flows:12: invalid dst = 400: ...").
+ * \param path the file
+ * \param topology the topology the flows run on
+ * \param option the option that named it, for a file that cannot be read
+ * \return the flows, in file order
+ */
+std::vector<HpccFlow> ReadHpccFlows(const std::string& path,
+                                    const HpccTopology& topology,
+                                    const std::string& option);
+
+} // namespace rdmacc
+} // namespace ns3
+
+#endif /* HPCC_FILES_H */

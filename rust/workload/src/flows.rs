@@ -1,0 +1,270 @@
+//! The HPCC simulator's flow file.
+
+use crate::error::ParseError;
+use crate::text::{parse_digits, records};
+use rdma_cc_core::param::{parse_real, parse_whole};
+use rdma_cc_core::{Bytes, Time};
+
+/// One flow of a flow file: a message of `bytes` from host `src` to host `dst` (node ids of
+/// the topology file), starting at `start`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flow {
+    /// Sending host.
+    pub src: u32,
+    /// Receiving host (differs from `src`).
+    pub dst: u32,
+    /// Priority class the file asks for (0–7). Recorded only: the flow's data travels in the
+    /// priority its NIC gives every flow (the ns-3 module's `RdmaNic::Priority`), which is the
+    /// class the switches mark and, when lossless, protect with PFC.
+    pub priority: u8,
+    /// Destination port the file gives (recorded; the NIC chooses its own ports, and ECMP
+    /// hashes those).
+    pub dport: u16,
+    /// Message size (at least 1 byte).
+    pub bytes: Bytes,
+    /// Start time (the file's seconds, rounded to the nanosecond).
+    pub start: Time,
+    /// The line of the file it is on.
+    pub line: usize,
+}
+
+/// Latest start time: ns-3's time range (a signed 64-bit count of nanoseconds), in seconds.
+const MAX_START_S: f64 = 9.2e9;
+
+/// Parses and checks flow file `file` (text `text`; the name is used in messages only) for a
+/// topology whose node `id` is a host when `is_host[id]` ([`crate::Topology::host_mask`]).
+///
+/// Format (whitespace-separated; blank lines are skipped, line numbers still count them):
+///
+/// ```text
+/// COUNT
+/// SRC DST PRIORITY DPORT BYTES START_SECONDS      (COUNT lines)
+/// ```
+///
+/// as the HPCC simulator's traffic generator writes it (`13 6 3 100 24375 2.000000962`).
+/// Checked: the count matches the lines; `SRC` and `DST` are hosts of the topology and differ;
+/// `PRIORITY` in 0–7; `DPORT` in 0–65535; `BYTES` a whole number ≥ 1; `START_SECONDS` a finite
+/// number ≥ 0 (within ns-3's time range). The rows are returned in file order (the file need
+/// not be sorted by start time). Every error names the line, the field and the value.
+pub fn parse_flows(file: &str, text: &str, is_host: &[bool]) -> Result<Vec<Flow>, ParseError> {
+    let mut lines = records(text);
+    let Some((l1, head)) = lines.next() else {
+        return Err(ParseError::whole(
+            file,
+            "file",
+            "\"\"",
+            "is empty: the first line must be the number of flows",
+        ));
+    };
+    let count = match head.as_slice() {
+        [c] => parse_digits(c),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        ParseError::at(
+            file,
+            l1,
+            "count",
+            head.join(" "),
+            "the first line must be the number of flows, a whole number",
+        )
+    })?;
+    let host = |l: usize, name: &str, text: &str| -> Result<u32, ParseError> {
+        let id = parse_digits(text).ok_or_else(|| {
+            ParseError::at(file, l, name, text, "must be a node id (digits only)")
+        })?;
+        match is_host.get(id as usize) {
+            Some(true) => Ok(id as u32),
+            Some(false) => Err(ParseError::at(
+                file,
+                l,
+                name,
+                text,
+                "is a switch of the topology, not a host",
+            )),
+            None => Err(ParseError::at(
+                file,
+                l,
+                name,
+                text,
+                format!(
+                    "is not a node of the topology (ids 0..{})",
+                    is_host.len().saturating_sub(1)
+                ),
+            )),
+        }
+    };
+    let mut out = Vec::new();
+    for (l, f) in lines {
+        if out.len() as u64 == count {
+            return Err(ParseError::at(
+                file,
+                l,
+                "count",
+                count,
+                format!(
+                    "line {l1} declares {count} flows but the file has more flow lines, from \
+                     this one on"
+                ),
+            ));
+        }
+        if f.len() != 6 {
+            return Err(ParseError::at(
+                file,
+                l,
+                "flow",
+                f.join(" "),
+                "must be 6 fields: src dst priority dport bytes start_seconds",
+            ));
+        }
+        let src = host(l, "src", f[0])?;
+        let dst = host(l, "dst", f[1])?;
+        if src == dst {
+            return Err(ParseError::at(file, l, "dst", dst, "must differ from src"));
+        }
+        let priority = parse_digits(f[2])
+            .filter(|&p| p <= 7)
+            .ok_or_else(|| ParseError::at(file, l, "priority", f[2], "must be in [0, 7]"))?
+            as u8;
+        let dport = parse_digits(f[3])
+            .and_then(|p| u16::try_from(p).ok())
+            .ok_or_else(|| ParseError::at(file, l, "dport", f[3], "must be in [0, 65535]"))?;
+        let bytes = parse_whole(f[4]).filter(|&b| b >= 1).ok_or_else(|| {
+            ParseError::at(
+                file,
+                l,
+                "bytes",
+                f[4],
+                "must be a whole number of bytes, at least 1",
+            )
+        })?;
+        let start = parse_real(f[5])
+            .filter(|&s| (0.0..=MAX_START_S).contains(&s))
+            .ok_or_else(|| {
+                ParseError::at(
+                    file,
+                    l,
+                    "start_seconds",
+                    f[5],
+                    "must be a number of seconds, at least 0 (and at most 9.2e9, ns-3's time \
+                     range)",
+                )
+            })?;
+        out.push(Flow {
+            src,
+            dst,
+            priority,
+            dport,
+            bytes: Bytes(bytes),
+            start: Time((start * 1e9).round() as u64),
+            line: l,
+        });
+    }
+    if (out.len() as u64) < count {
+        return Err(ParseError::at(
+            file,
+            l1,
+            "count",
+            count,
+            format!("the file has only {} flow lines", out.len()),
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hosts 0-3, switches 4-5.
+    const HOSTS: [bool; 6] = [true, true, true, true, false, false];
+
+    fn parse(text: &str) -> Result<Vec<Flow>, String> {
+        parse_flows("w.flows", text, &HOSTS).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn rows_come_back_in_file_order_with_every_field() {
+        let f =
+            parse("3 \n1 2 3 100 24375 2.000000962\n\n0 3 0 65535 1 0\n3 0 7 0 1e6 1.5\n").unwrap();
+        assert_eq!(
+            f[0],
+            Flow {
+                src: 1,
+                dst: 2,
+                priority: 3,
+                dport: 100,
+                bytes: Bytes(24375),
+                start: Time(2_000_000_962),
+                line: 2
+            }
+        );
+        assert_eq!((f[1].src, f[1].start, f[1].line), (0, Time(0), 4));
+        // not sorted by start: kept as written
+        assert_eq!(
+            (f[2].bytes, f[2].start, f[2].priority),
+            (Bytes(1_000_000), Time(1_500_000_000), 7)
+        );
+    }
+
+    #[test]
+    fn count_mismatches_name_the_lines() {
+        assert_eq!(
+            parse("3\n0 1 3 100 10 2\n").unwrap_err(),
+            "w.flows:1: invalid count = 3: the file has only 1 flow lines"
+        );
+        assert_eq!(
+            parse("1\n0 1 3 100 10 2\n1 0 3 100 10 2\n").unwrap_err(),
+            "w.flows:3: invalid count = 1: line 1 declares 1 flows but the file has more flow \
+             lines, from this one on"
+        );
+        assert!(parse("").unwrap_err().starts_with("w.flows: invalid file"));
+        assert!(parse("3 4\n")
+            .unwrap_err()
+            .starts_with("w.flows:1: invalid count = 3 4"));
+        assert!(parse("x\n")
+            .unwrap_err()
+            .starts_with("w.flows:1: invalid count = x"));
+        assert_eq!(parse("0\n").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn field_errors_name_line_field_and_value() {
+        for (row, msg) in [
+            (
+                "0 9 3 100 10 2",
+                "invalid dst = 9: is not a node of the topology (ids 0..5)",
+            ),
+            (
+                "4 1 3 100 10 2",
+                "invalid src = 4: is a switch of the topology, not a host",
+            ),
+            ("x 1 3 100 10 2", "invalid src = x: must be a node id"),
+            ("1 1 3 100 10 2", "invalid dst = 1: must differ from src"),
+            ("0 1 8 100 10 2", "invalid priority = 8: must be in [0, 7]"),
+            (
+                "0 1 3 70000 10 2",
+                "invalid dport = 70000: must be in [0, 65535]",
+            ),
+            (
+                "0 1 3 100 0 2",
+                "invalid bytes = 0: must be a whole number of bytes, at least 1",
+            ),
+            ("0 1 3 100 1.5 2", "invalid bytes = 1.5"),
+            (
+                "0 1 3 100 10 -1",
+                "invalid start_seconds = -1: must be a number of seconds",
+            ),
+            ("0 1 3 100 10 nan", "invalid start_seconds = nan"),
+            ("0 1 3 100 10 inf", "invalid start_seconds = inf"),
+            ("0 1 3 100 10 1e10", "invalid start_seconds = 1e10"),
+            (
+                "0 1 3 100 10",
+                "invalid flow = 0 1 3 100 10: must be 6 fields",
+            ),
+        ] {
+            let e = parse(&format!("2\n1 0 3 100 10 2\n{row}\n")).unwrap_err();
+            assert!(e.starts_with(&format!("w.flows:3: {msg}")), "{e}");
+        }
+    }
+}

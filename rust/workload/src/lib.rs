@@ -1,0 +1,31 @@
+//! Workload and topology files of datacenter congestion-control studies, parsed and checked.
+//!
+//! - [`Topology`]: the HPCC simulator's topology file (Li et al., "HPCC: High Precision
+//!   Congestion Control", SIGCOMM 2019; its public simulator reads the same format): node,
+//!   switch and link counts, the switch ids, then one link a line with its rate, delay and
+//!   error rate. Checked whole: counts, ids, one link per host, no duplicate or self links, a
+//!   connected graph.
+//! - [`parse_flows`] ([`Topology::parse_flows`]): the HPCC flow file — a count, then one flow a
+//!   line (`src dst priority dport bytes start_seconds`) between hosts of a topology.
+//! - [`Cdf`]: a flow-size distribution (`size_bytes cdf_percent` a line, as the HPCC
+//!   simulator's traffic generator reads them) and its inverse-transform sampler.
+//!
+//! Sans-IO: every parser takes the file's name (for messages only) and its text; nothing here
+//! opens a file. Every error is a [`ParseError`] naming the file, the line, the field, the
+//! value and the rule (`fat-tree.txt:17: invalid rate = 100Gbs: must be ...`). Parsing never
+//! panics, whatever the text.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod cdf;
+mod error;
+mod flows;
+mod text;
+mod topology;
+
+pub use cdf::Cdf;
+pub use error::ParseError;
+pub use flows::{parse_flows, Flow};
+pub use text::{parse_data_rate, parse_delay};
+pub use topology::{Link, Topology, MAX_NODES};
