@@ -231,20 +231,25 @@ def tail(text):
 
 
 class Pool:
-    """Runs the commands, at most `jobs` at a time; stop() ends the sweep (kills what runs)."""
+    """Runs the commands, at most `jobs` at a time. stop(i) ends the sweep after run i: the runs
+    after it are killed or never start, the runs before it finish, so the first failure in run
+    order is the one reported, whatever --jobs and timing."""
 
     def __init__(self, env, jobs):
         self.env = env
         self.jobs = jobs
         self.lock = threading.Lock()
         self.procs = {}
-        self.stopped = False
+        self.stop_after = None  # runs with a higher index are not run (or killed)
+
+    def _stopped(self, index):
+        return self.stop_after is not None and index > self.stop_after
 
     def one(self, run):
         """(exit status, stdout, stderr, seconds) of run, or None if the sweep was stopped."""
         t0 = time.monotonic()
         with self.lock:
-            if self.stopped:
+            if self._stopped(run.index):
                 return None
             try:
                 # the sweep never reads a summary.json left by an earlier sweep
@@ -258,15 +263,17 @@ class Pool:
         out, err = p.communicate()
         with self.lock:
             del self.procs[run.index]
-            if self.stopped:
+            if self._stopped(run.index):
                 return None  # killed by stop(), or finished after it: not reported
         return p.returncode, out, err, time.monotonic() - t0
 
-    def stop(self):
+    def stop(self, after=-1):
+        """Stops every run after index `after` (default: every run)."""
         with self.lock:
-            self.stopped = True
-            for p in self.procs.values():
-                p.kill()
+            self.stop_after = after if self.stop_after is None else min(self.stop_after, after)
+            for i, p in self.procs.items():
+                if self._stopped(i):
+                    p.kill()
 
 
 def judge(run, result, metrics):
@@ -329,7 +336,7 @@ def execute(runs, metrics, env, jobs):
                     judge(run, result, metrics)
                 except SweepError as e:
                     fatal[run.index] = e
-                    pool.stop()
+                    pool.stop(run.index)  # the runs before it still finish (and may fail first)
                     continue
                 results[run.index] = result
                 while printed < len(runs) and printed in results and not fatal:
