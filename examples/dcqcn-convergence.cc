@@ -76,9 +76,7 @@ main(int argc, char* argv[])
                                 " (the settled values are measured over the second half)");
     }
     sc.BuildSingleSwitch(flows + 1);
-    // long enough to outlast the run even at line rate
-    const uint64_t size =
-        static_cast<uint64_t>(double(sc.RateBps()) / 8 * duration.GetSeconds()) + 1;
+    const uint64_t size = sc.OutlastingBytes(duration);
     for (uint32_t i = 1; i <= flows; i++)
     {
         sc.AddFlow(i, 0, size, stagger * int64_t(i - 1));
@@ -99,8 +97,7 @@ main(int argc, char* argv[])
               << ", duration " << sc.Opts().GetAsText("duration") << "\n";
     for (uint32_t id = 0; id < flows; id++)
     {
-        const uint64_t bytes = sc.DeliveredAt(id, duration) - sc.DeliveredAt(id, half);
-        const double bps = double(bytes) * 8 / (duration - half).GetSeconds();
+        const double bps = sc.RateBetween(id, half, duration);
         settled.push_back(bps);
         rates.Num(std::to_string(id), bps);
         std::cout << "  flow " << id << " (starts " << (stagger * int64_t(id)).GetMicroSeconds()

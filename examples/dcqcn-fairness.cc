@@ -21,7 +21,6 @@
 
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 
 using namespace ns3;
 
@@ -49,19 +48,6 @@ Declare(RdmaScenario& sc)
             "duration", "100ms", "simulated time of each case", rdmacc::Options::Range::Above(0))
         .Duration(
             "rateSample", "100us", "rates.csv sampling interval", rdmacc::Options::Range::Above(0));
-}
-
-std::vector<std::string>
-Split(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    std::string item;
-    while (std::getline(in, item, ','))
-    {
-        out.push_back(item);
-    }
-    return out;
 }
 
 /// One case's result.
@@ -92,8 +78,7 @@ RunCase(int argc, char** argv, const std::string& scheme, bool single)
     // hosts: T1 {0, 1}, T2 {2, 3}, T3 {4, 5}, T4 {6, 7}
     const uint32_t senders[4] = {0, 2, 4, 6};
     const uint32_t receiver = 7;
-    const uint64_t size =
-        static_cast<uint64_t>(double(sc.RateBps()) / 8 * duration.GetSeconds()) + 1;
+    const uint64_t size = sc.OutlastingBytes(duration);
     for (uint32_t h : senders)
     {
         sc.AddFlow(h, receiver, size, Seconds(0));
@@ -101,8 +86,7 @@ RunCase(int argc, char** argv, const std::string& scheme, bool single)
     // the bottleneck: T4's port toward R (switch index 9: spines 0-1, pod 0 leaves 2-3 and
     // ToRs 4-5, pod 1 leaves 6-7 and ToRs 8-9)
     Ptr<SwitchNode> t4 = sc.fabric.switches.at(9);
-    const uint32_t rNode = sc.fabric.hosts.Get(receiver)->GetId();
-    sc.SetBottleneck(t4, sc.fabric.NextHops(t4->GetId(), rNode).at(0), receiver);
+    sc.SetBottleneckToward(t4, receiver);
     sc.EnableRateSeries(sc.Opts().GetTime("rateSample"));
     sc.RunFor(duration);
 
@@ -112,8 +96,7 @@ RunCase(int argc, char** argv, const std::string& scheme, bool single)
     rdmacc::JsonObject tput;
     for (uint32_t id = 0; id < 4; id++)
     {
-        const uint64_t bytes = sc.DeliveredAt(id, duration) - sc.DeliveredAt(id, half);
-        r.bps.push_back(double(bytes) * 8 / (duration - half).GetSeconds());
+        r.bps.push_back(sc.RateBetween(id, half, duration));
         tput.Num("H" + std::to_string(id + 1), r.bps.back());
     }
     r.jain = rdmacc::JainIndex(r.bps);
@@ -142,8 +125,7 @@ main(int argc, char* argv[])
         Declare(probe);
         probe.Opts().Parse(argc, argv);
         single = probe.Opts().Given("cc");
-        schemes =
-            single ? std::vector<std::string>{probe.Cc()} : Split(probe.Opts().GetText("schemes"));
+        schemes = single ? std::vector<std::string>{probe.Cc()} : probe.Opts().GetList("schemes");
         out = probe.Out();
     }
     std::vector<Result> results;

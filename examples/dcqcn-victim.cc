@@ -23,7 +23,6 @@
 
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 
 using namespace ns3;
 
@@ -52,19 +51,6 @@ Declare(RdmaScenario& sc)
             "duration", "60ms", "simulated time of each case", rdmacc::Options::Range::Above(0))
         .Duration(
             "rateSample", "100us", "rates.csv sampling interval", rdmacc::Options::Range::Above(0));
-}
-
-std::vector<std::string>
-Split(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    std::string item;
-    while (std::getline(in, item, ','))
-    {
-        out.push_back(item);
-    }
-    return out;
 }
 
 /// One case's result.
@@ -97,8 +83,7 @@ RunCase(int argc, char** argv, const std::string& scheme, bool single, uint32_t 
     const uint32_t receiver = 15;
     const uint32_t vs = 4;
     const uint32_t vr = 5;
-    const uint64_t size =
-        static_cast<uint64_t>(double(sc.RateBps()) / 8 * duration.GetSeconds()) + 1;
+    const uint64_t size = sc.OutlastingBytes(duration);
     const uint32_t victim = sc.AddFlow(vs, vr, size, Seconds(0));
     std::vector<uint32_t> incast;
     for (uint32_t h = 0; h < 4; h++) // H11-H14
@@ -112,8 +97,7 @@ RunCase(int argc, char** argv, const std::string& scheme, bool single, uint32_t 
     // the bottleneck of the incast: T4's port toward R (switch index 9: spines 0-1, pod 0
     // leaves 2-3 and ToRs 4-5, pod 1 leaves 6-7 and ToRs 8-9)
     Ptr<SwitchNode> t4 = sc.fabric.switches.at(9);
-    const uint32_t rNode = sc.fabric.hosts.Get(receiver)->GetId();
-    sc.SetBottleneck(t4, sc.fabric.NextHops(t4->GetId(), rNode).at(0), receiver);
+    sc.SetBottleneckToward(t4, receiver);
     sc.EnableRateSeries(sc.Opts().GetTime("rateSample"));
     sc.RunFor(duration);
 
@@ -121,10 +105,9 @@ RunCase(int argc, char** argv, const std::string& scheme, bool single, uint32_t 
     r.scheme = sc.Cc();
     r.extra = extra;
     const Time half = duration / 2;
-    const double secs = (duration - half).GetSeconds();
     auto bps = [&](uint32_t id)
     {
-        return double(sc.DeliveredAt(id, duration) - sc.DeliveredAt(id, half)) * 8 / secs;
+        return sc.RateBetween(id, half, duration);
     };
     r.victimBps = bps(victim);
     for (uint32_t id : incast)
@@ -158,9 +141,8 @@ main(int argc, char* argv[])
         Declare(probe);
         probe.Opts().Parse(argc, argv);
         single = probe.Opts().Given("cc");
-        schemes =
-            single ? std::vector<std::string>{probe.Cc()} : Split(probe.Opts().GetText("schemes"));
-        for (const auto& e : Split(probe.Opts().GetText("extra")))
+        schemes = single ? std::vector<std::string>{probe.Cc()} : probe.Opts().GetList("schemes");
+        for (const auto& e : probe.Opts().GetList("extra"))
         {
             if (e != "0" && e != "1" && e != "2")
             {

@@ -180,9 +180,7 @@ main(int argc, char* argv[])
     }
     const uint32_t busiestHost = static_cast<uint32_t>(fabric.hostOfFileId.at(busiest));
     Ptr<SwitchNode> torSwitch = fabric.switches.at(fabric.switchOfFileId.at(tor));
-    const uint32_t port =
-        fabric.NextHops(torSwitch->GetId(), fabric.hosts.Get(busiestHost)->GetId()).at(0);
-    sc.SetBottleneck(torSwitch, port, busiestHost);
+    sc.SetBottleneckToward(torSwitch, busiestHost);
 
     sc.Run();
 
@@ -195,7 +193,7 @@ main(int argc, char* argv[])
         .UInt("flows_in_file", fileFlows.size())
         .UInt("bottleneck_host", busiest)
         .UInt("bottleneck_switch", tor)
-        .UInt("bottleneck_port", port)
+        .UInt("bottleneck_port", sc.BottleneckPort())
         .UInt("file_priority_not_honoured", otherPriority);
     sc.Finish(extra);
     const int status = sc.ExitStatus();

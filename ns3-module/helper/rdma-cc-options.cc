@@ -581,6 +581,19 @@ Options::GetText(const std::string& name) const
     return std::string(it->second.text);
 }
 
+std::vector<std::string>
+Options::GetList(const std::string& name) const
+{
+    std::vector<std::string> out;
+    std::stringstream in(GetText(name));
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        out.push_back(item);
+    }
+    return out;
+}
+
 std::string
 Options::GetAsText(const std::string& name) const
 {

@@ -148,6 +148,9 @@ class Options
     bool GetBool(const std::string& name) const;
     /// \return the value of a Choice or Text option
     std::string GetText(const std::string& name) const;
+    /// \return the comma-separated items of a Text option, empty ones included (for the caller to
+    /// reject)
+    std::vector<std::string> GetList(const std::string& name) const;
     /// \return the value of any option as the user would write it
     std::string GetAsText(const std::string& name) const;
 

@@ -343,6 +343,25 @@ RdmaScenario::SetBottleneck(Ptr<SwitchNode> s, uint32_t port, uint32_t receiverH
 }
 
 void
+RdmaScenario::SetBottleneckToward(Ptr<SwitchNode> s, uint32_t receiverHost)
+{
+    const uint32_t node = fabric.hosts.Get(receiverHost)->GetId();
+    SetBottleneck(s, fabric.NextHops(s->GetId(), node).at(0), receiverHost);
+}
+
+uint32_t
+RdmaScenario::BottleneckPort() const
+{
+    return m_bottleneck;
+}
+
+uint64_t
+RdmaScenario::OutlastingBytes(Time duration) const
+{
+    return static_cast<uint64_t>(double(RateBps()) / 8 * duration.GetSeconds()) + 1;
+}
+
+void
 RdmaScenario::EnableRateSeries(Time every)
 {
     m_rateEvery = every;
@@ -382,6 +401,13 @@ RdmaScenario::SampleRates(Time every)
 {
     TakeRateSample();
     Simulator::Schedule(every, &RdmaScenario::SampleRates, this, every);
+}
+
+double
+RdmaScenario::RateBetween(uint32_t flowId, Time from, Time to) const
+{
+    return double(DeliveredAt(flowId, to) - DeliveredAt(flowId, from)) * 8 /
+           (to - from).GetSeconds();
 }
 
 uint64_t
@@ -719,65 +745,6 @@ RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
 }
 
 void
-RdmaScenario::PrintSummary(const rdmacc::Invariants& inv,
-                           uint64_t nFlows,
-                           uint64_t done,
-                           uint64_t delivered,
-                           uint64_t sent,
-                           uint64_t retx,
-                           uint64_t dup,
-                           const rdmacc::Percentiles& fct,
-                           const rdmacc::Percentiles& slow,
-                           uint64_t qMax,
-                           uint64_t qStable,
-                           double qAvg,
-                           uint64_t dropTotal,
-                           const std::vector<std::pair<std::string, uint64_t>>& dropList,
-                           double goodputActive,
-                           double wireLimit,
-                           uint64_t marked,
-                           uint64_t controlForwarded,
-                           double minCw,
-                           uint64_t subPacketSends) const
-{
-    std::cout << std::fixed;
-    std::cout << m_name << ": cc=" << Cc() << ", " << nFlows << " flows, "
-              << (m_fabricText.empty()
-                      ? m_opts.GetAsText("rate") + " links, " + m_opts.GetAsText("delay") + " delay"
-                      : m_fabricText)
-              << ", K_min/K_max/P_max " << kMinB << "/" << kMaxB << "/" << std::setprecision(2)
-              << pMax << ", K_fs " << kFsB << ", PFC " << (Lossless() ? "on" : "off") << "\n";
-    std::cout << "  flows done        " << done << " / " << nFlows << "\n";
-    std::cout << "  bytes delivered   " << delivered << " / " << sent << " (retransmitted " << retx
-              << ", of which received twice " << dup << ")\n";
-    std::cout << std::setprecision(1);
-    std::cout << "  FCT us            avg " << fct.avg / 1e3 << "  p50 " << fct.p50 / 1e3
-              << "  p95 " << fct.p95 / 1e3 << "  p99 " << fct.p99 / 1e3 << "  max " << fct.max / 1e3
-              << "\n";
-    std::cout << std::setprecision(2);
-    std::cout << "  slowdown          avg " << slow.avg << "  p50 " << slow.p50 << "  p95 "
-              << slow.p95 << "  p99 " << slow.p99 << "  max " << slow.max << "\n";
-    std::cout << "  bottleneck queue  max " << qMax << " B, after every first RTT ("
-              << stableFrom.GetMicroSeconds() << " us) max " << qStable << " B, avg "
-              << std::setprecision(0) << qAvg << " B\n";
-    std::cout << "  drops             " << dropTotal << " (stable stage " << stableDrops
-              << ", first RTT " << firstRttDrops << ")";
-    std::cout << rdmacc::DropCounts(dropList) << "\n"
-              << std::setprecision(1) << "  goodput           " << goodputActive / 1e9
-              << " Gb/s while every flow is active after its first RTT (wire limit "
-              << wireLimit / 1e9 << " Gb/s)\n";
-    std::cout << "  ECN marks         " << marked << "; PFC pauses " << m_monitor->PauseFrames()
-              << "; control frames " << controlForwarded << "\n";
-    std::cout << std::setprecision(3) << "  smallest cw       "
-              << (std::isfinite(minCw) ? minCw : -1)
-              << " packets; sent with cw < 1: " << subPacketSends << "\n";
-    std::cout << "  invariants        " << inv.Verdict() << "\n";
-    std::cout << std::setprecision(2) << "  wall " << wall << " s, " << events << " events ("
-              << std::setprecision(0) << (wall > 0 ? events / wall : 0) << " events/s)\n";
-    std::cout << "  wrote " << Out() << "/summary.json, " << Out() << "/fct.csv\n";
-}
-
-void
 RdmaScenario::Finish(const rdmacc::JsonObject& extra)
 {
     const uint32_t bottleneckPort = m_bottleneck;
@@ -962,26 +929,41 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
     }
     else
     {
-        PrintSummary(inv,
-                     flows.size(),
-                     done,
-                     delivered,
-                     sent,
-                     retx,
-                     dup,
-                     fct,
-                     slow,
-                     qMax,
-                     qStable,
-                     qAvg,
-                     dropTotal,
-                     dropList,
-                     goodputActive,
-                     wireLimit,
-                     marked,
-                     controlForwarded,
-                     minCw,
-                     subPacketSends);
+        std::cout << std::fixed;
+        std::cout << m_name << ": cc=" << Cc() << ", " << flows.size() << " flows, "
+                  << (m_fabricText.empty() ? m_opts.GetAsText("rate") + " links, " +
+                                                 m_opts.GetAsText("delay") + " delay"
+                                           : m_fabricText)
+                  << ", K_min/K_max/P_max " << kMinB << "/" << kMaxB << "/" << std::setprecision(2)
+                  << pMax << ", K_fs " << kFsB << ", PFC " << (Lossless() ? "on" : "off") << "\n";
+        std::cout << "  flows done        " << done << " / " << flows.size() << "\n";
+        std::cout << "  bytes delivered   " << delivered << " / " << sent << " (retransmitted "
+                  << retx << ", of which received twice " << dup << ")\n";
+        std::cout << std::setprecision(1);
+        std::cout << "  FCT us            avg " << fct.avg / 1e3 << "  p50 " << fct.p50 / 1e3
+                  << "  p95 " << fct.p95 / 1e3 << "  p99 " << fct.p99 / 1e3 << "  max "
+                  << fct.max / 1e3 << "\n";
+        std::cout << std::setprecision(2);
+        std::cout << "  slowdown          avg " << slow.avg << "  p50 " << slow.p50 << "  p95 "
+                  << slow.p95 << "  p99 " << slow.p99 << "  max " << slow.max << "\n";
+        std::cout << "  bottleneck queue  max " << qMax << " B, after every first RTT ("
+                  << stableFrom.GetMicroSeconds() << " us) max " << qStable << " B, avg "
+                  << std::setprecision(0) << qAvg << " B\n";
+        std::cout << "  drops             " << dropTotal << " (stable stage " << stableDrops
+                  << ", first RTT " << firstRttDrops << ")";
+        std::cout << rdmacc::DropCounts(dropList) << "\n"
+                  << std::setprecision(1) << "  goodput           " << goodputActive / 1e9
+                  << " Gb/s while every flow is active after its first RTT (wire limit "
+                  << wireLimit / 1e9 << " Gb/s)\n";
+        std::cout << "  ECN marks         " << marked << "; PFC pauses " << m_monitor->PauseFrames()
+                  << "; control frames " << controlForwarded << "\n";
+        std::cout << std::setprecision(3) << "  smallest cw       "
+                  << (std::isfinite(minCw) ? minCw : -1)
+                  << " packets; sent with cw < 1: " << subPacketSends << "\n";
+        std::cout << "  invariants        " << inv.Verdict() << "\n";
+        std::cout << std::setprecision(2) << "  wall " << wall << " s, " << events << " events ("
+                  << std::setprecision(0) << (wall > 0 ? events / wall : 0) << " events/s)\n";
+        std::cout << "  wrote " << Out() << "/summary.json, " << Out() << "/fct.csv\n";
     }
     m_exitStatus = inv.Report();
 }

@@ -87,6 +87,15 @@ class RdmaScenario
      * host `receiverHost` (goodput is measured at that host).
      */
     void SetBottleneck(Ptr<SwitchNode> s, uint32_t port, uint32_t receiverHost);
+    /// SetBottleneck at the port of switch `s` that leads toward host `receiverHost`.
+    void SetBottleneckToward(Ptr<SwitchNode> s, uint32_t receiverHost);
+    /// \return the bottleneck's port on its switch (SetBottleneck, SetBottleneckToward)
+    uint32_t BottleneckPort() const;
+    /**
+     * \return message bytes no flow can send within `duration` even at the --rate line rate:
+     *         the size of a flow meant to last a whole RunFor
+     */
+    uint64_t OutlastingBytes(Time duration) const;
     /**
      * Samples every flow's delivered bytes every `every` into rates.csv
      * (`time_ns,flow_id,delivered_bytes,rate_bps`; the rate over the interval that ends at
@@ -96,6 +105,8 @@ class RdmaScenario
     /// \return bytes flow `flowId` had delivered at the rate sample taken at `t` (the latest
     ///         sample at or before `t`; 0 before the first)
     uint64_t DeliveredAt(uint32_t flowId, Time t) const;
+    /// \return bit/s flow `flowId` delivered between the rate samples at `from` and `to`
+    double RateBetween(uint32_t flowId, Time from, Time to) const;
     /// Adds a flow between host indexes; returns its flow id.
     uint32_t AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start);
     /**
@@ -169,27 +180,6 @@ class RdmaScenario
     void StartRun();
     void SampleRates(Time every);
     void TakeRateSample();
-    /// Prints the summary table of Finish.
-    void PrintSummary(const rdmacc::Invariants& inv,
-                      uint64_t nFlows,
-                      uint64_t done,
-                      uint64_t delivered,
-                      uint64_t sent,
-                      uint64_t retx,
-                      uint64_t dup,
-                      const rdmacc::Percentiles& fct,
-                      const rdmacc::Percentiles& slow,
-                      uint64_t qMax,
-                      uint64_t qStable,
-                      double qAvg,
-                      uint64_t dropTotal,
-                      const std::vector<std::pair<std::string, uint64_t>>& dropList,
-                      double goodputActive,
-                      double wireLimit,
-                      uint64_t marked,
-                      uint64_t controlForwarded,
-                      double minCw,
-                      uint64_t subPacketSends) const;
     /// \return the rate of host `host`'s link (bit/s; --rate before the fabric is built)
     uint64_t HostRateBps(uint32_t host) const;
     /// \return the base RTT along `links` (data frame out, ACK back)
