@@ -20,6 +20,8 @@ mod ffi {
         k_max: u64,
         p_max: f64,
         k_fs: u64,
+        /// Lossy egress queue limit (bytes).
+        buf_max: u64,
     }
 
     /// RoCEv2 framing constants (bytes), for the C++ model to check its own against.
@@ -116,6 +118,7 @@ fn to_ffi(m: rdma_cc_schemes::Marking) -> Marking {
         k_max: m.k_max,
         p_max: m.p_max,
         k_fs: m.k_fs,
+        buf_max: m.buf_max,
     }
 }
 
@@ -243,6 +246,7 @@ mod tests {
             k_max: 10_000_000,
             p_max: 0.2,
             k_fs: 2_500_000,
+            buf_max: 0,
         };
         let e = marking_check(&m, 2_000_000, true, true, true, "--rate and --delay")
             .unwrap_err()
@@ -257,6 +261,7 @@ mod tests {
             k_max: 20_000,
             p_max: 0.2,
             k_fs: 1,
+            buf_max: 0,
         };
         let e = marking_check(&m, 2_000_000, false, false, false, "")
             .unwrap_err()
@@ -283,16 +288,19 @@ mod tests {
     }
 
     #[test]
-    fn ldcp_marking_starts_at_half_a_hop_bdp() {
+    fn ldcp_marking_starts_at_half_a_hop_bdp_and_k_fs_at_six() {
         // 100 Gb/s, 1 µs: one hop's BDP is 25 KB
         let m = scheme_marking("ldcp", 100_000_000_000, 1000, 1062).unwrap();
-        assert_eq!((m.k_min, m.k_max, m.k_fs), (12_500, 50_000, 12_500));
+        assert_eq!(
+            (m.k_min, m.k_max, m.k_fs, m.buf_max),
+            (12_500, 50_000, 150_000, 2_000_000)
+        );
         assert!(scheme_marking("cubic", 1, 1, 1).is_err());
         // a given K_min: K_max and K_fs follow it
         let m = scheme_marking_from("ldcp", 30_000).unwrap();
         assert_eq!(
-            (m.k_min, m.k_max, m.p_max, m.k_fs),
-            (30_000, 120_000, 0.2, 30_000)
+            (m.k_min, m.k_max, m.p_max, m.k_fs, m.buf_max),
+            (30_000, 120_000, 0.2, 360_000, 4_800_000)
         );
         assert_eq!(scheme_marking_from("none", 0).unwrap().k_max, 0);
         assert!(scheme_marking_from("cubic", 1).is_err());

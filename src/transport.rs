@@ -521,7 +521,7 @@ mod tests {
         let alpha = &specs[index_of("Alpha")];
         assert_eq!(
             (alpha.option.as_str(), alpha.default_text.as_str()),
-            ("alpha", "1")
+            ("alpha", "0.5")
         );
         assert!(alpha.help.contains("in (0, 1]"), "{}", alpha.help);
         let iw = &specs[index_of("Iw")];

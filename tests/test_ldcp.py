@@ -60,12 +60,17 @@ class Incast16(ExampleTest):
         s = self.s
         self.assertGreaterEqual(s["goodput_active_bps"], 0.90 * s["wire_limit_bps"], s)
 
-    def test_stable_queue_stays_below_the_derived_bound(self):
-        # K_max + what one RTT of marking delay lets in: each of N senders adds at most
-        # alpha = 1 packet per RTT and may round its window up by one packet.
+    def test_queue_stays_below_the_derived_bound(self):
+        # Not-ECT (first-RTT) packets enter only below K_fs, so every byte above K_fs is ECT.
+        # A flow's ECT packets in flight are at most its window: its last fast-start packet,
+        # then after a loss the packets acknowledged before it (draft section 3.1), after a
+        # clean fast start IW. In all, at most the first-RTT packets the switch admitted (K_fs
+        # queued plus one BDP drained while they arrived) and one ECT packet per sender:
+        # queue <= 2 K_fs + BDP + N frames.
         s = self.s
-        bound = s["k_max_bytes"] + s["senders"] * 2 * FRAME
-        self.assertLessEqual(s["queue_max_stable_bytes"], bound, s)
+        bdp = s["base_rtt_ns"] * 100e9 / 8e9
+        bound = 2 * s["k_fs_bytes"] + bdp + s["senders"] * FRAME
+        self.assertLessEqual(s["queue_max_bytes"], bound, s)
 
     def test_queue_max_is_at_most_half_of_line_rate_senders(self):
         self.assertLessEqual(self.s["queue_max_bytes"], 0.5 * self.none["queue_max_bytes"],
@@ -196,12 +201,13 @@ class Incast1000(ExampleTest):
         self.assertEqual(s["stable_stage_drops"], 0, s)
         # Stable queue. Below cw = 1 a flow has one packet in flight, sent every srtt/cw. The
         # fair share of 1000 flows is a twentieth of a packet (BDP ~52 packets), below the
-        # floor gamma = 1/8, so the flows sit at the floor: each keeps a packet queued for at
+        # floor gamma, so the flows sit at the floor: each keeps a packet queued for at
         # most Q/C of every srtt/gamma, i.e. on average fewer than gamma packets each, N.gamma
-        # frames in all (132.75 KB). We allow twice that for flows whose ticks coincide. A
-        # sub-packet regime that sent one packet per RTT instead of per RTT/cw would queue
-        # about N frames (1 MB) and fail; so would a window floor of one packet.
-        gamma = 0.125
+        # frames in all (265.5 KB with the default gamma = 1/4). We allow twice that for flows
+        # whose ticks coincide. A sub-packet regime that sent one packet per RTT instead of per
+        # RTT/cw would queue about N frames (1 MB) and fail; so would a window floor of one
+        # packet.
+        gamma = 0.25
         self.assertLessEqual(s["queue_max_stable_bytes"], 2 * s["senders"] * gamma * FRAME, s)
 
 
@@ -235,14 +241,14 @@ class Reproducible(ExampleTest):
 
 class TimeLimit(ExampleTest):
     def test_a_run_cut_by_the_limit_says_so_and_fails(self):
-        # 16 x 256 KB need 363 us at least (the lower bound); the incast takes ~500 us. A limit
+        # 16 x 256 KB need 363 us at least (the lower bound); the incast takes ~400 us. A limit
         # between the two cuts the run: undelivered bytes are a failed invariant, exit status
         # 3, named in the summary
-        p, out = run_example("ldcp-incast", "--limit=400us", expect_rc=3)
+        p, out = run_example("ldcp-incast", "--limit=380us", expect_rc=3)
         s = summary(out)
         self.assertIs(s["complete"], False, s)
         self.assertLess(s["flows_done"], s["flows_total"], s)
-        self.assertIn("flows unfinished when --limit=400us ended the run", p.stdout)
+        self.assertIn("flows unfinished when --limit=380us ended the run", p.stdout)
         self.assertIn("flows unfinished", s["invariants"])
         rows = [r for r in read_csv(out, "fct.csv") if r["finish_ns"] == ""]
         self.assertEqual(len(rows), s["flows_total"] - s["flows_done"])
@@ -278,11 +284,62 @@ class BadInput(ExampleTest):
         self.check(["--kmin=60000", "--kmax=50000"], "invalid --kmin = 60000 B: must be <= --kmax")
 
     def test_values_following_a_given_kmin_name_it(self):
-        # K_fs follows the given K_min (not the link): the error says so
+        # K_fs follows the given K_min (not the link), 12 K_min: the error says so
         self.check(
-            ["--kmin=3MB"],
-            "invalid --kfs = 3000000 B (not given: derived from --kmin=3000000): must be <= --bufMax",
+            ["--kmin=300KB", "--bufMax=2MB"],
+            "invalid --kfs = 3600000 B (not given: derived from --kmin=300000): must be <= --bufMax",
         )
+
+
+class DraftTargets(ExampleTest):
+    """The targets of the LDCP defaults (README "LDCP defaults, from the sweep")."""
+
+    def test_churn_fast_start_beats_no_fast_start_and_short_flows_finish_near_one_rtt(self):
+        _, out = run_example("ldcp-churn")
+        fs = summary(out)
+        _, out0 = run_example("ldcp-churn", "--fastStart=0")
+        nofs = summary(out0)
+        for s in (fs, nofs):
+            self.assertEqual(s["flows_done"], s["flows_total"], s)
+            self.assertEqual(s["bytes_delivered"], s["bytes_sent"], s)
+        self.assertLess(fs["short_slowdown"]["p50"], nofs["short_slowdown"]["p50"], (fs, nofs))
+        self.assertLess(fs["short_slowdown"]["p99"], nofs["short_slowdown"]["p99"], (fs, nofs))
+        self.assertLessEqual(fs["short_slowdown"]["p50"], 2.0, fs)
+        # long flows: no stable-stage packet lost
+        self.assertEqual(fs["stable_stage_drops"], 0, fs)
+
+    def test_incast16_ends_within_10_percent_of_the_lossless_line_rate_run(self):
+        _, out = run_example("ldcp-incast")
+        s = summary(out)
+        _, pout = run_example("ldcp-incast", "--cc=none", "--pfc=1")
+        pfc = summary(pout)
+        self.assertEqual(s["flows_done"], 16, s)
+        self.assertEqual(pfc["flows_done"], 16, pfc)
+        self.assertLessEqual(s["fct_ns"]["max"], 1.10 * pfc["fct_ns"]["max"], (s["fct_ns"], pfc["fct_ns"]))
+        self.assertEqual(s["stable_stage_drops"], 0, s)
+
+    def test_incast1000_keeps_the_link_busy_without_stable_stage_loss(self):
+        _, out = run_example("ldcp-incast", "--senders=1000", "--size=16384")
+        s = summary(out)
+        self.assertEqual(s["flows_done"], 1000, s)
+        self.assertGreaterEqual(s["goodput_active_bps"], 0.85 * s["wire_limit_bps"], s)
+        self.assertEqual(s["stable_stage_drops"], 0, s)
+        # Retransmissions <= 25 % of the payload is out of reach of the draft's rules: 1000
+        # messages of 16 packets start together and IW = BDP sends each whole in its first
+        # RTT, so all but K_fs of the 16 MB burst meet the WRED threshold; IW = 4 packets
+        # gets 26 % but only 79 % of the link (README sweep). What the defaults do: every
+        # payload byte is resent at most once.
+        self.assertLessEqual(s["retx_bytes"], s["bytes_sent"], s)
+
+    def test_window_variant_four_long_flows_share_the_link_fairly_and_fill_it(self):
+        for stagger in ("0", "1ms"):
+            _, out = run_example("dcqcn-convergence", "--cc=ldcp", "--flows=4",
+                                 "--stagger=" + stagger, "--duration=8ms")
+            s = summary(out)
+            self.assertGreaterEqual(s["jain_index"], 0.99, s)
+            total = sum(s["settled_rate_bps"].values())
+            self.assertGreaterEqual(total, 0.95 * s["wire_limit_bps"], s)
+            self.assertEqual(s["invariants"], "ok", s)
 
 
 if __name__ == "__main__":

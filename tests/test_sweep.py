@@ -172,13 +172,14 @@ class SweepBadInput(ExampleTest):
 
 class SweepFailedRun(ExampleTest):
     def test_failed_invariants_are_kept_apart_and_fail_the_sweep(self):
-        # --limit=30us cuts the incast (it needs ~50 us): every flow unfinished, exit 3
+        # --limit=25us cuts the incast (its lower bound is 22.7 us, it takes ~35 us): every flow
+        # unfinished, exit 3
         out = output_dir("sweep-fail")
-        rc, stdout, stderr = sweep("--out", out, "--run", INCAST, "--grid", "limit=1s,30us", "--seeds=1,2", "--jobs=2")
+        rc, stdout, stderr = sweep("--out", out, "--run", INCAST, "--grid", "limit=1s,25us", "--seeds=1,2", "--jobs=2")
         self.assertEqual(rc, 3, stdout + stderr)
         rows = read_csv(out, "sweep.csv")
         self.assertEqual([(r["limit"], r["seed"], r["exit_status"]) for r in rows],
-                         [("1s", "1", "0"), ("1s", "2", "0"), ("30us", "1", "3"), ("30us", "2", "3")])
+                         [("1s", "1", "0"), ("1s", "2", "0"), ("25us", "1", "3"), ("25us", "2", "3")])
         for r in rows[2:]:
             self.assertEqual([r[k] for k in DEFAULT_METRICS], [""] * len(DEFAULT_METRICS), r)
             s = summary(os.path.join(out, r["dir"]))
@@ -187,10 +188,10 @@ class SweepFailedRun(ExampleTest):
         for r in rows[:2]:
             self.assertEqual(float(r["fct_ns.p99"]), summary(os.path.join(out, r["dir"]))["fct_ns"]["p99"])
         _, _, trows = table(stdout, "limit")
-        self.assertEqual([(r[0], r[-1]) for r in trows], [("1s", "0/2"), ("30us", "2/2")], stdout)
+        self.assertEqual([(r[0], r[-1]) for r in trows], [("1s", "0/2"), ("25us", "2/2")], stdout)
         self.assertEqual(trows[1][1:-1], ["-"] * len(DEFAULT_METRICS), stdout)
         self.assertIn("2 of 4 runs failed their invariants", stderr)
-        self.assertIn(os.path.join(out, "limit=30us,seed=2") + ": invariants: 4 of 4 flows unfinished", stderr)
+        self.assertIn(os.path.join(out, "limit=25us,seed=2") + ": invariants: 4 of 4 flows unfinished", stderr)
 
 
 if __name__ == "__main__":

@@ -58,16 +58,19 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                "auto",
                "WRED drop threshold of Not-ECT (LDCP first-RTT) packets on lossy runs",
                rdmacc::Options::Range::Any(),
-               "K_min")
+               "the scheme's: LDCP and none 12 x K_min (6 BDPs of one hop with the automatic "
+               "K_min), DCQCN K_min")
         .Text("ecnMap",
               "none",
               "per-link-speed marking GBPS:KMIN:KMAX:PMAX,... (bytes; a port uses the entry of "
               "the largest speed not above its rate, else --kmin/--kmax/--pmax), as deployed "
               "switches set it; none: --kmin/--kmax/--pmax everywhere")
         .Bytes("bufMax",
-               "2000000",
+               "auto",
                "egress queue limit of the data priority when lossy (tail drop)",
-               rdmacc::Options::Range::AtLeast(1))
+               rdmacc::Options::Range::AtLeast(1),
+               "160 x K_min, at least 2 MB: 80 BDPs of one hop with the automatic K_min (2 MB at "
+               "100Gbps and 1us, 8 MB at 400Gbps)")
         .BoolAuto("pfc",
                   "the data priority is lossless (PFC)",
                   "as the scheme is deployed: LDCP lossy (PFC-free), line rate lossy")
@@ -201,8 +204,9 @@ RdmaScenario::Parse(int argc, char** argv)
     kMinB = m.k_min;
     kMaxB = kmaxAuto ? m.k_max : m_opts.GetBytes("kmax");
     kFsB = kfsAuto ? m.k_fs : m_opts.GetBytes("kfs");
+    bufMaxB = m_opts.IsAuto("bufMax") ? m.buf_max : m_opts.GetBytes("bufMax");
     pMax = m_opts.IsAuto("pmax") ? m.p_max : m_opts.GetReal("pmax");
-    rdmacc_ffi::Marking given{kMinB, kMaxB, pMax, kFsB};
+    rdmacc_ffi::Marking given{kMinB, kMaxB, pMax, kFsB, bufMaxB};
     // what the values not given follow: the given K_min, or the link (rate and delay)
     const std::string derivedFrom = kminAuto ? "--rate=" + m_opts.GetAsText("rate") +
                                                    " and --delay=" + m_opts.GetAsText("delay")
@@ -210,10 +214,7 @@ RdmaScenario::Parse(int argc, char** argv)
     rdmacc::OrConfigFatal(
         "command line",
         [&]
-        {
-            rdmacc_ffi::marking_check(
-                given, m_opts.GetBytes("bufMax"), kminAuto, kmaxAuto, kfsAuto, derivedFrom);
-        });
+        { rdmacc_ffi::marking_check(given, bufMaxB, kminAuto, kmaxAuto, kfsAuto, derivedFrom); });
     const std::string map = m_opts.GetText("ecnMap");
     if (map != "none")
     {
@@ -284,7 +285,7 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
     // the switch options checked together on every switch's links (errors name the options),
     // then the defaults of the switches built below
     m_opts.ApplySwitchDefaults(switches, Lossless() ? 0x08 : 0);
-    fh.SetSwitchAttribute("EgressLimit", UintegerValue(m_opts.GetBytes("bufMax")));
+    fh.SetSwitchAttribute("EgressLimit", UintegerValue(bufMaxB));
     fh.SetSwitchAttribute("MmuMtu", UintegerValue(Mtu() + RoceHeader::DATA_OVERHEAD));
     fh.SetSwitchAttribute("PfcPriorities", UintegerValue(Lossless() ? 0x08 : 0));
     fh.SetQueuePriorities(0x08);
@@ -911,6 +912,7 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         .UInt("k_min_bytes", kMinB)
         .UInt("k_max_bytes", kMaxB)
         .UInt("k_fs_bytes", kFsB)
+        .UInt("buf_max_bytes", bufMaxB)
         .Str("invariants", inv.Text());
     // scheme and seed first, then the example's keys (senders, ...), then the shared ones
     rdmacc::JsonObject merged;

@@ -162,6 +162,7 @@ class RdmaScenario
     uint64_t kMinB = 0;                //!< effective K_min (bytes)
     uint64_t kMaxB = 0;                //!< effective K_max
     uint64_t kFsB = 0;                 //!< effective K_fs
+    uint64_t bufMaxB = 0;              //!< effective lossy egress queue limit
     double pMax = 0;                   //!< effective P_max
     double wall = 0;                   //!< wall-clock seconds of Run
     uint64_t events = 0;               //!< simulator events executed

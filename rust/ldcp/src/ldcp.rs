@@ -29,7 +29,7 @@
 //! - The fast-start burst is `max(1, ⌊IW⌋)` packets (in-flight ≤ IW·MTU), so a fractional IW
 //!   of 15.6 sends 15 packets and the 15th is the ECT one.
 
-use crate::config::LdcpConfig;
+use crate::config::{LdcpConfig, LossFloor};
 use rdma_cc_core::{ConfigError, Ecn, Time};
 use rdma_cc_transport::{AckEvent, Controller, NackEvent, SenderConfig};
 
@@ -97,6 +97,9 @@ pub struct Rules {
     pub eta: f64,
     /// Smallest window: `γ`, or 1 when the sub-packet regime is off.
     pub floor: f64,
+    /// Smallest window after a fast-start loss: [`Self::floor`], or 1 with
+    /// [`LossFloor::One`].
+    pub fs_loss_floor: f64,
 }
 
 impl Rules {
@@ -108,6 +111,10 @@ impl Rules {
             gamma: c.gamma,
             eta: c.eta,
             floor: if c.sub_packet { c.gamma } else { 1.0 },
+            fs_loss_floor: match (c.sub_packet, c.fs_loss_floor) {
+                (true, LossFloor::Gamma) => c.gamma,
+                _ => 1.0,
+            },
         }
     }
 
@@ -272,14 +279,15 @@ impl Ldcp {
         self.fs_packets
     }
 
-    /// Leaves fast start on loss: `cw ←` packets cumulatively acknowledged, at least γ
-    /// (draft §3.1 condition 1: "cw in stable stage is set to the number of packets that are
-    /// accumulatively acknowledged before packet loss").
+    /// Leaves fast start on loss: `cw ←` packets cumulatively acknowledged (draft §3.1
+    /// condition 1: "cw in stable stage is set to the number of packets that are
+    /// accumulatively acknowledged before packet loss"), at least [`Rules::fs_loss_floor`]
+    /// (decision, [`LdcpConfig::fs_loss_floor`]: one packet by default, `γ` as an option).
     fn exit_on_loss(&mut self, acked_packets: u64) {
         self.exit = FastStartExit::Loss;
         self.enter(
             self.rules
-                .stable((acked_packets as f64).max(self.rules.floor)),
+                .stable((acked_packets as f64).max(self.rules.fs_loss_floor)),
         );
     }
 
@@ -374,7 +382,7 @@ mod tests {
     use super::*;
 
     fn rules() -> Rules {
-        Rules::new(&LdcpConfig::default())
+        Rules::new(&LdcpConfig::DRAFT)
     }
 
     #[test]
@@ -468,7 +476,7 @@ mod tests {
     fn without_sub_packet_regime_the_floor_is_one_packet() {
         let r = Rules::new(&LdcpConfig {
             sub_packet: false,
-            ..LdcpConfig::default()
+            ..LdcpConfig::DRAFT
         });
         assert_eq!(
             r.on_ack(Stage::Pawa { cw: 1.25 }, 1, true),
@@ -506,7 +514,7 @@ mod tests {
     fn ldcp(iw: f64, flow: u64) -> Ldcp {
         let cfg = LdcpConfig {
             iw: Some(iw),
-            ..LdcpConfig::default()
+            ..LdcpConfig::DRAFT
         };
         Ldcp::new(&SenderConfig::default(), &cfg, flow).unwrap()
     }

@@ -24,6 +24,6 @@ pub mod config;
 pub mod ldcp;
 pub mod rate;
 
-pub use config::LdcpConfig;
+pub use config::{LdcpConfig, LossFloor, RateRtt};
 pub use ldcp::{FastStartExit, Ldcp, Rules, Stage};
 pub use rate::LdcpRate;

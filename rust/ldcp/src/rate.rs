@@ -20,7 +20,7 @@
 //! Not-ECT stage); the initial window is IW (rate = line rate at the base RTT, like DCQCN's
 //! start at line rate) with `fast_start`, else 1 packet.
 
-use crate::config::LdcpConfig;
+use crate::config::{LdcpConfig, RateRtt};
 use crate::ldcp::{transition, FastStartExit, Rules, Stage};
 use rdma_cc_core::{wire, Bytes, ConfigError, Rate, Time};
 use rdma_cc_transport::{Controller, RttSource, SenderConfig};
@@ -32,6 +32,8 @@ pub struct LdcpRate {
     stage: Stage,
     mtu: u64,
     line_rate: Rate,
+    /// The path's base RTT when the rate divides by it ([`RateRtt::Base`]), else `None`.
+    base_rtt: Option<Time>,
 }
 
 impl LdcpRate {
@@ -51,6 +53,7 @@ impl LdcpRate {
             stage: rules.stable(cw0),
             mtu: sender.mtu.0,
             line_rate: sender.path.line_rate,
+            base_rtt: (cfg.rate_rtt == RateRtt::Base).then_some(sender.path.base_rtt),
         })
     }
 
@@ -86,7 +89,9 @@ impl Controller for LdcpRate {
     }
 
     fn pacing_rate(&self, srtt: Time) -> Option<Rate> {
-        Some(self.rate_for(srtt))
+        // draft §3.2: "Divided by RTT, the window is converted to rate" (decision: which RTT,
+        // LdcpConfig::rate_rtt)
+        Some(self.rate_for(self.base_rtt.unwrap_or(srtt)))
     }
 
     fn rtt_source(&self) -> RttSource {
@@ -116,7 +121,7 @@ mod tests {
     fn ctl(fast_start: bool) -> LdcpRate {
         let cfg = LdcpConfig {
             fast_start,
-            ..LdcpConfig::default()
+            ..LdcpConfig::DRAFT
         };
         LdcpRate::new(&SenderConfig::default(), &cfg).unwrap()
     }

@@ -9,7 +9,7 @@ mod common;
 
 use common::{run, Params, Report, Scheme};
 use rdma_cc_core::Time;
-use rdma_cc_ldcp::FastStartExit;
+use rdma_cc_ldcp::{FastStartExit, LossFloor};
 use rdma_cc_transport::SenderStats;
 
 fn total(r: &Report, f: impl Fn(&SenderStats) -> u64) -> u64 {
@@ -17,9 +17,18 @@ fn total(r: &Report, f: impl Fn(&SenderStats) -> u64) -> u64 {
 }
 
 fn incast(n: usize, size: u64, scheme: Scheme, sub_packet: bool) -> (Params, Report) {
+    incast_with(n, size, scheme, |p| p.ldcp.sub_packet = sub_packet)
+}
+
+fn incast_with(
+    n: usize,
+    size: u64,
+    scheme: Scheme,
+    set: impl FnOnce(&mut Params),
+) -> (Params, Report) {
     let mut p = Params::incast(n, size, scheme);
     p.spread_starts(Time::us(8));
-    p.ldcp.sub_packet = sub_packet;
+    set(&mut p);
     let r = run(p.clone());
     assert!(
         r.all_done(),
@@ -122,7 +131,11 @@ fn incast_of_300_senders_stays_bounded_where_a_one_packet_floor_does_not() {
 
 #[test]
 fn incast_of_1000_short_flows_completes_with_sub_packet_windows() {
-    let (_, sub) = incast(1000, 16_000, Scheme::Ldcp, true);
+    // a fast-start loss leaves cw at the packets acknowledged, floor γ: every flow whose first
+    // packets were dropped starts below one packet
+    let (_, sub) = incast_with(1000, 16_000, Scheme::Ldcp, |p| {
+        p.ldcp.fs_loss_floor = LossFloor::Gamma
+    });
     let (_, floor1) = incast(1000, 16_000, Scheme::Ldcp, false);
     let sent = total(&sub, |s| s.packets_sent);
     // every flow goes below one packet, down to γ

@@ -6,7 +6,7 @@ mod common;
 
 use common::{Scheme, Sender as QpSender};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
-use rdma_cc_ldcp::{FastStartExit, LdcpConfig, Stage};
+use rdma_cc_ldcp::{FastStartExit, LdcpConfig, LossFloor, Stage};
 use rdma_cc_transport::{Ecn, Poll, SenderConfig, TxPacket};
 /// A scheme with its transport and LDCP parameters.
 struct Cfg {
@@ -15,7 +15,9 @@ struct Cfg {
     ldcp: LdcpConfig,
 }
 
-/// 1000 B packets, 100 Gb/s, base RTT 8 µs (srtt starts at 8000 ns), RTO 32 µs.
+/// 1000 B packets, 100 Gb/s, base RTT 8 µs (srtt starts at 8000 ns), RTO 32 µs; a
+/// fast-start loss leaves cw at the packets acknowledged, floor γ (the draft's rule taken
+/// literally: these tests follow a flow into the sub-packet regime).
 fn cfg(scheme: Scheme, iw: f64, fast_start: bool) -> Cfg {
     Cfg {
         scheme,
@@ -23,7 +25,8 @@ fn cfg(scheme: Scheme, iw: f64, fast_start: bool) -> Cfg {
         ldcp: LdcpConfig {
             iw: Some(iw),
             fast_start,
-            ..LdcpConfig::default()
+            fs_loss_floor: LossFloor::Gamma,
+            ..LdcpConfig::DRAFT
         },
     }
 }
@@ -189,6 +192,29 @@ fn nack_before_any_ack_sets_cw_to_gamma_and_waits_rtt_over_cw() {
     assert_eq!((p.seq, p.retransmission, p.ecn), (0, true, Ecn::Ect0));
     assert_eq!(s.stats().sub_packet_sends, 1);
     assert_eq!(s.stats().min_cw, 0.125);
+}
+
+#[test]
+fn nack_before_any_ack_with_floor_one_resends_at_once() {
+    let mut c = cfg(Scheme::Ldcp, 4.0, true);
+    c.ldcp.fs_loss_floor = LossFloor::One;
+    let mut s = build(&c, 10_000).unwrap();
+    for _ in 0..4 {
+        send(&mut s, Time::ZERO);
+    }
+    s.on_nack(us(8), 0, false);
+    // nothing acknowledged: cw = max(0, 1) = 1 packet, PAWA; go-back-N resends at once
+    assert_eq!(stage(&s), Stage::Pawa { cw: 1.0 });
+    let p = send(&mut s, us(8));
+    assert_eq!((p.seq, p.retransmission, p.ecn), (0, true, Ecn::Ect0));
+    assert_eq!(s.stats().sub_packet_sends, 0);
+    // two packets acknowledged before the loss: cw = 2 (draft §3.1 condition 1)
+    let mut s = build(&c, 10_000).unwrap();
+    for _ in 0..4 {
+        send(&mut s, Time::ZERO);
+    }
+    s.on_nack(us(8), 2000, false);
+    assert_eq!(stage(&s), Stage::Pawa { cw: 2.0 });
 }
 
 #[test]

@@ -323,6 +323,34 @@ pub struct Marking {
     pub p_max: f64,
     /// Not-ECT packets are dropped at or above this queue length (bytes).
     pub k_fs: u64,
+    /// Egress queue limit of the data priority on lossy runs (bytes): a packet that would
+    /// take the queue past it is tail-dropped.
+    pub buf_max: u64,
+}
+
+/// LDCP's `K_fs` in units of `K_min` (with `K_min` half a hop's BDP: 6 hop BDPs, `K_max` plus
+/// 4 hop BDPs). Chosen by the sweep in the README ("LDCP defaults"): first-RTT packets must
+/// find room above the queue the long flows hold (up to `K_max`) for about two fast-start
+/// bursts of one path BDP each; `K_fs = K_min`, the draft's starting point, dropped nearly
+/// every first-RTT packet under churn.
+const LDCP_K_FS_PER_K_MIN: u64 = 12;
+
+/// The lossy queue limit in units of `K_min` (80 hop BDPs: 2 MB at 100 Gb/s with 1 µs links,
+/// 8 MB at 400 Gb/s), at least [`BUF_MAX_FLOOR`]; chosen by the sweep in the README: no
+/// stable-stage (ECT) packet is lost in a 1000-sender incast at 25, 100 or 400 Gb/s.
+const BUF_MAX_PER_K_MIN: u64 = 160;
+
+/// The smallest automatic lossy queue limit, 2 MB (a port's share of a 32 MB shallow-buffer
+/// switch with 16 ports): an incast of `N` senders below one packet holds about `N·γ·MTU`
+/// whatever the link's BDP, so a 1000-sender incast at 25 Gb/s needs about 1.1 MB.
+const BUF_MAX_FLOOR: u64 = 2_000_000;
+
+/// The automatic lossy queue limit for marking threshold `k_min` (at least `k_max`).
+fn buf_max_for(k_min: u64, k_max: u64) -> u64 {
+    k_min
+        .saturating_mul(BUF_MAX_PER_K_MIN)
+        .max(BUF_MAX_FLOOR)
+        .max(k_max)
 }
 
 /// The link rate DCQCN's published marking thresholds are for (DCQCN §3.1 and §5: 40 Gb/s).
@@ -359,7 +387,7 @@ impl Scheme {
     /// them).
     /// - LDCP (and line-rate senders, shown against the same switch): `K_min` = half the BDP
     ///   of one hop (`rate × 2·delay / 2`, at least one frame), and the rest from it
-    ///   ([`Self::marking_from`]).
+    ///   ([`Self::marking_from`]): `K_max` = 2, `K_fs` = 6 and the queue limit 80 hop BDPs.
     /// - DCQCN: the paper's 40 Gb/s values (`K_min` = 5 KB, `K_max` = 200 KB, `P_max` = 1 %,
     ///   DCQCN §5) scaled by `rate / 40 Gb/s`, `K_min` at least one frame and `K_max` at least
     ///   `K_min`; `K_fs = K_min`. Decision: the paper gives thresholds for 40 Gb/s only, and
@@ -369,11 +397,13 @@ impl Scheme {
         match self {
             Scheme::Dcqcn => {
                 let k_min = dcqcn_scaled(DCQCN_K_MIN, rate).max(frame);
+                let k_max = dcqcn_scaled(DCQCN_K_MAX, rate).max(k_min);
                 Marking {
                     k_min,
-                    k_max: dcqcn_scaled(DCQCN_K_MAX, rate).max(k_min),
+                    k_max,
                     p_max: DCQCN_P_MAX,
                     k_fs: k_min,
+                    buf_max: buf_max_for(k_min, k_max),
                 }
             }
             Scheme::Ldcp | Scheme::LdcpRate | Scheme::None => {
@@ -385,8 +415,10 @@ impl Scheme {
 
     /// The switch settings this scheme derives from the marking threshold `k_min` (bytes), the
     /// one [`Self::marking`] starts from or one the user gave. LDCP's (also used for line-rate
-    /// senders, `none`): `K_max = 4·K_min`, `P_max = 0.2`, `K_fs = K_min`. DCQCN's: the
-    /// paper's ratio `K_max = 40·K_min` (200 KB / 5 KB), `P_max = 0.01`, `K_fs = K_min`.
+    /// senders, `none`), chosen by the sweep in the README: `K_max = 4·K_min`, `P_max = 0.2`,
+    /// `K_fs = 12·K_min`. DCQCN's: the paper's ratio `K_max = 40·K_min` (200 KB / 5 KB),
+    /// `P_max = 0.01`, `K_fs = K_min`. Every scheme's lossy queue limit: `160·K_min`, at least
+    /// 2 MB and `K_max`.
     pub fn marking_from(self, k_min: u64) -> Marking {
         match self {
             Scheme::Dcqcn => Marking {
@@ -394,12 +426,14 @@ impl Scheme {
                 k_max: k_min.saturating_mul(DCQCN_K_MAX / DCQCN_K_MIN),
                 p_max: DCQCN_P_MAX,
                 k_fs: k_min,
+                buf_max: buf_max_for(k_min, k_min.saturating_mul(DCQCN_K_MAX / DCQCN_K_MIN)),
             },
             Scheme::Ldcp | Scheme::LdcpRate | Scheme::None => Marking {
                 k_min,
                 k_max: k_min.saturating_mul(4),
                 p_max: 0.2,
-                k_fs: k_min,
+                k_fs: k_min.saturating_mul(LDCP_K_FS_PER_K_MIN),
+                buf_max: buf_max_for(k_min, k_min.saturating_mul(4)),
             },
         }
     }
@@ -712,7 +746,8 @@ mod tests {
                 k_min: 5_000,
                 k_max: 200_000,
                 p_max: 0.01,
-                k_fs: 5_000
+                k_fs: 5_000,
+                buf_max: 2_000_000
             }
         );
         let m100 = m(100);
@@ -732,12 +767,16 @@ mod tests {
                 k_min: 30_000,
                 k_max: 1_200_000,
                 p_max: 0.01,
-                k_fs: 30_000
+                k_fs: 30_000,
+                buf_max: 4_800_000
             }
         );
-        // LDCP's starting point is unchanged: half a hop's BDP
+        // LDCP's: K_min half a hop's BDP, K_max 2, K_fs 6 and the queue limit 80 hop BDPs
         let l = Scheme::Ldcp.marking(Rate::gbps(100), Time::us(1), 1062);
-        assert_eq!((l.k_min, l.k_max, l.p_max), (12_500, 50_000, 0.2));
+        assert_eq!(
+            (l.k_min, l.k_max, l.p_max, l.k_fs, l.buf_max),
+            (12_500, 50_000, 0.2, 150_000, 2_000_000)
+        );
     }
 
     #[test]
@@ -797,10 +836,10 @@ mod tests {
         for _ in 0..2 {
             assert!(matches!(q.poll(Time::ZERO), Poll::Send(_)));
         }
-        // loss before any ACK: fast start ends with cw = γ
+        // loss before any ACK: fast start ends with cw = γ (1/4 by default)
         q.on_nack(Time::us(8), 0, false);
         assert_eq!(q.controller().fast_start_exit(), FastStartExit::Loss);
-        assert_eq!(q.cw(), 0.125);
+        assert_eq!(q.cw(), 0.25);
         assert!(!q.controller().in_fast_start());
     }
 
