@@ -104,6 +104,8 @@ mod ffi {
         cnps: u64,
         min_cw: f64,
         sub_packet_sends: u64,
+        /// RTT probes sent (rate-based LDCP)
+        probes_sent: u64,
         /// completion time, u64::MAX if not done
         done_ns: u64,
     }
@@ -404,6 +406,7 @@ impl Sender {
             cnps: s.cnps,
             min_cw: s.min_cw,
             sub_packet_sends: s.sub_packet_sends,
+            probes_sent: s.probes_sent,
             done_ns: self.0.completion_time().map_or(u64::MAX, |t| t.0),
         }
     }

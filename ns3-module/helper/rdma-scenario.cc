@@ -756,6 +756,8 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
     uint64_t dup = 0;
     uint64_t done = 0;
     uint64_t subPacketSends = 0;
+    uint64_t packetsSent = 0;
+    uint64_t probesSent = 0;
     double minCw = std::numeric_limits<double>::infinity();
     for (const auto& f : flows)
     {
@@ -765,6 +767,8 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         dup += f.dupBytes;
         done += !f.finish.IsStrictlyNegative();
         subPacketSends += f.subPacketSends;
+        packetsSent += f.packetsSent;
+        probesSent += f.probesSent;
         minCw = std::min(minCw, f.minCw);
     }
     const auto fct = rdmacc::Percentiles::Of(rdmacc::Fcts(flows));
@@ -909,6 +913,8 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         .UInt("spurious_retx_bytes", dup)
         .Num("cw_min", std::isfinite(minCw) ? minCw : -1)
         .UInt("sub_packet_sends", subPacketSends)
+        .UInt("data_packets_sent", packetsSent)
+        .UInt("probes_sent", probesSent)
         .UInt("k_min_bytes", kMinB)
         .UInt("k_max_bytes", kMaxB)
         .UInt("k_fs_bytes", kFsB)

@@ -466,6 +466,8 @@ RdmaNic::Record(const Qp& q) const
         r.bytesSent = i.bytes_sent;
         r.minCw = i.min_cw;
         r.subPacketSends = i.sub_packet_sends;
+        r.packetsSent = i.packets_sent;
+        r.probesSent = i.probes_sent;
         r.timeouts = i.timeouts;
         r.nacks = i.nacks;
     }

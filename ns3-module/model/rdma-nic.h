@@ -50,6 +50,8 @@ struct FlowRecord
     uint64_t delivered = 0;      //!< bytes delivered in order at the receiver
     double minCw = 0;            //!< smallest window (packets; inf without a window)
     uint64_t subPacketSends = 0; //!< packets sent while cw < 1
+    uint64_t packetsSent = 0;    //!< data packets put on the wire (retransmissions included)
+    uint64_t probesSent = 0;     //!< RTT probes sent (rate-based LDCP)
     uint64_t timeouts = 0;       //!< retransmission timeouts
     uint64_t nacks = 0;          //!< NACKs received
     std::string scheme;          //!< congestion control

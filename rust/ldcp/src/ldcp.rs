@@ -168,6 +168,19 @@ impl Rules {
         }
     }
 
+    /// `n` unmarked packets acknowledged one by one (the rate variant's probe response,
+    /// [`crate::LdcpRate`]): [`Self::on_ack`] with `n = 1`, `n` times, so a large `n` grows
+    /// the window as `n` separate ACKs would (about `√(cw² + 2nα)`), not by `n·α/cw` at the
+    /// window it started from. At most 65 536 steps (a window grown past that many packets
+    /// is capped by the line rate anyway).
+    pub fn on_unmarked_packets(&self, stage: Stage, n: u64) -> Stage {
+        let mut s = stage;
+        for _ in 0..n.min(1 << 16) {
+            s = self.on_ack(s, 1, false);
+        }
+        s
+    }
+
     /// Congestion without an ACK to count (retransmission timeout): `cw ← max(γ, η·cw)`
     /// (decision: the draft gives no timeout rule; this is the sub-packet decrease).
     pub fn on_congestion(&self, stage: Stage) -> Stage {

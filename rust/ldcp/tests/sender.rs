@@ -560,8 +560,31 @@ fn ack_sequence_is_clamped_to_bytes_sent() {
     assert_eq!(s.snd_una(), 1000);
 }
 
+/// Rate-based LDCP starting at one packet per RTT, probing once per RTT (`probe_packets` 0).
 fn rate_sender(flow: u64) -> QpSender {
-    build(&cfg(Scheme::LdcpRate, 1.0, false), flow).unwrap()
+    let mut c = cfg(Scheme::LdcpRate, 1.0, false);
+    c.sender.probe_packets = 0;
+    build(&c, flow).unwrap()
+}
+
+#[test]
+fn ldcp_rate_probes_wait_for_probe_packets_data_packets() {
+    let mut c = cfg(Scheme::LdcpRate, 100.0, true);
+    c.sender.probe_packets = 3;
+    let mut s = build(&c, 100_000).unwrap();
+    // the first probe after the first three packets (paced at line rate, 86 ns apart), the
+    // next three packets after it
+    for i in 0..3 {
+        assert_eq!(send(&mut s, Time(i * 100)).seq, i * 1000);
+    }
+    assert_eq!(s.poll(Time(300)), Poll::SendProbe { probe_id: 0 });
+    s.on_probe_response(us(8), 0);
+    for i in 0..3 {
+        send(&mut s, us(8) + Time(i * 100));
+    }
+    assert_eq!(s.poll(us(9)), Poll::SendProbe { probe_id: 1 });
+    assert_eq!(s.stats().probes_sent, 2);
+    assert_eq!(s.stats().packets_sent, 6);
 }
 
 #[test]
@@ -615,6 +638,8 @@ fn ldcp_rate_probe_times_out_after_rto_and_late_response_only_samples_rtt() {
     assert_eq!(s.stats().rtt_samples, 1);
     // srtt 40 µs: the next timeout is max(32 µs, 2·srtt)
     assert_eq!(s.next_timer(), Some(us(32 + 80)));
+    // one packet since the previous response: + alpha at the response to probe 1
+    send(&mut s, us(45));
     s.on_probe_response(us(52), 1);
     assert_eq!(s.cw(), 2.0);
     assert_eq!(s.srtt(), Time(40_000 - (40_000 - 20_000) / 8));

@@ -162,7 +162,9 @@ impl SchemeConfig {
         self.validate(sender)?;
         Ok(match self {
             SchemeConfig::Ldcp(c) => SchemeController::Ldcp(Ldcp::new(sender, c, flow_size)?),
-            SchemeConfig::LdcpRate(c) => SchemeController::LdcpRate(LdcpRate::new(sender, c)?),
+            SchemeConfig::LdcpRate(c) => {
+                SchemeController::LdcpRate(LdcpRate::new(sender, c, flow_size)?)
+            }
             SchemeConfig::Dcqcn(c) => SchemeController::Dcqcn(Dcqcn::new(sender, c)?),
             SchemeConfig::None => SchemeController::LineRate(LineRate),
         })

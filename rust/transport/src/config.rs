@@ -52,6 +52,13 @@ pub struct SenderConfig {
     /// EWMA gain of the smoothed RTT over per-ACK (or per-probe) samples (RFC 6298 §2.3's
     /// α = 1/8). Requires `0 < rtt_gain ≤ 1`.
     pub rtt_gain: f64,
+    /// RTT probes (controllers that measure RTT with them, [`crate::RttSource::Probes`]): the
+    /// next probe goes only once this many data packets were sent since the previous one (and
+    /// its response returned or it timed out), so probes stay at most `1/(probe_packets + 1)`
+    /// of a flow's frames; 0: the next probe at once (one per RTT, the draft's §3.2 schedule).
+    /// Default 0 (chosen by the sweep in the README: spacing probes by packets slows the
+    /// increase of flows below one packet, which send less than one packet per RTT).
+    pub probe_packets: u64,
 }
 
 /// What a flow's sender learns from the fabric: the properties of its path
@@ -117,6 +124,7 @@ impl Default for SenderConfig {
             rto_backoff: 6,
             dup_nack_holdoff: None,
             rtt_gain: 0.125,
+            probe_packets: 0,
         }
     }
 }
@@ -203,6 +211,22 @@ const SENDER_PARAMS: &[Param<SenderConfig>] = &[
         },
         get: |c| ParamValue::Real(c.rtt_gain),
         set: |c, v| c.rtt_gain = v.real(),
+    },
+    Param {
+        spec: ParamSpec {
+            unit: "packets",
+            ..ParamSpec::new(
+                "probe_packets",
+                "probePackets",
+                "ProbePackets",
+                ParamKind::Count,
+                "RTT probes (rate-based LDCP): the next probe goes once this many data packets \
+                 were sent since the previous one and its response returned (or it timed out), \
+                 so probes are at most 1/(ProbePackets + 1) of a flow's frames; 0: one per RTT.",
+            )
+        },
+        get: |c| ParamValue::Count(c.probe_packets),
+        set: |c, v| c.probe_packets = v.int(),
     },
 ];
 

@@ -63,9 +63,13 @@
 //! - Go-back-N on NACK: `snd_nxt ← expected_seq`. A NACK for the same sequence as the previous
 //!   one within `dup_nack_holdoff` (default: srtt) is ignored, as is a NACK below `snd_una`.
 //! - RTT probes (controllers that ask for them): one outstanding; the next is due when the
-//!   response returns or after `max(rto, 2·srtt)` without one (decision); a late response to
-//!   one of the last four probes that timed out still gives an RTT sample (probe ids are
-//!   unique).
+//!   response returns or after `max(rto, 2·srtt)` without one (decision), and goes once
+//!   `probe_packets` data packets were sent since the previous probe (the first once that many
+//!   were sent since the start; default 0: at once); a late response to one of the last four
+//!   probes that timed out still gives an RTT sample (probe ids are unique).
+//! - Pacing divides the window by the smoothed RTT or, while a probe is outstanding for longer
+//!   than that, by the probe's age (a lower bound on the current RTT; decision: a queue
+//!   building behind a rate-paced flow slows it before the probe that measures it returns).
 //! - Retransmission timer: armed while data is in flight, `now + RTO` at the first send into
 //!   an empty pipe and at every ACK that advances `snd_una`; disarmed when nothing is in flight
 //!   (including right after a go-back). RTO (decision, RFC 6298 with a floor of a few base
@@ -250,6 +254,10 @@ pub struct QpSender<C: Controller> {
     /// responses still give RTT samples.
     late_probes: [(u64, Time); LATE_PROBES],
     next_probe_id: u64,
+    /// The next probe waits until this many data packets have been sent
+    /// ([`SenderConfig::probe_packets`] after the previous probe).
+    probe_after: u64,
+    probe_packets: u64,
     log: SendLog,
     stats: SenderStats,
     done_at: Option<Time>,
@@ -299,6 +307,8 @@ impl<C: Controller> QpSender<C> {
             probe,
             late_probes: [(u64::MAX, Time::ZERO); LATE_PROBES],
             next_probe_id: 0,
+            probe_after: cfg.probe_packets,
+            probe_packets: cfg.probe_packets,
             log: SendLog::new(flow_size.div_ceil(mtu), mtu),
             stats: SenderStats {
                 bytes_sent: 0,
@@ -336,6 +346,7 @@ impl<C: Controller> QpSender<C> {
                 self.next_probe_id = self.next_probe_id.wrapping_add(1);
                 self.probe = Probe::Outstanding { id, sent_at: now };
                 self.stats.probes_sent += 1;
+                self.probe_after = self.stats.packets_sent.saturating_add(self.probe_packets);
                 Poll::SendProbe { probe_id: id }
             }
             Gate::Blocked => {
@@ -357,7 +368,7 @@ impl<C: Controller> QpSender<C> {
         if self.is_done() {
             return Gate::Done;
         }
-        if self.probe == Probe::Due {
+        if self.probe == Probe::Due && self.stats.packets_sent >= self.probe_after {
             return Gate::Probe;
         }
         if self.snd_nxt >= self.flow_size {
@@ -383,7 +394,7 @@ impl<C: Controller> QpSender<C> {
                 return Gate::Blocked;
             }
         }
-        if let Some(rate) = self.cc.pacing_rate(self.rtt.srtt()) {
+        if let Some(rate) = self.cc.pacing_rate(self.pacing_rtt(now)) {
             // draft §3.2 rate variant: R = cw·MTU/RTT paces the flow
             if let Some((t, prev_len)) = self.last_send {
                 earliest = earliest.max(t.saturating_add(pace_gap(rate, prev_len)));
@@ -741,6 +752,17 @@ impl<C: Controller> QpSender<C> {
             rto = rto.max(pace_gap(rate, self.mtu as u32));
         }
         rto
+    }
+
+    /// The RTT pacing divides by: the smoothed RTT, or, while an RTT probe is outstanding
+    /// for longer than that, the probe's age — a lower bound on the current RTT (decision: a
+    /// queue building behind the flow slows it before the probe that measures it returns).
+    fn pacing_rtt(&self, now: Time) -> Time {
+        let srtt = self.rtt.srtt();
+        match self.probe {
+            Probe::Outstanding { sent_at, .. } => srtt.max(now.saturating_sub(sent_at)),
+            _ => srtt,
+        }
     }
 
     fn rtt_sample(&mut self, sample: Time) {
