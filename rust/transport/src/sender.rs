@@ -206,6 +206,9 @@ enum Gate {
     Send(u32),
 }
 
+/// Fixed-point steps of the pacing gap under the probe-age bound ([`QpSender::poll`]).
+const PACING_STEPS: usize = 8;
+
 /// Timed-out probes whose late responses are still used as RTT samples.
 const LATE_PROBES: usize = 4;
 
@@ -394,11 +397,23 @@ impl<C: Controller> QpSender<C> {
                 return Gate::Blocked;
             }
         }
-        if let Some(rate) = self.cc.pacing_rate(self.pacing_rtt(now)) {
-            // draft §3.2 rate variant: R = cw·MTU/RTT paces the flow
-            if let Some((t, prev_len)) = self.last_send {
-                earliest = earliest.max(t.saturating_add(pace_gap(rate, prev_len)));
+        if let Some((t, prev_len)) = self.last_send {
+            // draft §3.2 rate variant: R = cw·MTU/RTT paces the flow. With the probe-age bound
+            // the RTT grows while the flow waits, so the send time solves
+            // `at = t + gap(rate(rtt(at)))`: a few fixed-point steps from the previous send
+            // (a function of the previous send alone, so polling again at `at` sends)
+            let mut at = t;
+            for _ in 0..PACING_STEPS {
+                let Some(rate) = self.cc.pacing_rate(self.pacing_rtt(at)) else {
+                    break;
+                };
+                let next = t.saturating_add(pace_gap(rate, prev_len));
+                if next == at {
+                    break;
+                }
+                at = next;
             }
+            earliest = earliest.max(at);
         }
         if now < earliest {
             Gate::Wait(earliest)
@@ -754,9 +769,10 @@ impl<C: Controller> QpSender<C> {
         rto
     }
 
-    /// The RTT pacing divides by: the smoothed RTT, or, while an RTT probe is outstanding
-    /// for longer than that, the probe's age — a lower bound on the current RTT (decision: a
-    /// queue building behind the flow slows it before the probe that measures it returns).
+    /// The RTT pacing divides by at time `now`: the smoothed RTT, or, while an RTT probe is
+    /// outstanding for longer than that, the probe's age — a lower bound on the current RTT
+    /// (decision: a queue building behind the flow slows it before the probe that measures it
+    /// returns).
     fn pacing_rtt(&self, now: Time) -> Time {
         let srtt = self.rtt.srtt();
         match self.probe {
