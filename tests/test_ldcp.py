@@ -366,5 +366,22 @@ class DraftTargets(ExampleTest):
         self.assertLess(s["probes_sent"], s["data_packets_sent"], s)
 
 
+class DraftScenarios(ExampleTest):
+    def test_two_bottleneck_chain_fills_both_links_and_shares_them_proportionally(self):
+        # ldcp-chain: A crosses both links, B and C one each. Each link carries two flows;
+        # LDCP's per-ACK rule cuts A at both queues, so A settles near the proportionally fair
+        # third of a link (max-min would give half): at least 0.3, at most 0.5
+        _, out = run_example("ldcp-chain")
+        s = summary(out)
+        self.assertEqual(s["invariants"], "ok", s)
+        self.assertEqual(s["stable_stage_drops"], 0, s)
+        self.assertGreaterEqual(s["link_use"]["s0_s1"], 0.95, s)
+        self.assertGreaterEqual(s["link_use"]["s1_s2"], 0.95, s)
+        self.assertGreaterEqual(s["long_flow_share"], 0.30, s)
+        self.assertLessEqual(s["long_flow_share"], 0.50, s)
+        r = s["settled_rate_bps"]
+        self.assertAlmostEqual(r["1"], r["2"], delta=0.05 * r["1"])
+
+
 if __name__ == "__main__":
     unittest.main()
