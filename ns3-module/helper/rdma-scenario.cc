@@ -70,7 +70,8 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                rdmacc::Options::Range::AtLeast(1))
         .BoolAuto("pfc",
                   "the data priority is lossless (PFC)",
-                  "as the scheme is deployed: LDCP lossy (PFC-free), line rate lossy")
+                  "as the scheme is deployed: LDCP lossy (PFC-free), line rate lossy; DCQCN, "
+                  "TIMELY and DCTCP lossless")
         .Duration("sample",
                   "1us",
                   "queue sampling interval (queue.csv, queue_avg_bytes)",
