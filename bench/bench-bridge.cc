@@ -139,7 +139,7 @@ MeasureBridgeCost(uint64_t n)
         const auto a = rcv->on_data(now + 50, o.seq, o.len, false, o.last, o.ack_req);
         if (a.n_acks)
         {
-            snd->on_ack(now + 90, a.ack1.seq, a.ack1.ece);
+            snd->on_ack(now + 90, a.ack1.seq, a.ack1.ece, now);
         }
         c.checksum += a.delivered;
     }

@@ -36,6 +36,8 @@ pub const COMPONENTS: &[(&str, &str)] = &[
     ("rdma_cc_transport", "RdmaCcTransport"),
     ("rdma_cc_ldcp", "RdmaCcLdcp"),
     ("rdma_cc_dcqcn", "RdmaCcDcqcn"),
+    ("rdma_cc_timely", "RdmaCcTimely"),
+    ("rdma_cc_dctcp", "RdmaCcDctcp"),
     ("rdma_cc_schemes", "RdmaCcSchemes"),
     ("rdma_cc_workload", "RdmaCcWorkload"),
 ];

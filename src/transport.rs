@@ -160,8 +160,10 @@ mod ffi {
         ) -> Result<Box<Sender>>;
         /// The next action at `now_ns` (and the next timer deadline).
         fn poll(self: &mut Sender, now_ns: u64) -> PollOut;
-        /// A cumulative ACK; returns the next timer deadline.
-        fn on_ack(self: &mut Sender, now_ns: u64, ack_seq: u64, ece: bool) -> u64;
+        /// A cumulative ACK echoing `echo_ns`, the send time of the data packet that
+        /// triggered it (the sender's NIC writes it into each data packet, the receiver's
+        /// copies it into the ACK); returns the next timer deadline.
+        fn on_ack(self: &mut Sender, now_ns: u64, ack_seq: u64, ece: bool, echo_ns: u64) -> u64;
         /// A NACK (go back to `expected_seq`); returns the next timer deadline.
         fn on_nack(self: &mut Sender, now_ns: u64, expected_seq: u64, ece: bool) -> u64;
         /// A congestion notification packet; returns the next timer deadline.
@@ -353,8 +355,9 @@ impl Sender {
     }
 
     #[inline]
-    fn on_ack(&mut self, now_ns: u64, ack_seq: u64, ece: bool) -> u64 {
-        self.0.on_ack(Time(now_ns), ack_seq, ece);
+    fn on_ack(&mut self, now_ns: u64, ack_seq: u64, ece: bool, echo_ns: u64) -> u64 {
+        self.0
+            .on_ack_echo(Time(now_ns), ack_seq, ece, Some(Time(echo_ns)));
         self.next_timer()
     }
 
@@ -530,7 +533,10 @@ mod tests {
         let iw = &specs[index_of("Iw")];
         assert_eq!(iw.default_text, "auto");
         let cc = &specs[index_of("Scheme")];
-        assert_eq!(cc.choices, vec!["ldcp", "ldcp-rate", "dcqcn", "none"]);
+        assert_eq!(
+            cc.choices,
+            vec!["ldcp", "ldcp-rate", "dcqcn", "timely", "dctcp", "none"]
+        );
         // DCQCN's constants: a preset, and every other one auto (the preset's value)
         let preset = &specs[index_of("DcqcnPreset")];
         assert_eq!(
@@ -576,7 +582,7 @@ mod tests {
         for o in &sent {
             let a = r.on_data(1000, o.seq, o.len, false, o.last, o.ack_req);
             assert_eq!(a.n_acks, 1);
-            s.on_ack(2000, a.ack1.seq, a.ack1.ece);
+            s.on_ack(2000, a.ack1.seq, a.ack1.ece, 0);
         }
         assert!(s.is_done() && r.info().complete);
         assert_eq!(s.info().done_ns, 2000);

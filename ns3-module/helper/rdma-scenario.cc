@@ -73,7 +73,8 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                "100Gbps and 1us, 8 MB at 400Gbps)")
         .BoolAuto("pfc",
                   "the data priority is lossless (PFC)",
-                  "as the scheme is deployed: LDCP lossy (PFC-free), line rate lossy")
+                  "as the scheme is deployed: LDCP lossy (PFC-free), line rate lossy; DCQCN, "
+                  "TIMELY and DCTCP lossless")
         .Duration("sample",
                   "1us",
                   "queue sampling interval (queue.csv, queue_avg_bytes)",

@@ -399,6 +399,7 @@ RdmaNic::PullData(uint32_t idx)
         h.srcPort = q.srcPort;
         h.flowId = idx;
         h.seq = o.seq;
+        h.ts = now; // the send timestamp the receiver echoes in its (N)ACK
         Ptr<Packet> p;
         if (o.kind == rdmacc_ffi::PollKind::Send)
         {
@@ -542,7 +543,8 @@ RdmaNic::SendControl(uint8_t kind,
                      uint64_t seq,
                      uint8_t flags,
                      uint8_t prio,
-                     uint16_t srcPort)
+                     uint16_t srcPort,
+                     uint64_t ts)
 {
     RoceHeader h;
     h.kind = static_cast<RoceHeader::Kind>(kind);
@@ -554,6 +556,7 @@ RdmaNic::SendControl(uint8_t kind,
     h.srcPort = srcPort;
     h.flowId = flowId;
     h.seq = seq;
+    h.ts = ts;
     Ptr<Packet> p = Create<Packet>();
     p->AddHeader(h);
     // control kinds go in the device's control class
@@ -594,7 +597,8 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
                         acks[k].seq,
                         acks[k].ece ? RoceHeader::FLAG_ECE : 0,
                         h.prio,
-                        h.srcPort);
+                        h.srcPort,
+                        h.ts);
         }
         if (o.cnp)
         {
@@ -635,7 +639,7 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
         uint64_t next;
         if (h.kind == RoceHeader::ACK)
         {
-            next = s.on_ack(now, h.seq, ece);
+            next = s.on_ack(now, h.seq, ece, h.ts);
         }
         else if (h.kind == RoceHeader::NACK)
         {

@@ -190,7 +190,8 @@ class RdmaNic
                      uint64_t seq,
                      uint8_t flags,
                      uint8_t prio,
-                     uint16_t srcPort);
+                     uint16_t srcPort,
+                     uint64_t ts = 0);
     FlowRecord Record(const Qp& q) const;
 
     Ptr<QbbNetDevice> m_dev;                                    //!< the host's device

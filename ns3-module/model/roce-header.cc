@@ -45,7 +45,8 @@ RoceHeader::RoceHeader() :
     srcPort(0),
     dstPort(ROCE_PORT),
     flowId(0),
-    seq(0)
+    seq(0),
+    ts(0)
 {
 }
 
@@ -72,7 +73,7 @@ RoceHeader::Print(std::ostream& os) const
         "DATA", "ACK", "NACK", "CNP", "PROBE", "PROBE_RESP", "SWITCH_CONTROL"};
     os << (kind <= SWITCH_CONTROL ? names[kind] : "?") << " prio=" << int(prio)
        << " ecn=" << int(ecn) << " flags=" << int(flags) << " " << srcIp << ":" << srcPort << "->"
-       << dstIp << ":" << dstPort << " qp=" << flowId << " seq=" << seq;
+       << dstIp << ":" << dstPort << " qp=" << flowId << " seq=" << seq << " ts=" << ts;
 }
 
 uint32_t
@@ -93,8 +94,10 @@ RoceHeader::GetSerializedSize() const
 void
 RoceHeader::Serialize(Buffer::Iterator i) const
 {
-    // Ethernet (14): MACs unused, EtherType IPv4; the priority goes in the last MAC byte
-    for (int k = 0; k < 11; k++)
+    // Ethernet (14): MACs unused but for the timestamp (first 8 bytes) and the priority (last
+    // byte), EtherType IPv4
+    i.WriteHtonU64(ts);
+    for (int k = 8; k < 11; k++)
     {
         i.WriteU8(0);
     }
@@ -129,7 +132,8 @@ RoceHeader::Serialize(Buffer::Iterator i) const
 uint32_t
 RoceHeader::Deserialize(Buffer::Iterator i)
 {
-    i.Next(11);
+    ts = i.ReadNtohU64();
+    i.Next(3);
     prio = i.ReadU8();
     i.Next(2);
     i.Next(1);

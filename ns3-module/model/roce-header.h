@@ -22,7 +22,9 @@ namespace ns3
  * InfiniBand Annex A17): Ethernet header (14) + IPv4 (20) + UDP (8) + BTH (12) + ICRC (4) + FCS (4)
  * = 62 bytes, plus the AETH (4) on ACK and NACK packets and the 16 reserved bytes of a CNP. The
  * fields the simulator uses (addresses, ports, ECN, priority, packet kind, PSN as a byte sequence
- * number, flow id, flags) are written into the space of those headers; the rest is zero. The
+ * number, flow id, flags, and a 64-bit timestamp in the space of the Ethernet addresses, which the
+ * fabric does not use: it routes by IP) are written into the space of those headers; the rest is
+ * zero. The timestamp adds nothing to the wire size. The
  * preamble and inter-frame gap (20 B) and the padding of short frames to 64 B are added by
  * QbbNetDevice when it computes the transmission time.
  */
@@ -112,6 +114,8 @@ class RoceHeader : public Header
     uint16_t dstPort; //!< UDP destination port
     uint32_t flowId;  //!< queue pair number
     uint64_t seq;     //!< data: first byte; ACK/NACK: cumulative / expected byte; probe: id
+    uint64_t ts;      //!< data: send time (ns), stamped by the sending NIC; ACK/NACK: the send
+                      //!< time of the data packet that triggered it, echoed (TIMELY's RTT)
 };
 
 } // namespace ns3

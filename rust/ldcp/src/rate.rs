@@ -232,6 +232,7 @@ mod tests {
             ece: false,
             snd_una: 1000,
             acked_packets: 1,
+            rtt: None,
         });
         assert_eq!(c.ecn(5000, 1000), Ecn::Ect0);
         assert!(!c.in_fast_start());

@@ -1,7 +1,7 @@
 //! Run-time choice of a queue pair's congestion-control scheme, and the one definition of a
 //! NIC's parameters.
 //!
-//! - [`Scheme`]: the scheme names (`ldcp`, `ldcp-rate`, `dcqcn`, `none`).
+//! - [`Scheme`]: the scheme names (`ldcp`, `ldcp-rate`, `dcqcn`, `timely`, `dctcp`, `none`).
 //! - [`SchemeConfig`]: a scheme with its constants — the factory of one flow's controller
 //!   (config-as-factory, as quinn's congestion configs): [`SchemeConfig::controller`] builds a
 //!   [`SchemeController`], [`SchemeConfig::receiver`] adapts the receiver to the scheme (CNPs
@@ -39,7 +39,9 @@ use rdma_cc_core::param::{
 };
 use rdma_cc_core::{Bytes, ConfigError, Ecn, Rate, Time};
 use rdma_cc_dcqcn::{Dcqcn, DcqcnConfig};
+use rdma_cc_dctcp::{Dctcp, DctcpConfig};
 use rdma_cc_ldcp::{FastStartExit, Ldcp, LdcpConfig, LdcpRate, Stage};
+use rdma_cc_timely::{Timely, TimelyConfig};
 use rdma_cc_transport::{
     AckEvent, Controller, LineRate, NackEvent, Path, QpSender, ReceiverConfig, RttSource,
     SenderConfig, TxPacket,
@@ -62,24 +64,40 @@ pub enum Scheme {
     /// DCQCN's rate control (Zhu et al., SIGCOMM 2015, §3.1): line rate at start, a cut per
     /// CNP, recovery by timer and byte counter; deployed with PFC.
     Dcqcn,
+    /// TIMELY's RTT-gradient rate control (Mittal et al., SIGCOMM 2015, Algorithm 1), RTT
+    /// samples from the send timestamps ACKs echo; run with PFC, as the HPCC simulator does.
+    Timely,
+    /// DCTCP for RDMA (RFC 8257, as the HPCC simulator runs it): per-RTT α from the ECN-Echo
+    /// fraction, one cut per window, window and pacing; run with PFC.
+    Dctcp,
     /// No congestion control: line rate back to back (relies on PFC, or loses).
     None,
 }
 
 impl Scheme {
     /// Every scheme, in the order help texts list them.
-    pub const ALL: [Scheme; 4] = [Scheme::Ldcp, Scheme::LdcpRate, Scheme::Dcqcn, Scheme::None];
+    pub const ALL: [Scheme; 6] = [
+        Scheme::Ldcp,
+        Scheme::LdcpRate,
+        Scheme::Dcqcn,
+        Scheme::Timely,
+        Scheme::Dctcp,
+        Scheme::None,
+    ];
 
     /// Every scheme's name, in [`Scheme::ALL`] order (the choices of the `--cc` option).
-    pub const NAMES: [&'static str; 4] = ["ldcp", "ldcp-rate", "dcqcn", "none"];
+    pub const NAMES: [&'static str; 6] = ["ldcp", "ldcp-rate", "dcqcn", "timely", "dctcp", "none"];
 
-    /// The name used in options and output files: `ldcp`, `ldcp-rate`, `dcqcn`, `none`.
+    /// The name used in options and output files: `ldcp`, `ldcp-rate`, `dcqcn`, `timely`,
+    /// `dctcp`, `none`.
     pub const fn name(self) -> &'static str {
         match self {
             Scheme::Ldcp => Self::NAMES[0],
             Scheme::LdcpRate => Self::NAMES[1],
             Scheme::Dcqcn => Self::NAMES[2],
-            Scheme::None => Self::NAMES[3],
+            Scheme::Timely => Self::NAMES[3],
+            Scheme::Dctcp => Self::NAMES[4],
+            Scheme::None => Self::NAMES[5],
         }
     }
 }
@@ -125,6 +143,10 @@ pub enum SchemeConfig {
     LdcpRate(LdcpConfig),
     /// [`Scheme::Dcqcn`] with its constants.
     Dcqcn(DcqcnConfig),
+    /// [`Scheme::Timely`] with its constants.
+    Timely(TimelyConfig),
+    /// [`Scheme::Dctcp`] with its constants.
+    Dctcp(DctcpConfig),
     /// [`Scheme::None`]: no constants.
     None,
 }
@@ -136,6 +158,8 @@ impl SchemeConfig {
             SchemeConfig::Ldcp(_) => Scheme::Ldcp,
             SchemeConfig::LdcpRate(_) => Scheme::LdcpRate,
             SchemeConfig::Dcqcn(_) => Scheme::Dcqcn,
+            SchemeConfig::Timely(_) => Scheme::Timely,
+            SchemeConfig::Dctcp(_) => Scheme::Dctcp,
             SchemeConfig::None => Scheme::None,
         }
     }
@@ -148,6 +172,8 @@ impl SchemeConfig {
         match self {
             SchemeConfig::Ldcp(c) | SchemeConfig::LdcpRate(c) => c.validate_for(sender),
             SchemeConfig::Dcqcn(c) => c.validate_for(sender),
+            SchemeConfig::Timely(c) => c.validate_for(sender),
+            SchemeConfig::Dctcp(c) => c.validate_for(sender),
             SchemeConfig::None => Ok(()),
         }
     }
@@ -166,6 +192,8 @@ impl SchemeConfig {
                 SchemeController::LdcpRate(LdcpRate::new(sender, c, flow_size)?)
             }
             SchemeConfig::Dcqcn(c) => SchemeController::Dcqcn(Dcqcn::new(sender, c)?),
+            SchemeConfig::Timely(c) => SchemeController::Timely(Timely::new(sender, c)?),
+            SchemeConfig::Dctcp(c) => SchemeController::Dctcp(Dctcp::new(sender, c)?),
             SchemeConfig::None => SchemeController::LineRate(LineRate),
         })
     }
@@ -193,7 +221,9 @@ impl SchemeConfig {
     ///   responder's coalesced ACKs do; 64 KiB keeps them to ~1.6 % of the packets at 1000 B
     ///   payloads while the sender still frees its go-back-N state every 64 KiB);
     /// - LDCP-rate: a CNP per marked packet (N = 0; draft §3.2's "upon *every* CNP");
-    /// - the others: ACKs by packets (`ack_every`), no CNPs.
+    /// - the others: ACKs by packets (`ack_every`, default one per packet as the HPCC
+    ///   simulator's `L2_ACK_INTERVAL 1` gives TIMELY and DCTCP), no CNPs; DCTCP reads the
+    ///   ECN-Echo of each ACK, TIMELY the send timestamp it echoes.
     pub fn receiver(&self, base: &ReceiverConfig) -> ReceiverConfig {
         let (cnp_interval, ack_interval) = match self {
             SchemeConfig::Dcqcn(_) => (
@@ -220,6 +250,10 @@ pub enum SchemeController {
     LdcpRate(LdcpRate),
     /// [`Scheme::Dcqcn`].
     Dcqcn(Dcqcn),
+    /// [`Scheme::Timely`].
+    Timely(Timely),
+    /// [`Scheme::Dctcp`].
+    Dctcp(Dctcp),
     /// [`Scheme::None`].
     LineRate(LineRate),
 }
@@ -231,6 +265,8 @@ impl SchemeController {
             SchemeController::Ldcp(_) => Scheme::Ldcp,
             SchemeController::LdcpRate(_) => Scheme::LdcpRate,
             SchemeController::Dcqcn(_) => Scheme::Dcqcn,
+            SchemeController::Timely(_) => Scheme::Timely,
+            SchemeController::Dctcp(_) => Scheme::Dctcp,
             SchemeController::LineRate(_) => Scheme::None,
         }
     }
@@ -242,6 +278,8 @@ impl SchemeController {
             SchemeController::Ldcp(c) => c.fast_start_exit(),
             SchemeController::LdcpRate(_)
             | SchemeController::Dcqcn(_)
+            | SchemeController::Timely(_)
+            | SchemeController::Dctcp(_)
             | SchemeController::LineRate(_) => FastStartExit::None,
         }
     }
@@ -251,7 +289,10 @@ impl SchemeController {
         match self {
             SchemeController::Ldcp(c) => Some(c.stage()),
             SchemeController::LdcpRate(c) => Some(c.stage()),
-            SchemeController::Dcqcn(_) | SchemeController::LineRate(_) => None,
+            SchemeController::Dcqcn(_)
+            | SchemeController::Timely(_)
+            | SchemeController::Dctcp(_)
+            | SchemeController::LineRate(_) => None,
         }
     }
 }
@@ -262,6 +303,8 @@ macro_rules! dispatch {
             SchemeController::Ldcp($c) => $e,
             SchemeController::LdcpRate($c) => $e,
             SchemeController::Dcqcn($c) => $e,
+            SchemeController::Timely($c) => $e,
+            SchemeController::Dctcp($c) => $e,
             SchemeController::LineRate($c) => $e,
         }
     };
@@ -368,19 +411,32 @@ const DCQCN_P_MAX: f64 = 0.01;
 
 /// `bytes` scaled by `rate / 40 Gb/s` (rounded down).
 fn dcqcn_scaled(bytes: u64, rate: Rate) -> u64 {
-    let b = u128::from(bytes) * u128::from(rate.0) / u128::from(DCQCN_MARKING_RATE.0);
+    scaled(bytes, rate, DCQCN_MARKING_RATE)
+}
+
+/// `bytes` scaled by `rate / at` (rounded down).
+fn scaled(bytes: u64, rate: Rate, at: Rate) -> u64 {
+    let b = u128::from(bytes) * u128::from(rate.0) / u128::from(at.0.max(1));
     u64::try_from(b).unwrap_or(u64::MAX)
 }
+
+/// DCTCP's marking threshold `K` per 10 Gb/s of port speed: the HPCC simulator's `run.py`
+/// (`cc == "dctcp"`: `KMIN_MAP = KMAX_MAP = 30 KB × bw / 10`, `PMAX_MAP 1.0`).
+const DCTCP_K_PER_10G: u64 = 30_000;
+/// The port speed [`DCTCP_K_PER_10G`] is for.
+const DCTCP_MARKING_RATE: Rate = Rate::gbps(10);
 
 impl Scheme {
     /// Whether the scheme runs on a lossless (PFC) priority as deployed: LDCP is PFC-free
     /// (draft-dai-tsvwg-ldcp-01 §1), and line-rate senders are shown lossy unless asked; DCQCN
-    /// is deployed with PFC (DCQCN §3.2: "DCQCN does not obviate the need for PFC"). Examples
-    /// use it as the default of their `--pfc` option.
+    /// is deployed with PFC (DCQCN §3.2: "DCQCN does not obviate the need for PFC"); TIMELY and
+    /// DCTCP run with PFC as the HPCC simulator runs them (decision: its users reproduce those
+    /// comparisons, and neither controller reacts to loss). Examples use it as the default of
+    /// their `--pfc` option.
     pub fn lossless_by_default(self) -> bool {
         match self {
             Scheme::Ldcp | Scheme::LdcpRate | Scheme::None => false,
-            Scheme::Dcqcn => true,
+            Scheme::Dcqcn | Scheme::Timely | Scheme::Dctcp => true,
         }
     }
 
@@ -395,9 +451,18 @@ impl Scheme {
     ///   `K_min`; `K_fs = K_min`. Decision: the paper gives thresholds for 40 Gb/s only, and
     ///   deployed switches scale their ECN thresholds with port speed (per-speed maps, as
     ///   DCQCN's CP must allow); the thresholds do not depend on `delay`.
+    /// - TIMELY: DCQCN's (TIMELY ignores marks; the HPCC simulator runs it under the same
+    ///   marking as DCQCN).
+    /// - DCTCP: a step at `K` = 30 KB × `rate` / 10 Gb/s, `K_min = K_max = K`, `P_max` = 1
+    ///   (every ECT packet that finds `K` bytes queued is marked: DCTCP §3.1, "a single
+    ///   parameter, the marking threshold K"), at least one frame; `K_fs = K`. The 30 KB per
+    ///   10 Gb/s are the HPCC simulator's per-speed maps (its `run.py`).
     pub fn marking(self, rate: Rate, delay: Time, frame: u64) -> Marking {
         match self {
-            Scheme::Dcqcn => {
+            Scheme::Dctcp => {
+                self.marking_from(scaled(DCTCP_K_PER_10G, rate, DCTCP_MARKING_RATE).max(frame))
+            }
+            Scheme::Dcqcn | Scheme::Timely => {
                 let k_min = dcqcn_scaled(DCQCN_K_MIN, rate).max(frame);
                 let k_max = dcqcn_scaled(DCQCN_K_MAX, rate).max(k_min);
                 Marking {
@@ -419,11 +484,19 @@ impl Scheme {
     /// one [`Self::marking`] starts from or one the user gave. LDCP's (also used for line-rate
     /// senders, `none`), chosen by the sweep in the README: `K_max = 4·K_min`, `P_max = 0.2`,
     /// `K_fs = 12·K_min`. DCQCN's: the paper's ratio `K_max = 40·K_min` (200 KB / 5 KB),
-    /// `P_max = 0.01`, `K_fs = K_min`. Every scheme's lossy queue limit: `160·K_min`, at least
+    /// `P_max = 0.01`, `K_fs = K_min` (TIMELY's too). DCTCP's: the step `K_max = K_min`,
+    /// `P_max = 1`, `K_fs = K_min`. Every scheme's lossy queue limit: `160·K_min`, at least
     /// 2 MB and `K_max`.
     pub fn marking_from(self, k_min: u64) -> Marking {
         match self {
-            Scheme::Dcqcn => Marking {
+            Scheme::Dctcp => Marking {
+                k_min,
+                k_max: k_min,
+                p_max: 1.0,
+                k_fs: k_min,
+                buf_max: buf_max_for(k_min, k_min),
+            },
+            Scheme::Dcqcn | Scheme::Timely => Marking {
                 k_min,
                 k_max: k_min.saturating_mul(DCQCN_K_MAX / DCQCN_K_MIN),
                 p_max: DCQCN_P_MAX,
@@ -460,6 +533,10 @@ pub struct NicConfig {
     pub ldcp: LdcpConfig,
     /// DCQCN's constants ([`Scheme::Dcqcn`]).
     pub dcqcn: DcqcnConfig,
+    /// TIMELY's constants ([`Scheme::Timely`]).
+    pub timely: TimelyConfig,
+    /// DCTCP's constants ([`Scheme::Dctcp`]).
+    pub dctcp: DctcpConfig,
 }
 
 impl Default for NicConfig {
@@ -471,6 +548,8 @@ impl Default for NicConfig {
             receiver: ReceiverConfig::default(),
             ldcp: LdcpConfig::default(),
             dcqcn: DcqcnConfig::default(),
+            timely: TimelyConfig::default(),
+            dctcp: DctcpConfig::default(),
         }
     }
 }
@@ -487,7 +566,8 @@ const NIC_PARAMS: &[Param<NicConfig>] = &[
                 ParamKind::Choice,
                 "Congestion control of new flows: ldcp (LDCP window, per-ACK), ldcp-rate \
                  (LDCP rate-based: RTT probes and CNPs), dcqcn (DCQCN rate control on CNPs, \
-                 with PFC), none (line rate).",
+                 with PFC), timely (TIMELY RTT-gradient rate, with PFC), dctcp (DCTCP for \
+                 RDMA: ECN-echo window and rate, with PFC), none (line rate).",
             )
         },
         get: |c| ParamValue::Choice(c.scheme.name().to_string()),
@@ -517,8 +597,8 @@ impl Params for NicConfig {
 }
 
 /// The flat table of [`NicConfig::param_specs`]: the NIC's own parameters, then the sender's
-/// ([`SenderConfig`]), the receiver's ([`ReceiverConfig`]), LDCP's ([`LdcpConfig`]) and
-/// DCQCN's ([`DcqcnConfig`]).
+/// ([`SenderConfig`]), the receiver's ([`ReceiverConfig`]), LDCP's ([`LdcpConfig`]),
+/// DCQCN's ([`DcqcnConfig`]), TIMELY's ([`TimelyConfig`]) and DCTCP's ([`DctcpConfig`]).
 const NIC_TABLE: FlatTable<NicConfig> = FlatTable {
     parts: &[
         &Field {
@@ -540,6 +620,14 @@ const NIC_TABLE: FlatTable<NicConfig> = FlatTable {
         &Field {
             get: |c: &NicConfig| &c.dcqcn,
             get_mut: |c: &mut NicConfig| &mut c.dcqcn,
+        },
+        &Field {
+            get: |c: &NicConfig| &c.timely,
+            get_mut: |c: &mut NicConfig| &mut c.timely,
+        },
+        &Field {
+            get: |c: &NicConfig| &c.dctcp,
+            get_mut: |c: &mut NicConfig| &mut c.dctcp,
         },
     ],
 };
@@ -574,6 +662,8 @@ impl NicConfig {
             Scheme::Ldcp => SchemeConfig::Ldcp(self.ldcp),
             Scheme::LdcpRate => SchemeConfig::LdcpRate(self.ldcp),
             Scheme::Dcqcn => SchemeConfig::Dcqcn(self.dcqcn),
+            Scheme::Timely => SchemeConfig::Timely(self.timely),
+            Scheme::Dctcp => SchemeConfig::Dctcp(self.dctcp),
             Scheme::None => SchemeConfig::None,
         }
     }
@@ -671,8 +761,11 @@ mod tests {
             assert_eq!(s.name().parse::<Scheme>().unwrap(), s);
             assert_eq!(s.to_string(), s.name());
         }
-        assert_eq!(Scheme::NAMES, ["ldcp", "ldcp-rate", "dcqcn", "none"]);
-        assert_eq!("dctcp".parse::<Scheme>().unwrap_err().field, "scheme");
+        assert_eq!(
+            Scheme::NAMES,
+            ["ldcp", "ldcp-rate", "dcqcn", "timely", "dctcp", "none"]
+        );
+        assert_eq!("cubic".parse::<Scheme>().unwrap_err().field, "scheme");
         let base = ReceiverConfig::default();
         for cnp in [Scheme::LdcpRate, Scheme::Dcqcn] {
             assert!(
@@ -782,6 +875,91 @@ mod tests {
     }
 
     #[test]
+    fn timely_and_dctcp_run_with_pfc_and_dctcp_marks_at_a_step_per_speed() {
+        for s in [Scheme::Timely, Scheme::Dctcp] {
+            assert!(s.lossless_by_default(), "{s}");
+            // ACKs per packet, no CNPs
+            let r = nic(s).receiver_for(s);
+            assert!(!r.send_cnp);
+            assert_eq!((r.ack_every, r.ack_interval), (1, None));
+        }
+        // the HPCC simulator's run.py (dctcp): K_min = K_max = 30 KB × bw / 10, P_max = 1
+        let m = |gbps| Scheme::Dctcp.marking(Rate::gbps(gbps), Time::us(1), 1062);
+        assert_eq!(
+            m(10),
+            Marking {
+                k_min: 30_000,
+                k_max: 30_000,
+                p_max: 1.0,
+                k_fs: 30_000,
+                buf_max: 4_800_000
+            }
+        );
+        assert_eq!((m(100).k_min, m(100).k_max), (300_000, 300_000));
+        assert_eq!((m(25).k_min, m(25).k_max), (75_000, 75_000));
+        assert_eq!(m(0).k_min, 1062);
+        assert_eq!(
+            Scheme::Dctcp.marking_from(50_000),
+            Marking {
+                k_min: 50_000,
+                k_max: 50_000,
+                p_max: 1.0,
+                k_fs: 50_000,
+                buf_max: 8_000_000
+            }
+        );
+        // TIMELY ignores marks: DCQCN's thresholds, as the simulator runs it
+        assert_eq!(
+            Scheme::Timely.marking(Rate::gbps(100), Time::us(1), 1062),
+            Scheme::Dcqcn.marking(Rate::gbps(100), Time::us(1), 1062)
+        );
+        // window and rate reach the transport through the dispatcher
+        let dctcp = nic(Scheme::Dctcp)
+            .build_sender(&path(), 10_000, Time::ZERO)
+            .unwrap();
+        // 100 Gb/s × 8 µs = 100 packets of 1000 B
+        assert_eq!((dctcp.cw(), dctcp.rate()), (100.0, Some(Rate::gbps(100))));
+        let timely = nic(Scheme::Timely)
+            .build_sender(&path(), 10_000, Time::ZERO)
+            .unwrap();
+        assert_eq!(
+            (timely.cw(), timely.rate()),
+            (f64::INFINITY, Some(Rate::gbps(100)))
+        );
+    }
+
+    #[test]
+    fn timely_and_dctcp_options_reach_their_constants_and_errors_name_them() {
+        let specs = NicConfig::param_specs();
+        let set = |c: &mut NicConfig, option: &str, text: &str| {
+            let i = specs.iter().position(|s| s.option == option).unwrap();
+            let v = specs[i].parse(text, option).unwrap();
+            c.set(i, &v)
+        };
+        let mut c = NicConfig::default();
+        set(&mut c, "cc", "timely").unwrap();
+        set(&mut c, "timelyBeta", "0.5").unwrap();
+        set(&mut c, "dctcpG", "0.125").unwrap();
+        assert_eq!(c.timely.beta, Some(0.5));
+        assert_eq!(c.dctcp.g, Some(0.125));
+        // the DCQCN and LDCP fields of the same names are untouched
+        assert_eq!((c.dcqcn.g, c.ldcp.beta), (None, LdcpConfig::default().beta));
+        c.validate(&path()).unwrap();
+        c.timely.min_rate = Some(Rate::gbps(200));
+        let e = c.validate(&path()).unwrap_err();
+        assert_eq!(e.field, "timely.min_rate");
+        assert_eq!(
+            NicConfig::spec_by_name(&e.field).map(|s| s.attr),
+            Some("TimelyMinRate")
+        );
+        let i = specs.iter().position(|s| s.option == "dctcpG").unwrap();
+        assert_eq!(
+            c.set(i, &ParamValue::Real(2.0)).unwrap_err().field,
+            "dctcp.g"
+        );
+    }
+
+    #[test]
     fn dcqcn_options_reach_its_constants_whatever_their_order() {
         let specs = NicConfig::param_specs();
         let set = |c: &mut NicConfig, option: &str, text: &str| {
@@ -882,7 +1060,7 @@ mod tests {
         let cc = specs.iter().position(|s| s.option == "cc").unwrap();
         c.set(cc, &ParamValue::Choice("none".into())).unwrap();
         assert_eq!(c.scheme, Scheme::None);
-        assert!(c.set(cc, &ParamValue::Choice("dctcp".into())).is_err());
+        assert!(c.set(cc, &ParamValue::Choice("cubic".into())).is_err());
         let ack = specs.iter().position(|s| s.attr == "AckEvery").unwrap();
         assert!(c.set(ack, &ParamValue::Count(0)).is_err());
         assert_eq!(
@@ -899,6 +1077,8 @@ mod tests {
         want.extend(ReceiverConfig::params().iter().map(|p| p.spec.name));
         want.extend(LdcpConfig::params().iter().map(|p| p.spec.name));
         want.extend(DcqcnConfig::params().iter().map(|p| p.spec.name));
+        want.extend(TimelyConfig::params().iter().map(|p| p.spec.name));
+        want.extend(DctcpConfig::params().iter().map(|p| p.spec.name));
         assert_eq!(names, want);
         // by Rust name only
         assert_eq!(

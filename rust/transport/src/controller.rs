@@ -18,6 +18,11 @@ use rdma_cc_core::{Rate, Time};
 pub struct AckEvent {
     /// Arrival time.
     pub now: Time,
+    /// RTT sample carried by the ACK: `now −` the send timestamp it echoes (that of the data
+    /// packet that triggered it; hardware timestamps, no receiver delay), `None` when the host
+    /// gave none ([`crate::QpSender::on_ack`]). Unlike the transport's smoothed RTT it is
+    /// exact for retransmissions and however many packets are in flight.
+    pub rtt: Option<Time>,
     /// Packets newly acknowledged: `⌈newly acknowledged bytes / MTU⌉` (0 for a duplicate ACK).
     pub newly_acked: u64,
     /// ECN-Echo: the packets this ACK covers were CE-marked.

@@ -479,8 +479,17 @@ impl<C: Controller> QpSender<C> {
     }
 
     /// Cumulative ACK: every byte below `ack_seq` arrived in order; `ece` echoes CE of the
-    /// packets it covers.
+    /// packets it covers. (An ACK without an echoed send timestamp: see [`Self::on_ack_echo`].)
     pub fn on_ack(&mut self, now: Time, ack_seq: u64, ece: bool) {
+        self.on_ack_echo(now, ack_seq, ece, None);
+    }
+
+    /// [`Self::on_ack`] for an ACK that echoes `echo`, the send timestamp of the data packet
+    /// that triggered it (written by the sending NIC, copied into the ACK by the receiving
+    /// one). The controller sees `now − echo` as [`AckEvent::rtt`] (TIMELY's RTT sample,
+    /// Mittal et al. SIGCOMM 2015 §4.1); the transport's own smoothed RTT keeps its send-time
+    /// log, so schemes that ignore the sample behave as with [`Self::on_ack`].
+    pub fn on_ack_echo(&mut self, now: Time, ack_seq: u64, ece: bool, echo: Option<Time>) {
         self.stats.acks += 1;
         if ece {
             self.stats.ece_acks += 1;
@@ -513,6 +522,7 @@ impl<C: Controller> QpSender<C> {
         }
         self.cc.on_ack(&AckEvent {
             now,
+            rtt: echo.map(|sent| now.saturating_sub(sent)),
             newly_acked: newly.div_ceil(self.mtu),
             ece,
             snd_una: self.snd_una,
