@@ -96,6 +96,8 @@ SMOKE = [
         2,
         "topology file: workloads/WebSearch_distribution.txt:1: invalid header = 0 0: must be 3 numbers",
     ),
+    ("fat-tree-workload", "--k=4 --load=0.3 --duration=300us --out=build/smoke/fat-tree-workload", 0, "slowdown by size"),
+    ("fat-tree-workload", "--k=3 --out=build/smoke/bad", 2, "invalid --k = 3"),
 ]
 
 SMOKE_TIMEOUT_S = 600

@@ -350,6 +350,45 @@ RdmaScenario::SetBottleneckToward(Ptr<SwitchNode> s, uint32_t receiverHost)
 }
 
 uint32_t
+RdmaScenario::SetBottleneckAtBusiestReceiver()
+{
+    uint32_t busiest = 0;
+    uint64_t most = 0;
+    for (const auto& [dst, bytes] : m_bytesTo)
+    {
+        if (bytes > most)
+        {
+            busiest = dst;
+            most = bytes;
+        }
+    }
+    const uint32_t node = fabric.hosts.Get(busiest)->GetId();
+    uint32_t peer = node;
+    for (const auto& l : fabric.links)
+    {
+        if (l.a == node || l.b == node)
+        {
+            peer = l.a == node ? l.b : l.a;
+            break;
+        }
+    }
+    for (const auto& s : fabric.switches)
+    {
+        if (s->GetId() == peer)
+        {
+            SetBottleneckToward(s, busiest);
+        }
+    }
+    return busiest;
+}
+
+void
+RdmaScenario::EnableSizeBuckets()
+{
+    m_buckets = true;
+}
+
+uint32_t
 RdmaScenario::BottleneckPort() const
 {
     return m_bottleneck;
@@ -917,6 +956,12 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
     merged.Str("scheme", Cc()).UInt("seed", Seed());
     merged.Merge(extra);
     merged.Merge(s);
+    std::vector<std::string> bucketTable;
+    if (m_buckets)
+    {
+        merged.Obj("slowdown_buckets",
+                   rdmacc::WriteSlowdownBuckets(Out() + "/buckets.csv", flows, bucketTable));
+    }
     merged.WriteFile(Out() + "/summary.json");
     rdmacc::WriteFctCsv(Out() + "/fct.csv", flows);
 
@@ -963,7 +1008,12 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         std::cout << "  invariants        " << inv.Verdict() << "\n";
         std::cout << std::setprecision(2) << "  wall " << wall << " s, " << events << " events ("
                   << std::setprecision(0) << (wall > 0 ? events / wall : 0) << " events/s)\n";
-        std::cout << "  wrote " << Out() << "/summary.json, " << Out() << "/fct.csv\n";
+        for (const auto& line : bucketTable)
+        {
+            std::cout << line << "\n";
+        }
+        std::cout << "  wrote " << Out() << "/summary.json, " << Out() << "/fct.csv"
+                  << (m_buckets ? ", " + Out() + "/buckets.csv" : "") << "\n";
     }
     m_exitStatus = inv.Report();
 }
