@@ -3,6 +3,7 @@
  */
 #include "rdma-scenario.h"
 
+#include "progress-line.h"
 #include "rdma-cc-error.h"
 
 #include "ns3/data-rate.h"
@@ -726,11 +727,20 @@ RdmaScenario::StartRun()
         nic->TraceConnectWithoutContext("FlowComplete",
                                         MakeBoundCallback(&RdmaScenario::OnFlowComplete, this));
     }
+    // a progress line on a terminal (rdmacc::ProgressLine: no result changes)
+    const bool timed = !m_duration.IsStrictlyNegative();
+    rdmacc::ProgressLine progress(
+        m_name,
+        timed ? m_duration : m_opts.GetTime("limit"),
+        timed ? "the run" : "--limit=" + m_opts.GetAsText("limit"),
+        [this] { return std::make_pair(uint64_t(m_completed), uint64_t(m_nextFlowId)); });
     const uint64_t ev0 = Simulator::GetEventCount();
     auto t0 = std::chrono::steady_clock::now();
+    progress.Start();
     Simulator::Run();
+    progress.Stop();
     wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    events = Simulator::GetEventCount() - ev0;
+    events = Simulator::GetEventCount() - ev0 - progress.Events();
     if (m_ratesCsv.is_open())
     {
         if (m_rateTimes.empty() || m_rateTimes.back() < Simulator::Now())
