@@ -108,6 +108,11 @@ Declare(RdmaScenario& sc)
               "generator, hotspot: share of the hosts that are hot",
               rdmacc::Options::Range::Any())
         .Count("incastSenders", 8, "generator, incast: senders of each burst")
+        .Duration("rateSample",
+                  "0",
+                  "write rates.csv: every flow's delivered bytes and rate at this interval (0: "
+                  "no rates.csv)",
+                  rdmacc::Options::Range::AtLeast(0))
         .Default("limit", "10s");
 }
 } // namespace
@@ -192,6 +197,10 @@ main(int argc, char* argv[])
     const auto& o = sc.Opts();
     rdmacc::BuildTopology(sc, topo, topoName);
     sc.EnableSizeBuckets();
+    if (o.GetTime("rateSample").IsStrictlyPositive())
+    {
+        sc.EnableRateSeries(o.GetTime("rateSample"));
+    }
 
     rdmacc::JsonObject extra;
     extra.Str("topology", topoName);

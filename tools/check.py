@@ -211,6 +211,11 @@ def check_tests(info, opts, env, tmp_root):
     banner = not opts.only  # with --only: once a file has a matching test
     if banner:
         buildenv.banner("== tests/")
+    # tests/test_plot.py draws with matplotlib: installed into .waf-env on first use (README);
+    # when that fails, the message is here and the plot tests fail on the import
+    problem = buildenv.ensure_plotting()
+    if problem:
+        buildenv.error(problem)
     for t in tests:
         cmd = [sys.executable, "-m", "unittest", "-v", os.path.join(ROOT, "tests", t)]
         if not selected(t, opts.only):
