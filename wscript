@@ -7,9 +7,10 @@
   ./waf check [--long] [--only PATTERN]              every test; ends with "N passed, M failed"
   ./waf compare --run "NAME args" [--schemes=...]    one example under several schemes, one table
   ./waf sweep --run "NAME args" --grid N=v1,v2 ...   one example over a grid x seeds, one table
+  ./waf plot [--dirs=DIR,DIR...]                     PNG figures from output directories
 
 wscript only builds and runs: `check`, `compare` and `sweep` build, then hand over to
-tools/check.py, tools/compare.py and tools/sweep.py (also runnable by hand on a built tree, see
+tools/check.py, tools/compare.py and tools/sweep.py; `plot` hands over to tools/plot.py (also runnable by hand on a built tree, see
 their --help). See README.md for what each step needs and produces.
 """
 
@@ -129,6 +130,13 @@ def options(opt):
         default="",
         dest="only",
         help="with \"check\": only the checks whose name contains PATTERN (see tools/check.py --help)",
+    )
+    opt.add_option(
+        "--dirs",
+        action="store",
+        default="",
+        dest="plot_dirs",
+        help='with "plot": comma-separated output directories to draw [default: results/]',
     )
     opt.add_option(
         "--cargo-offline",
@@ -521,6 +529,24 @@ def _compare(bld):
     o = Options.options
     args = (["--run", o.run] if o.run else []) + ["--schemes", o.schemes]
     rc = _tool(bld, "compare.py", args)
+    if rc != 0:
+        sys.exit(rc)
+
+
+class PlotContext(Context.Context):
+    """turn output directories (--dirs, default results/) into PNG figures (tools/plot.py)"""
+
+    cmd = "plot"
+    fun = "plot"
+
+
+def plot(ctx):
+    # no build needed: the figures come from the outputs; matplotlib goes into .waf-env (the
+    # Python running waf) on first use
+    dirs = [d for d in Options.options.plot_dirs.split(",") if d]
+    cmd = [sys.executable, os.path.join(ctx.path.abspath(), "tools", "plot.py")] + dirs
+    sys.stdout.flush()
+    rc = subprocess.call(cmd, cwd=ctx.path.abspath())
     if rc != 0:
         sys.exit(rc)
 

@@ -72,115 +72,38 @@ main(int argc, char* argv[])
     // both files are checked whole before anything is built or written
     const HpccTopology topo = rdmacc::ReadHpccTopology(topoPath, "--topo");
     const std::vector<HpccFlow> fileFlows = rdmacc::ReadHpccFlows(flowsPath, topo, "--flows");
-    const std::vector<bool>& isSwitch = topo.isSwitch;
-    // --rate and --delay: those of the lowest-numbered host's link (the marking's starting
-    // point follows them; given values win)
-    const HpccLink* hostLink = nullptr;
-    uint32_t lowestHost = topo.nodes;
-    for (const auto& l : topo.links)
-    {
-        for (uint32_t end : {l.a, l.b})
-        {
-            if (!isSwitch[end] && end < lowestHost)
-            {
-                lowestHost = end;
-                hostLink = &l;
-            }
-        }
-    }
     RdmaScenario sc(kName, kHelp);
     Declare(sc);
-    if (hostLink)
-    {
-        sc.Opts()
-            .Default("rate", std::to_string(hostLink->rateBps) + "bps")
-            .Default("delay", std::to_string(hostLink->delay.GetNanoSeconds()) + "ns");
-    }
+    // --rate and --delay: those of the lowest-numbered host's link (the marking's starting
+    // point follows them; given values win)
+    rdmacc::DefaultLinkOf(sc.Opts(), topo);
     sc.Parse(argc, argv);
     const uint64_t maxFlows = sc.Opts().GetCount("maxFlows");
     const size_t nFlows =
         maxFlows == 0 ? fileFlows.size() : std::min<size_t>(fileFlows.size(), maxFlows);
-
-    // the switch options are checked against every switch's own links (the file's ports,
-    // in the order FromTopology connects them: file order)
-    std::vector<rdmacc::Options::SwitchLinks> switchLinks(topo.switches.size());
-    std::vector<int32_t> switchIndex(topo.nodes, -1);
-    {
-        int32_t next = 0;
-        for (uint32_t id = 0; id < topo.nodes; id++)
-        {
-            if (isSwitch[id])
-            {
-                switchIndex[id] = next;
-                switchLinks[next].label = "switch " + std::to_string(id) + " of " + topoPath;
-                next++;
-            }
-        }
-    }
-    for (const auto& l : topo.links)
-    {
-        for (uint32_t end : {l.a, l.b})
-        {
-            if (isSwitch[end])
-            {
-                auto& s = switchLinks[switchIndex[end]];
-                s.ratesBps.push_back(l.rateBps);
-                s.delaysNs.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
-            }
-        }
-    }
-    sc.BuildFabric([&topo](FabricHelper& fh) { return fh.FromTopology(topo); }, switchLinks);
+    rdmacc::BuildTopology(sc, topo, topoPath);
     const Fabric& fabric = sc.fabric;
-    sc.SetFabricDescription(topoPath + " (" + std::to_string(fabric.hosts.GetN()) + " hosts, " +
-                            std::to_string(fabric.switches.size()) + " switches, " +
-                            std::to_string(topo.links.size()) + " links)");
-
     // the flows, at their times; the file's priority is recorded, the NIC's is used
-    UintegerValue nicPrio;
-    sc.nics.at(0)->GetAttribute("Priority", nicPrio);
-    uint64_t otherPriority = 0;
-    std::map<uint32_t, uint64_t> bytesTo; // file id of the receiver -> bytes
-    for (size_t i = 0; i < nFlows; i++)
-    {
-        const auto& f = fileFlows[i];
-        sc.AddFlow(static_cast<uint32_t>(fabric.hostOfFileId.at(f.src)),
-                   static_cast<uint32_t>(fabric.hostOfFileId.at(f.dst)),
-                   f.bytes,
-                   f.start);
-        otherPriority += f.priority != nicPrio.Get();
-        bytesTo[f.dst] += f.bytes;
-    }
-    if (otherPriority > 0)
-    {
-        std::cerr << "rdma-cc: note: " << otherPriority << " of " << nFlows << " flows of "
-                  << flowsPath << " ask for another priority than " << nicPrio.Get()
-                  << ", the NIC's data priority, which every flow uses (the file's priority is "
-                     "not honoured)\n";
-    }
+    const uint64_t otherPriority = rdmacc::AddFileFlows(sc, fileFlows, nFlows, flowsPath);
 
     // the reported bottleneck: the egress port toward the receiver of the most bytes (the
-    // lowest file id among equals), on the switch its one link leads to
+    // lowest file id among equals: host indexes follow the file ids), on the switch its one
+    // link leads to
+    const int32_t busiestHost = static_cast<int32_t>(sc.SetBottleneckAtBusiestReceiver());
     uint32_t busiest = 0;
-    uint64_t most = 0;
-    for (const auto& [dst, bytes] : bytesTo)
-    {
-        if (bytes > most)
-        {
-            busiest = dst;
-            most = bytes;
-        }
-    }
     uint32_t tor = 0;
-    for (const auto& l : topo.links)
+    for (uint32_t id = 0; id < topo.nodes; id++)
     {
-        if (l.a == busiest || l.b == busiest)
+        if (fabric.hostOfFileId[id] == busiestHost)
         {
-            tor = l.a == busiest ? l.b : l.a;
+            busiest = id;
+        }
+        if (fabric.switchOfFileId[id] >= 0 &&
+            fabric.switches[fabric.switchOfFileId[id]] == sc.bottleneckSwitch)
+        {
+            tor = id;
         }
     }
-    const uint32_t busiestHost = static_cast<uint32_t>(fabric.hostOfFileId.at(busiest));
-    Ptr<SwitchNode> torSwitch = fabric.switches.at(fabric.switchOfFileId.at(tor));
-    sc.SetBottleneckToward(torSwitch, busiestHost);
 
     sc.Run();
 

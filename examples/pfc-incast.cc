@@ -187,12 +187,15 @@ main(int argc, char* argv[])
     }
     FabricMonitor mon(fabric, out, opts.GetTime("sample"), static_cast<uint8_t>(1u << prio));
     Simulator::Stop(limit);
+    rdmacc::ProgressLine line("pfc-incast", limit, "--limit=" + opts.GetAsText("limit"));
     const uint64_t ev0 = Simulator::GetEventCount();
     auto wall0 = std::chrono::steady_clock::now();
+    line.Start();
     Simulator::Run();
+    line.Stop();
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    const uint64_t events = Simulator::GetEventCount() - ev0;
+    const uint64_t events = Simulator::GetEventCount() - ev0 - line.Events();
     mon.Finish();
 
     // ---- results

@@ -794,8 +794,11 @@ main(int argc, char* argv[])
 
     sampler.Start(qdiscs.Get(0), FIRST_START);
     Simulator::Stop(simTime);
+    rdmacc::ProgressLine line("red-ecn-dumbbell", simTime, "--simTime");
     auto wall0 = std::chrono::steady_clock::now();
+    line.Start();
     Simulator::Run();
+    line.Stop();
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     sampler.Finish();
 

@@ -19,7 +19,8 @@
 //! - [`transport`]: queue-pair sender/receiver and congestion controllers (LDCP, chosen per
 //!   flow through `rdma-cc-schemes`).
 //! - [`workload`]: the HPCC simulator's topology and flow files, parsed and checked
-//!   (`rdma-cc-workload`) from the text the module read.
+//!   (`rdma-cc-workload`) from the text the module read; the k-ary fat tree as such a
+//!   topology; the Poisson flow generator; the slowdown table per flow-size bucket.
 //! - [`log`]: the crates' `log` records into ns-3's `NS_LOG`, one log component per crate.
 
 pub mod log;

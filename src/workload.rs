@@ -1,9 +1,13 @@
-//! Bridge for workload files: the HPCC simulator's topology and flow files, parsed and checked
-//! by `rdma-cc-workload` from the text the C++ side read, returned as plain vectors. Errors name
-//! the file, the line, the field and the value (`fat-tree.txt:17: invalid rate = 100Gbs: ...`).
+//! Bridge for workloads: the HPCC simulator's topology and flow files, parsed and checked by
+//! `rdma-cc-workload` from the text the C++ side read, returned as plain vectors (errors name
+//! the file, the line, the field and the value: `fat-tree.txt:17: invalid rate = 100Gbs: ...`);
+//! the k-ary fat tree as such a topology; the Poisson flow generator from a flow-size CDF file;
+//! and the slowdown table per flow-size bucket.
 
-use rdma_cc_core::ConfigError;
-use rdma_cc_workload::{parse_flows, ParseError, Topology, MAX_NODES};
+use rdma_cc_core::{ConfigError, Rate, Time};
+use rdma_cc_workload::{
+    parse_flows, Cdf, FatTreeSpec, GeneratorConfig, ParseError, Pattern, Topology, MAX_NODES,
+};
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
 mod ffi {
@@ -54,9 +58,125 @@ mod ffi {
         line: u64,
     }
 
+    /// A k-ary fat tree with a rate and delay per tier (`rdma_cc_workload::FatTreeSpec`).
+    #[derive(Clone, Copy, Debug)]
+    struct FatTreeParams {
+        /// Switch radix (even, >= 2).
+        k: u32,
+        /// Host-edge links, bit/s.
+        host_rate_bps: u64,
+        /// Edge-aggregation links, bit/s.
+        edge_rate_bps: u64,
+        /// Aggregation-core links, bit/s.
+        core_rate_bps: u64,
+        /// Host-edge links' one-way delay, ns.
+        host_delay_ns: u64,
+        /// Edge-aggregation links' one-way delay, ns.
+        edge_delay_ns: u64,
+        /// Aggregation-core links' one-way delay, ns.
+        core_delay_ns: u64,
+    }
+
+    /// The Poisson flow generator's settings (`rdma_cc_workload::GeneratorConfig`).
+    #[derive(Clone, Debug)]
+    struct GeneratorParams {
+        /// `uniform`, `group`, `hotspot` or `incast`.
+        pattern: String,
+        /// Offered payload load, a fraction of a host's link rate.
+        load: f64,
+        /// First arrival time, ns.
+        start_ns: u64,
+        /// Arrivals in [start, start + duration), ns.
+        duration_ns: u64,
+        /// Seed of the generator's random numbers.
+        seed: u64,
+        /// `group`: hosts per group.
+        group: u32,
+        /// `hotspot`: share of the flows to the hot hosts.
+        hotspot_traffic: f64,
+        /// `hotspot`: share of the hosts that are hot.
+        hotspot_hosts: f64,
+        /// `incast`: number of senders.
+        incast_senders: u32,
+    }
+
+    /// One generated flow, between host indexes.
+    #[derive(Clone, Copy, Debug)]
+    struct GenFlow {
+        /// Sending host index.
+        src: u32,
+        /// Receiving host index.
+        dst: u32,
+        /// Message bytes (>= 1).
+        bytes: u64,
+        /// Start time, ns.
+        start_ns: u64,
+    }
+
+    /// A generated workload.
+    #[derive(Clone, Debug)]
+    struct GenWorkload {
+        /// The flows, by start time.
+        flows: Vec<GenFlow>,
+        /// `hotspot`: the hot hosts (indexes), ascending.
+        hot_hosts: Vec<u32>,
+        /// `incast`: the senders, ascending.
+        incast_senders: Vec<u32>,
+        /// `incast`: the receiver (meaningful when `has_incast_receiver`).
+        incast_receiver: u32,
+        /// Whether the pattern chose a receiver (`incast`).
+        has_incast_receiver: bool,
+        /// The CDF's mean size the arrival rates follow, bytes.
+        mean_bytes: f64,
+        /// The realised load: payload bits / (duration x the capacity the load refers to).
+        offered_load: f64,
+    }
+
+    /// The slowdowns of one flow-size bucket (`rdma_cc_workload::BucketStats`).
+    #[derive(Clone, Debug)]
+    struct SlowdownBucket {
+        /// Label, e.g. `10KB-100KB`.
+        label: String,
+        /// Smallest size, bytes.
+        min_bytes: u64,
+        /// First size above the bucket (u64::MAX: open).
+        max_bytes: u64,
+        /// Finished flows.
+        flows: u64,
+        /// Unfinished flows.
+        unfinished: u64,
+        /// Mean slowdown.
+        avg: f64,
+        /// Median (nearest rank).
+        p50: f64,
+        /// 95th percentile.
+        p95: f64,
+        /// 99th percentile.
+        p99: f64,
+        /// Largest.
+        max: f64,
+    }
+
     extern "Rust" {
         /// Parses and checks the text of topology file `file` (`file` names it in errors).
         fn hpcc_topology_parse(file: &str, text: &str) -> Result<HpccTopology>;
+        /// The k-ary fat tree as a topology (node ids and link order as FabricHelper::FatTree
+        /// builds it); errors name fat-tree-workload's options (`--k`).
+        fn fat_tree_topology(params: &FatTreeParams) -> Result<HpccTopology>;
+        /// Parses and checks flow-size CDF file `file`; returns its mean size (bytes).
+        fn cdf_mean_bytes(file: &str, text: &str) -> Result<f64>;
+        /// Generates Poisson flows with sizes from CDF file `file` (text `text`, checked with
+        /// cdf_mean_bytes first) for hosts of link rates `host_rates_bps` (index = host);
+        /// errors name fat-tree-workload's options (`invalid --load = ...`).
+        fn generate_flows(
+            file: &str,
+            text: &str,
+            params: &GeneratorParams,
+            host_rates_bps: &[u64],
+        ) -> Result<GenWorkload>;
+        /// The slowdown statistics per flow-size bucket (< 10 KB, 10-100 KB, 100 KB-1 MB,
+        /// 1-10 MB, >= 10 MB) of flows of `sizes` and `slowdowns` (NaN: unfinished).
+        fn slowdown_buckets(sizes: &[u64], slowdowns: &[f64]) -> Vec<SlowdownBucket>;
         /// Parses and checks the text of flow file `file` for `topology`: rows in file order.
         fn hpcc_flows_parse(
             file: &str,
@@ -66,11 +186,17 @@ mod ffi {
     }
 }
 
-pub use ffi::{HpccFlow, HpccLink, HpccTopology};
+pub use ffi::{
+    FatTreeParams, GenFlow, GenWorkload, GeneratorParams, HpccFlow, HpccLink, HpccTopology,
+    SlowdownBucket,
+};
 
 fn hpcc_topology_parse(file: &str, text: &str) -> Result<HpccTopology, ParseError> {
-    let t = Topology::parse(file, text)?;
-    Ok(HpccTopology {
+    Ok(to_ffi(&Topology::parse(file, text)?))
+}
+
+fn to_ffi(t: &Topology) -> HpccTopology {
+    HpccTopology {
         nodes: t.nodes(),
         switches: t.switches().to_vec(),
         links: t
@@ -84,7 +210,113 @@ fn hpcc_topology_parse(file: &str, text: &str) -> Result<HpccTopology, ParseErro
                 line: l.line as u64,
             })
             .collect(),
+    }
+}
+
+/// `err` with its field renamed to the command-line option `--NAME` it comes from.
+fn as_option(mut err: ConfigError, name: &str) -> ConfigError {
+    err.field = format!("--{name}");
+    err
+}
+
+fn fat_tree_topology(p: &FatTreeParams) -> Result<HpccTopology, ConfigError> {
+    let spec = FatTreeSpec {
+        k: p.k,
+        host_rate: Rate(p.host_rate_bps),
+        edge_rate: Rate(p.edge_rate_bps),
+        core_rate: Rate(p.core_rate_bps),
+        host_delay: Time(p.host_delay_ns),
+        edge_delay: Time(p.edge_delay_ns),
+        core_delay: Time(p.core_delay_ns),
+    };
+    spec.build().map(|t| to_ffi(&t)).map_err(|e| {
+        let option = match e.field.as_str() {
+            "host_rate" => "rate",
+            "k" => "k",
+            _ => "fabricRate",
+        };
+        as_option(e, option)
     })
+}
+
+fn cdf_mean_bytes(file: &str, text: &str) -> Result<f64, ParseError> {
+    Ok(Cdf::parse(file, text)?.mean_bytes())
+}
+
+fn generate_flows(
+    file: &str,
+    text: &str,
+    p: &GeneratorParams,
+    host_rates_bps: &[u64],
+) -> Result<GenWorkload, String> {
+    let cdf = Cdf::parse(file, text).map_err(|e| e.to_string())?;
+    let pattern = match p.pattern.as_str() {
+        "uniform" => Pattern::Uniform,
+        "group" => Pattern::Group { size: p.group },
+        "hotspot" => Pattern::Hotspot {
+            traffic: p.hotspot_traffic,
+            hosts: p.hotspot_hosts,
+        },
+        "incast" => Pattern::Incast {
+            senders: p.incast_senders,
+        },
+        other => {
+            return Err(ConfigError::new(
+                "--pattern",
+                other,
+                "must be one of uniform, group, hotspot, incast",
+            )
+            .to_string())
+        }
+    };
+    let cfg = GeneratorConfig {
+        load: p.load,
+        pattern,
+        start: Time(p.start_ns),
+        duration: Time(p.duration_ns),
+        seed: p.seed,
+    };
+    let rates: Vec<Rate> = host_rates_bps.iter().map(|&r| Rate(r)).collect();
+    let w = cfg.generate(&cdf, &rates).map_err(|e| {
+        let name = e.field.clone();
+        as_option(e, &name).to_string()
+    })?;
+    Ok(GenWorkload {
+        flows: w
+            .flows
+            .iter()
+            .map(|f| GenFlow {
+                src: f.src,
+                dst: f.dst,
+                bytes: f.bytes.0,
+                start_ns: f.start.0,
+            })
+            .collect(),
+        hot_hosts: w.hot_hosts,
+        incast_senders: w.incast_senders,
+        incast_receiver: w.incast_receiver.unwrap_or(0),
+        has_incast_receiver: w.incast_receiver.is_some(),
+        mean_bytes: w.mean_bytes,
+        offered_load: w.offered_load,
+    })
+}
+
+fn slowdown_buckets(sizes: &[u64], slowdowns: &[f64]) -> Vec<SlowdownBucket> {
+    rdma_cc_workload::slowdown_buckets(sizes, slowdowns)
+        .into_iter()
+        .map(|b| SlowdownBucket {
+            label: b.label.to_string(),
+            min_bytes: b.min_bytes,
+            max_bytes: b.max_bytes,
+            flows: b.flows,
+            unfinished: b.unfinished,
+            avg: b.avg,
+            p50: b.p50,
+            p95: b.p95,
+            p99: b.p99,
+            max: b.max,
+        })
+        .collect()
 }
 
 fn hpcc_flows_parse(
@@ -153,6 +385,60 @@ mod tests {
             (0, 2, 3, 100, 5000, 2_000_000_001)
         );
         assert_eq!((f[1].line, f[1].priority), (3, 0));
+    }
+
+    #[test]
+    fn fat_tree_generator_and_buckets_cross_with_option_names_in_errors() {
+        let mut p = FatTreeParams {
+            k: 4,
+            host_rate_bps: 100_000_000_000,
+            edge_rate_bps: 100_000_000_000,
+            core_rate_bps: 100_000_000_000,
+            host_delay_ns: 1000,
+            edge_delay_ns: 1000,
+            core_delay_ns: 1000,
+        };
+        let t = fat_tree_topology(&p).unwrap();
+        assert_eq!((t.nodes, t.switches.len(), t.links.len()), (36, 20, 48));
+        p.k = 3;
+        assert!(fat_tree_topology(&p)
+            .unwrap_err()
+            .to_string()
+            .starts_with("invalid --k = 3: "));
+        let cdf = "1000 50\n3000 100\n";
+        assert_eq!(cdf_mean_bytes("c", cdf).unwrap(), 1500.0); // 1000 x 0.5 + 2000 x 0.5
+        assert!(cdf_mean_bytes("c", "1000 50\n")
+            .unwrap_err()
+            .to_string()
+            .starts_with("c:1: invalid cdf_percent = 50"));
+        let mut g = GeneratorParams {
+            pattern: "incast".into(),
+            load: 0.5,
+            start_ns: 1000,
+            duration_ns: 1_000_000,
+            seed: 1,
+            group: 2,
+            hotspot_traffic: 0.5,
+            hotspot_hosts: 0.2,
+            incast_senders: 3,
+        };
+        let w = generate_flows("c", cdf, &g, &[100_000_000_000; 8]).unwrap();
+        assert!(w.has_incast_receiver && w.incast_senders.len() == 3);
+        assert!(w.flows.iter().all(|f| f.dst == w.incast_receiver));
+        assert!(w.flows.len() > 1000, "{}", w.flows.len());
+        g.load = 2.0;
+        let e = generate_flows("c", cdf, &g, &[100_000_000_000; 8]).unwrap_err();
+        assert!(e.starts_with("invalid --load = 2: "), "{e}");
+        g.pattern = "ring".into();
+        let e = generate_flows("c", cdf, &g, &[100_000_000_000; 8]).unwrap_err();
+        assert!(e.starts_with("invalid --pattern = ring: "), "{e}");
+        let b = slowdown_buckets(&[5000, 50_000, 20_000_000], &[1.5, 2.0, f64::NAN]);
+        assert_eq!(b.len(), 5);
+        assert_eq!(
+            (b[0].label.as_str(), b[0].flows, b[0].p99),
+            ("<10KB", 1, 1.5)
+        );
+        assert_eq!((b[4].flows, b[4].unfinished), (0, 1));
     }
 
     #[test]

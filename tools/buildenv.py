@@ -92,3 +92,46 @@ def error(text):
     sys.stdout.flush()
     sys.stderr.write(_colour("01;31", text, sys.stderr) + "\n")
     sys.stderr.flush()
+
+
+# What tools/plot.py needs, pinned: installed into ./waf's .waf-env on first use (./waf plot,
+# ./waf check), like waf itself and PyPI's ns-3.
+PLOT_REQUIREMENTS = ["matplotlib==3.10.3"]
+
+
+def ensure_plotting():
+    """Makes matplotlib importable: installs PLOT_REQUIREMENTS into this Python when it is a
+    virtual environment (./waf's .waf-env) and matplotlib is missing. Returns None when it is
+    importable, else a message saying what to do."""
+    try:
+        import matplotlib  # noqa: F401
+
+        return None
+    except ImportError:
+        pass
+    if sys.prefix == sys.base_prefix:
+        return (
+            "matplotlib is missing and %s is not a virtual environment to install it into: run "
+            "./waf plot (it installs %s into .waf-env), or install it yourself"
+            % (sys.executable, " ".join(PLOT_REQUIREMENTS))
+        )
+    banner("installing %s into %s (plots; once)" % (" ".join(PLOT_REQUIREMENTS), sys.prefix))
+    import subprocess
+
+    rc = subprocess.call(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"] + PLOT_REQUIREMENTS
+    )
+    if rc != 0:
+        return "could not install %s into %s (pip exit status %d; is the package index reachable?)" % (
+            " ".join(PLOT_REQUIREMENTS),
+            sys.prefix,
+            rc,
+        )
+    import importlib
+
+    importlib.invalidate_caches()
+    try:
+        import matplotlib  # noqa: F401,F811
+    except ImportError as e:
+        return "installed %s but cannot import it: %s" % (" ".join(PLOT_REQUIREMENTS), e)
+    return None

@@ -100,6 +100,8 @@ SMOKE = [
         2,
         "topology file: workloads/WebSearch_distribution.txt:1: invalid header = 0 0: must be 3 numbers",
     ),
+    ("fat-tree-workload", "--k=4 --load=0.3 --duration=300us --out=build/smoke/fat-tree-workload", 0, "slowdown by size"),
+    ("fat-tree-workload", "--k=3 --out=build/smoke/bad", 2, "invalid --k = 3"),
 ]
 
 SMOKE_TIMEOUT_S = 600
@@ -213,6 +215,11 @@ def check_tests(info, opts, env, tmp_root):
     banner = not opts.only  # with --only: once a file has a matching test
     if banner:
         buildenv.banner("== tests/")
+    # tests/test_plot.py draws with matplotlib: installed into .waf-env on first use (README);
+    # when that fails, the message is here and the plot tests fail on the import
+    problem = buildenv.ensure_plotting()
+    if problem:
+        buildenv.error(problem)
     for t in tests:
         cmd = [sys.executable, "-m", "unittest", "-v", os.path.join(ROOT, "tests", t)]
         if not selected(t, opts.only):

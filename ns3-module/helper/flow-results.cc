@@ -5,11 +5,16 @@
 
 #include "rdma-cc-error.h"
 
+#include "rdma-cc/src/workload.rs.h"
+#include "rust/cxx.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
+#include <limits>
+#include <sstream>
 
 namespace ns3
 {
@@ -123,6 +128,64 @@ WriteFctCsv(const std::string& path, std::vector<FlowRecord> flows)
         f << r.retxBytes << ',' << r.scheme << '\n';
     }
     CommitPartial(f, path);
+}
+
+JsonObject
+WriteSlowdownBuckets(const std::string& path,
+                     const std::vector<FlowRecord>& flows,
+                     std::vector<std::string>& table)
+{
+    std::vector<uint64_t> sizes;
+    std::vector<double> slowdowns;
+    for (const auto& f : flows)
+    {
+        sizes.push_back(f.size);
+        // as Slowdowns: finished flows with a lower bound; NaN marks the others
+        const bool done = !f.finish.IsStrictlyNegative() && f.idealFct.IsStrictlyPositive();
+        slowdowns.push_back(done ? double((f.finish - f.start).GetNanoSeconds()) /
+                                       f.idealFct.GetNanoSeconds()
+                                 : std::nan(""));
+    }
+    const auto buckets =
+        rdmacc_ffi::slowdown_buckets(rust::Slice<const uint64_t>(sizes.data(), sizes.size()),
+                                     rust::Slice<const double>(slowdowns.data(), slowdowns.size()));
+    std::ofstream f;
+    OpenPartial(f, path);
+    f << "bucket,min_bytes,max_bytes,flows,unfinished,avg,p50,p95,p99,max\n";
+    JsonObject json;
+    std::ostringstream head;
+    head << "  slowdown by size   " << std::setw(12) << "flows" << std::setw(9) << "p50"
+         << std::setw(9) << "p95" << std::setw(9) << "p99";
+    table.push_back(head.str());
+    for (const auto& b : buckets)
+    {
+        const std::string label(b.label.data(), b.label.size());
+        const bool open = b.max_bytes == std::numeric_limits<uint64_t>::max();
+        f << label << ',' << b.min_bytes << ',' << (open ? "" : std::to_string(b.max_bytes)) << ','
+          << b.flows << ',' << b.unfinished << ',' << std::fixed << std::setprecision(4) << b.avg
+          << ',' << b.p50 << ',' << b.p95 << ',' << b.p99 << ',' << b.max << '\n';
+        f.unsetf(std::ios::floatfield);
+        JsonObject o;
+        o.UInt("flows", b.flows)
+            .UInt("unfinished", b.unfinished)
+            .Num("avg", b.avg)
+            .Num("p50", b.p50)
+            .Num("p95", b.p95)
+            .Num("p99", b.p99)
+            .Num("max", b.max);
+        json.Obj(label, o);
+        std::ostringstream row;
+        row << "    " << std::left << std::setw(16) << label << std::right << std::setw(12)
+            << b.flows << std::fixed << std::setprecision(2) << std::setw(9) << b.p50
+            << std::setw(9) << b.p95 << std::setw(9) << b.p99;
+        if (b.unfinished > 0)
+        {
+            row << "  (" << b.unfinished << " unfinished)";
+        }
+        table.push_back(row.str());
+    }
+    CommitPartial(f, path);
+    return json;
 }
 
 } // namespace rdmacc

@@ -47,6 +47,22 @@ struct Percentiles
 void WriteFctCsv(const std::string& path, std::vector<FlowRecord> flows);
 
 /**
+ * \ingroup rdma-cc
+ * Writes `buckets.csv`: the FCT slowdowns of `flows` per flow-size bucket (Rust
+ * `rdma_cc_workload::slowdown_buckets`: < 10 KB, 10-100 KB, 100 KB-1 MB, 1-10 MB, >= 10 MB,
+ * decimal units; nearest-rank percentiles of the finished flows), header
+ * `bucket,min_bytes,max_bytes,flows,unfinished,avg,p50,p95,p99,max` (max_bytes: the first size
+ * above the bucket, empty for the last), one row per bucket.
+ * \param path the file
+ * \param flows the flows (with their ideal FCTs)
+ * \param table filled with the lines of a table for stdout
+ * \return the same statistics as a JSON object keyed by the bucket labels
+ */
+JsonObject WriteSlowdownBuckets(const std::string& path,
+                                const std::vector<FlowRecord>& flows,
+                                std::vector<std::string>& table);
+
+/**
  * \return Jain's fairness index of `x`, (sum x)^2 / (n sum x^2): 1 when every value is equal,
  *         1/n when one takes everything (R. Jain, D. Chiu, W. Hawe, DEC-TR-301, 1984); 0 for
  *         an empty or all-zero sample

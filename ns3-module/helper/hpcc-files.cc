@@ -56,14 +56,11 @@ ToFfi(const HpccTopology& t)
     }
     return f;
 }
-} // namespace
 
+/// The module's topology, from the bridge's.
 HpccTopology
-ReadHpccTopology(const std::string& path, const std::string& option)
+FromFfi(const rdmacc_ffi::HpccTopology& f)
 {
-    const std::string text = ReadTextFile(path, option);
-    const rdmacc_ffi::HpccTopology f =
-        OrConfigFatal("topology file", [&] { return rdmacc_ffi::hpcc_topology_parse(path, text); });
     HpccTopology t;
     t.nodes = f.nodes;
     t.isSwitch.assign(f.nodes, false);
@@ -78,6 +75,28 @@ ReadHpccTopology(const std::string& path, const std::string& option)
             HpccLink{l.a, l.b, l.rate_bps, NanoSeconds(static_cast<int64_t>(l.delay_ns)), l.line});
     }
     return t;
+}
+} // namespace
+
+HpccTopology
+ReadHpccTopology(const std::string& path, const std::string& option)
+{
+    const std::string text = ReadTextFile(path, option);
+    return FromFfi(OrConfigFatal("topology file",
+                                 [&] { return rdmacc_ffi::hpcc_topology_parse(path, text); }));
+}
+
+HpccTopology
+FatTreeTopology(uint32_t k, const FatTreeTiers& tiers)
+{
+    const rdmacc_ffi::FatTreeParams p{k,
+                                      tiers.hostRateBps,
+                                      tiers.edgeRateBps,
+                                      tiers.coreRateBps,
+                                      static_cast<uint64_t>(tiers.hostDelay.GetNanoSeconds()),
+                                      static_cast<uint64_t>(tiers.edgeDelay.GetNanoSeconds()),
+                                      static_cast<uint64_t>(tiers.coreDelay.GetNanoSeconds())};
+    return FromFfi(OrConfigFatal("command line", [&] { return rdmacc_ffi::fat_tree_topology(p); }));
 }
 
 std::vector<HpccFlow>

@@ -98,6 +98,31 @@ std::vector<HpccFlow> ReadHpccFlows(const std::string& path,
                                     const HpccTopology& topology,
                                     const std::string& option);
 
+/**
+ * \ingroup rdma-cc
+ * Rates and delays of the three tiers of a k-ary fat tree.
+ */
+struct FatTreeTiers
+{
+    uint64_t hostRateBps; //!< host-edge links
+    uint64_t edgeRateBps; //!< edge-aggregation links
+    uint64_t coreRateBps; //!< aggregation-core links
+    Time hostDelay;       //!< host-edge links
+    Time edgeDelay;       //!< edge-aggregation links
+    Time coreDelay;       //!< aggregation-core links
+};
+
+/**
+ * \ingroup rdma-cc
+ * \return the k-ary fat tree (Rust `rdma_cc_workload::FatTreeSpec`) as a topology whose node
+ *         ids and link order are those FabricHelper::FatTree creates, so FabricHelper::
+ *         FromTopology builds the same fabric; a bad k stops the program (exit 2, "invalid
+ *         --k = 3: ...")
+ * \param k switch radix (even, at least 2)
+ * \param tiers the rate and delay of each tier
+ */
+HpccTopology FatTreeTopology(uint32_t k, const FatTreeTiers& tiers);
+
 } // namespace rdmacc
 } // namespace ns3
 

@@ -300,15 +300,23 @@ Options::Bytes(const std::string& name,
 }
 
 Options&
-Options::Duration(const std::string& name, const std::string& def, const std::string& help, Range r)
+Options::Duration(const std::string& name,
+                  const std::string& def,
+                  const std::string& help,
+                  Range r,
+                  const std::string& autoMeaning)
 {
-    RDMACC_DECLARE(r, Time, def, "", "");
+    RDMACC_DECLARE(r, Time, def, "", autoMeaning);
 }
 
 Options&
-Options::Rate(const std::string& name, const std::string& def, const std::string& help, Range r)
+Options::Rate(const std::string& name,
+              const std::string& def,
+              const std::string& help,
+              Range r,
+              const std::string& autoMeaning)
 {
-    RDMACC_DECLARE(r, Rate, def, "", "");
+    RDMACC_DECLARE(r, Rate, def, "", autoMeaning);
 }
 
 Options&

@@ -82,16 +82,18 @@ class Options
                    const std::string& help,
                    Range r = Range::Any(),
                    const std::string& autoMeaning = "");
-    /// A duration with its unit (`2us`).
+    /// A duration with its unit (`2us`); `autoMeaning` non-empty: `auto` allowed (IsAuto).
     Options& Duration(const std::string& name,
                       const std::string& def,
                       const std::string& help,
-                      Range r = Range::Any());
-    /// A rate with its unit (`100Gbps`).
+                      Range r = Range::Any(),
+                      const std::string& autoMeaning = "");
+    /// A rate with its unit (`100Gbps`); `autoMeaning` non-empty: `auto` allowed (IsAuto).
     Options& Rate(const std::string& name,
                   const std::string& def,
                   const std::string& help,
-                  Range r = Range::Above(0));
+                  Range r = Range::Above(0),
+                  const std::string& autoMeaning = "");
     /// true/false (1/0).
     Options& Bool(const std::string& name, bool def, const std::string& help);
     /// true/false (1/0), or `auto` (the default), meaning `autoMeaning` (see IsAuto).

@@ -289,6 +289,18 @@ JsonObject::UInt(const std::string& key, uint64_t v)
 }
 
 JsonObject&
+JsonObject::UIntList(const std::string& key, const std::vector<uint64_t>& v)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); i++)
+    {
+        s += (i ? ", " : "") + std::to_string(v[i]);
+    }
+    m_members.emplace_back(key, s + "]");
+    return *this;
+}
+
+JsonObject&
 JsonObject::Num(const std::string& key, double v)
 {
     if (!std::isfinite(v))

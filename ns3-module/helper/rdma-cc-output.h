@@ -186,6 +186,8 @@ class JsonObject
     JsonObject& Int(const std::string& key, int64_t v);
     /// Adds an unsigned integer member.
     JsonObject& UInt(const std::string& key, uint64_t v);
+    /// Adds an array of unsigned integers.
+    JsonObject& UIntList(const std::string& key, const std::vector<uint64_t>& v);
     /// Adds a floating-point member (printed with 6 significant decimals, "null" if not finite).
     JsonObject& Num(const std::string& key, double v);
     /// Adds a boolean member.

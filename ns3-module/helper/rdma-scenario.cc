@@ -3,6 +3,7 @@
  */
 #include "rdma-scenario.h"
 
+#include "progress-line.h"
 #include "rdma-cc-error.h"
 
 #include "ns3/data-rate.h"
@@ -352,6 +353,45 @@ RdmaScenario::SetBottleneckToward(Ptr<SwitchNode> s, uint32_t receiverHost)
 }
 
 uint32_t
+RdmaScenario::SetBottleneckAtBusiestReceiver()
+{
+    uint32_t busiest = 0;
+    uint64_t most = 0;
+    for (const auto& [dst, bytes] : m_bytesTo)
+    {
+        if (bytes > most)
+        {
+            busiest = dst;
+            most = bytes;
+        }
+    }
+    const uint32_t node = fabric.hosts.Get(busiest)->GetId();
+    uint32_t peer = node;
+    for (const auto& l : fabric.links)
+    {
+        if (l.a == node || l.b == node)
+        {
+            peer = l.a == node ? l.b : l.a;
+            break;
+        }
+    }
+    for (const auto& s : fabric.switches)
+    {
+        if (s->GetId() == peer)
+        {
+            SetBottleneckToward(s, busiest);
+        }
+    }
+    return busiest;
+}
+
+void
+RdmaScenario::EnableSizeBuckets()
+{
+    m_buckets = true;
+}
+
+uint32_t
 RdmaScenario::BottleneckPort() const
 {
     return m_bottleneck;
@@ -689,11 +729,20 @@ RdmaScenario::StartRun()
         nic->TraceConnectWithoutContext("FlowComplete",
                                         MakeBoundCallback(&RdmaScenario::OnFlowComplete, this));
     }
+    // a progress line on a terminal (rdmacc::ProgressLine: no result changes)
+    const bool timed = !m_duration.IsStrictlyNegative();
+    rdmacc::ProgressLine progress(
+        m_name,
+        timed ? m_duration : m_opts.GetTime("limit"),
+        timed ? "the run" : "--limit=" + m_opts.GetAsText("limit"),
+        [this] { return std::make_pair(uint64_t(m_completed), uint64_t(m_nextFlowId)); });
     const uint64_t ev0 = Simulator::GetEventCount();
     auto t0 = std::chrono::steady_clock::now();
+    progress.Start();
     Simulator::Run();
+    progress.Stop();
     wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    events = Simulator::GetEventCount() - ev0;
+    events = Simulator::GetEventCount() - ev0 - progress.Events();
     if (m_ratesCsv.is_open())
     {
         if (m_rateTimes.empty() || m_rateTimes.back() < Simulator::Now())
@@ -926,6 +975,12 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
     merged.Str("scheme", Cc()).UInt("seed", Seed());
     merged.Merge(extra);
     merged.Merge(s);
+    std::vector<std::string> bucketTable;
+    if (m_buckets)
+    {
+        merged.Obj("slowdown_buckets",
+                   rdmacc::WriteSlowdownBuckets(Out() + "/buckets.csv", flows, bucketTable));
+    }
     merged.WriteFile(Out() + "/summary.json");
     rdmacc::WriteFctCsv(Out() + "/fct.csv", flows);
 
@@ -972,7 +1027,12 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         std::cout << "  invariants        " << inv.Verdict() << "\n";
         std::cout << std::setprecision(2) << "  wall " << wall << " s, " << events << " events ("
                   << std::setprecision(0) << (wall > 0 ? events / wall : 0) << " events/s)\n";
-        std::cout << "  wrote " << Out() << "/summary.json, " << Out() << "/fct.csv\n";
+        for (const auto& line : bucketTable)
+        {
+            std::cout << line << "\n";
+        }
+        std::cout << "  wrote " << Out() << "/summary.json, " << Out() << "/fct.csv"
+                  << (m_buckets ? ", " + Out() + "/buckets.csv" : "") << "\n";
     }
     m_exitStatus = inv.Report();
 }

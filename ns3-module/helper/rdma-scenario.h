@@ -89,8 +89,20 @@ class RdmaScenario
     void SetBottleneck(Ptr<SwitchNode> s, uint32_t port, uint32_t receiverHost);
     /// SetBottleneck at the port of switch `s` that leads toward host `receiverHost`.
     void SetBottleneckToward(Ptr<SwitchNode> s, uint32_t receiverHost);
+    /**
+     * SetBottleneckToward the receiver of the most bytes of the flows added so far (the lowest
+     * host index among equals), at the switch its link leads to (after the flows are added).
+     * \return that host's index
+     */
+    uint32_t SetBottleneckAtBusiestReceiver();
     /// \return the bottleneck's port on its switch (SetBottleneck, SetBottleneckToward)
     uint32_t BottleneckPort() const;
+    /**
+     * Makes Finish report FCT slowdowns per flow-size bucket (Rust: < 10 KB, 10-100 KB,
+     * 100 KB-1 MB, 1-10 MB, >= 10 MB; p50/p95/p99): buckets.csv, the summary key
+     * `slowdown_buckets` and a table after the summary.
+     */
+    void EnableSizeBuckets();
     /**
      * \return message bytes no flow can send within `duration` even at the --rate line rate:
      *         the size of a flow meant to last a whole RunFor
@@ -213,6 +225,7 @@ class RdmaScenario
     std::string m_case;            //!< case subdirectory of --out (SetCase)
     std::string m_fabricText;      //!< SetFabricDescription
     bool m_quiet = false;          //!< SetQuiet
+    bool m_buckets = false;        //!< EnableSizeBuckets
     Time m_duration = Seconds(-1); //!< RunFor's duration; negative: run until done
     Time m_rateEvery = Seconds(0); //!< EnableRateSeries' interval
     std::ofstream m_ratesCsv;      //!< rates.csv

@@ -726,6 +726,70 @@ class FromTopologyTestCase : public TestCase
     }
 };
 
+/// The fat tree as a topology (Rust FatTreeSpec, through rdmacc::FatTreeTopology) builds, with
+/// FromTopology, the same fabric as FabricHelper::FatTree: the same nodes in the same order,
+/// every link between the same (node, port) pairs at the same rate.
+class FatTreeTopologyTestCase : public TestCase
+{
+  public:
+    FatTreeTopologyTestCase() :
+        TestCase("fat tree as a topology: FromTopology builds FatTree's fabric (k = 4, 6)")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        for (uint32_t k : {4u, 6u})
+        {
+            FabricHelper a;
+            a.SetPrintWarnings(false);
+            a.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+            a.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+            const uint32_t baseA = NodeList::GetNNodes();
+            Fabric fa = a.FatTree(k, DataRate(0), DataRate("400Gbps"));
+            FabricHelper b;
+            b.SetPrintWarnings(false);
+            const uint32_t baseB = NodeList::GetNNodes();
+            const HpccTopology t = rdmacc::FatTreeTopology(k,
+                                                           rdmacc::FatTreeTiers{100000000000,
+                                                                                400000000000,
+                                                                                400000000000,
+                                                                                MicroSeconds(1),
+                                                                                MicroSeconds(1),
+                                                                                MicroSeconds(1)});
+            Fabric fb = b.FromTopology(t);
+            NS_TEST_ASSERT_MSG_EQ(fb.hosts.GetN(), fa.hosts.GetN(), "hosts");
+            NS_TEST_ASSERT_MSG_EQ(fb.switches.size(), fa.switches.size(), "switches");
+            NS_TEST_ASSERT_MSG_EQ(fb.links.size(), fa.links.size(), "links");
+            for (uint32_t h = 0; h < fa.hosts.GetN(); h++)
+            {
+                NS_TEST_ASSERT_MSG_EQ(fb.hosts.Get(h)->GetId() - baseB,
+                                      fa.hosts.Get(h)->GetId() - baseA,
+                                      "host " << h << ": same place in the node order");
+            }
+            for (size_t s = 0; s < fa.switches.size(); s++)
+            {
+                NS_TEST_ASSERT_MSG_EQ(fb.switches[s]->GetId() - baseB,
+                                      fa.switches[s]->GetId() - baseA,
+                                      "switch " << s << ": same place in the node order");
+            }
+            for (size_t i = 0; i < fa.links.size(); i++)
+            {
+                const auto& x = fa.links[i];
+                const auto& y = fb.links[i];
+                NS_TEST_ASSERT_MSG_EQ((y.a - baseB == x.a - baseA && y.aPort == x.aPort &&
+                                       y.b - baseB == x.b - baseA && y.bPort == x.bPort &&
+                                       y.rate == x.rate && y.delay == x.delay),
+                                      true,
+                                      "link " << i << ": same ends, ports, rate and delay");
+            }
+        }
+        Simulator::Destroy();
+    }
+};
+
 /// Start-up warnings: ECN must trigger before PFC (DCQCN section 4).
 class EcnBeforePfcWarningTestCase : public TestCase
 {
@@ -866,6 +930,7 @@ class FabricTestSuite : public TestSuite
         AddTestCase(new ClosRoutesTestCase);
         AddTestCase(new FatTreeTestCase);
         AddTestCase(new FromTopologyTestCase);
+        AddTestCase(new FatTreeTopologyTestCase);
         AddTestCase(new EcnBeforePfcWarningTestCase);
         AddTestCase(new EcnSpeedMapTestCase);
         AddTestCase(new WireConstantsTestCase);

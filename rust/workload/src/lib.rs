@@ -9,6 +9,11 @@
 //!   line (`src dst priority dport bytes start_seconds`) between hosts of a topology.
 //! - [`Cdf`]: a flow-size distribution (`size_bytes cdf_percent` a line, as the HPCC
 //!   simulator's traffic generator reads them) and its inverse-transform sampler.
+//! - [`GeneratorConfig`]: Poisson flow arrivals per host whose payload is a fraction of the
+//!   host's link rate, sizes from a [`Cdf`], destinations by [`Pattern`] (uniform, group,
+//!   hotspot, incast), from its own seeded [`Rng`] (xoshiro256**).
+//! - [`FatTreeSpec`]: the k-ary fat tree as a [`Topology`], with a rate and delay per tier.
+//! - [`slowdown_buckets`]: FCT slowdown percentiles per flow-size bucket ([`SIZE_BUCKETS`]).
 //!
 //! Sans-IO: every parser takes the file's name (for messages only) and its text; nothing here
 //! opens a file. Every error is a [`ParseError`] naming the file, the line, the field, the
@@ -18,14 +23,22 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod buckets;
 mod cdf;
 mod error;
+mod fat_tree;
 mod flows;
+mod generator;
+mod rng;
 mod text;
 mod topology;
 
+pub use buckets::{slowdown_buckets, BucketStats, SIZE_BUCKETS};
 pub use cdf::Cdf;
 pub use error::ParseError;
+pub use fat_tree::FatTreeSpec;
 pub use flows::{parse_flows, Flow};
+pub use generator::{GeneratedFlow, GeneratorConfig, Pattern, Workload, MAX_EXPECTED_FLOWS};
+pub use rng::Rng;
 pub use text::{parse_data_rate, parse_delay};
 pub use topology::{Link, Topology, MAX_NODES};

@@ -308,6 +308,45 @@ impl Topology {
         }
     }
 
+    /// A topology made in this crate (valid by construction: one link per host, connected):
+    /// `nodes` ids, the switch ids, the links.
+    pub(crate) fn from_parts(nodes: u32, switches: Vec<u32>, links: Vec<Link>) -> Topology {
+        let mut is_host = vec![true; nodes as usize];
+        for &s in &switches {
+            if let Some(h) = is_host.get_mut(s as usize) {
+                *h = false;
+            }
+        }
+        Topology {
+            nodes,
+            switches,
+            is_host,
+            links,
+        }
+    }
+
+    /// The topology in the file format [`Topology::parse`] reads (and the HPCC simulator):
+    /// rates in bit/s (`100000000000bps`), delays in ns (`1000ns`), error rate 0. Parsing the
+    /// text gives this topology back, its links' `line`s being their lines in the text.
+    pub fn to_text(&self) -> String {
+        let mut s = format!(
+            "{} {} {}\n",
+            self.nodes,
+            self.switches.len(),
+            self.links.len()
+        );
+        let ids: Vec<String> = self.switches.iter().map(|i| i.to_string()).collect();
+        s.push_str(&ids.join(" "));
+        s.push('\n');
+        for l in &self.links {
+            s.push_str(&format!(
+                "{} {} {}bps {}ns 0\n",
+                l.a, l.b, l.rate.0, l.delay.0
+            ));
+        }
+        s
+    }
+
     /// Number of nodes (ids `0..nodes`).
     pub fn nodes(&self) -> u32 {
         self.nodes

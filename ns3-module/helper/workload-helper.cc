@@ -1,0 +1,153 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "workload-helper.h"
+
+#include "rdma-cc-output.h"
+#include "rdma-scenario.h"
+
+#include "ns3/uinteger.h"
+
+#include "rdma-cc/src/workload.rs.h"
+#include "rust/cxx.h"
+
+#include <iostream>
+
+namespace ns3
+{
+namespace rdmacc
+{
+
+void
+DefaultLinkOf(Options& opts, const HpccTopology& topology)
+{
+    const HpccLink* hostLink = nullptr;
+    uint32_t lowestHost = topology.nodes;
+    for (const auto& l : topology.links)
+    {
+        for (uint32_t end : {l.a, l.b})
+        {
+            if (!topology.isSwitch[end] && end < lowestHost)
+            {
+                lowestHost = end;
+                hostLink = &l;
+            }
+        }
+    }
+    if (hostLink)
+    {
+        opts.Default("rate", std::to_string(hostLink->rateBps) + "bps")
+            .Default("delay", std::to_string(hostLink->delay.GetNanoSeconds()) + "ns");
+    }
+}
+
+void
+BuildTopology(RdmaScenario& sc, const HpccTopology& topology, const std::string& name)
+{
+    // the switch options are checked against every switch's own links (its ports, in the
+    // order FromTopology connects them: the topology's link order)
+    std::vector<Options::SwitchLinks> switchLinks(topology.switches.size());
+    std::vector<int32_t> switchIndex(topology.nodes, -1);
+    int32_t next = 0;
+    for (uint32_t id = 0; id < topology.nodes; id++)
+    {
+        if (topology.isSwitch[id])
+        {
+            switchIndex[id] = next;
+            switchLinks[next].label = "switch " + std::to_string(id) + " of " + name;
+            next++;
+        }
+    }
+    for (const auto& l : topology.links)
+    {
+        for (uint32_t end : {l.a, l.b})
+        {
+            if (topology.isSwitch[end])
+            {
+                auto& s = switchLinks[switchIndex[end]];
+                s.ratesBps.push_back(l.rateBps);
+                s.delaysNs.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
+            }
+        }
+    }
+    sc.BuildFabric([&topology](FabricHelper& fh) { return fh.FromTopology(topology); },
+                   switchLinks);
+    sc.SetFabricDescription(name + " (" + std::to_string(sc.fabric.hosts.GetN()) + " hosts, " +
+                            std::to_string(sc.fabric.switches.size()) + " switches, " +
+                            std::to_string(topology.links.size()) + " links)");
+}
+
+uint64_t
+AddFileFlows(RdmaScenario& sc,
+             const std::vector<HpccFlow>& flows,
+             size_t n,
+             const std::string& path)
+{
+    UintegerValue nicPrio;
+    sc.nics.at(0)->GetAttribute("Priority", nicPrio);
+    uint64_t otherPriority = 0;
+    n = std::min(n, flows.size());
+    for (size_t i = 0; i < n; i++)
+    {
+        const auto& f = flows[i];
+        sc.AddFlow(static_cast<uint32_t>(sc.fabric.hostOfFileId.at(f.src)),
+                   static_cast<uint32_t>(sc.fabric.hostOfFileId.at(f.dst)),
+                   f.bytes,
+                   f.start);
+        otherPriority += f.priority != nicPrio.Get();
+    }
+    if (otherPriority > 0)
+    {
+        std::cerr << "rdma-cc: note: " << otherPriority << " of " << n << " flows of " << path
+                  << " ask for another priority than " << nicPrio.Get()
+                  << ", the NIC's data priority, which every flow uses (the file's priority is "
+                     "not honoured)\n";
+    }
+    return otherPriority;
+}
+
+GeneratedWorkload
+AddGeneratedFlows(RdmaScenario& sc, const GeneratorSettings& s)
+{
+    const std::string text = ReadTextFile(s.cdfPath, s.cdfOption);
+    OrConfigFatal("CDF file", [&] { return rdmacc_ffi::cdf_mean_bytes(s.cdfPath, text); });
+    const uint32_t nHosts = sc.fabric.hosts.GetN();
+    std::vector<uint64_t> rates(nHosts);
+    for (uint32_t h = 0; h < nHosts; h++)
+    {
+        rates[h] = sc.fabric.HostRate(h).GetBitRate();
+    }
+    rdmacc_ffi::GeneratorParams p;
+    p.pattern = s.pattern;
+    p.load = s.load;
+    p.start_ns = static_cast<uint64_t>(s.start.GetNanoSeconds());
+    p.duration_ns = static_cast<uint64_t>(s.duration.GetNanoSeconds());
+    p.seed = s.seed;
+    p.group = s.group;
+    p.hotspot_traffic = s.hotspotTraffic;
+    p.hotspot_hosts = s.hotspotHosts;
+    p.incast_senders = s.incastSenders;
+    const rdmacc_ffi::GenWorkload w = OrConfigFatal(
+        "command line",
+        [&]
+        {
+            return rdmacc_ffi::generate_flows(
+                s.cdfPath, text, p, rust::Slice<const uint64_t>(rates.data(), rates.size()));
+        });
+    GeneratedWorkload out;
+    for (const auto& f : w.flows)
+    {
+        sc.AddFlow(f.src, f.dst, f.bytes, NanoSeconds(static_cast<int64_t>(f.start_ns)));
+        out.bytes += f.bytes;
+    }
+    out.flows = w.flows.size();
+    out.hotHosts.assign(w.hot_hosts.begin(), w.hot_hosts.end());
+    out.incastSenders.assign(w.incast_senders.begin(), w.incast_senders.end());
+    out.incastReceiver = w.has_incast_receiver ? int64_t(w.incast_receiver) : -1;
+    out.meanBytes = w.mean_bytes;
+    out.offeredLoad = w.offered_load;
+    return out;
+}
+
+} // namespace rdmacc
+} // namespace ns3

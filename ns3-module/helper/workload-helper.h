@@ -1,0 +1,102 @@
+/*
+ * rdma-cc: the workload layer of the RDMA examples: a topology (a file of the HPCC simulator
+ * or a k-ary fat tree, both as an HpccTopology) built as an RdmaScenario's fabric, and flows
+ * from a flow file or from the Poisson generator (rdma-cc-workload, through the bridge).
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef WORKLOAD_HELPER_H
+#define WORKLOAD_HELPER_H
+
+#include "hpcc-files.h"
+#include "rdma-cc-options.h"
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class RdmaScenario;
+
+namespace rdmacc
+{
+
+/**
+ * \ingroup rdma-cc
+ * Sets the defaults of --rate and --delay to the rate and delay of the link of the topology's
+ * lowest-numbered host (before Parse): the marking's automatic starting point follows them.
+ */
+void DefaultLinkOf(Options& opts, const HpccTopology& topology);
+
+/**
+ * \ingroup rdma-cc
+ * Builds `topology` as the fabric of `sc` (after Parse) with FabricHelper::FromTopology: the
+ * switch options are checked on every switch with its own links (labelled "switch ID of
+ * NAME"), the fabric is described as "NAME (H hosts, S switches, L links)".
+ */
+void BuildTopology(RdmaScenario& sc, const HpccTopology& topology, const std::string& name);
+
+/**
+ * \ingroup rdma-cc
+ * Adds the first `n` flows of `flows` (a flow file of `sc`'s topology, ids mapped through
+ * Fabric::hostOfFileId), each at its own start time. The file's priority is recorded, not
+ * honoured: flows asking for another than the NIC's data priority are counted and noted once
+ * on stderr.
+ * \return how many of the flows ask for another priority
+ */
+uint64_t AddFileFlows(RdmaScenario& sc,
+                      const std::vector<HpccFlow>& flows,
+                      size_t n,
+                      const std::string& path);
+
+/**
+ * \ingroup rdma-cc
+ * The Poisson flow generator's settings (Rust `rdma_cc_workload::GeneratorConfig`; the
+ * checks and their messages are Rust's, naming fat-tree-workload's options).
+ */
+struct GeneratorSettings
+{
+    std::string cdfPath;        //!< flow-size CDF file
+    std::string cdfOption;      //!< the option that named it (for a file that cannot be read)
+    std::string pattern;        //!< uniform, group, hotspot or incast
+    double load = 0;            //!< offered payload load, fraction of a host's link rate
+    Time start;                 //!< first instant of the arrivals
+    Time duration;              //!< arrivals in [start, start + duration)
+    uint64_t seed = 1;          //!< the generator's seed
+    uint32_t group = 0;         //!< group: hosts per group
+    double hotspotTraffic = 0;  //!< hotspot: share of flows to the hot hosts
+    double hotspotHosts = 0;    //!< hotspot: share of the hosts that are hot
+    uint32_t incastSenders = 0; //!< incast: senders
+};
+
+/**
+ * \ingroup rdma-cc
+ * What the generator made and added.
+ */
+struct GeneratedWorkload
+{
+    uint64_t flows = 0;                  //!< flows added
+    uint64_t bytes = 0;                  //!< their payload bytes
+    std::vector<uint64_t> hotHosts;      //!< hotspot: hot host indexes
+    std::vector<uint64_t> incastSenders; //!< incast: sender host indexes
+    int64_t incastReceiver = -1;         //!< incast: the receiver's host index (else -1)
+    double meanBytes = 0;                //!< the CDF's mean size (bytes)
+    double offeredLoad = 0;              //!< the realised load (Rust Workload::offered_load)
+};
+
+/**
+ * \ingroup rdma-cc
+ * Generates flows for the hosts of `sc`'s fabric (after it is built; each host's rate is its
+ * link's) and adds them. A CDF file that cannot be read or parsed, or a bad setting, stops the
+ * program (exit 2) with one line naming the file and line, or the option.
+ */
+GeneratedWorkload AddGeneratedFlows(RdmaScenario& sc, const GeneratorSettings& settings);
+
+} // namespace rdmacc
+} // namespace ns3
+
+#endif /* WORKLOAD_HELPER_H */
