@@ -19,6 +19,8 @@
 
 #include <iomanip>
 #include <iostream>
+#include <memory>
+#include <vector>
 
 using namespace ns3;
 
@@ -44,7 +46,11 @@ main(int argc, char* argv[])
               Range::Closed(0, 1))
         .Duration(
             "warmup", "200us", "short flows start after this (long flows reach the stable stage)")
-        .Duration("churn", "1ms", "period during which short flows arrive");
+        .Duration("churn", "1ms", "period during which short flows arrive")
+        .Text("cdf",
+              "none",
+              "flow-size CDF file of the short flows (size_bytes cdf_percent a line, e.g. "
+              "workloads/WebSearch_distribution.txt); none: uniform in [--minShort, --maxShort]");
     sc.Parse(argc, argv);
     const auto& o = sc.Opts();
     const uint32_t nLong = static_cast<uint32_t>(o.GetCount("long"));
@@ -62,6 +68,20 @@ main(int argc, char* argv[])
             "invalid --long + --shortHosts = " + std::to_string(uint64_t(nLong) + nShortHosts) +
                 ": must be <= 100000 hosts");
     }
+    const std::string cdfPath = o.GetText("cdf");
+    const bool fromCdf = cdfPath != "none";
+    if (fromCdf && (o.Given("minShort") || o.Given("maxShort")))
+    {
+        rdmacc::ConfigFatal(
+            "command line",
+            "invalid --" + std::string(o.Given("minShort") ? "minShort" : "maxShort") +
+                " with --cdf = " + cdfPath + ": the short flows' sizes come from the CDF");
+    }
+    std::unique_ptr<rdmacc::SizeCdf> cdf;
+    if (fromCdf)
+    {
+        cdf = std::make_unique<rdmacc::SizeCdf>(cdfPath, "--cdf");
+    }
     if (minB > maxB)
     {
         rdmacc::ConfigFatal("command line",
@@ -77,7 +97,7 @@ main(int argc, char* argv[])
         isLong.push_back(true);
     }
     // Poisson arrivals of short flows (ns-3 random streams: reproducible with --seed)
-    const double meanSize = (double(minB) + double(maxB)) / 2;
+    const double meanSize = fromCdf ? cdf->MeanBytes() : (double(minB) + double(maxB)) / 2;
     const double capacity = sc.PayloadLimit() / 8; // payload bytes/s of the bottleneck
     uint32_t nShort = 0;
     if (load > 0)
@@ -90,6 +110,7 @@ main(int argc, char* argv[])
         size->SetStream(1001);
         double t = warmupT.GetNanoSeconds();
         const double end = (warmupT + churnT).GetNanoSeconds();
+        std::vector<int64_t> starts;
         while (true)
         {
             t += gap->GetValue();
@@ -97,10 +118,18 @@ main(int argc, char* argv[])
             {
                 break;
             }
-            const uint64_t bytes =
-                static_cast<uint64_t>(std::llround(size->GetValue(double(minB), double(maxB))));
+            starts.push_back(int64_t(t));
+        }
+        // sizes: the CDF's (Rust's sampler, seeded by --seed) or uniform (ns-3 stream 1001)
+        const std::vector<uint64_t> cdfSizes =
+            fromCdf ? cdf->Sample(starts.size(), sc.Seed()) : std::vector<uint64_t>();
+        for (size_t i = 0; i < starts.size(); i++)
+        {
+            const uint64_t bytes = fromCdf ? cdfSizes[i]
+                                           : static_cast<uint64_t>(std::llround(
+                                                 size->GetValue(double(minB), double(maxB))));
             const uint32_t host = 1 + nLong + (nShort % nShortHosts);
-            sc.AddFlow(host, 0, std::max<uint64_t>(bytes, 1), NanoSeconds(int64_t(t)));
+            sc.AddFlow(host, 0, std::max<uint64_t>(bytes, 1), NanoSeconds(starts[i]));
             isLong.push_back(false);
             nShort++;
         }

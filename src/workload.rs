@@ -6,7 +6,7 @@
 
 use rdma_cc_core::{ConfigError, Rate, Time};
 use rdma_cc_workload::{
-    parse_flows, Cdf, FatTreeSpec, GeneratorConfig, ParseError, Pattern, Topology, MAX_NODES,
+    parse_flows, Cdf, FatTreeSpec, GeneratorConfig, ParseError, Pattern, Rng, Topology, MAX_NODES,
 };
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
@@ -165,6 +165,9 @@ mod ffi {
         fn fat_tree_topology(params: &FatTreeParams) -> Result<HpccTopology>;
         /// Parses and checks flow-size CDF file `file`; returns its mean size (bytes).
         fn cdf_mean_bytes(file: &str, text: &str) -> Result<f64>;
+        /// `n` message sizes drawn from CDF file `file` (text `text`) with the generator's
+        /// random numbers seeded by `seed` (the same seed gives the same sizes).
+        fn cdf_sample_sizes(file: &str, text: &str, n: u64, seed: u64) -> Result<Vec<u64>>;
         /// Generates Poisson flows with sizes from CDF file `file` (text `text`, checked with
         /// cdf_mean_bytes first) for hosts of link rates `host_rates_bps` (index = host);
         /// errors name fat-tree-workload's options (`invalid --load = ...`).
@@ -241,6 +244,14 @@ fn fat_tree_topology(p: &FatTreeParams) -> Result<HpccTopology, ConfigError> {
 
 fn cdf_mean_bytes(file: &str, text: &str) -> Result<f64, ParseError> {
     Ok(Cdf::parse(file, text)?.mean_bytes())
+}
+
+fn cdf_sample_sizes(file: &str, text: &str, n: u64, seed: u64) -> Result<Vec<u64>, ParseError> {
+    let cdf = Cdf::parse(file, text)?;
+    let mut rng = Rng::new(seed);
+    Ok((0..n)
+        .map(|_| cdf.sample(rng.next_f64()).0.max(1))
+        .collect())
 }
 
 fn generate_flows(
@@ -385,6 +396,23 @@ mod tests {
             (0, 2, 3, 100, 5000, 2_000_000_001)
         );
         assert_eq!((f[1].line, f[1].priority), (3, 0));
+    }
+
+    #[test]
+    fn cdf_sizes_follow_the_file_and_the_seed() {
+        let text = "1000 0\n2000 50\n4000 100\n";
+        let a = cdf_sample_sizes("c.txt", text, 1000, 7).unwrap();
+        assert_eq!(a.len(), 1000);
+        assert!(a.iter().all(|&b| (1000..=4000).contains(&b)));
+        // half the mass below 2000 B
+        let below = a.iter().filter(|&&b| b <= 2000).count();
+        assert!((430..=570).contains(&below), "{below}");
+        assert_eq!(a, cdf_sample_sizes("c.txt", text, 1000, 7).unwrap());
+        assert_ne!(a, cdf_sample_sizes("c.txt", text, 1000, 8).unwrap());
+        let e = cdf_sample_sizes("c.txt", "oops", 1, 1)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("c.txt:1:"), "{e}");
     }
 
     #[test]

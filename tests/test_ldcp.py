@@ -8,7 +8,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import ExampleTest, read_bytes, read_csv, run_example, stable_summary, summary  # noqa: E402
+from common import ROOT, ExampleTest, read_bytes, read_csv, run_example, stable_summary, summary  # noqa: E402
 
 FRAME = 1000 + 62  # payload + RoCE headers
 
@@ -381,6 +381,33 @@ class DraftScenarios(ExampleTest):
         self.assertLessEqual(s["long_flow_share"], 0.50, s)
         r = s["settled_rate_bps"]
         self.assertAlmostEqual(r["1"], r["2"], delta=0.05 * r["1"])
+
+    def test_churn_with_a_flow_size_cdf_fast_start_still_pays(self):
+        # ldcp-churn --cdf: the short flows' sizes from a CDF file (the Alibaba storage one:
+        # mean 41 KB, up to 2 MB) instead of uniform sizes
+        cdf = os.path.join(ROOT, "workloads", "AliStorage2019.txt")
+        _, out = run_example("ldcp-churn", "--cdf=" + cdf, "--churn=2ms")
+        fs = summary(out)
+        _, out0 = run_example("ldcp-churn", "--cdf=" + cdf, "--churn=2ms", "--fastStart=0")
+        nofs = summary(out0)
+        for s in (fs, nofs):
+            self.assertEqual(s["flows_done"], s["flows_total"], s)
+            self.assertEqual(s["bytes_delivered"], s["bytes_sent"], s)
+            self.assertEqual(s["stable_stage_drops"], 0, s)
+            self.assertGreater(s["short_flows"], 100, s)
+        sizes = [int(r["size_bytes"]) for r in read_csv(out, "fct.csv")][fs["long_flows"]:]
+        self.assertGreater(max(sizes), 65536, "sizes come from the CDF, not --maxShort")
+        self.assertLess(fs["short_slowdown"]["p50"], nofs["short_slowdown"]["p50"], (fs, nofs))
+        self.assertLess(fs["short_slowdown"]["p99"], nofs["short_slowdown"]["p99"], (fs, nofs))
+        self.assertLessEqual(fs["short_slowdown"]["p50"], 2.0, fs)
+
+    def test_churn_cdf_errors_name_the_option_or_the_file_line(self):
+        cdf = os.path.join(ROOT, "workloads", "AliStorage2019.txt")
+        p, _ = run_example("ldcp-churn", "--cdf=" + cdf, "--maxShort=1000", expect_rc=2)
+        self.assertIn("invalid --maxShort with --cdf = ", p.stdout)
+        topo = os.path.join(ROOT, "workloads", "fat-tree-320.txt")
+        p, _ = run_example("ldcp-churn", "--cdf=" + topo, expect_rc=2)
+        self.assertIn("fat-tree-320.txt:1: invalid point = 376 56 480", p.stdout)
 
 
 if __name__ == "__main__":

@@ -91,6 +91,12 @@ SMOKE = [
     ("dcqcn-victim", "--extra=3 --out=build/smoke/bad", 2, "invalid --extra = 3"),
     ("dcqcn-convergence", "--duration=2ms --stagger=500us --out=build/smoke/dcqcn-convergence", 0, "settled queue"),
     ("dcqcn-convergence", "--stagger=30ms --out=build/smoke/bad", 2, "invalid --stagger = 30ms"),
+    (
+        "ldcp-churn",
+        "--cdf=workloads/AliStorage2019.txt --churn=100us --longSize=200000 --out=build/smoke/ldcp-churn-cdf",
+        0,
+        "invariants        ok",
+    ),
     ("ldcp-chain", "--duration=1ms --out=build/smoke/ldcp-chain", 0, "A's share of S0 -> S1"),
     ("ldcp-chain", "--duration=0s --out=build/smoke/bad", 2, "invalid --duration = 0s"),
     ("hpcc-run", "--maxFlows=20 --cc=dcqcn --out=build/smoke/hpcc-run", 0, "flows done        20 / 20"),

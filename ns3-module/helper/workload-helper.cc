@@ -106,6 +106,27 @@ AddFileFlows(RdmaScenario& sc,
     return otherPriority;
 }
 
+SizeCdf::SizeCdf(const std::string& path, const std::string& option) :
+    m_path(path),
+    m_text(ReadTextFile(path, option)),
+    m_mean(OrConfigFatal("CDF file", [&] { return rdmacc_ffi::cdf_mean_bytes(m_path, m_text); }))
+{
+}
+
+double
+SizeCdf::MeanBytes() const
+{
+    return m_mean;
+}
+
+std::vector<uint64_t>
+SizeCdf::Sample(uint64_t n, uint64_t seed) const
+{
+    const rust::Vec<uint64_t> v = OrConfigFatal(
+        "CDF file", [&] { return rdmacc_ffi::cdf_sample_sizes(m_path, m_text, n, seed); });
+    return std::vector<uint64_t>(v.begin(), v.end());
+}
+
 GeneratedWorkload
 AddGeneratedFlows(RdmaScenario& sc, const GeneratorSettings& s)
 {

@@ -96,6 +96,26 @@ struct GeneratedWorkload
  */
 GeneratedWorkload AddGeneratedFlows(RdmaScenario& sc, const GeneratorSettings& settings);
 
+/**
+ * A flow-size CDF file, read and checked once (a bad file stops the run: exit 2, one line
+ * naming the file, the line and the field; a missing file names `option`).
+ */
+class SizeCdf
+{
+  public:
+    /// Reads and checks `path` (`option` names it in errors, e.g. `--cdf`).
+    SizeCdf(const std::string& path, const std::string& option);
+    /// \return the mean message size, bytes
+    double MeanBytes() const;
+    /// \return `n` sizes drawn from the CDF with random numbers seeded by `seed`
+    std::vector<uint64_t> Sample(uint64_t n, uint64_t seed) const;
+
+  private:
+    std::string m_path; //!< the file
+    std::string m_text; //!< its text
+    double m_mean;      //!< its mean size
+};
+
 } // namespace rdmacc
 } // namespace ns3
 
