@@ -118,6 +118,13 @@ def options(opt):
         help='amount of parallel jobs (%r); with "sweep" also runs at a time [default: 1]' % opt.jobs(),
     )
     opt.add_option(
+        "--quick",
+        action="store_true",
+        default=False,
+        dest="quick",
+        help="with \"bench\": the incasts only",
+    )
+    opt.add_option(
         "--long",
         action="store_true",
         default=False,
@@ -129,7 +136,7 @@ def options(opt):
         action="store",
         default="",
         dest="only",
-        help="with \"check\": only the checks whose name contains PATTERN (see tools/check.py --help)",
+        help="with \"check\": only the checks whose name contains PATTERN (see tools/check.py --help); with \"bench\": only these comma-separated scenarios",
     )
     opt.add_option(
         "--dirs",
@@ -460,6 +467,8 @@ def build(bld):
         bld.add_post_fun(_compare)
     elif bld.cmd == "sweep":
         bld.add_post_fun(_sweep)
+    elif bld.cmd == "bench":
+        bld.add_post_fun(_bench)
 
 
 def _run_program(bld):
@@ -494,6 +503,13 @@ class CompareContext(Build.BuildContext):
     """build, then run --run "EXAMPLE args" once per --schemes and print one table"""
 
     cmd = "compare"
+    fun = "build"
+
+
+class BenchContext(Build.BuildContext):
+    """build, then run the benchmark suite (tools/bench.py; --quick: the incasts only)"""
+
+    cmd = "bench"
     fun = "build"
 
 
@@ -547,6 +563,14 @@ def plot(ctx):
     cmd = [sys.executable, os.path.join(ctx.path.abspath(), "tools", "plot.py")] + dirs
     sys.stdout.flush()
     rc = subprocess.call(cmd, cwd=ctx.path.abspath())
+    if rc != 0:
+        sys.exit(rc)
+
+
+def _bench(bld):
+    o = Options.options
+    args = (["--quick"] if o.quick else []) + (["--only", o.only] if o.only else [])
+    rc = _tool(bld, "bench.py", args)
     if rc != 0:
         sys.exit(rc)
 

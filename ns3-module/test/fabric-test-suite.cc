@@ -605,7 +605,8 @@ class FatTreeTestCase : public TestCase
 {
   public:
     FatTreeTestCase() :
-        TestCase("fat tree k=4: 16 hosts, 20 switches, 48 links; all pairs reachable; 2/4/6 hops")
+        TestCase(
+            "fat tree k=4: 16 hosts, 20 switches, 48 links; all pairs reachable; 2, 4 or 6 hops")
     {
     }
 
@@ -671,7 +672,7 @@ class FromTopologyTestCase : public TestCase
 {
   public:
     FromTopologyTestCase() :
-        TestCase("FromTopology: file ids to hosts/switches, per-link rates and delays")
+        TestCase("FromTopology: file ids to hosts and switches, per-link rates and delays")
     {
     }
 

@@ -41,23 +41,27 @@ pub enum Preset {
     /// NVIDIA/Mellanox ConnectX-4-and-later firmware defaults (NVIDIA, "DCQCN CC
     /// Parameters"): [`DcqcnParams::MELLANOX`].
     Mellanox,
+    /// The HPCC simulator's DCQCN at 100 Gb/s (Li et al., SIGCOMM 2019, its public simulator):
+    /// [`DcqcnParams::HPCC_SIM`], so the field's reference runs can be repeated.
+    HpccSim,
 }
 
 impl Preset {
     /// Every preset's name, in declaration order (the choices of `--dcqcnPreset`).
-    pub const NAMES: [&'static str; 2] = ["paper", "mellanox"];
+    pub const NAMES: [&'static str; 3] = ["paper", "mellanox", "hpcc-sim"];
 
     /// The name used in options and files: `paper`, `mellanox`.
     pub const fn name(self) -> &'static str {
         match self {
             Preset::Paper => Self::NAMES[0],
             Preset::Mellanox => Self::NAMES[1],
+            Preset::HpccSim => Self::NAMES[2],
         }
     }
 
     /// The preset called `name` ([`Self::name`]'s spelling).
     pub fn from_name(name: &str) -> Option<Preset> {
-        [Preset::Paper, Preset::Mellanox]
+        [Preset::Paper, Preset::Mellanox, Preset::HpccSim]
             .into_iter()
             .find(|p| p.name() == name)
     }
@@ -68,6 +72,7 @@ impl Preset {
         match self {
             Preset::Paper => DcqcnParams::PAPER,
             Preset::Mellanox => DcqcnParams::MELLANOX,
+            Preset::HpccSim => DcqcnParams::HPCC_SIM,
         }
     }
 
@@ -77,6 +82,7 @@ impl Preset {
         match self {
             Preset::Paper => Rate(rate_ai.0.saturating_mul(10)),
             Preset::Mellanox => DcqcnParams::MELLANOX.rate_hai,
+            Preset::HpccSim => DcqcnParams::HPCC_SIM.rate_hai,
         }
     }
 }
@@ -177,6 +183,32 @@ impl DcqcnParams {
         rate_ai: Rate::mbps(5),
         rate_hai: Rate::mbps(50),
         min_rate: Rate::mbps(1),
+        min_cut_interval: Time::us(4),
+        keep_target_after_cut: true,
+        first_cnp_rate: None,
+        alpha_mode: AlphaMode::Periodic,
+    };
+
+    /// The HPCC simulator's DCQCN with its 100 Gb/s settings (the reference runs of the field:
+    /// its `run.py` / `config.txt` for DCQCN and the "Mellanox's version" of its `rdma-hw.cc`):
+    /// EWMA gain g = 1/256, α starts at 1 and is updated every `ALPHA_RESUME_INTERVAL` = 1 µs
+    /// ([`AlphaMode::Periodic`]), rate-increase timer `RP_TIMER` = 300 µs, no byte counter
+    /// (increases come from the timer only: B is set beyond any flow, 1 PB), fast recovery
+    /// `FAST_RECOVERY_TIMES` = 1, `RATE_AI` = 20 Mb/s, `RATE_HAI` = 200 Mb/s, `MIN_RATE` =
+    /// 1 Gb/s, at most one cut per `RATE_DECREASE_INTERVAL` = 4 µs, `CLAMP_TARGET_RATE` = 0
+    /// (the target rate is kept unless the rate rose since the last cut). Its switches mark
+    /// with K_min/K_max = 400/1600 KB at 100 Gb/s (1600/6400 KB at 400 Gb/s), P_max = 0.2, on
+    /// 32 MB buffers: `--ecnMap` and `--buffer` (the README's benchmark commands).
+    pub const HPCC_SIM: DcqcnParams = DcqcnParams {
+        g: 1.0 / 256.0,
+        alpha_init: 1.0,
+        alpha_period: Time::us(1),
+        increase_timer: Time::us(300),
+        byte_counter: Bytes(1_000_000_000_000_000),
+        fast_recovery_steps: 1,
+        rate_ai: Rate::mbps(20),
+        rate_hai: Rate::mbps(200),
+        min_rate: Rate::gbps(1),
         min_cut_interval: Time::us(4),
         keep_target_after_cut: true,
         first_cnp_rate: None,
@@ -342,9 +374,9 @@ const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
                 "DcqcnPreset",
                 ParamKind::Choice,
                 "DCQCN: where the constants left auto come from: paper (Zhu et al., SIGCOMM \
-                 2015, the 40 Gb/s values of section 3.1 and 5) or mellanox (the firmware \
+                 2015, the 40 Gb/s values of section 3.1 and 5), mellanox (the firmware \
                  defaults of NVIDIA/Mellanox ConnectX-4 and later, NVIDIA's DCQCN CC \
-                 Parameters).",
+                 Parameters) or hpcc-sim (the HPCC simulator's DCQCN at 100 Gb/s).",
             )
         },
         get: |c| ParamValue::Choice(c.preset.name().to_string()),
@@ -355,7 +387,7 @@ const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
             "g",
             "dcqcnG",
             "DcqcnG",
-            "paper 1/256; mellanox (1024 - dce_tcp_g)/1024 = 5/1024",
+            "paper 1/256; mellanox (1024 - dce_tcp_g)/1024 = 5/1024; hpcc-sim 1/256",
             "DCQCN gain of alpha: alpha = (1-g) alpha + g at a CNP (section 3.1 eq. 1), \
              alpha = (1-g) alpha per period without one (eq. 2).",
         ),
@@ -367,7 +399,7 @@ const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
             "alpha_init",
             "dcqcnAlphaInit",
             "DcqcnAlphaInit",
-            "paper 1; mellanox initial_alpha_value 1023/1024",
+            "paper 1; mellanox initial_alpha_value 1023/1024; hpcc-sim 1",
             "DCQCN alpha at the flow's first CNP (section 3.1: initial value of alpha is 1).",
         ),
         get: |c| opt_real(c.alpha_init),
@@ -379,7 +411,7 @@ const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
             "dcqcnAlphaPeriod",
             "DcqcnAlphaPeriod",
             ParamKind::Time,
-            "paper 55us; mellanox dce_tcp_rtt 1us",
+            "paper 55us; mellanox dce_tcp_rtt 1us; hpcc-sim 1us",
             "DCQCN alpha-update period K (section 3.1 eq. 2; K must exceed the CNP interval).",
         ),
         get: |c| ParamValue::Time(c.alpha_period.unwrap_or(Time::ZERO)),
@@ -391,7 +423,7 @@ const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
             "dcqcnIncreaseTimer",
             "DcqcnIncreaseTimer",
             ParamKind::Time,
-            "paper 55us; mellanox rpg_time_reset 300us",
+            "paper 55us; mellanox rpg_time_reset 300us; hpcc-sim 300us",
             "DCQCN rate-increase timer T: one rate-increase event per T from the last cut \
              (section 3.1, Figure 7).",
         ),
@@ -404,7 +436,7 @@ const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
             "dcqcnByteCounter",
             "DcqcnByteCounter",
             ParamKind::Bytes,
-            "paper 10 MB; mellanox rpg_byte_reset 32767 B",
+            "paper 10 MB; mellanox rpg_byte_reset 32767 B; hpcc-sim none (1 PB)",
             "DCQCN byte counter B: one rate-increase event per B bytes sent since the last \
              cut (section 3.1, Figure 7).",
         ),
@@ -416,7 +448,7 @@ const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
             min: Limit::incl(1.0),
             max: Limit::incl(u32::MAX as f64),
             unit: "events",
-            auto: Some("paper 5; mellanox rpg_threshold 1"),
+            auto: Some("paper 5; mellanox rpg_threshold 1; hpcc-sim 1"),
             ..ParamSpec::new(
                 "fast_recovery_steps",
                 "dcqcnFastRecovery",
@@ -439,7 +471,7 @@ const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
             "dcqcnRai",
             "DcqcnRai",
             ParamKind::Rate,
-            "paper 40Mbps; mellanox rpg_ai_rate 5Mbps",
+            "paper 40Mbps; mellanox rpg_ai_rate 5Mbps; hpcc-sim 20Mbps",
             "DCQCN additive-increase step R_AI of the target rate (section 3.1 eq. 4).",
         ),
         get: |c| ParamValue::Rate(c.rate_ai.unwrap_or(Rate(0))),
@@ -452,7 +484,7 @@ const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
             "DcqcnRhai",
             ParamKind::Rate,
             "paper 10 x the R_AI in effect (the paper is silent); mellanox rpg_hai_rate \
-             50Mbps",
+             50Mbps; hpcc-sim 200Mbps",
             "DCQCN hyper-increase step R_HAI: Rt += i R_HAI with i = min(T_cnt, BC_cnt) - F \
              (section 3.1, Figure 7).",
         ),
@@ -465,7 +497,7 @@ const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
             "dcqcnMinRate",
             "DcqcnMinRate",
             ParamKind::Rate,
-            "paper 100Mbps; mellanox rpg_min_rate 1Mbps",
+            "paper 100Mbps; mellanox rpg_min_rate 1Mbps; hpcc-sim 1Gbps",
             "DCQCN floor of the current rate (no cut of section 3.1 eq. 1 goes below it); at \
              most the line rate.",
         ),
@@ -475,8 +507,8 @@ const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
     Param {
         spec: ParamSpec {
             auto: Some(
-                "paper 0, a cut at every CNP; mellanox rate_reduce_monitor_period 4us (write \
-                 1ns for no interval there)",
+                "paper 0, a cut at every CNP; mellanox rate_reduce_monitor_period 4us, hpcc-sim \
+                 4us (write 1ns for no interval there)",
             ),
             ..ParamSpec::new(
                 "min_cut_interval",
@@ -493,7 +525,7 @@ const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
     Param {
         spec: ParamSpec {
             choices: &["auto", "true", "false"],
-            auto: Some("paper false; mellanox true (clamp_tgt_rate 0)"),
+            auto: Some("paper false; mellanox true (clamp_tgt_rate 0); hpcc-sim true"),
             zero_is_auto: false,
             ..ParamSpec::new(
                 "keep_target_after_cut",
@@ -528,7 +560,7 @@ const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
             "dcqcnFirstCnpRate",
             "DcqcnFirstCnpRate",
             ParamKind::Rate,
-            "none for paper and mellanox: the first CNP cuts as every other (mellanox \
+            "none for paper, mellanox and hpcc-sim: the first CNP cuts as every other (mellanox \
              rate_to_set_on_first_cnp 0)",
             "DCQCN: the flow's first CNP sets current and target rate to this rate instead of \
              the cut of section 3.1 eq. 1; between the min rate and the line rate.",
@@ -539,7 +571,7 @@ const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
     Param {
         spec: ParamSpec {
             choices: &["auto", "on-cnp", "periodic"],
-            auto: Some("paper on-cnp; mellanox periodic (dce_tcp_rtt)"),
+            auto: Some("paper on-cnp; mellanox periodic (dce_tcp_rtt); hpcc-sim periodic"),
             zero_is_auto: false,
             ..ParamSpec::new(
                 "alpha_mode",
@@ -825,7 +857,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "invalid --dcqcnG = 2: must be a number in (0, 1] (or 0/auto: paper 1/256; mellanox \
-             (1024 - dce_tcp_g)/1024 = 5/1024)"
+             (1024 - dce_tcp_g)/1024 = 5/1024; hpcc-sim 1/256)"
         );
     }
 
@@ -851,7 +883,10 @@ mod tests {
 
     #[test]
     fn names_are_kebab_case() {
-        assert_eq!(Preset::NAMES, ["paper", "mellanox"]);
+        assert_eq!(Preset::NAMES, ["paper", "mellanox", "hpcc-sim"]);
+        assert_eq!(Preset::from_name("hpcc-sim"), Some(Preset::HpccSim));
+        assert_eq!(Preset::HpccSim.params(), DcqcnParams::HPCC_SIM);
+        DcqcnParams::HPCC_SIM.validate().unwrap();
         assert_eq!(AlphaMode::OnCnp.name(), "on-cnp");
         assert_eq!(Preset::from_name("mellanox"), Some(Preset::Mellanox));
         assert_eq!(Preset::from_name("Mellanox"), None);
