@@ -260,6 +260,7 @@ FabricHelper::Finalize()
     m_fabric.topology = std::shared_ptr<rdmacc_ffi::Topology>(topo.into_raw(), TopologyDeleter());
 
     m_warnings.clear();
+    std::vector<std::pair<std::string, std::vector<uint32_t>>> byText; // warning, switch ids
     for (const auto& sw : m_fabric.switches)
     {
         sw->Setup(*m_fabric.topology);
@@ -302,14 +303,33 @@ FabricHelper::Finalize()
             if (std::find(m_warnings.begin(), m_warnings.end(), msg) == m_warnings.end())
             {
                 m_warnings.push_back(msg);
+                // printed once per text, with the switches that gave it
+                auto it = std::find_if(
+                    byText.begin(), byText.end(), [&w](const auto& e) { return e.first == w; });
+                if (it == byText.end())
+                {
+                    byText.emplace_back(w, std::vector<uint32_t>());
+                    it = std::prev(byText.end());
+                }
+                it->second.push_back(sw->GetId());
             }
         }
     }
     if (m_printWarnings)
     {
-        for (const auto& w : m_warnings)
+        for (const auto& [text, ids] : byText)
         {
-            std::cerr << "rdma-cc: warning: " << w << "\n";
+            std::cerr << "rdma-cc: warning: switch" << (ids.size() > 1 ? "es " : " ");
+            const size_t shown = std::min<size_t>(ids.size(), 8);
+            for (size_t i = 0; i < shown; i++)
+            {
+                std::cerr << (i ? ", " : "") << ids[i];
+            }
+            if (ids.size() > shown)
+            {
+                std::cerr << " and " << ids.size() - shown << " more";
+            }
+            std::cerr << ": " << text << "\n";
         }
     }
     Fabric f = m_fabric;
