@@ -14,8 +14,8 @@
 //!   business ([`crate::switch`]).
 //! - CNs are link-local control frames: high priority, never paused, never forwarded.
 
-use crate::cfr::FlowList;
-use crate::config::RcmParams;
+use crate::cfr::{FlowId, FlowList};
+use crate::config::{RcmParams, MAX_CAM_DEPTH};
 use crate::crd::Flags;
 use rdma_cc_core::Time;
 
@@ -28,6 +28,58 @@ pub struct Cn {
     pub degree: u8,
     /// The harmful flows' IDs (§3.2, §3.3).
     pub flows: FlowList,
+}
+
+/// First byte of an encoded CN ([`Cn::encode`]).
+pub const CN_MARKER: u8 = b'R';
+
+/// Bytes of an encoded CN before its flow IDs: marker, priority, degree, number of IDs.
+pub const CN_HEADER_BYTES: usize = 4;
+
+/// Most bytes an encoded CN takes (with [`MAX_CAM_DEPTH`] flow IDs).
+pub const CN_MAX_BYTES: usize = CN_HEADER_BYTES + 8 * MAX_CAM_DEPTH;
+
+impl Cn {
+    /// Bytes of the encoded CN: the header and 8 per flow ID.
+    pub fn wire_len(&self) -> usize {
+        CN_HEADER_BYTES + 8 * self.flows.len()
+    }
+
+    /// Writes the CN as the payload of a switch-control frame: [`CN_MARKER`], priority,
+    /// degree, the number of flow IDs, then each ID (8 bytes, big-endian). Returns the bytes
+    /// written, `None` (nothing written) when `out` is shorter than [`Self::wire_len`].
+    pub fn encode(&self, out: &mut [u8]) -> Option<usize> {
+        let n = self.wire_len();
+        let out = out.get_mut(..n)?;
+        let (head, ids) = out.split_at_mut(CN_HEADER_BYTES);
+        head.copy_from_slice(&[CN_MARKER, self.prio, self.degree, self.flows.len() as u8]);
+        for (chunk, id) in ids.chunks_exact_mut(8).zip(self.flows.as_slice()) {
+            chunk.copy_from_slice(&id.to_be_bytes());
+        }
+        Some(n)
+    }
+
+    /// Reads a CN [`Self::encode`] wrote (trailing bytes are ignored); `None` when `bytes` is
+    /// not one (wrong marker, too short, more than [`MAX_CAM_DEPTH`] IDs).
+    pub fn decode(bytes: &[u8]) -> Option<Cn> {
+        let (&[marker, prio, degree, n], rest) = bytes.split_first_chunk::<CN_HEADER_BYTES>()?;
+        let n = n as usize;
+        if marker != CN_MARKER || n > MAX_CAM_DEPTH {
+            return None;
+        }
+        let ids = rest.get(..8 * n)?;
+        let mut flows = FlowList::new();
+        for chunk in ids.chunks_exact(8) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(chunk);
+            flows.push(FlowId::from_be_bytes(b));
+        }
+        Some(Cn {
+            prio,
+            degree,
+            flows,
+        })
+    }
 }
 
 /// The regional degree sent upstream (NPC 2017 §3.2 eq. 2): `Fb' = (1 − w)·Fb + w·Fb_r` when
@@ -136,6 +188,37 @@ mod tests {
         // clamped to Fb_max (a neighbour with a larger scale)
         assert_eq!(regional_degree(63, Some(255), 0.5, 63), 63);
         assert_eq!(regional_degree(0, Some(0), 0.5, 63), 0);
+    }
+
+    #[test]
+    fn a_cn_encodes_and_decodes() {
+        let cn = Cn {
+            prio: 3,
+            degree: 42,
+            flows: FlowList::from_ids(&[1, u64::MAX, 0x0B00_0001_0000_0007]),
+        };
+        let mut buf = [0u8; CN_MAX_BYTES];
+        assert_eq!(cn.encode(&mut buf), Some(4 + 24));
+        assert_eq!(&buf[..4], &[b'R', 3, 42, 3]);
+        assert_eq!(&buf[4..12], &1u64.to_be_bytes());
+        assert_eq!(Cn::decode(&buf[..28]), Some(cn));
+        // trailing bytes are ignored
+        assert_eq!(Cn::decode(&buf), Some(cn));
+        // too short, wrong marker, too many IDs: not a CN
+        assert_eq!(Cn::decode(&buf[..27]), None);
+        assert_eq!(Cn::decode(&[]), None);
+        assert_eq!(Cn::decode(&[b'X', 3, 42, 0]), None);
+        assert_eq!(Cn::decode(&[b'R', 3, 42, 65]), None);
+        assert_eq!(cn.encode(&mut [0u8; 27]), None);
+        // the largest CN fits CN_MAX_BYTES
+        let ids: Vec<u64> = (0..64).collect();
+        let big = Cn {
+            prio: 0,
+            degree: 1,
+            flows: FlowList::from_ids(&ids),
+        };
+        assert_eq!(big.encode(&mut buf), Some(CN_MAX_BYTES));
+        assert_eq!(Cn::decode(&buf), Some(big));
     }
 
     #[test]

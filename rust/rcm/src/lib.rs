@@ -57,9 +57,15 @@
 //!   activation is itself an event (activate, then cut). A cut never exceeds 50 % and rounds
 //!   up; `W_c` never grows while active. A window also ends when no non-congestion packet is
 //!   waiting (work conserving). Edge and inner points hold the flows the CN named; a root its
-//!   CAM's. Packets are classified when they are queued (a packet queued before activation
-//!   stays with the others). The switch decides the budget `(W, W_c)`; the port's scheduler
-//!   enforces it with the window, where the packets are sent.
+//!   CAM's (reported again when a congested sample finds them changed). The switch decides
+//!   the budget `(W, W_c)` and the congestion flows; the port's scheduler enforces them where
+//!   the packets are: it sets a congestion flow's packets apart when they reach the head of
+//!   its queue (so RCC applies at once to packets queued before it started, as the paper's
+//!   virtual output queues allow) and keeps each flow in order ([`rcc::HeldFlows`]: a flow
+//!   with packets set apart has its next ones set apart too). The output queue's congestion
+//!   point, and the switch's RED/ECN marking, see the queue without the packets held apart
+//!   (in the paper's input-and-output-queued switch they wait in the input queues, whose
+//!   congestion points do see them).
 //! - SAR ([`sar`]): a switch is in a region when any of its queue points has its local flag
 //!   set or it received `sar_cn_threshold` = 2 CNs within `hold`; "congestion flow" = in a
 //!   CAM of the packet's priority at this switch or named by a valid CN; modes `off`, `new`
@@ -82,12 +88,12 @@ pub mod sar;
 pub mod switch;
 
 pub use cfr::{Cam, FlowId, FlowList};
-pub use cn::{regional_degree, Cn, CnSource};
+pub use cn::{regional_degree, Cn, CnSource, CN_MAX_BYTES};
 pub use config::{RcmConfig, RcmParams, SarMode, MAX_CAM_DEPTH};
 pub use crd::{CongestionPoint, Feedback, Flags, Role};
 pub use rcc::{Rcc, RccBudget, RccWindow};
 pub use sar::{Route, RouteQuery, Sar, SarStats};
-pub use switch::{Event, PortSetup, RccChange, RcmStats, RcmSwitch};
+pub use switch::{Event, PointState, PortSetup, RccChange, RcmStats, RcmSwitch};
 
 /// Priorities (IEEE 802.1p classes) per port: every port has this many input and output
 /// queue points.

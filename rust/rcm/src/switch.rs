@@ -9,10 +9,15 @@
 //! - [`RcmSwitch::on_ingress`] for every data packet arriving on a port (the input queue's
 //!   length with it): a detection makes the port send a CN upstream ([`Event::SendCn`]);
 //! - [`RcmSwitch::on_enqueue`] when the packet joins its output queue: the output queue is
-//!   sampled (a detection activates RCC and cuts `W_c`), and the answer says whether the
-//!   packet is a congestion-flow packet that RCC may hold (it then waits apart from the
-//!   others of its priority);
-//! - [`RcmSwitch::on_sent`] for every data packet sent (CFR samples it);
+//!   sampled (a detection activates RCC and cuts `W_c`);
+//! - [`RcmSwitch::on_sent`] for every data packet sent (CFR samples it), with the bytes the
+//!   port's scheduler still holds apart for RCC;
+//!
+//! Decision: the output queue's congestion point measures the queue *without* the packets set
+//! apart for RCC. In the paper's input-and-output-queued switch the packets RCC holds wait in
+//! the input queues (§3.4, §4.1), whose congestion points see them and notify upstream; here
+//! they are buffered at the output port, and counting them there would make a port that holds
+//! packets look congested because it holds them (RCC would sustain itself).
 //! - [`RcmSwitch::on_cn`] for a CN received on a port (the neighbour downstream on that link);
 //! - [`RcmSwitch::route`] to choose among equal-cost ports (SAR);
 //! - [`RcmSwitch::on_timeout`] at [`RcmSwitch::next_timeout`] (CN repeats, RCC exits).
@@ -22,9 +27,12 @@
 //! host that does not drain them makes it grow.
 //!
 //! RCC is split where its information is: the switch decides each output queue's budget
-//! `(W, W_c)` ([`RccBudget`], from detections and CNs) and reports every change
-//! ([`Event::Rcc`]); the port's scheduler enforces it with an [`crate::rcc::RccWindow`]
-//! (holding the congestion-flow packets once `W_c` is spent), as the packets are sent there.
+//! `(W, W_c)` ([`RccBudget`], from detections and CNs) and its congestion flows, and reports
+//! every change ([`Event::Rcc`]); the port's scheduler enforces it where the packets are
+//! (`rdma-cc-switch`'s scheduler: it sets the congestion flows' packets apart as they reach
+//! the head of its queue, as the paper's virtual output queues would, keeps each flow in order
+//! with a [`crate::rcc::HeldFlows`], and holds them with an [`crate::rcc::RccWindow`] once
+//! `W_c` is spent).
 //!
 //! Which output point an input queue's CN reports (decision, see the crate documentation):
 //! among the output points of the same priority on the other ports, the most congested one
@@ -49,11 +57,12 @@ pub struct PortSetup {
     pub neighbour_is_switch: bool,
 }
 
-/// A change of an output point's RCC budget.
+/// A change of an output point's RCC: its budget and congestion flows.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RccChange {
-    /// RCC started, with this role, window and initial `W_c` (before the cut of the event
-    /// that started it, reported next).
+    /// RCC started, with this role, window, initial `W_c` (before the cut of the event that
+    /// started it, reported next) and congestion flows.
     On {
         /// The point's role.
         role: Role,
@@ -61,8 +70,11 @@ pub enum RccChange {
         w: Bytes,
         /// `W_c` at activation.
         w_c: Bytes,
+        /// The congestion flows: the CAM's at a root, the CN's at an edge or inner point.
+        flows: FlowList,
     },
-    /// A congestion event of degree `degree` cut `W_c` (§3.4 eq. 5).
+    /// A congestion event of degree `degree` cut `W_c` (§3.4 eq. 5); the congestion flows as
+    /// they are now.
     Cut {
         /// The degree.
         degree: u8,
@@ -70,6 +82,18 @@ pub enum RccChange {
         w: Bytes,
         /// The new `W_c`.
         w_c: Bytes,
+        /// The congestion flows.
+        flows: FlowList,
+    },
+    /// The congestion flows of an active RCC changed (a root's CAM moved on), budget
+    /// unchanged.
+    Flows {
+        /// `W`.
+        w: Bytes,
+        /// `W_c`.
+        w_c: Bytes,
+        /// The congestion flows.
+        flows: FlowList,
     },
     /// RCC stopped (both flags clear).
     Off,
@@ -80,8 +104,20 @@ impl RccChange {
     /// [`crate::rcc::RccWindow`] is set to.
     pub fn budget(&self) -> Option<(Bytes, Bytes)> {
         match *self {
-            RccChange::On { w, w_c, .. } | RccChange::Cut { w, w_c, .. } => Some((w, w_c)),
+            RccChange::On { w, w_c, .. }
+            | RccChange::Cut { w, w_c, .. }
+            | RccChange::Flows { w, w_c, .. } => Some((w, w_c)),
             RccChange::Off => None,
+        }
+    }
+
+    /// The congestion flows in effect after the change (none once RCC is off).
+    pub fn flows(&self) -> FlowList {
+        match *self {
+            RccChange::On { flows, .. }
+            | RccChange::Cut { flows, .. }
+            | RccChange::Flows { flows, .. } => flows,
+            RccChange::Off => FlowList::new(),
         }
     }
 }
@@ -142,6 +178,8 @@ pub struct PointState {
     pub w_c: Option<Bytes>,
     /// The output queue's length at the last enqueue.
     pub queue: Bytes,
+    /// Bytes of the queue set apart for RCC (not counted by its congestion point).
+    pub held: Bytes,
 }
 
 #[derive(Debug, Clone)]
@@ -159,6 +197,10 @@ struct Output {
     remote: FlowList,
     rcc: RccBudget,
     q_len: Bytes,
+    /// Bytes the port's scheduler holds apart for RCC (as its last departure reported).
+    held: Bytes,
+    /// The congestion flows last reported to the scheduler.
+    reported: FlowList,
 }
 
 impl Output {
@@ -172,13 +214,17 @@ impl Output {
         )
     }
 
-    /// Whether `flow` is one of the flows this point's RCC controls: the CN's flows at an
-    /// edge or inner point, the CAM's at a root (§3.2: the root's IDs replace their own).
-    fn harmful(&self, now: Time, flow: FlowId) -> bool {
+    /// The flows this point's RCC controls: the CN's flows at an edge or inner point, the
+    /// CAM's at a root (§3.2: the root's IDs replace their own).
+    fn harmful(&self, now: Time) -> FlowList {
         match self.flags.role(now) {
-            Role::Clear => false,
-            Role::Root => self.cam.contains(flow),
-            Role::Edge | Role::Inner => self.remote.contains(flow),
+            Role::Clear => FlowList::new(),
+            Role::Root => {
+                let mut l = FlowList::new();
+                self.cam.congestion_flows(&mut l);
+                l
+            }
+            Role::Edge | Role::Inner => self.remote,
         }
     }
 }
@@ -234,6 +280,8 @@ impl RcmSwitch {
                 remote: FlowList::new(),
                 rcc: RccBudget::new(p.window_bytes(rate), p.g_d),
                 q_len: Bytes::ZERO,
+                held: Bytes::ZERO,
+                reported: FlowList::new(),
             })
             .collect();
         Ok(RcmSwitch {
@@ -344,26 +392,18 @@ impl RcmSwitch {
         cn
     }
 
-    /// A data packet of flow `flow` and `size` bytes joins output queue (`port`, `prio`),
-    /// which now holds `q_len` bytes. Samples the queue (a detection activates RCC and cuts
-    /// `W_c`). Returns whether the packet belongs to a congestion flow of an active RCC: it
-    /// then waits apart from the others of its priority, sent only when the port's RCC
-    /// window admits it.
-    pub fn on_enqueue(
-        &mut self,
-        now: Time,
-        port: u32,
-        prio: u8,
-        flow: FlowId,
-        size: Bytes,
-        q_len: Bytes,
-    ) -> bool {
+    /// A data packet of `size` bytes joins output queue (`port`, `prio`), which now holds
+    /// `q_len` bytes. Samples the queue without the bytes held apart for RCC (a detection
+    /// activates RCC and cuts `W_c`; at an active root a sample may update its congestion
+    /// flows).
+    pub fn on_enqueue(&mut self, now: Time, port: u32, prio: u8, size: Bytes, q_len: Bytes) {
         let Some(j) = self.idx(port, prio) else {
-            return false;
+            return;
         };
         self.expire(now, j);
         self.outputs[j].q_len = q_len;
-        if let Some(f) = self.outputs[j].cp.on_arrival(size, q_len) {
+        let q = q_len.saturating_sub(self.outputs[j].held);
+        if let Some(f) = self.outputs[j].cp.on_arrival(size, q) {
             if f.congested() {
                 self.local_until = self.local_until.max(now.saturating_add(self.p.hold));
             }
@@ -371,10 +411,30 @@ impl RcmSwitch {
             if self.outputs[j].flags.on_local(now, f.degree, self.p.hold) {
                 self.stats.detections += 1;
                 self.congestion_event(now, j, f.degree);
+            } else if f.congested() {
+                self.refresh_flows(now, j);
             }
         }
-        let o = &self.outputs[j];
-        o.rcc.is_active() && o.harmful(now, flow)
+    }
+
+    /// Reports a change of the congestion flows of active output point `j` (a root's CAM
+    /// moves on), if any.
+    fn refresh_flows(&mut self, now: Time, j: usize) {
+        let o = &mut self.outputs[j];
+        let (Some(w_c), flows) = (o.rcc.w_c(), o.harmful(now)) else {
+            return;
+        };
+        if flows == o.reported {
+            return;
+        }
+        o.reported = flows;
+        let change = RccChange::Flows {
+            w: o.rcc.w(),
+            w_c,
+            flows,
+        };
+        let (port, prio) = ((j / PRIORITIES) as u32, (j % PRIORITIES) as u8);
+        self.events.push_back(Event::Rcc { port, prio, change });
     }
 
     /// A congestion event of degree `degree` at output point `j` (a detection or a CN):
@@ -383,17 +443,16 @@ impl RcmSwitch {
         let (port, prio) = ((j / PRIORITIES) as u32, (j % PRIORITIES) as u8);
         let o = &mut self.outputs[j];
         let role = o.flags.role(now);
+        let flows = o.harmful(now);
+        o.reported = flows;
         if !o.rcc.is_active() {
-            let share = if role.uses_remote_flows() {
-                o.cam.share(|f| o.remote.contains(f))
-            } else {
-                o.cam.share(|f| o.cam.contains(f))
-            };
+            let share = o.cam.share(|f| flows.contains(f));
             let w_c = o.rcc.activate(share).unwrap_or(Bytes::ZERO);
             let change = RccChange::On {
                 role,
                 w: o.rcc.w(),
                 w_c,
+                flows,
             };
             self.events.push_back(Event::Rcc { port, prio, change });
         }
@@ -403,6 +462,7 @@ impl RcmSwitch {
                 degree,
                 w: o.rcc.w(),
                 w_c,
+                flows,
             };
             self.events.push_back(Event::Rcc { port, prio, change });
         }
@@ -414,6 +474,7 @@ impl RcmSwitch {
     fn expire(&mut self, now: Time, j: usize) {
         let o = &mut self.outputs[j];
         if o.rcc.is_active() && o.flags.role(now) == Role::Clear && o.rcc.exit() {
+            o.reported = FlowList::new();
             let (port, prio) = ((j / PRIORITIES) as u32, (j % PRIORITIES) as u8);
             self.events.push_back(Event::Rcc {
                 port,
@@ -443,10 +504,13 @@ impl RcmSwitch {
         self.congestion_event(now, j, cn.degree);
     }
 
-    /// A data packet of flow `flow` left output queue (`port`, `prio`): CFR samples it.
-    pub fn on_sent(&mut self, port: u32, prio: u8, flow: FlowId) {
+    /// A data packet of flow `flow` left output queue (`port`, `prio`), whose scheduler now
+    /// holds `held` bytes apart for RCC. CFR samples it.
+    pub fn on_sent(&mut self, port: u32, prio: u8, flow: FlowId, held: Bytes) {
         if let Some(j) = self.idx(port, prio) {
-            self.outputs[j].cam.on_departure(flow);
+            let o = &mut self.outputs[j];
+            o.cam.on_departure(flow);
+            o.held = held;
         }
     }
 
@@ -581,7 +645,15 @@ impl RcmSwitch {
             w: o.rcc.w(),
             w_c: o.rcc.w_c(),
             queue: o.q_len,
+            held: o.held,
         })
+    }
+
+    /// Bytes the scheduler of output queue (`port`, `prio`) holds apart for RCC (as its last
+    /// departure reported; 0 out of range).
+    pub fn held(&self, port: u32, prio: u8) -> Bytes {
+        self.idx(port, prio)
+            .map_or(Bytes::ZERO, |j| self.outputs[j].held)
     }
 
     /// The CAM entries of output queue (`port`, `prio`), in slot order (empty out of range).
@@ -629,15 +701,19 @@ mod tests {
     fn fill_cam(s: &mut RcmSwitch, port: u32, flows: &[FlowId]) {
         for &f in flows {
             for _ in 0..s.params().cfr_sample {
-                s.on_sent(port, 0, f);
+                s.on_sent(port, 0, f, Bytes::ZERO);
             }
         }
     }
 
     /// One sampled arrival at output (port, 0) with the queue at `q` (after a first sample
     /// of an empty queue).
-    fn congest_output(s: &mut RcmSwitch, now: Time, port: u32, flow: FlowId, q: u64) -> bool {
-        s.on_enqueue(now, port, 0, flow, Bytes(150_000), Bytes(q))
+    fn congest_output(s: &mut RcmSwitch, now: Time, port: u32, q: u64) {
+        s.on_enqueue(now, port, 0, Bytes(150_000), Bytes(q));
+    }
+
+    fn ids(l: &[FlowId]) -> FlowList {
+        FlowList::from_ids(l)
     }
 
     #[test]
@@ -647,7 +723,7 @@ mod tests {
         fill_cam(&mut s, 2, &[1, 1, 2, 1]);
         // the first sample finds a queue of 100 KB that grew from 0: Fb = 80 000 + 200 000
         let t = Time::us(5);
-        assert!(congest_output(&mut s, t, 2, 1, 100_000));
+        congest_output(&mut s, t, 2, 100_000);
         let ev = events(&mut s);
         assert_eq!(
             ev,
@@ -659,7 +735,9 @@ mod tests {
                         role: Role::Root,
                         w: Bytes(125_000),
                         // the CAM flows' share: all of the CAM
-                        w_c: Bytes(125_000)
+                        w_c: Bytes(125_000),
+                        // the root controls its CAM's flows, most recently sampled first
+                        flows: ids(&[1, 2]),
                     }
                 },
                 Event::Rcc {
@@ -668,7 +746,8 @@ mod tests {
                     change: RccChange::Cut {
                         degree: 63,
                         w: Bytes(125_000),
-                        w_c: Bytes(62_500)
+                        w_c: Bytes(62_500),
+                        flows: ids(&[1, 2]),
                     }
                 },
             ]
@@ -676,27 +755,80 @@ mod tests {
         assert_eq!(s.stats().detections, 1);
         let st = s.point(t, 2, 0).unwrap();
         assert_eq!((st.role, st.fb_local, st.degree), (Role::Root, 63, 63));
-        // the root holds its CAM's flows only
-        assert!(s.on_enqueue(t, 2, 0, 2, Bytes(1000), Bytes(101_000)));
-        assert!(!s.on_enqueue(t, 2, 0, 3, Bytes(1000), Bytes(102_000)));
         // no CN: the output queue is not an input queue
         assert_eq!(s.stats().cn_sent, 0);
         // the switch is in a congestion region (it is congested itself)
         assert!(s.in_region(t));
+        // a later positive sample with a CAM that moved on reports the new flows
+        fill_cam(&mut s, 2, &[3; 16]);
+        s.on_enqueue(Time::us(6), 2, 0, Bytes(15_000), Bytes(200_000));
+        let ev = events(&mut s);
+        assert_eq!(
+            ev,
+            [Event::Rcc {
+                port: 2,
+                prio: 0,
+                change: RccChange::Flows {
+                    w: Bytes(125_000),
+                    w_c: Bytes(62_500),
+                    flows: ids(&[3]),
+                }
+            }]
+        );
         // RCC quits hold after the last positive Fb
+        let end = Time::us(6) + Time::us(20);
         assert_eq!(s.next_timeout(), Some(t + Time::us(20)));
         s.on_timeout(t + Time::us(20));
+        assert!(events(&mut s).is_empty());
+        s.on_timeout(end);
+        let ev = events(&mut s);
         assert_eq!(
-            events(&mut s),
+            ev,
             [Event::Rcc {
                 port: 2,
                 prio: 0,
                 change: RccChange::Off
             }]
         );
-        assert_eq!(s.point(t + Time::us(20), 2, 0).unwrap().w_c, None);
-        assert!(!s.in_region(t + Time::us(20)));
+        assert_eq!(ev[0].clone_change().flows(), FlowList::new());
+        assert_eq!(s.point(end, 2, 0).unwrap().w_c, None);
+        assert!(!s.in_region(end));
         assert_eq!(s.next_timeout(), None);
+    }
+
+    impl Event {
+        fn clone_change(&self) -> RccChange {
+            match self {
+                Event::Rcc { change, .. } => *change,
+                Event::SendCn { .. } => RccChange::Off,
+            }
+        }
+    }
+
+    #[test]
+    fn the_output_point_does_not_count_the_packets_rcc_holds() {
+        let mut s = switch(cfg());
+        fill_cam(&mut s, 2, &[1]);
+        congest_output(&mut s, Time::us(1), 2, 100_000);
+        // the scheduler reports 250 KB held apart: the queue is 300 KB, the point sees 50 KB
+        s.on_sent(2, 0, 1, Bytes(250_000));
+        let t = Time::us(2);
+        assert_eq!(s.point(t, 2, 0).unwrap().held, Bytes(250_000));
+        // at the next sample (15 KB later) Fb = (50 000 − 20 000) + 2·(50 000 − 100 000) < 0
+        // while the whole queue would give Fb = 280 000 + 2·200 000 > 0
+        s.on_enqueue(t, 2, 0, Bytes(15_000), Bytes(300_000));
+        assert_eq!(s.stats().detections, 1);
+        assert!(events(&mut s).iter().all(|e| !matches!(
+            e,
+            Event::Rcc {
+                change: RccChange::Flows { .. },
+                ..
+            }
+        )));
+        // the root's flag clears hold after its last positive Fb (1 µs): RCC quits though
+        // packets are still held
+        s.on_timeout(Time::us(21));
+        assert_eq!(s.point(Time::us(21), 2, 0).unwrap().w_c, None);
     }
 
     #[test]
@@ -711,18 +843,20 @@ mod tests {
             cam.push(if k % 2 == 0 { 9 } else { 1 + (k / 2) % 4 });
         }
         fill_cam(&mut s, 2, &cam);
-        assert!(congest_output(&mut s, Time::us(5), 2, 9, 100_000));
+        congest_output(&mut s, Time::us(5), 2, 100_000);
         let ev = events(&mut s);
-        // W_c = the burst's share (half) of W, cut by half: a quarter of the port
+        // W_c = the burst's share (half) of W, cut by half: a quarter of the port; the burst
+        // is the only congestion flow
         assert!(matches!(
             ev[0],
             Event::Rcc {
                 change: RccChange::On {
                     w_c: Bytes(62_500),
+                    flows,
                     ..
                 },
                 ..
-            }
+            } if flows == ids(&[9])
         ));
         assert!(matches!(
             ev[1],
@@ -734,17 +868,13 @@ mod tests {
                 ..
             }
         ));
-        for f in 1..=4 {
-            assert!(!s.on_enqueue(Time::us(5), 2, 0, f, Bytes(1000), Bytes(100_000)));
-        }
-        assert!(s.on_enqueue(Time::us(5), 2, 0, 9, Bytes(1000), Bytes(100_000)));
     }
 
     #[test]
     fn a_congested_input_queue_notifies_its_upstream_switch_with_the_roots_flows() {
         let mut s = switch(cfg());
         fill_cam(&mut s, 2, &[1, 2]);
-        congest_output(&mut s, Time::us(1), 2, 1, 100_000);
+        congest_output(&mut s, Time::us(1), 2, 100_000);
         events(&mut s);
         // input queue of port 0 (a switch upstream) congests: Fb = 60 000 + 2·80 000
         s.on_ingress(Time::us(2), 0, 0, Bytes(150_000), Bytes(80_000));
@@ -795,7 +925,8 @@ mod tests {
                     change: RccChange::On {
                         role: Role::Edge,
                         w: Bytes(125_000),
-                        w_c: Bytes(62_500)
+                        w_c: Bytes(62_500),
+                        flows: ids(&[5, 7]),
                     }
                 },
                 Event::Rcc {
@@ -804,14 +935,13 @@ mod tests {
                     change: RccChange::Cut {
                         degree: 21,
                         w: Bytes(125_000),
-                        w_c: Bytes(52_084)
+                        w_c: Bytes(52_084),
+                        flows: ids(&[5, 7]),
                     }
                 },
             ]
         );
         let t = Time::us(11);
-        assert!(s.on_enqueue(t, 1, 0, 5, Bytes(1000), Bytes(1000)));
-        assert!(!s.on_enqueue(t, 1, 0, 6, Bytes(1000), Bytes(2000)));
         let st = s.point(t, 1, 0).unwrap();
         assert_eq!(
             (st.role, st.fb_remote, st.degree),
@@ -872,7 +1002,7 @@ mod tests {
             ..cfg()
         });
         fill_cam(&mut s, 2, &[1, 2]);
-        congest_output(&mut s, Time::us(1), 2, 1, 100_000);
+        congest_output(&mut s, Time::us(1), 2, 100_000);
         // W_c = 10 000 (the CAM is all congestion flows), cut to 5 000
         assert_eq!(s.point(Time::us(1), 2, 0).unwrap().w_c, Some(Bytes(5_000)));
         // the scheduler's window follows the events
@@ -896,9 +1026,9 @@ mod tests {
     fn out_of_range_points_are_ignored() {
         let mut s = switch(cfg());
         let t = Time::us(2);
-        assert!(!s.on_enqueue(t, 2, 8, 1, Bytes(1), Bytes(1)));
-        assert!(!s.on_enqueue(t, 4, 0, 1, Bytes(1), Bytes(1)));
-        s.on_sent(9, 0, 1);
+        s.on_enqueue(t, 2, 8, Bytes(1), Bytes(1));
+        s.on_enqueue(t, 4, 0, Bytes(1), Bytes(1));
+        s.on_sent(9, 0, 1, Bytes(1));
         s.on_ingress(t, 4, 0, Bytes(1), Bytes(1));
         assert_eq!(s.point(t, 4, 0), None);
         assert!(s.cam(4, 0).is_empty());
@@ -960,7 +1090,6 @@ mod tests {
         Enqueue {
             port: u32,
             prio: u8,
-            flow: u64,
             size: u64,
             q: u64,
         },
@@ -987,8 +1116,8 @@ mod tests {
         prop_oneof![
             3 => (0u32..5, 0u8..9, 64u64..60_000, 0u64..200_000)
                 .prop_map(|(port, prio, size, q)| Op::Ingress { port, prio, size, q }),
-            4 => (0u32..5, 0u8..2, 0u64..12, 64u64..60_000, 0u64..200_000)
-                .prop_map(|(port, prio, flow, size, q)| Op::Enqueue { port, prio, flow, size, q }),
+            4 => (0u32..5, 0u8..2, 64u64..60_000, 0u64..200_000)
+                .prop_map(|(port, prio, size, q)| Op::Enqueue { port, prio, size, q }),
             4 => (0u32..5, 0u8..2, 0u64..12, 64u64..9000)
                 .prop_map(|(port, prio, flow, size)| Op::Send { port, prio, flow, size }),
             1 => (0u32..5, 0u8..9, any::<u8>(), prop::collection::vec(0u64..12, 0..5))
@@ -1021,12 +1150,12 @@ mod tests {
                     .collect();
                 match op {
                     Op::Ingress { port, prio, size, q } => s.on_ingress(now, port, prio, Bytes(size), Bytes(q)),
-                    Op::Enqueue { port, prio, flow, size, q } => {
-                        s.on_enqueue(now, port, prio, flow, Bytes(size), Bytes(q));
+                    Op::Enqueue { port, prio, size, q } => {
+                        s.on_enqueue(now, port, prio, Bytes(size), Bytes(q));
                     }
                     Op::Send { port, prio, flow, size } => {
-                        s.on_enqueue(now, port, prio, flow, Bytes(size), Bytes(size));
-                        s.on_sent(port, prio, flow);
+                        s.on_enqueue(now, port, prio, Bytes(size), Bytes(size));
+                        s.on_sent(port, prio, flow, Bytes(size / 2));
                     }
                     Op::Cn { port, prio, degree, flows } => {
                         let cn = Cn { prio, degree, flows: FlowList::from_ids(&flows) };
