@@ -93,6 +93,7 @@ main(int argc, char* argv[])
                Range::AtLeast(1))
         .AddSwitchParams(
             {"buffer", "headroom", "allowHeadroomOverrun", "xoffBeta", "xoffStatic", "egressLimit"})
+        .AddRcmParams()
         .Count("prio", 3, "priority of the data", Range::Closed(0, 7))
         .Duration("jitter",
                   "1us",

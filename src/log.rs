@@ -40,6 +40,7 @@ pub const COMPONENTS: &[(&str, &str)] = &[
     ("rdma_cc_dctcp", "RdmaCcDctcp"),
     ("rdma_cc_schemes", "RdmaCcSchemes"),
     ("rdma_cc_workload", "RdmaCcWorkload"),
+    ("rdma_cc_rcm", "RdmaCcRcm"),
 ];
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
@@ -233,6 +234,7 @@ mod tests {
             ("rdma_cc_core::units", Some("RdmaCcCore")),
             ("rdma_cc_schemes", Some("RdmaCcSchemes")),
             ("rdma_cc_workload::topology", Some("RdmaCcWorkload")),
+            ("rdma_cc_rcm::rcc", Some("RdmaCcRcm")),
             ("rdma_cc::transport", Some("RdmaCcBridge")),
             ("rdma_cc", Some("RdmaCcBridge")),
             // a crate name is matched whole, never as a prefix

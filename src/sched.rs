@@ -61,6 +61,12 @@ mod ffi {
         in_port: u32,
         /// Set by the scheduler: the frame was in the control class.
         control: bool,
+        /// RCM, set by the scheduler: the frame was served from its class's congestion-flow
+        /// FIFO (rust/switch sched.rs).
+        rcc: bool,
+        /// RCM, set by the scheduler: bytes its class still holds apart for RCC after this
+        /// frame (the switch's congestion point leaves them out of the queue).
+        rcc_held: u64,
     }
 
     /// The scheduler's answer: `kind` says which fields matter.
@@ -94,6 +100,11 @@ mod ffi {
         fn flow_served(self: &mut EgressScheduler, prio: u8, flow: u32, sent: bool, bytes: u64);
         /// Holds data class `prio` until `until_ns`.
         fn hold(self: &mut EgressScheduler, prio: u8, until_ns: u64);
+        /// RCM: sets the RCC of data class `prio`: window `w` bytes of which the congestion
+        /// flows `flows` may send `w_c` (`on`), or no RCC (`!on`: every frame may go).
+        fn set_rcc(self: &mut EgressScheduler, prio: u8, on: bool, w: u64, w_c: u64, flows: &[u64]);
+        /// RCM: frames of data class `prio` waiting in its congestion-flow FIFO.
+        fn rcc_len(self: &EgressScheduler, prio: u8) -> u64;
         /// Whether no class holds a frame or a flow.
         fn is_empty(self: &EgressScheduler) -> bool;
         /// Bytes queued in data class `prio`.
@@ -144,6 +155,8 @@ const NO_PACKET: TxPacket = TxPacket {
     arrival_ns: 0,
     in_port: 0,
     control: false,
+    rcc: false,
+    rcc_held: 0,
 };
 
 const IDLE: SchedPick = SchedPick {
@@ -165,6 +178,7 @@ impl EgressScheduler {
             flow: p.flow,
             arrival: Time(p.arrival_ns),
             in_port: p.in_port,
+            rcc: false,
         });
         class == Class::Control
     }
@@ -189,6 +203,8 @@ impl EgressScheduler {
                     arrival_ns: p.arrival.0,
                     in_port: p.in_port,
                     control: class == Class::Control,
+                    rcc: p.rcc,
+                    rcc_held: self.0.queue(class).map_or(0, |q| q.rcc_bytes().0),
                 },
                 ..IDLE
             },
@@ -214,6 +230,17 @@ impl EgressScheduler {
 
     fn hold(&mut self, prio: u8, until_ns: u64) {
         self.0.hold(prio, Time(until_ns));
+    }
+
+    fn set_rcc(&mut self, prio: u8, on: bool, w: u64, w_c: u64, flows: &[u64]) {
+        self.0
+            .set_rcc(prio, on.then_some((Bytes(w), Bytes(w_c))), flows);
+    }
+
+    fn rcc_len(&self, prio: u8) -> u64 {
+        self.0
+            .queue(Class::Data(prio))
+            .map_or(0, |q| q.rcc_len() as u64)
     }
 
     fn is_empty(&self) -> bool {

@@ -8,10 +8,17 @@
 //!   every default, bound and help text comes from the Rust tables. Errors name the attribute
 //!   (or, for the `*_option*` calls, the command-line option).
 //! - `SwitchCore`, `RedEcn`: the decisions, called per packet with plain values.
+//! - RCM (`rdma-cc-rcm`, run by the switch core when its `Rcm` attribute is set): the core
+//!   answers each data packet with `rcc` (a congestion-flow packet the port's scheduler keeps
+//!   apart), takes a neighbour's CN frame's payload (`on_control`), and tells the module what
+//!   to do through `rcm_pop_event` (a CN to send, whose payload `rcm_cn_payload` gives; an RCC
+//!   budget to set at a port's scheduler) and when to wake it (`rcm_next_timeout`).
 
 use crate::params::{self, from_ffi, infos, to_attr, to_options};
 use rdma_cc_core::param::{ParamSpec, Params};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
+use rdma_cc_rcm::switch::{Event as RcmEv, RccChange};
+use rdma_cc_rcm::{Role, CN_MAX_BYTES};
 use rdma_cc_switch::core::{
     Action as CoreAction, Decision, PacketMeta, SwitchConfig, SwitchCore as Core,
 };
@@ -124,6 +131,10 @@ mod ffi {
         ecn: u8,
         kind: PacketKind,
         draw: f64,
+        /// Fabric-wide flow id (RCM).
+        flow: u64,
+        /// Arrival time, ns (RCM).
+        now_ns: u64,
     }
 
     /// The switch's answer: `action` (with `reason` when it is Drop) at egress `out_port`,
@@ -134,6 +145,75 @@ mod ffi {
         action: Action,
         reason: DropReason,
         pfc: PfcAction,
+    }
+
+    /// What RCM asks of the module (`rcm_pop_event`).
+    #[derive(Debug)]
+    #[repr(u8)]
+    enum RcmEventKind {
+        /// Nothing (more) to do.
+        None = 0,
+        /// Send a CN out of `port`: a switch-control frame whose payload is
+        /// `rcm_cn_payload()` (about priority `prio`).
+        SendCn = 1,
+        /// RCC started at output (`port`, `prio`): set its scheduler's budget (`w`, `w_c`)
+        /// and congestion flows (`rcm_event_flows()`).
+        RccOn = 2,
+        /// A congestion event of `degree` cut `w_c`: set the budget and flows.
+        RccCut = 3,
+        /// RCC stopped at (`port`, `prio`): clear the budget.
+        RccOff = 4,
+        /// The congestion flows of an active RCC changed: set the budget and flows.
+        RccFlows = 5,
+    }
+
+    /// The role of an RCM output point (NPC 2017 section 3.2).
+    #[derive(Debug)]
+    #[repr(u8)]
+    enum RcmRole {
+        /// No flag set.
+        Clear = 0,
+        /// Local flag only: the root congestion point.
+        Root = 1,
+        /// Remote flag only: the edge of the congestion region.
+        Edge = 2,
+        /// Both flags: inside the region.
+        Inner = 3,
+    }
+
+    /// One thing RCM asks of the module; `kind` says which fields matter.
+    #[derive(Clone, Copy, Debug)]
+    struct RcmEvent {
+        kind: RcmEventKind,
+        port: u32,
+        prio: u8,
+        /// RccOn: the point's role.
+        role: RcmRole,
+        /// RccCut: the event's degree; SendCn: the CN's degree.
+        degree: u8,
+        /// RccOn, RccCut: the window W, bytes.
+        w: u64,
+        /// RccOn, RccCut: the congestion flows' budget W_c, bytes.
+        w_c: u64,
+        /// SendCn, RccOn, RccCut, RccFlows: flow IDs the CN carries / the congestion flows.
+        flows: u32,
+    }
+
+    /// RCM counters of one switch.
+    #[derive(Clone, Copy, Debug, Default)]
+    struct RcmCounters {
+        /// Whether RCM runs.
+        enabled: bool,
+        cn_sent: u64,
+        cn_received: u64,
+        /// Congestion detections at output queues.
+        detections: u64,
+        rcc_activations: u64,
+        rcc_cuts: u64,
+        /// SAR decisions that chose another port than ECMP's.
+        detours: u64,
+        /// Packets sent to another port than their flow's previous one.
+        moves: u64,
     }
 
     /// Counters of one switch.
@@ -307,6 +387,32 @@ mod ffi {
         fn headroom(self: &SwitchCore, port: u32) -> u64;
         /// Decides for an arriving packet.
         fn on_arrival(self: &mut SwitchCore, p: &SwitchPacket) -> SwitchDecision;
+        /// Whether RCM runs (attribute Rcm).
+        fn rcm_enabled(self: &SwitchCore) -> bool;
+        /// A neighbour's switch-control frame arrived on `port` with `payload` (after its
+        /// RoCE header); returns whether RCM took it (a CN).
+        fn on_control(self: &mut SwitchCore, now_ns: u64, port: u32, payload: &[u8]) -> bool;
+        /// The next thing RCM asks (kind None: nothing); drain after every call.
+        fn rcm_pop_event(self: &mut SwitchCore) -> RcmEvent;
+        /// The payload of the CN of the last SendCn event.
+        fn rcm_cn_payload(self: &SwitchCore) -> &[u8];
+        /// The congestion flows of the last RccOn, RccCut or RccFlows event.
+        fn rcm_event_flows(self: &SwitchCore) -> &[u64];
+        /// When RCM's timer should fire, ns (u64::MAX: nothing pending).
+        fn rcm_next_timeout(self: &SwitchCore) -> u64;
+        /// RCM's timer fired at `now_ns`.
+        fn rcm_on_timeout(self: &mut SwitchCore, now_ns: u64);
+        /// RCM counters.
+        fn rcm_counters(self: &SwitchCore) -> RcmCounters;
+        /// The CAM of output queue (port, prio), slot order (empty without RCM).
+        fn rcm_cam(self: &SwitchCore, port: u32, prio: u8) -> Vec<u64>;
+        /// Stable name of an RCM role (clear, root, edge, inner).
+        fn rcm_role_name(role: RcmRole) -> &'static str;
+        /// Stable name of an RCM event kind (cn, on, cut, off, flows; "" for None).
+        fn rcm_event_name(kind: RcmEventKind) -> &'static str;
+        /// The command-line options of RCM's parameters (part of the switch table), in table
+        /// order: `rcm` (enable) first.
+        fn rcm_param_options() -> Vec<String>;
         /// The frame `p` (as the port's scheduler gives it back) left egress port
         /// `out_port`; returns the PFC action for its ingress (p.in_port, p.prio).
         fn on_departure(self: &mut SwitchCore, p: &TxPacket, out_port: u32) -> PfcAction;
@@ -357,7 +463,8 @@ mod ffi {
 
 pub use ffi::{
     Action, DropCount, DropCounters, DropReason, EgressSample, EnqueueVerdict, NotEctMode,
-    PfcAction, RedEcnCounters, SwitchCounters, SwitchDecision, SwitchPacket,
+    PfcAction, RcmCounters, RcmEvent, RcmEventKind, RcmRole, RedEcnCounters, SwitchCounters,
+    SwitchDecision, SwitchPacket,
 };
 use ffi::{ParamInfo, ParamValue};
 
@@ -592,6 +699,56 @@ fn decision(d: Decision) -> SwitchDecision {
     }
 }
 
+impl From<Role> for RcmRole {
+    fn from(r: Role) -> RcmRole {
+        match r {
+            Role::Clear => RcmRole::Clear,
+            Role::Root => RcmRole::Root,
+            Role::Edge => RcmRole::Edge,
+            Role::Inner => RcmRole::Inner,
+        }
+    }
+}
+
+fn rcm_role_name(role: RcmRole) -> &'static str {
+    match role {
+        RcmRole::Root => Role::Root.name(),
+        RcmRole::Edge => Role::Edge.name(),
+        RcmRole::Inner => Role::Inner.name(),
+        _ => Role::Clear.name(),
+    }
+}
+
+fn rcm_param_options() -> Vec<String> {
+    use rdma_cc_core::param::Params as _;
+    rdma_cc_rcm::RcmConfig::params()
+        .iter()
+        .map(|p| p.spec.option.to_string())
+        .collect()
+}
+
+fn rcm_event_name(kind: RcmEventKind) -> &'static str {
+    match kind {
+        RcmEventKind::SendCn => "cn",
+        RcmEventKind::RccOn => "on",
+        RcmEventKind::RccCut => "cut",
+        RcmEventKind::RccOff => "off",
+        RcmEventKind::RccFlows => "flows",
+        _ => "",
+    }
+}
+
+const NO_RCM_EVENT: RcmEvent = RcmEvent {
+    kind: RcmEventKind::None,
+    port: 0,
+    prio: 0,
+    role: RcmRole::Clear,
+    degree: 0,
+    w: 0,
+    w_c: 0,
+    flows: 0,
+};
+
 fn ecn_map_lookup(map: &str, rate_bps: u64) -> Result<ffi::EcnLookup, ConfigError> {
     let m = rdma_cc_switch::red::SpeedMap::parse(map)?;
     Ok(match m.lookup(Rate(rate_bps)) {
@@ -642,8 +799,17 @@ impl Topology {
     }
 }
 
-/// Opaque handle owning one switch's [`Core`].
-pub struct SwitchCore(Core);
+/// Opaque handle owning one switch's [`Core`], with the encoded payload of the last CN RCM
+/// asked to send.
+pub struct SwitchCore(Core, CnOut);
+
+/// The payload of the last CN popped (`rcm_cn_payload`) and the congestion flows of the last
+/// RCC event (`rcm_event_flows`).
+struct CnOut {
+    buf: [u8; CN_MAX_BYTES],
+    len: usize,
+    flows: rdma_cc_rcm::FlowList,
+}
 
 fn links_of(rates_bps: &[u64], delays_ns: &[u64]) -> Result<Vec<PortLink>, ConfigError> {
     ConfigError::check(
@@ -681,8 +847,23 @@ fn switch_core_new(
         })?
         .switch_routes(node)?;
     let links = links_of(rates_bps, delays_ns)?;
-    let core = Core::new(&p.0, &links, routes, node).map_err(switch_attr)?;
-    Ok(Box::new(SwitchCore(core)))
+    let mut core = Core::new(&p.0, &links, routes, node).map_err(switch_attr)?;
+    // RCM sends CNs only to neighbour switches: which ports lead to one, from the topology
+    let mut to_switch = vec![false; links.len()];
+    for &(port, peer) in topo.topo.port_peers(node) {
+        if let Some(slot) = to_switch.get_mut(port as usize) {
+            *slot = !topo.topo.is_host(peer);
+        }
+    }
+    core.enable_rcm(&to_switch).map_err(switch_attr)?;
+    Ok(Box::new(SwitchCore(
+        core,
+        CnOut {
+            buf: [0; CN_MAX_BYTES],
+            len: 0,
+            flows: rdma_cc_rcm::FlowList::new(),
+        },
+    )))
 }
 
 impl SwitchCore {
@@ -720,14 +901,111 @@ impl SwitchCore {
             ecn: Ecn::from_bits(p.ecn),
             kind: p.kind.into(),
             draw: p.draw,
+            flow: p.flow,
+            now: Time(p.now_ns),
         }))
     }
 
     #[inline]
     fn on_departure(&mut self, p: &crate::sched::TxPacket, out_port: u32) -> PfcAction {
         self.0
-            .on_departure(p.in_port, out_port, p.prio, Bytes(p.size), p.kind.into())
+            .on_departure(
+                p.in_port,
+                out_port,
+                p.prio,
+                Bytes(p.size),
+                p.kind.into(),
+                p.flow,
+                Bytes(p.rcc_held),
+            )
             .into()
+    }
+
+    fn rcm_enabled(&self) -> bool {
+        self.0.rcm().is_some()
+    }
+
+    fn on_control(&mut self, now_ns: u64, port: u32, payload: &[u8]) -> bool {
+        self.0.on_control(Time(now_ns), port, payload)
+    }
+
+    fn rcm_pop_event(&mut self) -> RcmEvent {
+        let Some(e) = self.0.rcm_pop_event() else {
+            return NO_RCM_EVENT;
+        };
+        match e {
+            RcmEv::SendCn { port, cn } => {
+                self.1.len = cn.encode(&mut self.1.buf).unwrap_or(0);
+                RcmEvent {
+                    kind: RcmEventKind::SendCn,
+                    port,
+                    prio: cn.prio,
+                    degree: cn.degree,
+                    flows: cn.flows.len() as u32,
+                    ..NO_RCM_EVENT
+                }
+            }
+            RcmEv::Rcc { port, prio, change } => {
+                let (kind, role, degree) = match change {
+                    RccChange::On { role, .. } => (RcmEventKind::RccOn, role.into(), 0),
+                    RccChange::Cut { degree, .. } => (RcmEventKind::RccCut, RcmRole::Clear, degree),
+                    RccChange::Flows { .. } => (RcmEventKind::RccFlows, RcmRole::Clear, 0),
+                    RccChange::Off => (RcmEventKind::RccOff, RcmRole::Clear, 0),
+                };
+                let (w, w_c) = change.budget().unwrap_or_default();
+                self.1.flows = change.flows();
+                RcmEvent {
+                    kind,
+                    port,
+                    prio,
+                    role,
+                    degree,
+                    w: w.0,
+                    w_c: w_c.0,
+                    flows: self.1.flows.len() as u32,
+                }
+            }
+        }
+    }
+
+    fn rcm_cn_payload(&self) -> &[u8] {
+        &self.1.buf[..self.1.len.min(CN_MAX_BYTES)]
+    }
+
+    fn rcm_event_flows(&self) -> &[u64] {
+        self.1.flows.as_slice()
+    }
+
+    fn rcm_next_timeout(&self) -> u64 {
+        self.0.rcm_next_timeout().map_or(u64::MAX, |t| t.0)
+    }
+
+    fn rcm_on_timeout(&mut self, now_ns: u64) {
+        self.0.rcm_on_timeout(Time(now_ns));
+    }
+
+    fn rcm_counters(&self) -> RcmCounters {
+        let Some(r) = self.0.rcm() else {
+            return RcmCounters::default();
+        };
+        let (s, b, sar) = (r.stats(), r.rcc_stats(), r.sar_stats());
+        RcmCounters {
+            enabled: true,
+            cn_sent: s.cn_sent,
+            cn_received: s.cn_received,
+            detections: s.detections,
+            rcc_activations: b.activations,
+            rcc_cuts: b.cuts,
+            detours: sar.detours,
+            moves: sar.moves,
+        }
+    }
+
+    fn rcm_cam(&self, port: u32, prio: u8) -> Vec<u64> {
+        self.0
+            .rcm()
+            .map(|r| r.cam(port, prio).to_vec())
+            .unwrap_or_default()
     }
 
     fn originate(&mut self, out_port: u32, size: u64) -> SwitchDecision {
@@ -993,6 +1271,8 @@ mod tests {
             ecn: 0,
             kind: crate::sched::PacketKind::Ack,
             draw: 0.5,
+            flow: 0,
+            now_ns: 0,
         };
         let d = sw.on_arrival(&pkt);
         assert_eq!(
@@ -1011,12 +1291,98 @@ mod tests {
             arrival_ns: 0,
             in_port: 0,
             control: true,
+            rcc: false,
+            rcc_held: 0,
         };
         assert_eq!(sw.on_departure(&tx, 1), PfcAction::None);
         let o = sw.originate(0, 80);
         assert_eq!((o.out_port, o.action), (0, Action::Enqueue));
         let c = sw.counters();
         assert_eq!((c.originated, c.forwarded, c.control_occupancy), (1, 2, 80));
+        assert_eq!(sw.check_invariants(), "");
+    }
+
+    #[test]
+    fn rcm_crosses_the_bridge() {
+        use rdma_cc_core::param::ParamValue as V;
+        // host 0 - switch 1 - switch 2 - host 3
+        let mut topo = topology_new(4);
+        topo.set_host(0).unwrap();
+        topo.set_host(3).unwrap();
+        topo.add_link(0, 0, 1, 0).unwrap();
+        topo.add_link(1, 1, 2, 0).unwrap();
+        topo.add_link(2, 1, 3, 0).unwrap();
+        topo.compute_routes().unwrap();
+        let specs = switch_param_specs();
+        let mut p = switch_params_new();
+        let off = switch_core_new(&p, &RATES, &DELAYS, &topo, 1).unwrap();
+        assert!(!off.rcm_enabled());
+        assert!(!off.rcm_counters().enabled);
+        assert_eq!(off.rcm_next_timeout(), u64::MAX);
+        p.set(index_of(&specs, "Rcm"), &to_ffi(&V::Bool(true)))
+            .unwrap();
+        p.set_option(index_of(&specs, "RcmSampleBytes"), "10KB")
+            .unwrap();
+        let mut sw = switch_core_new(&p, &RATES, &DELAYS, &topo, 1).unwrap();
+        assert!(sw.rcm_enabled());
+        assert_eq!(sw.rcm_pop_event().kind, RcmEventKind::None);
+        // data from host 0 towards host 3 queues at port 1 (nothing leaves)
+        for k in 0..40u64 {
+            let d = sw.on_arrival(&SwitchPacket {
+                in_port: 0,
+                prio: 3,
+                dst_node: 3,
+                src_ip: 0,
+                dst_ip: 3,
+                src_port: 1000,
+                dst_port: 4791,
+                protocol: 17,
+                size: 1000,
+                ecn: 2,
+                kind: crate::sched::PacketKind::Data,
+                draw: 0.5,
+                flow: 5,
+                now_ns: k * 80,
+            });
+            assert_eq!((d.out_port, d.action), (1, Action::Enqueue));
+        }
+        let on = sw.rcm_pop_event();
+        assert_eq!(
+            (on.kind, on.port, on.prio, on.role, on.w),
+            (RcmEventKind::RccOn, 1, 3, RcmRole::Root, 125_000)
+        );
+        let cut = sw.rcm_pop_event();
+        assert_eq!(
+            (cut.kind, cut.port, cut.w),
+            (RcmEventKind::RccCut, 1, 125_000)
+        );
+        assert!(cut.w_c <= on.w_c);
+        // port 0 faces a host: its input queue sends no CN
+        assert_eq!(sw.rcm_pop_event().kind, RcmEventKind::None);
+        assert_eq!(sw.rcm_counters().cn_sent, 0);
+        // no departure yet: an empty CAM, no congestion flow at the root
+        assert_eq!((on.flows, sw.rcm_event_flows().len()), (0, 0));
+        assert!(sw.rcm_cam(1, 3).is_empty());
+        // a CN from switch 2 on port 1
+        let cn = rdma_cc_rcm::Cn {
+            prio: 3,
+            degree: 9,
+            flows: rdma_cc_rcm::FlowList::from_ids(&[5]),
+        };
+        let mut buf = [0u8; CN_MAX_BYTES];
+        let n = cn.encode(&mut buf).unwrap();
+        assert!(sw.on_control(5000, 1, &buf[..n]));
+        let c = sw.rcm_counters();
+        assert_eq!((c.cn_received, c.detections, c.rcc_activations), (1, 1, 1));
+        let ev = sw.rcm_pop_event();
+        assert_eq!((ev.kind, ev.degree, ev.flows), (RcmEventKind::RccCut, 9, 1));
+        assert_eq!(sw.rcm_event_flows(), [5]);
+        assert!(sw.rcm_next_timeout() < u64::MAX);
+        assert_eq!(rcm_role_name(RcmRole::Inner), "inner");
+        assert_eq!(rcm_event_name(RcmEventKind::RccCut), "cut");
+        let opts = rcm_param_options();
+        assert_eq!(opts[0], "rcm");
+        assert!(opts.iter().all(|o| specs.iter().any(|s| s.option == *o)));
         assert_eq!(sw.check_invariants(), "");
     }
 
@@ -1041,7 +1407,25 @@ mod tests {
                 "EgressLimit",
                 "MmuMtu",
                 "EcmpSeed",
-                "ControlBuffer"
+                "ControlBuffer",
+                "Rcm",
+                "RcmQeq",
+                "RcmWq",
+                "RcmW",
+                "RcmSampleBytes",
+                "RcmFbMax",
+                "RcmFbQuantum",
+                "RcmGd",
+                "RcmHold",
+                "RcmCnInterval",
+                "RcmCamDepth",
+                "RcmCfrSample",
+                "RcmCfrMinHits",
+                "RcmWindow",
+                "RcmSarMode",
+                "RcmSarCnThreshold",
+                "RcmFlowletGap",
+                "RcmSarTable"
             ]
         );
         let headroom = index_of(&specs, "Headroom");
@@ -1157,6 +1541,8 @@ mod tests {
             ecn: 2,
             kind: crate::sched::PacketKind::Data,
             draw: 0.5,
+            flow: 7,
+            now_ns: 0,
         };
         let d = sw.on_arrival(&p);
         assert_eq!((d.out_port, d.action), (1, Action::Enqueue));

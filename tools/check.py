@@ -100,6 +100,11 @@ SMOKE = [
     ("ldcp-chain", "--duration=1ms --out=build/smoke/ldcp-chain", 0, "A's share of S0 -> S1"),
     ("ldcp-chain", "--duration=0s --out=build/smoke/bad", 2, "invalid --duration = 0s"),
     ("hpcc-run", "--maxFlows=20 --cc=dcqcn --out=build/smoke/hpcc-run", 0, "flows done        20 / 20"),
+    ("rcm-burst", "--duration=250us --out=build/smoke/rcm-burst", 0, "burst while active"),
+    ("rcm-burst", "--cases=rcm,x --out=build/smoke/bad", 2, "invalid --cases = rcm,x"),
+    ("rcm-victim", "--duration=500us --out=build/smoke/rcm-victim", 0, "victim Sv->Dv"),
+    ("rcm-victim", "--rcmCamDepth=65 --out=build/smoke/bad", 2, "invalid --rcmCamDepth = 65"),
+    ("ldcp-incast", "--senders=4 --size=65536 --cc=dcqcn --rcm=1 --out=build/smoke/ldcp-rcm", 0, "flows done        4 / 4"),
     (
         "hpcc-run",
         "--topo=workloads/WebSearch_distribution.txt --out=build/smoke/bad",

@@ -379,6 +379,17 @@ Options::AddSwitchParams(const std::vector<std::string>& names)
 }
 
 Options&
+Options::AddRcmParams()
+{
+    std::vector<std::string> names;
+    for (const auto& o : rdmacc_ffi::rcm_param_options())
+    {
+        names.emplace_back(o);
+    }
+    return AddSwitchParams(names);
+}
+
+Options&
 Options::AddRedEcnParams(const std::vector<std::string>& names)
 {
     m_impl->DeclareFromTable(

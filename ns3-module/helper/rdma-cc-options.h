@@ -112,6 +112,9 @@ class Options
     /// The parameters of ns3::SwitchNode (Rust's SwitchConfig) whose command-line options are
     /// `names` (e.g. "buffer", "headroom"), with their Rust defaults, rules and help.
     Options& AddSwitchParams(const std::vector<std::string>& names);
+    /// Every RCM parameter of ns3::SwitchNode (`--rcm` to enable it, `--rcm...`; Rust's
+    /// RcmConfig table), as AddSwitchParams does.
+    Options& AddRcmParams();
     /// The parameters of ns3::RedEcnQueueDisc (Rust's RedEcnConfig) whose command-line options
     /// are `names` (among kmin, kmax, pmax, notEct, kfs, bufMax).
     Options& AddRedEcnParams(const std::vector<std::string>& names);

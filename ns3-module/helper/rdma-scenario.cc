@@ -90,6 +90,7 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                   "with --flowTrace: sample every flow at this interval (0: a row whenever a "
                   "flow's window, rate or srtt changes)")
         .AddSwitchParams({"buffer", "headroom", "allowHeadroomOverrun"})
+        .AddRcmParams()
         .AddNicParams();
 }
 
@@ -306,6 +307,17 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
     {
         s->AssignStreams(Seed());
         s->TraceConnectWithoutContext("Drop", MakeBoundCallback(&RdmaScenario::OnDrop, this));
+    }
+    if (m_opts.GetBool("rcm"))
+    {
+        // RCM: every change of an output queue's RCC budget, as the switches report it
+        rdmacc::OpenPartial(m_rccCsv, Out() + "/rcc.csv");
+        m_rccCsv << "time_ns,node,port,prio,change,role,w_bytes,w_c_bytes\n";
+        for (const auto& s : fabric.switches)
+        {
+            s->TraceConnectWithoutContext(
+                "RccChange", MakeBoundCallback(&RdmaScenario::OnRccChange, this, s->GetId()));
+        }
     }
     // the NIC parameters together on this fabric's host-to-host path (host 1 to host 0, at
     // host 1's link rate), then as the defaults of every NIC created below
@@ -756,6 +768,53 @@ RdmaScenario::StartRun()
     {
         rdmacc::CommitPartial(m_flowsCsv, Out() + "/flows.csv");
     }
+    if (m_rccCsv.is_open())
+    {
+        rdmacc::CommitPartial(m_rccCsv, Out() + "/rcc.csv");
+    }
+}
+
+void
+RdmaScenario::OnRccChange(RdmaScenario* self,
+                          uint32_t node,
+                          uint32_t port,
+                          uint8_t prio,
+                          const char* change,
+                          const char* role,
+                          uint64_t w,
+                          uint64_t wc)
+{
+    self->m_rccCsv << Simulator::Now().GetNanoSeconds() << ',' << node << ',' << port << ','
+                   << unsigned(prio) << ',' << change << ',' << role << ',' << w << ',' << wc
+                   << '\n';
+}
+
+rdmacc::JsonObject
+RdmaScenario::RcmSummary() const
+{
+    SwitchNode::RcmCounters t{};
+    for (const auto& s : fabric.switches)
+    {
+        const auto c = s->GetRcmCounters();
+        t.enabled = t.enabled || c.enabled;
+        t.cn_sent += c.cn_sent;
+        t.cn_received += c.cn_received;
+        t.detections += c.detections;
+        t.rcc_activations += c.rcc_activations;
+        t.rcc_cuts += c.rcc_cuts;
+        t.detours += c.detours;
+        t.moves += c.moves;
+    }
+    rdmacc::JsonObject o;
+    o.Bool("enabled", t.enabled)
+        .UInt("cn_sent", t.cn_sent)
+        .UInt("cn_received", t.cn_received)
+        .UInt("detections", t.detections)
+        .UInt("rcc_activations", t.rcc_activations)
+        .UInt("rcc_cuts", t.rcc_cuts)
+        .UInt("sar_detours", t.detours)
+        .UInt("sar_moves", t.moves);
+    return o;
 }
 
 int
@@ -969,6 +1028,7 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         .UInt("k_max_bytes", kMaxB)
         .UInt("k_fs_bytes", kFsB)
         .UInt("buf_max_bytes", bufMaxB)
+        .Obj("rcm", RcmSummary())
         .Str("invariants", inv.Text());
     // scheme and seed first, then the example's keys (senders, ...), then the shared ones
     rdmacc::JsonObject merged;

@@ -157,6 +157,12 @@ class RdmaScenario
     /// \return payload bit/s the link of the bottleneck's receiver (SetBottleneck; host 0
     ///         before) carries at most: the wire limit of goodput
     double PayloadLimit() const;
+    /**
+     * \return RCM's counters summed over the switches (summary.json's "rcm": enabled,
+     *         cn_sent, cn_received, detections, rcc_activations, rcc_cuts, sar_detours,
+     *         sar_moves)
+     */
+    rdmacc::JsonObject RcmSummary() const;
 
     // ---- options, after Parse
     std::string Cc() const;   //!< --cc
@@ -236,6 +242,15 @@ class RdmaScenario
     bool m_lossless = false; //!< --pfc, or the scheme's default
     static void OnDrop(
         RdmaScenario* self, Ptr<const Packet> p, uint32_t port, uint8_t prio, const char* reason);
+    static void OnRccChange(RdmaScenario* self,
+                            uint32_t node,
+                            uint32_t port,
+                            uint8_t prio,
+                            const char* change,
+                            const char* role,
+                            uint64_t w,
+                            uint64_t wc);
+    std::ofstream m_rccCsv; //!< rcc.csv (--rcm)
 
     std::string m_name;                       //!< example name
     rdmacc::Options m_opts;                   //!< the command line

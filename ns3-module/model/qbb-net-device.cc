@@ -247,6 +247,21 @@ QbbNetDevice::Enqueue(
 }
 
 void
+QbbNetDevice::SetRcc(
+    uint8_t prio, bool on, uint64_t w, uint64_t wc, rust::Slice<const uint64_t> flows)
+{
+    NS_ASSERT(prio < N_PRIO);
+    m_sched->set_rcc(prio, on, w, wc, flows);
+    TryTransmit();
+}
+
+uint64_t
+QbbNetDevice::GetRccQueued(uint8_t prio) const
+{
+    return m_sched->rcc_len(prio);
+}
+
+void
 QbbNetDevice::Enqueue(Ptr<Packet> p)
 {
     RoceHeader h;

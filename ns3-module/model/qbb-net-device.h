@@ -17,6 +17,8 @@
 #include "ns3/packet.h"
 #include "ns3/traced-callback.h"
 
+#include "rust/cxx.h"
+
 #include <array>
 #include <deque>
 #include <string>
@@ -127,6 +129,14 @@ class QbbNetDevice : public NetDevice
     /// (the scheduler answers WaitUntil and the device wakes itself; a seam for shapers and
     /// RCM, unused by the built-in policies).
     void HoldClass(uint8_t prio, Time until);
+    /**
+     * RCM: sets the RCC of data class `prio` as the switch decided it: a window of `w` bytes of
+     * which the congestion flows `flows` may send `wc` (`on`), or none (`!on`: every frame may
+     * go). The scheduler enforces it (rust/switch sched.rs).
+     */
+    void SetRcc(uint8_t prio, bool on, uint64_t w, uint64_t wc, rust::Slice<const uint64_t> flows);
+    /// \return RCM: frames of data class `prio` waiting in its congestion-flow FIFO
+    uint64_t GetRccQueued(uint8_t prio) const;
     /// Starts (pause = true) or ends (false) a PFC pause of the peer's class `prio`.
     void SendPfc(uint8_t prio, bool pause);
     /// Sends one PFC frame for `prio` with the given time in quanta (tests, manual control).

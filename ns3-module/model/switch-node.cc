@@ -25,6 +25,38 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("SwitchNode");
 NS_OBJECT_ENSURE_REGISTERED(SwitchNode);
 
+namespace
+{
+
+/// Rust's names of RCM's event kinds and roles (indexed by code), as C strings for traces.
+struct RcmNames
+{
+    std::vector<std::string> events; //!< by RcmEventKind
+    std::vector<std::string> roles;  //!< by RcmRole
+
+    RcmNames()
+    {
+        for (uint8_t k = 0; k <= static_cast<uint8_t>(rdmacc_ffi::RcmEventKind::RccFlows); k++)
+        {
+            events.emplace_back(
+                rdmacc_ffi::rcm_event_name(static_cast<rdmacc_ffi::RcmEventKind>(k)));
+        }
+        for (uint8_t r = 0; r <= static_cast<uint8_t>(rdmacc_ffi::RcmRole::Inner); r++)
+        {
+            roles.emplace_back(rdmacc_ffi::rcm_role_name(static_cast<rdmacc_ffi::RcmRole>(r)));
+        }
+    }
+};
+
+const RcmNames&
+Names()
+{
+    static const RcmNames names;
+    return names;
+}
+
+} // namespace
+
 TypeId
 SwitchNode::GetTypeId()
 {
@@ -44,7 +76,13 @@ SwitchNode::GetTypeId()
                                 "A neighbour switch's control frame (RoceHeader SWITCH_CONTROL) "
                                 "arrived for this switch: (frame, port).",
                                 MakeTraceSourceAccessor(&SwitchNode::m_controlRxTrace),
-                                "ns3::SwitchNode::ControlRxTracedCallback");
+                                "ns3::SwitchNode::ControlRxTracedCallback")
+                .AddTraceSource("RccChange",
+                                "RCM: the RCC of an output queue changed: (port, priority, on / "
+                                "cut / flows (its congestion flows) / off, role at on, window W, "
+                                "budget W_c).",
+                                MakeTraceSourceAccessor(&SwitchNode::m_rccTrace),
+                                "ns3::SwitchNode::RccChangeTracedCallback");
         rdmacc::AddRustAttributes(t, rdmacc::ParamTable::Switch, "ns3::SwitchNode");
         return t;
     }();
@@ -74,6 +112,7 @@ SwitchNode::~SwitchNode() = default;
 void
 SwitchNode::DoDispose()
 {
+    m_rcmTimer.Cancel();
     m_ports.clear();
     Node::DoDispose();
 }
@@ -151,6 +190,7 @@ SwitchNode::Setup(const rdmacc_ffi::Topology& topo)
     {
         rdmacc::ConfigFatal("ns3::SwitchNode " + std::to_string(GetId()), e.what());
     }
+    m_rcm = (*m_core)->rcm_enabled();
 }
 
 void
@@ -196,6 +236,8 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     m.ecn = h.ecn;
     m.kind = static_cast<rdmacc_ffi::PacketKind>(h.kind);
     m.draw = m_uv->GetValue();
+    m.flow = h.FlowKey();
+    m.now_ns = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
     const rdmacc_ffi::SwitchDecision d = (*m_core)->on_arrival(m);
     if (d.pfc != rdmacc_ffi::PfcAction::None)
     {
@@ -211,6 +253,17 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
         return;
     }
     case rdmacc_ffi::Action::Local:
+        if (m_rcm)
+        {
+            // the frame's payload (a CN) is Rust's to read
+            Ptr<Packet> body = p->Copy();
+            body->RemoveHeader(h);
+            std::vector<uint8_t> bytes(body->GetSize());
+            body->CopyData(bytes.data(), bytes.size());
+            (*m_core)->on_control(
+                m.now_ns, inPort, rust::Slice<const uint8_t>(bytes.data(), bytes.size()));
+            DrainRcm();
+        }
         m_controlRxTrace(p, inPort);
         return;
     case rdmacc_ffi::Action::Mark:
@@ -221,7 +274,98 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     default:
         break;
     }
+    if (m_rcm)
+    {
+        // budgets first: the packet joins a scheduler that knows its port's RCC
+        DrainRcm();
+    }
     m_ports[d.out_port]->Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), inPort);
+}
+
+void
+SwitchNode::DrainRcm()
+{
+    while (true)
+    {
+        const rdmacc_ffi::RcmEvent e = (*m_core)->rcm_pop_event();
+        switch (e.kind)
+        {
+        case rdmacc_ffi::RcmEventKind::SendCn:
+        {
+            const rust::Slice<const uint8_t> body = (*m_core)->rcm_cn_payload();
+            Ptr<Packet> p = Create<Packet>(body.data(), static_cast<uint32_t>(body.size()));
+            RoceHeader h;
+            h.kind = RoceHeader::SWITCH_CONTROL;
+            h.prio = e.prio;
+            h.srcIp = RoceHeader::NodeToIp(GetId());
+            p->AddHeader(h);
+            SendControlFrame(e.port, p);
+            break;
+        }
+        case rdmacc_ffi::RcmEventKind::RccOn:
+        case rdmacc_ffi::RcmEventKind::RccCut:
+        case rdmacc_ffi::RcmEventKind::RccFlows:
+        case rdmacc_ffi::RcmEventKind::RccOff:
+        {
+            const bool on = e.kind != rdmacc_ffi::RcmEventKind::RccOff;
+            m_ports[e.port]->SetRcc(e.prio, on, e.w, e.w_c, (*m_core)->rcm_event_flows());
+            const RcmNames& n = Names();
+            const char* role = e.kind == rdmacc_ffi::RcmEventKind::RccOn
+                                   ? n.roles.at(static_cast<uint8_t>(e.role)).c_str()
+                                   : "";
+            m_rccTrace(e.port,
+                       e.prio,
+                       n.events.at(static_cast<uint8_t>(e.kind)).c_str(),
+                       role,
+                       e.w,
+                       e.w_c);
+            break;
+        }
+        default:
+        {
+            const uint64_t next = (*m_core)->rcm_next_timeout();
+            if (next == UINT64_MAX)
+            {
+                return;
+            }
+            const Time at = NanoSeconds(static_cast<int64_t>(next));
+            if (m_rcmTimer.IsExpired() || at < TimeStep(m_rcmTimer.GetTs()))
+            {
+                m_rcmTimer.Cancel();
+                m_rcmTimer = Simulator::Schedule(
+                    std::max(at - Simulator::Now(), Time(0)), &SwitchNode::OnRcmTimer, this);
+            }
+            return;
+        }
+        }
+    }
+}
+
+void
+SwitchNode::OnRcmTimer()
+{
+    (*m_core)->rcm_on_timeout(static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()));
+    DrainRcm();
+}
+
+SwitchNode::RcmCounters
+SwitchNode::GetRcmCounters() const
+{
+    return m_core ? (*m_core)->rcm_counters() : RcmCounters{};
+}
+
+std::vector<uint64_t>
+SwitchNode::GetRcmCam(uint32_t port, uint8_t prio) const
+{
+    std::vector<uint64_t> out;
+    if (m_core)
+    {
+        for (uint64_t f : (*m_core)->rcm_cam(port, prio))
+        {
+            out.push_back(f);
+        }
+    }
+    return out;
 }
 
 bool

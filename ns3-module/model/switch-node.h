@@ -41,12 +41,20 @@ namespace ns3
  * a frame it built on a port (SendControlFrame), and hands frames a neighbour switch built
  * for it to the ControlRx trace.
  *
+ * RCM (attribute Rcm; Liu et al., NPC 2017): the core samples every data packet's input and
+ * output queue, chooses among equal-cost ports (SAR) and says whether the packet belongs to a
+ * congestion flow that the output port's RCC may hold (queued apart in the port's scheduler).
+ * The node carries out what RCM asks: CNs to neighbour switches (a SWITCH_CONTROL frame whose
+ * payload Rust encodes, in the control class), RCC budgets set at its ports' schedulers
+ * (QbbNetDevice::SetRcc, traced by RccChange); a neighbour's CN goes to the core; RCM's timer
+ * is one event at the core's next deadline.
+ *
  * The attributes are the parameters of the Rust switch table (rust/switch/src/mmu.rs and
  * core.rs: names, defaults, bounds and help are defined there): the buffer (DCQCN, SIGCOMM
  * 2015, section 4) BufferSize, Reserve, Headroom (default: each port's need from its link),
  * AllowHeadroomOverrun, XoffBeta (dynamic XOFF) or XoffStatic, XonDelta, PfcPriorities
  * (lossless priorities, IEEE 802.1Qbb), EgressLimit (lossy tail drop), MmuMtu; EcmpSeed;
- * ControlBuffer (the control pool).
+ * ControlBuffer (the control pool); Rcm and RCM's parameters (rust/rcm/src/config.rs).
  */
 class SwitchNode
     : public Node
@@ -107,6 +115,14 @@ class SwitchNode
     bool SendControlFrame(uint32_t port, Ptr<Packet> p);
     /// \return "" when every MMU accounting invariant holds, else what is wrong
     std::string CheckInvariants() const;
+
+    /// RCM counters of the switch (all zero, `enabled` false, without the Rcm attribute).
+    typedef rdmacc_ffi::RcmCounters RcmCounters;
+    /// \return RCM's counters (CNs sent and received, detections, RCC activations and cuts,
+    ///         SAR detours and moves)
+    RcmCounters GetRcmCounters() const;
+    /// \return RCM: the flow ids in the CFR CAM of output queue (port, prio), slot order
+    std::vector<uint64_t> GetRcmCam(uint32_t port, uint8_t prio) const;
     /// \return bytes in egress queue (port, prio), as accounted by the MMU
     uint64_t GetEgressBytes(uint32_t port, uint8_t prio) const;
     /// \return the largest egress queue (port, prio) reached since the start or the last
@@ -150,6 +166,10 @@ class SwitchNode
     typedef void (*DropTracedCallback)(Ptr<const Packet>, uint32_t, uint8_t, const char*);
     /// ControlRx trace signature: (frame, port it arrived on).
     typedef void (*ControlRxTracedCallback)(Ptr<const Packet>, uint32_t);
+    /// RccChange trace signature: (port, priority, change "on" / "cut" / "flows" / "off", role
+    /// of the point at "on" ("" otherwise), window W, budget W_c (bytes; 0 at "off")).
+    typedef void (*RccChangeTracedCallback)(
+        uint32_t, uint8_t, const char*, const char*, uint64_t, uint64_t);
 
     // RustParamOwner
     void SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v) override;
@@ -164,6 +184,10 @@ class SwitchNode
     void ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
     void OnDequeue(Ptr<QbbNetDevice> dev, const rdmacc_ffi::TxPacket& t);
     void ApplyPfc(uint32_t port, uint8_t prio, rdmacc_ffi::PfcAction action);
+    /// Carries out what RCM asks (CNs to send, RCC budgets to set), then re-arms its timer.
+    void DrainRcm();
+    /// RCM's timer.
+    void OnRcmTimer();
 
     std::vector<Ptr<QbbNetDevice>> m_ports;                  //!< ports
     std::optional<rust::Box<rdmacc_ffi::SwitchCore>> m_core; //!< the Rust core (after Setup)
@@ -172,6 +196,10 @@ class SwitchNode
 
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, const char*> m_dropTrace; //!< drops
     TracedCallback<Ptr<const Packet>, uint32_t> m_controlRxTrace; //!< frames for this switch
+    TracedCallback<uint32_t, uint8_t, const char*, const char*, uint64_t, uint64_t>
+        m_rccTrace;     //!< RCM: RCC changes
+    bool m_rcm{false};  //!< RCM runs (the core says so after Setup)
+    EventId m_rcmTimer; //!< RCM's next deadline
 };
 
 } // namespace ns3

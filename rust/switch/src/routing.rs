@@ -404,6 +404,17 @@ impl Topology {
         self.adj.is_empty()
     }
 
+    /// The ports of `node` and the node each leads to, in the order the links were added
+    /// (empty for an unknown node).
+    pub fn port_peers(&self, node: u32) -> &[(u32, u32)] {
+        self.adj.get(node as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether `node` is a host (false for an unknown node).
+    pub fn is_host(&self, node: u32) -> bool {
+        self.is_host.get(node as usize).copied().unwrap_or(false)
+    }
+
     /// Number of links.
     pub fn link_count(&self) -> usize {
         self.used_ports.len() / 2

@@ -1,0 +1,330 @@
+//! CFR, congestion flow recognition (NPC 2017 §3.3, Fig. 5): a cyclic CAM of flow IDs per
+//! output queue ([`Cam`]), and the fixed-capacity list of flow IDs that CNs carry
+//! ([`FlowList`]).
+//!
+//! Every `cfr_sample` packets leaving the queue, the packet's flow ID is written at the CAM's
+//! cursor, which then advances (wrapping at `cam_depth`). Heavier flows are sampled more
+//! often, so they fill more entries and stay in the CAM: "we can treat the flows whose IDs
+//! are being stored in the CAM as the harmful congestion flows" (§3.3). A flow is a
+//! congestion flow of the queue when it fills at least `cfr_min_hits` entries (default 1,
+//! the paper's membership; a larger value keeps only the heaviest flows — decision, see the
+//! crate documentation).
+//!
+//! The sampling is periodic (one in `cfr_sample` departures, counted per queue), as the
+//! paper's "periodic sampling". Nothing allocates: the CAM is an inline array of
+//! [`MAX_CAM_DEPTH`] entries of which `cam_depth` are used.
+
+use crate::config::{RcmParams, MAX_CAM_DEPTH};
+
+/// A flow's fabric-wide ID (the paper's 5-tuple; in the simulator the flow id the packets
+/// carry).
+pub type FlowId = u64;
+
+/// At most [`MAX_CAM_DEPTH`] distinct flow IDs, in insertion order, inline (no allocation):
+/// the harmful flows a CN carries, or the ones a port received.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct FlowList {
+    len: u8,
+    ids: [FlowId; MAX_CAM_DEPTH],
+}
+
+impl Default for FlowList {
+    fn default() -> Self {
+        FlowList {
+            len: 0,
+            ids: [0; MAX_CAM_DEPTH],
+        }
+    }
+}
+
+impl std::fmt::Debug for FlowList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl FlowList {
+    /// The empty list.
+    pub fn new() -> FlowList {
+        FlowList::default()
+    }
+
+    /// The IDs of `ids`, duplicates dropped, at most [`MAX_CAM_DEPTH`] of them.
+    pub fn from_ids(ids: &[FlowId]) -> FlowList {
+        let mut l = FlowList::new();
+        for &id in ids {
+            l.push(id);
+        }
+        l
+    }
+
+    /// Adds `id` unless it is present or the list is full; returns whether it is in the list
+    /// afterwards.
+    pub fn push(&mut self, id: FlowId) -> bool {
+        if self.contains(id) {
+            return true;
+        }
+        let n = self.len as usize;
+        if n >= MAX_CAM_DEPTH {
+            return false;
+        }
+        self.ids[n] = id;
+        self.len += 1;
+        true
+    }
+
+    /// Whether `id` is in the list.
+    pub fn contains(&self, id: FlowId) -> bool {
+        self.as_slice().contains(&id)
+    }
+
+    /// The IDs, in insertion order.
+    pub fn as_slice(&self) -> &[FlowId] {
+        &self.ids[..self.len as usize]
+    }
+
+    /// Number of IDs.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Empties the list.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+/// The cyclic CAM of one output queue (NPC 2017 §3.3, Fig. 5).
+#[derive(Debug, Clone)]
+pub struct Cam {
+    ids: [FlowId; MAX_CAM_DEPTH],
+    depth: usize,
+    /// Entries written so far, up to `depth`.
+    len: usize,
+    /// Where the next sample is written.
+    cursor: usize,
+    sample_every: u32,
+    /// Departures until the next sample.
+    countdown: u32,
+    min_hits: u32,
+    samples: u64,
+}
+
+impl Cam {
+    /// An empty CAM of `cam_depth` entries sampling one in `cfr_sample` departures.
+    pub fn new(p: &RcmParams) -> Cam {
+        let every = p.cfr_sample.max(1);
+        Cam {
+            ids: [0; MAX_CAM_DEPTH],
+            depth: p.cam_depth.clamp(1, MAX_CAM_DEPTH),
+            len: 0,
+            cursor: 0,
+            sample_every: every,
+            countdown: every,
+            min_hits: p.cfr_min_hits.max(1),
+            samples: 0,
+        }
+    }
+
+    /// A packet of flow `flow` left the queue. Every `cfr_sample`-th departure writes its
+    /// flow ID at the cursor, which advances cyclically (§3.3). Returns whether it was
+    /// sampled.
+    pub fn on_departure(&mut self, flow: FlowId) -> bool {
+        self.countdown = self.countdown.saturating_sub(1);
+        if self.countdown > 0 {
+            return false;
+        }
+        self.countdown = self.sample_every;
+        self.ids[self.cursor] = flow;
+        self.cursor = (self.cursor + 1) % self.depth;
+        self.len = (self.len + 1).min(self.depth);
+        self.samples += 1;
+        true
+    }
+
+    /// Entries holding `flow`.
+    pub fn hits(&self, flow: FlowId) -> u32 {
+        self.entries().iter().filter(|&&f| f == flow).count() as u32
+    }
+
+    /// Whether `flow` is a congestion flow of this queue: it fills at least `cfr_min_hits`
+    /// entries (1: it is in the CAM).
+    pub fn contains(&self, flow: FlowId) -> bool {
+        if self.min_hits <= 1 {
+            self.entries().contains(&flow)
+        } else {
+            self.hits(flow) >= self.min_hits
+        }
+    }
+
+    /// The written entries, in slot order.
+    pub fn entries(&self) -> &[FlowId] {
+        &self.ids[..self.len]
+    }
+
+    /// Writes the distinct congestion flows ([`Self::contains`]) into `out` (cleared first),
+    /// most recently sampled first.
+    pub fn congestion_flows(&self, out: &mut FlowList) {
+        out.clear();
+        for k in 1..=self.len {
+            // walk back from the last written entry
+            let i = (self.cursor + self.depth - k) % self.depth;
+            let f = self.ids[i];
+            if !out.contains(f) && self.contains(f) {
+                out.push(f);
+            }
+        }
+    }
+
+    /// The fraction of the written entries whose flow satisfies `is_congestion` (`None`
+    /// while the CAM is empty). The CAM is a sample of the last `cam_depth·cfr_sample`
+    /// departures, so this estimates those flows' share of the traffic the queue sent lately.
+    pub fn share(&self, is_congestion: impl Fn(FlowId) -> bool) -> Option<f64> {
+        if self.len == 0 {
+            return None;
+        }
+        let n = self.entries().iter().filter(|&&f| is_congestion(f)).count();
+        Some(n as f64 / self.len as f64)
+    }
+
+    /// The entries in use (`cam_depth`).
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Samples written since construction.
+    pub fn samples(&self) -> u64 {
+        self.samples
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RcmConfig;
+    use proptest::prelude::*;
+
+    fn cam(depth: u32, every: u32, min_hits: u32) -> Cam {
+        let p = RcmConfig {
+            cam_depth: depth,
+            cfr_sample: every,
+            cfr_min_hits: min_hits,
+            ..RcmConfig::default()
+        }
+        .resolved()
+        .unwrap();
+        Cam::new(&p)
+    }
+
+    #[test]
+    fn one_in_cfr_sample_departures_is_written_cyclically_section_3_3() {
+        let mut c = cam(4, 8, 1);
+        // departures 1..7 are not sampled, the 8th is
+        for _ in 0..7 {
+            assert!(!c.on_departure(1));
+        }
+        assert!(c.on_departure(2));
+        assert_eq!(c.entries(), [2]);
+        // fill the CAM, then wrap: the oldest entry is overwritten
+        for f in [3, 4, 5, 6] {
+            for _ in 0..7 {
+                c.on_departure(99);
+            }
+            assert!(c.on_departure(f));
+        }
+        assert_eq!(c.entries(), [6, 3, 4, 5]);
+        assert!(c.contains(6) && !c.contains(2) && !c.contains(99));
+        assert_eq!(c.samples(), 5);
+    }
+
+    #[test]
+    fn heavy_flows_dominate_the_cam() {
+        // flow 1 sends 3 packets for each of flow 2's, interleaved irregularly (a periodic
+        // pattern would alias with the periodic sampling)
+        let mut c = cam(16, 8, 1);
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..4000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            c.on_departure(if x.is_multiple_of(4) { 2 } else { 1 });
+        }
+        assert!(c.hits(1) > c.hits(2));
+        assert_eq!(c.hits(1) + c.hits(2), 16);
+        let share = c.share(|f| f == 1).unwrap();
+        assert!((share - 0.75).abs() <= 0.25, "{share}");
+    }
+
+    #[test]
+    fn min_hits_keeps_only_the_heaviest_flows() {
+        let mut c = cam(8, 1, 3);
+        for f in [1, 1, 1, 2, 1, 3, 2, 1] {
+            c.on_departure(f);
+        }
+        assert_eq!(c.hits(1), 5);
+        assert!(c.contains(1) && !c.contains(2) && !c.contains(3));
+        let mut l = FlowList::new();
+        c.congestion_flows(&mut l);
+        assert_eq!(l.as_slice(), [1]);
+        // membership (min hits 1): every distinct flow, most recent first
+        let mut c = cam(8, 1, 1);
+        for f in [1, 1, 1, 2, 1, 3, 2, 1] {
+            c.on_departure(f);
+        }
+        c.congestion_flows(&mut l);
+        assert_eq!(l.as_slice(), [1, 2, 3]);
+    }
+
+    #[test]
+    fn an_empty_cam_has_no_share_and_no_flows() {
+        let c = cam(16, 8, 1);
+        assert_eq!(c.share(|_| true), None);
+        let mut l = FlowList::from_ids(&[7]);
+        c.congestion_flows(&mut l);
+        assert!(l.is_empty());
+    }
+
+    #[test]
+    fn flow_lists_are_sets_of_bounded_size() {
+        let mut l = FlowList::from_ids(&[3, 3, 4]);
+        assert_eq!(l.as_slice(), [3, 4]);
+        for id in 0..100 {
+            l.push(id);
+        }
+        assert_eq!(l.len(), MAX_CAM_DEPTH);
+        assert!(!l.push(1000));
+        assert!(l.push(3));
+        assert_eq!(format!("{:?}", FlowList::from_ids(&[1, 2])), "[1, 2]");
+    }
+
+    proptest! {
+        /// The CAM never holds more than cam_depth IDs, and a flow is in it only if one of its
+        /// packets was sampled among the last cam_depth samples.
+        #[test]
+        fn cam_holds_at_most_cam_depth_ids(
+            depth in 1u32..=64,
+            every in 1u32..20,
+            flows in prop::collection::vec(0u64..50, 0..2000),
+        ) {
+            let mut c = cam(depth, every, 1);
+            let mut sampled = Vec::new();
+            for &f in &flows {
+                if c.on_departure(f) {
+                    sampled.push(f);
+                }
+                prop_assert!(c.entries().len() <= depth as usize);
+                prop_assert_eq!(c.entries().len(), sampled.len().min(depth as usize));
+            }
+            let recent = &sampled[sampled.len().saturating_sub(depth as usize)..];
+            for f in 0..50u64 {
+                prop_assert_eq!(c.contains(f), recent.contains(&f));
+            }
+            prop_assert_eq!(sampled.len(), flows.len() / every as usize);
+        }
+    }
+}
