@@ -38,6 +38,7 @@ pub const COMPONENTS: &[(&str, &str)] = &[
     ("rdma_cc_dcqcn", "RdmaCcDcqcn"),
     ("rdma_cc_timely", "RdmaCcTimely"),
     ("rdma_cc_dctcp", "RdmaCcDctcp"),
+    ("rdma_cc_hpcc", "RdmaCcHpcc"),
     ("rdma_cc_schemes", "RdmaCcSchemes"),
     ("rdma_cc_workload", "RdmaCcWorkload"),
     ("rdma_cc_rcm", "RdmaCcRcm"),

@@ -52,6 +52,9 @@ mod ffi {
         fn scheme_marking_from(scheme: &str, k_min: u64) -> Result<Marking>;
         /// Whether `scheme` runs on a lossless (PFC) priority by default.
         fn scheme_lossless_by_default(scheme: &str) -> Result<bool>;
+        /// Whether `scheme` needs INT hop records from the switches on its paths (HPCC): the
+        /// default of the switches' INT when flows of `scheme` run.
+        fn scheme_needs_int(scheme: &str) -> Result<bool>;
         /// Checks an example's marking options against each other and the queue limit
         /// `buf_max` (the RED/ECN policy's rules). Errors name the options (`--kmin`, `--kfs`,
         /// `--bufMax`); `derived` names what a value derived from other options came from
@@ -125,6 +128,11 @@ fn to_ffi(m: rdma_cc_schemes::Marking) -> Marking {
 fn scheme_lossless_by_default(scheme: &str) -> Result<bool, ConfigError> {
     let s: Scheme = scheme.parse()?;
     Ok(s.lossless_by_default())
+}
+
+fn scheme_needs_int(scheme: &str) -> Result<bool, ConfigError> {
+    let s: Scheme = scheme.parse()?;
+    Ok(s.needs_int())
 }
 
 fn marking_check(
@@ -267,6 +275,14 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert_eq!(e, "invalid --kmin = 50000 B: must be <= --kmax (20000 B)");
+    }
+
+    #[test]
+    fn only_hpcc_needs_int_and_names_are_checked() {
+        assert!(scheme_needs_int("hpcc").unwrap());
+        assert!(!scheme_needs_int("dcqcn").unwrap());
+        assert!(scheme_lossless_by_default("hpcc").unwrap());
+        assert_eq!(scheme_needs_int("cubic").unwrap_err().field, "scheme");
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //!   move the sender's timers return its next deadline, so the NIC never asks twice.
 
 use crate::params::{self, from_ffi, infos, to_attr};
-use rdma_cc_core::{ConfigError, Rate, Time};
+use rdma_cc_core::{ConfigError, HopRecord, IntRecords, Rate, Time};
 use rdma_cc_schemes::{NicConfig, Scheme, SchemeController};
 use rdma_cc_transport::{Path, Poll, QpReceiver, QpSender};
 
@@ -46,6 +46,23 @@ mod ffi {
         /// lossless: the longest a packet can queue on the path (every switch's buffer at its
         /// port rate), 0 if unknown
         max_queueing_ns: u64,
+        /// the switches on the path append INT hop records to the flow's data packets and the
+        /// receiver echoes them in its ACKs (HPCC needs it; `on_ack_int` delivers them)
+        int_telemetry: bool,
+    }
+
+    /// One INT hop record (HPCC, Li et al. SIGCOMM 2019 §3) as a switch egress port wrote it
+    /// into a data packet when the packet left, and the receiver copied it into the ACK.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    struct IntHop {
+        /// bytes queued at the port, all its classes, once the packet was dequeued
+        qlen_bytes: u64,
+        /// frame bytes the port had transmitted before this packet (cumulative)
+        tx_bytes: u64,
+        /// when the packet was dequeued to leave the port, ns
+        ts_ns: u64,
+        /// the port's line rate, bit/s
+        line_rate_bps: u64,
     }
 
     /// The sender's next action, and its next timer deadline (u64::MAX: none).
@@ -164,6 +181,17 @@ mod ffi {
         /// triggered it (the sender's NIC writes it into each data packet, the receiver's
         /// copies it into the ACK); returns the next timer deadline.
         fn on_ack(self: &mut Sender, now_ns: u64, ack_seq: u64, ece: bool, echo_ns: u64) -> u64;
+        /// `on_ack` for an ACK that also echoes the INT hop records of the data packet that
+        /// triggered it, in path order (the sender's first switch first; at most
+        /// `int_max_hops()` are read); returns the next timer deadline.
+        fn on_ack_int(
+            self: &mut Sender,
+            now_ns: u64,
+            ack_seq: u64,
+            ece: bool,
+            echo_ns: u64,
+            hops: &[IntHop],
+        ) -> u64;
         /// A NACK (go back to `expected_seq`); returns the next timer deadline.
         fn on_nack(self: &mut Sender, now_ns: u64, expected_seq: u64, ece: bool) -> u64;
         /// A congestion notification packet; returns the next timer deadline.
@@ -178,6 +206,12 @@ mod ffi {
         fn is_done(self: &Sender) -> bool;
         /// State and counters.
         fn info(self: &Sender) -> SenderInfo;
+
+        /// The most INT hop records a packet carries: a switch finding this many appends none.
+        fn int_max_hops() -> u32;
+        /// Bytes INT adds on the wire to every data packet and ACK of a flow whose path has
+        /// INT: a 2-byte hop count and room for `int_max_hops()` records of 8 bytes (42).
+        fn int_bytes_on_wire() -> u64;
 
         /// Receiving side of one queue pair.
         type Receiver;
@@ -204,7 +238,7 @@ mod ffi {
     }
 }
 
-pub use ffi::{AckInfo, PathInfo, PollKind, PollOut, ReceiverInfo, RxOut, SenderInfo};
+pub use ffi::{AckInfo, IntHop, PathInfo, PollKind, PollOut, ReceiverInfo, RxOut, SenderInfo};
 use ffi::{ParamInfo, ParamValue};
 
 /// Opaque handle: one NIC's [`NicConfig`].
@@ -243,7 +277,16 @@ fn path_of(p: &PathInfo) -> Path {
         base_rtt: Time(p.base_rtt_ns),
         lossless: p.lossless,
         max_queueing: Time(p.max_queueing_ns),
+        int_telemetry: p.int_telemetry,
     }
+}
+
+fn int_max_hops() -> u32 {
+    rdma_cc_core::int::MAX_HOPS as u32
+}
+
+fn int_bytes_on_wire() -> u64 {
+    rdma_cc_core::wire::INT_ON_WIRE
 }
 
 impl NicParams {
@@ -358,6 +401,31 @@ impl Sender {
     fn on_ack(&mut self, now_ns: u64, ack_seq: u64, ece: bool, echo_ns: u64) -> u64 {
         self.0
             .on_ack_echo(Time(now_ns), ack_seq, ece, Some(Time(echo_ns)));
+        self.next_timer()
+    }
+
+    #[inline]
+    fn on_ack_int(
+        &mut self,
+        now_ns: u64,
+        ack_seq: u64,
+        ece: bool,
+        echo_ns: u64,
+        hops: &[IntHop],
+    ) -> u64 {
+        let mut int = IntRecords::EMPTY;
+        for h in hops {
+            if !int.push(HopRecord {
+                qlen_bytes: h.qlen_bytes,
+                tx_bytes: h.tx_bytes,
+                ts_ns: h.ts_ns,
+                line_rate_bps: h.line_rate_bps,
+            }) {
+                break;
+            }
+        }
+        self.0
+            .on_ack_int(Time(now_ns), ack_seq, ece, Some(Time(echo_ns)), &int);
         self.next_timer()
     }
 
@@ -494,6 +562,7 @@ mod tests {
             base_rtt_ns: 8000,
             lossless: false,
             max_queueing_ns: 0,
+            int_telemetry: false,
         }
     }
 
@@ -535,7 +604,15 @@ mod tests {
         let cc = &specs[index_of("Scheme")];
         assert_eq!(
             cc.choices,
-            vec!["ldcp", "ldcp-rate", "dcqcn", "timely", "dctcp", "none"]
+            vec![
+                "ldcp",
+                "ldcp-rate",
+                "dcqcn",
+                "timely",
+                "dctcp",
+                "hpcc",
+                "none"
+            ]
         );
         // DCQCN's constants: a preset, and every other one auto (the preset's value)
         let preset = &specs[index_of("DcqcnPreset")];
@@ -588,5 +665,51 @@ mod tests {
         assert_eq!(s.info().done_ns, 2000);
         assert_eq!(s.next_timer(), u64::MAX);
         assert!(receiver_new(&p, "cubic", 1).is_err());
+    }
+
+    #[test]
+    fn hpcc_without_int_is_refused_naming_the_option_and_with_int_reads_the_records() {
+        let mut p = nic_params_new();
+        p.set_option(index_of("Scheme"), "hpcc").unwrap();
+        let e = p.validate_options(&path()).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "invalid --cc = hpcc: HPCC needs INT at the switches (a hop record per switch in \
+             every ACK), not built yet: the switches on this path write none"
+        );
+        assert!(p
+            .validate(&path())
+            .unwrap_err()
+            .to_string()
+            .starts_with("invalid Scheme = hpcc: HPCC needs INT"));
+        assert!(sender_new(&p, &path(), 3000, 0).is_err());
+        // with INT: the records reach the controller
+        let int_path = PathInfo {
+            int_telemetry: true,
+            ..path()
+        };
+        p.validate(&int_path).unwrap();
+        let mut s = sender_new(&p, &int_path, 100_000, 0).unwrap();
+        let mut end = 0;
+        for t in 0..3 {
+            let o = s.poll(100 * t);
+            assert_eq!(o.kind, PollKind::Send);
+            end = o.seq + u64::from(o.len);
+        }
+        let hop = |ts_ns, tx_bytes| IntHop {
+            qlen_bytes: 100_000,
+            tx_bytes,
+            ts_ns,
+            line_rate_bps: 100_000_000_000,
+        };
+        // a sixth record is beyond what a packet carries and is not read
+        let first = [hop(0, 0); 6];
+        s.on_ack_int(8000, 1000, false, 0, &first);
+        // every hop at 100 % with a queue of one BDP over T = 8 us: U = 2, R = 100 G x
+        // 0.95 / 2 + 40 Mb/s
+        let next = [hop(8000, 100_000); 5];
+        s.on_ack_int(16_000, end, false, 0, &next);
+        assert_eq!(s.info().rate_bps, 47_540_000_000);
+        assert_eq!((int_max_hops(), int_bytes_on_wire()), (5, 42));
     }
 }

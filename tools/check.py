@@ -57,6 +57,12 @@ SMOKE = [
     ("ldcp-incast", "--senders=4 --size=65536 --cc=timely --out=build/smoke/timely", 0, "flows done        4 / 4"),
     ("ldcp-incast", "--senders=4 --size=65536 --cc=dctcp --out=build/smoke/dctcp", 0, "flows done        4 / 4"),
     ("ldcp-incast", "--cc=cubic --out=build/smoke/bad", 2, "invalid --cc = cubic"),
+    (
+        "ldcp-incast",
+        "--cc=hpcc --out=build/smoke/bad",
+        2,
+        "invalid --cc = hpcc: HPCC needs INT at the switches",
+    ),
     ("bench-bridge", "--calls=1000", 0, "QP data packet"),
     ("ldcp-churn", "--churn=50us --longSize=200000 --out=build/smoke/ldcp-churn", 0, "invariants        ok"),
     ("pfc-incast", "--xoffBeta=-2 --out=build/smoke/bad", 2, "invalid --xoffBeta = -2"),

@@ -3,7 +3,8 @@
 //! Everything here is plain data: integer newtypes that carry their unit in the type
 //! ([`Bytes`], [`Rate`] in bit/s, [`Time`] in nanoseconds), the IP ECN codepoint ([`Ecn`]), the
 //! wire-overhead constants of a RoCEv2 packet ([`wire`]), the kind of a frame and whether it
-//! travels in the control class ([`PacketKind`]), and [`ConfigError`], the error every configuration's
+//! travels in the control class ([`PacketKind`]), the INT hop records HPCC's
+//! switches write ([`int`]), and [`ConfigError`], the error every configuration's
 //! `validate()` returns, naming the field and the offending value.
 //!
 //! No clocks, no randomness, no I/O: callers pass time and random draws in.
@@ -13,6 +14,7 @@
 
 mod ecn;
 mod error;
+pub mod int;
 mod kind;
 pub mod param;
 mod units;
@@ -20,6 +22,7 @@ pub mod wire;
 
 pub use ecn::Ecn;
 pub use error::ConfigError;
+pub use int::{HopRecord, IntRecords};
 pub use kind::PacketKind;
 pub use param::{Param, ParamKind, ParamSpec, ParamValue, Params};
 pub use units::{Bytes, Rate, Time};

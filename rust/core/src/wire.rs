@@ -57,6 +57,18 @@ pub fn payload_limit(rate: Rate, mtu_payload: Bytes) -> f64 {
 /// Link occupancy of an ACK or NACK (data headers plus the AETH): 86 bytes.
 pub const ACK_ON_WIRE: Bytes = on_wire(Bytes(DATA_HEADERS + AETH));
 
+/// INT (HPCC's in-band telemetry, [`crate::int`]): the header in front of the hop records,
+/// holding their count (the HPCC simulator's `IntHeader::nhop`, 2 bytes).
+pub const INT_HEADER: u64 = 2;
+/// INT: one hop record on the wire, 8 bytes (the HPCC simulator's `IntHop` packs line rate,
+/// timestamp, transmitted bytes and queue length into 64 bits).
+pub const INT_HOP: u64 = 8;
+/// INT: what a packet of an HPCC flow carries on the wire in addition to its headers, 42 bytes:
+/// the header and room for [`crate::int::MAX_HOPS`] records, whatever the path's length (the
+/// HPCC simulator's fixed-size `IntHeader`, ~4 % of a 1000-byte payload's frame). Its ACKs
+/// carry the same 42 bytes back.
+pub const INT_ON_WIRE: u64 = INT_HEADER + INT_HOP * crate::int::MAX_HOPS as u64;
+
 /// One hop of a path: the rate of the link a frame leaves on and its one-way delay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hop {
@@ -142,6 +154,12 @@ mod tests {
         // an ACK: Ethernet..ICRC + AETH = 66 B, not padded; a 40 B frame is.
         assert_eq!(on_wire(Bytes(40)), Bytes(84));
         assert_eq!(on_wire(Bytes(DATA_HEADERS + AETH)), Bytes(86));
+    }
+
+    #[test]
+    fn int_costs_42_bytes_for_five_hops() {
+        // the HPCC simulator's IntHeader: 5 × 8 B records + 2 B hop count
+        assert_eq!(INT_ON_WIRE, 42);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Run-time choice of a queue pair's congestion-control scheme, and the one definition of a
 //! NIC's parameters.
 //!
-//! - [`Scheme`]: the scheme names (`ldcp`, `ldcp-rate`, `dcqcn`, `timely`, `dctcp`, `none`).
+//! - [`Scheme`]: the scheme names (`ldcp`, `ldcp-rate`, `dcqcn`, `timely`, `dctcp`, `hpcc`,
+//!   `none`).
 //! - [`SchemeConfig`]: a scheme with its constants — the factory of one flow's controller
 //!   (config-as-factory, as quinn's congestion configs): [`SchemeConfig::controller`] builds a
 //!   [`SchemeController`], [`SchemeConfig::receiver`] adapts the receiver to the scheme (CNPs
@@ -37,9 +38,10 @@
 use rdma_cc_core::param::{
     Field, FlatTable, Limit, Param, ParamKind, ParamSpec, ParamValue, Params,
 };
-use rdma_cc_core::{Bytes, ConfigError, Ecn, Rate, Time};
+use rdma_cc_core::{Bytes, ConfigError, Ecn, IntRecords, Rate, Time};
 use rdma_cc_dcqcn::{Dcqcn, DcqcnConfig};
 use rdma_cc_dctcp::{Dctcp, DctcpConfig};
+use rdma_cc_hpcc::{Hpcc, HpccConfig};
 use rdma_cc_ldcp::{FastStartExit, Ldcp, LdcpConfig, LdcpRate, Stage};
 use rdma_cc_timely::{Timely, TimelyConfig};
 use rdma_cc_transport::{
@@ -70,26 +72,40 @@ pub enum Scheme {
     /// DCTCP for RDMA (RFC 8257, as the HPCC simulator runs it): per-RTT α from the ECN-Echo
     /// fraction, one cut per window, window and pacing; run with PFC.
     Dctcp,
+    /// HPCC (Li et al., SIGCOMM 2019, Algorithm 1): window and pacing from the INT hop
+    /// records ACKs echo, towards a target utilisation `η` of the most utilised link; run with
+    /// PFC, as the HPCC simulator does. Needs switches that write INT records (a path without
+    /// them is refused).
+    Hpcc,
     /// No congestion control: line rate back to back (relies on PFC, or loses).
     None,
 }
 
 impl Scheme {
     /// Every scheme, in the order help texts list them.
-    pub const ALL: [Scheme; 6] = [
+    pub const ALL: [Scheme; 7] = [
         Scheme::Ldcp,
         Scheme::LdcpRate,
         Scheme::Dcqcn,
         Scheme::Timely,
         Scheme::Dctcp,
+        Scheme::Hpcc,
         Scheme::None,
     ];
 
     /// Every scheme's name, in [`Scheme::ALL`] order (the choices of the `--cc` option).
-    pub const NAMES: [&'static str; 6] = ["ldcp", "ldcp-rate", "dcqcn", "timely", "dctcp", "none"];
+    pub const NAMES: [&'static str; 7] = [
+        "ldcp",
+        "ldcp-rate",
+        "dcqcn",
+        "timely",
+        "dctcp",
+        "hpcc",
+        "none",
+    ];
 
     /// The name used in options and output files: `ldcp`, `ldcp-rate`, `dcqcn`, `timely`,
-    /// `dctcp`, `none`.
+    /// `dctcp`, `hpcc`, `none`.
     pub const fn name(self) -> &'static str {
         match self {
             Scheme::Ldcp => Self::NAMES[0],
@@ -97,7 +113,8 @@ impl Scheme {
             Scheme::Dcqcn => Self::NAMES[2],
             Scheme::Timely => Self::NAMES[3],
             Scheme::Dctcp => Self::NAMES[4],
-            Scheme::None => Self::NAMES[5],
+            Scheme::Hpcc => Self::NAMES[5],
+            Scheme::None => Self::NAMES[6],
         }
     }
 }
@@ -147,6 +164,8 @@ pub enum SchemeConfig {
     Timely(TimelyConfig),
     /// [`Scheme::Dctcp`] with its constants.
     Dctcp(DctcpConfig),
+    /// [`Scheme::Hpcc`] with its constants.
+    Hpcc(HpccConfig),
     /// [`Scheme::None`]: no constants.
     None,
 }
@@ -160,13 +179,14 @@ impl SchemeConfig {
             SchemeConfig::Dcqcn(_) => Scheme::Dcqcn,
             SchemeConfig::Timely(_) => Scheme::Timely,
             SchemeConfig::Dctcp(_) => Scheme::Dctcp,
+            SchemeConfig::Hpcc(_) => Scheme::Hpcc,
             SchemeConfig::None => Scheme::None,
         }
     }
 
     /// Checks the constants on the path `sender` describes (e.g. LDCP's IW = BDP must be at
-    /// least a byte, DCQCN's minimum rate at most the line rate); the error names the Rust
-    /// field.
+    /// least a byte, DCQCN's minimum rate at most the line rate, HPCC's path must deliver INT
+    /// records); the error names the Rust field.
     pub fn validate(&self, sender: &SenderConfig) -> Result<(), ConfigError> {
         sender.validate()?;
         match self {
@@ -174,6 +194,7 @@ impl SchemeConfig {
             SchemeConfig::Dcqcn(c) => c.validate_for(sender),
             SchemeConfig::Timely(c) => c.validate_for(sender),
             SchemeConfig::Dctcp(c) => c.validate_for(sender),
+            SchemeConfig::Hpcc(c) => c.validate_for(sender),
             SchemeConfig::None => Ok(()),
         }
     }
@@ -194,6 +215,7 @@ impl SchemeConfig {
             SchemeConfig::Dcqcn(c) => SchemeController::Dcqcn(Dcqcn::new(sender, c)?),
             SchemeConfig::Timely(c) => SchemeController::Timely(Timely::new(sender, c)?),
             SchemeConfig::Dctcp(c) => SchemeController::Dctcp(Dctcp::new(sender, c)?),
+            SchemeConfig::Hpcc(c) => SchemeController::Hpcc(Hpcc::new(sender, c)?),
             SchemeConfig::None => SchemeController::LineRate(LineRate),
         })
     }
@@ -222,8 +244,9 @@ impl SchemeConfig {
     ///   payloads while the sender still frees its go-back-N state every 64 KiB);
     /// - LDCP-rate: a CNP per marked packet (N = 0; draft §3.2's "upon *every* CNP");
     /// - the others: ACKs by packets (`ack_every`, default one per packet as the HPCC
-    ///   simulator's `L2_ACK_INTERVAL 1` gives TIMELY and DCTCP), no CNPs; DCTCP reads the
-    ///   ECN-Echo of each ACK, TIMELY the send timestamp it echoes.
+    ///   simulator's `L2_ACK_INTERVAL 1` gives TIMELY, DCTCP and HPCC), no CNPs; DCTCP reads
+    ///   the ECN-Echo of each ACK, TIMELY the send timestamp it echoes, HPCC the INT hop
+    ///   records it echoes.
     pub fn receiver(&self, base: &ReceiverConfig) -> ReceiverConfig {
         let (cnp_interval, ack_interval) = match self {
             SchemeConfig::Dcqcn(_) => (
@@ -254,6 +277,8 @@ pub enum SchemeController {
     Timely(Timely),
     /// [`Scheme::Dctcp`].
     Dctcp(Dctcp),
+    /// [`Scheme::Hpcc`].
+    Hpcc(Hpcc),
     /// [`Scheme::None`].
     LineRate(LineRate),
 }
@@ -267,6 +292,7 @@ impl SchemeController {
             SchemeController::Dcqcn(_) => Scheme::Dcqcn,
             SchemeController::Timely(_) => Scheme::Timely,
             SchemeController::Dctcp(_) => Scheme::Dctcp,
+            SchemeController::Hpcc(_) => Scheme::Hpcc,
             SchemeController::LineRate(_) => Scheme::None,
         }
     }
@@ -280,6 +306,7 @@ impl SchemeController {
             | SchemeController::Dcqcn(_)
             | SchemeController::Timely(_)
             | SchemeController::Dctcp(_)
+            | SchemeController::Hpcc(_)
             | SchemeController::LineRate(_) => FastStartExit::None,
         }
     }
@@ -292,6 +319,7 @@ impl SchemeController {
             SchemeController::Dcqcn(_)
             | SchemeController::Timely(_)
             | SchemeController::Dctcp(_)
+            | SchemeController::Hpcc(_)
             | SchemeController::LineRate(_) => None,
         }
     }
@@ -305,6 +333,7 @@ macro_rules! dispatch {
             SchemeController::Dcqcn($c) => $e,
             SchemeController::Timely($c) => $e,
             SchemeController::Dctcp($c) => $e,
+            SchemeController::Hpcc($c) => $e,
             SchemeController::LineRate($c) => $e,
         }
     };
@@ -334,6 +363,9 @@ impl Controller for SchemeController {
     }
     fn on_ack(&mut self, ack: &AckEvent) {
         dispatch!(self, c => c.on_ack(ack))
+    }
+    fn on_ack_int(&mut self, ack: &AckEvent, int: &IntRecords) {
+        dispatch!(self, c => c.on_ack_int(ack, int))
     }
     fn on_nack(&mut self, nack: &NackEvent) {
         dispatch!(self, c => c.on_nack(nack))
@@ -431,13 +463,22 @@ impl Scheme {
     /// (draft-dai-tsvwg-ldcp-01 §1), and line-rate senders are shown lossy unless asked; DCQCN
     /// is deployed with PFC (DCQCN §3.2: "DCQCN does not obviate the need for PFC"); TIMELY and
     /// DCTCP run with PFC as the HPCC simulator runs them (decision: its users reproduce those
-    /// comparisons, and neither controller reacts to loss). Examples use it as the default of
-    /// their `--pfc` option.
+    /// comparisons, and neither controller reacts to loss); HPCC too (the simulator runs it
+    /// with PFC; it defines no loss reaction). Examples use it as the default of their `--pfc`
+    /// option.
     pub fn lossless_by_default(self) -> bool {
         match self {
             Scheme::Ldcp | Scheme::LdcpRate | Scheme::None => false,
-            Scheme::Dcqcn | Scheme::Timely | Scheme::Dctcp => true,
+            Scheme::Dcqcn | Scheme::Timely | Scheme::Dctcp | Scheme::Hpcc => true,
         }
+    }
+
+    /// Whether the scheme needs the switches on its flows' paths to write INT hop records
+    /// (HPCC, Li et al. SIGCOMM 2019 §3): the default of a switch's INT where the scheme runs.
+    /// A flow of such a scheme on a path without them is refused
+    /// ([`rdma_cc_transport::Path::int_telemetry`]).
+    pub fn needs_int(self) -> bool {
+        matches!(self, Scheme::Hpcc)
     }
 
     /// The switch settings this scheme starts from on a link of `rate` and one-way `delay`
@@ -451,8 +492,9 @@ impl Scheme {
     ///   `K_min`; `K_fs = K_min`. Decision: the paper gives thresholds for 40 Gb/s only, and
     ///   deployed switches scale their ECN thresholds with port speed (per-speed maps, as
     ///   DCQCN's CP must allow); the thresholds do not depend on `delay`.
-    /// - TIMELY: DCQCN's (TIMELY ignores marks; the HPCC simulator runs it under the same
-    ///   marking as DCQCN).
+    /// - TIMELY and HPCC: DCQCN's (neither reacts to marks; the HPCC simulator runs every
+    ///   scheme but DCTCP under the same marking as DCQCN, and marks on a queue HPCC keeps near
+    ///   zero are rare).
     /// - DCTCP: a step at `K` = 30 KB × `rate` / 10 Gb/s, `K_min = K_max = K`, `P_max` = 1
     ///   (every ECT packet that finds `K` bytes queued is marked: DCTCP §3.1, "a single
     ///   parameter, the marking threshold K"), at least one frame; `K_fs = K`. The 30 KB per
@@ -462,7 +504,7 @@ impl Scheme {
             Scheme::Dctcp => {
                 self.marking_from(scaled(DCTCP_K_PER_10G, rate, DCTCP_MARKING_RATE).max(frame))
             }
-            Scheme::Dcqcn | Scheme::Timely => {
+            Scheme::Dcqcn | Scheme::Timely | Scheme::Hpcc => {
                 let k_min = dcqcn_scaled(DCQCN_K_MIN, rate).max(frame);
                 let k_max = dcqcn_scaled(DCQCN_K_MAX, rate).max(k_min);
                 Marking {
@@ -484,7 +526,7 @@ impl Scheme {
     /// one [`Self::marking`] starts from or one the user gave. LDCP's (also used for line-rate
     /// senders, `none`), chosen by the sweep in the README: `K_max = 4·K_min`, `P_max = 0.2`,
     /// `K_fs = 12·K_min`. DCQCN's: the paper's ratio `K_max = 40·K_min` (200 KB / 5 KB),
-    /// `P_max = 0.01`, `K_fs = K_min` (TIMELY's too). DCTCP's: the step `K_max = K_min`,
+    /// `P_max = 0.01`, `K_fs = K_min` (TIMELY's and HPCC's too). DCTCP's: the step `K_max = K_min`,
     /// `P_max = 1`, `K_fs = K_min`. Every scheme's lossy queue limit: `160·K_min`, at least
     /// 2 MB and `K_max`.
     pub fn marking_from(self, k_min: u64) -> Marking {
@@ -496,7 +538,7 @@ impl Scheme {
                 k_fs: k_min,
                 buf_max: buf_max_for(k_min, k_min),
             },
-            Scheme::Dcqcn | Scheme::Timely => Marking {
+            Scheme::Dcqcn | Scheme::Timely | Scheme::Hpcc => Marking {
                 k_min,
                 k_max: k_min.saturating_mul(DCQCN_K_MAX / DCQCN_K_MIN),
                 p_max: DCQCN_P_MAX,
@@ -537,6 +579,8 @@ pub struct NicConfig {
     pub timely: TimelyConfig,
     /// DCTCP's constants ([`Scheme::Dctcp`]).
     pub dctcp: DctcpConfig,
+    /// HPCC's constants ([`Scheme::Hpcc`]).
+    pub hpcc: HpccConfig,
 }
 
 impl Default for NicConfig {
@@ -550,6 +594,7 @@ impl Default for NicConfig {
             dcqcn: DcqcnConfig::default(),
             timely: TimelyConfig::default(),
             dctcp: DctcpConfig::default(),
+            hpcc: HpccConfig::default(),
         }
     }
 }
@@ -567,7 +612,8 @@ const NIC_PARAMS: &[Param<NicConfig>] = &[
                 "Congestion control of new flows: ldcp (LDCP window, per-ACK), ldcp-rate \
                  (LDCP rate-based: RTT probes and CNPs), dcqcn (DCQCN rate control on CNPs, \
                  with PFC), timely (TIMELY RTT-gradient rate, with PFC), dctcp (DCTCP for \
-                 RDMA: ECN-echo window and rate, with PFC), none (line rate).",
+                 RDMA: ECN-echo window and rate, with PFC), hpcc (HPCC: INT-based window and \
+                 rate, with PFC; needs INT at the switches), none (line rate).",
             )
         },
         get: |c| ParamValue::Choice(c.scheme.name().to_string()),
@@ -598,7 +644,8 @@ impl Params for NicConfig {
 
 /// The flat table of [`NicConfig::param_specs`]: the NIC's own parameters, then the sender's
 /// ([`SenderConfig`]), the receiver's ([`ReceiverConfig`]), LDCP's ([`LdcpConfig`]),
-/// DCQCN's ([`DcqcnConfig`]), TIMELY's ([`TimelyConfig`]) and DCTCP's ([`DctcpConfig`]).
+/// DCQCN's ([`DcqcnConfig`]), TIMELY's ([`TimelyConfig`]), DCTCP's ([`DctcpConfig`]) and
+/// HPCC's ([`HpccConfig`]).
 const NIC_TABLE: FlatTable<NicConfig> = FlatTable {
     parts: &[
         &Field {
@@ -628,6 +675,10 @@ const NIC_TABLE: FlatTable<NicConfig> = FlatTable {
         &Field {
             get: |c: &NicConfig| &c.dctcp,
             get_mut: |c: &mut NicConfig| &mut c.dctcp,
+        },
+        &Field {
+            get: |c: &NicConfig| &c.hpcc,
+            get_mut: |c: &mut NicConfig| &mut c.hpcc,
         },
     ],
 };
@@ -664,6 +715,7 @@ impl NicConfig {
             Scheme::Dcqcn => SchemeConfig::Dcqcn(self.dcqcn),
             Scheme::Timely => SchemeConfig::Timely(self.timely),
             Scheme::Dctcp => SchemeConfig::Dctcp(self.dctcp),
+            Scheme::Hpcc => SchemeConfig::Hpcc(self.hpcc),
             Scheme::None => SchemeConfig::None,
         }
     }
@@ -718,6 +770,8 @@ mod tests {
             base_rtt: Time::us(8),
             lossless: false,
             max_queueing: Time::ZERO,
+            // the switches write INT records (HPCC needs them; the other schemes ignore it)
+            int_telemetry: true,
         }
     }
 
@@ -763,7 +817,15 @@ mod tests {
         }
         assert_eq!(
             Scheme::NAMES,
-            ["ldcp", "ldcp-rate", "dcqcn", "timely", "dctcp", "none"]
+            [
+                "ldcp",
+                "ldcp-rate",
+                "dcqcn",
+                "timely",
+                "dctcp",
+                "hpcc",
+                "none"
+            ]
         );
         assert_eq!("cubic".parse::<Scheme>().unwrap_err().field, "scheme");
         let base = ReceiverConfig::default();
@@ -929,6 +991,135 @@ mod tests {
     }
 
     #[test]
+    fn hpcc_runs_with_pfc_dcqcn_marking_and_acks_per_packet() {
+        assert!(Scheme::Hpcc.lossless_by_default());
+        let r = nic(Scheme::Hpcc).receiver_for(Scheme::Hpcc);
+        assert!(!r.send_cnp);
+        assert_eq!((r.ack_every, r.ack_interval), (1, None));
+        // HPCC ignores marks: DCQCN's thresholds, as the simulator's maps are the same for
+        // every scheme but DCTCP
+        for gbps in [25, 100, 400] {
+            assert_eq!(
+                Scheme::Hpcc.marking(Rate::gbps(gbps), Time::us(1), 1062),
+                Scheme::Dcqcn.marking(Rate::gbps(gbps), Time::us(1), 1062)
+            );
+        }
+        assert_eq!(
+            Scheme::Hpcc.marking_from(7_000),
+            Scheme::Dcqcn.marking_from(7_000)
+        );
+        // window R·T + 1 packet and pacing at R reach the transport through the dispatcher:
+        // 100 Gb/s × 8 µs = 100 packets of 1000 B
+        let q = nic(Scheme::Hpcc)
+            .build_sender(&path(), 10_000, Time::ZERO)
+            .unwrap();
+        assert_eq!((q.cw(), q.rate()), (101.0, Some(Rate::gbps(100))));
+        assert_eq!(q.controller().stage(), None);
+        assert_eq!(q.controller().fast_start_exit(), FastStartExit::None);
+    }
+
+    #[test]
+    fn only_hpcc_needs_int() {
+        for s in Scheme::ALL {
+            assert_eq!(s.needs_int(), s == Scheme::Hpcc, "{s}");
+        }
+    }
+
+    #[test]
+    fn hpcc_on_a_path_without_int_is_refused_by_name() {
+        let no_int = Path {
+            int_telemetry: false,
+            ..path()
+        };
+        let e = nic(Scheme::Hpcc).validate(&no_int).unwrap_err();
+        assert_eq!((e.field.as_str(), e.value.as_str()), ("scheme", "hpcc"));
+        assert!(
+            e.requirement.starts_with("HPCC needs INT at the switches"),
+            "{e}"
+        );
+        let e = nic(Scheme::Hpcc)
+            .build_sender(&no_int, 10_000, Time::ZERO)
+            .unwrap_err();
+        assert_eq!(e.field, "scheme");
+        // every other scheme runs without INT
+        for s in Scheme::ALL.into_iter().filter(|&s| s != Scheme::Hpcc) {
+            nic(s).build_sender(&no_int, 10_000, Time::ZERO).unwrap();
+        }
+    }
+
+    #[test]
+    fn hpcc_acks_reach_the_controller_with_their_records() {
+        use rdma_cc_core::HopRecord;
+        let mut q = nic(Scheme::Hpcc)
+            .build_sender(&path(), 1_000_000, Time::ZERO)
+            .unwrap();
+        let hop = |ts_ns, tx_bytes, qlen_bytes| HopRecord {
+            qlen_bytes,
+            tx_bytes,
+            ts_ns,
+            line_rate_bps: 100_000_000_000,
+        };
+        let mut sent = 0;
+        for k in 0..3 {
+            // paced at line rate: 1082 B on the wire each, 86.56 ns apart
+            match q.poll(Time(100 * k)) {
+                Poll::Send(p) => sent = p.seq + u64::from(p.len),
+                other => panic!("{other:?}"),
+            }
+        }
+        q.on_ack_int(
+            Time::us(8),
+            1000,
+            false,
+            None,
+            &IntRecords::from_slice(&[hop(0, 0, 100_000)]),
+        );
+        // the hop at 100 % with a queue of one BDP over T = 8 µs: U = 2, R = 100 G·0.95/2 +
+        // 40 Mb/s
+        q.on_ack_int(
+            Time::us(16),
+            sent,
+            false,
+            None,
+            &IntRecords::from_slice(&[hop(8000, 100_000, 100_000)]),
+        );
+        assert_eq!(q.rate(), Some(Rate(47_540_000_000)));
+        // without records (on_ack) nothing changes
+        q.on_ack(Time::us(17), sent, false);
+        assert_eq!(q.rate(), Some(Rate(47_540_000_000)));
+    }
+
+    #[test]
+    fn hpcc_options_reach_its_constants_and_errors_name_them() {
+        let specs = NicConfig::param_specs();
+        let set = |c: &mut NicConfig, option: &str, text: &str| {
+            let i = specs.iter().position(|s| s.option == option).unwrap();
+            let v = specs[i].parse(text, option).unwrap();
+            c.set(i, &v)
+        };
+        let mut c = NicConfig::default();
+        set(&mut c, "cc", "hpcc").unwrap();
+        set(&mut c, "hpccEta", "0.9").unwrap();
+        set(&mut c, "hpccMaxStage", "0").unwrap();
+        set(&mut c, "hpccPreset", "paper").unwrap();
+        assert_eq!(c.scheme, Scheme::Hpcc);
+        assert_eq!((c.hpcc.eta, c.hpcc.max_stage), (Some(0.9), Some(0)));
+        c.validate(&path()).unwrap();
+        c.hpcc.min_rate = Some(Rate::gbps(200));
+        let e = c.validate(&path()).unwrap_err();
+        assert_eq!(e.field, "hpcc.min_rate");
+        assert_eq!(
+            NicConfig::spec_by_name(&e.field).map(|s| s.attr),
+            Some("HpccMinRate")
+        );
+        let eta = specs.iter().position(|s| s.option == "hpccEta").unwrap();
+        assert_eq!(
+            c.set(eta, &ParamValue::Real(1.5)).unwrap_err().field,
+            "hpcc.eta"
+        );
+    }
+
+    #[test]
     fn timely_and_dctcp_options_reach_their_constants_and_errors_name_them() {
         let specs = NicConfig::param_specs();
         let set = |c: &mut NicConfig, option: &str, text: &str| {
@@ -1079,6 +1270,7 @@ mod tests {
         want.extend(DcqcnConfig::params().iter().map(|p| p.spec.name));
         want.extend(TimelyConfig::params().iter().map(|p| p.spec.name));
         want.extend(DctcpConfig::params().iter().map(|p| p.spec.name));
+        want.extend(HpccConfig::params().iter().map(|p| p.spec.name));
         assert_eq!(names, want);
         // by Rust name only
         assert_eq!(

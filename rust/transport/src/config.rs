@@ -83,6 +83,10 @@ pub struct Path {
     /// switch on the path takes to drain its whole buffer at the rate of the port toward the
     /// receiver (0: unknown, the default). A timeout before that can only be spurious.
     pub max_queueing: Time,
+    /// The switches on the path append INT hop records to the flow's data packets and the
+    /// receiver echoes them in its ACKs ([`crate::QpSender::on_ack_int`]): what HPCC needs
+    /// (Li et al., SIGCOMM 2019, §3). Default false.
+    pub int_telemetry: bool,
 }
 
 impl Default for Path {
@@ -93,6 +97,7 @@ impl Default for Path {
             base_rtt: Time::us(8),
             lossless: false,
             max_queueing: Time::ZERO,
+            int_telemetry: false,
         }
     }
 }

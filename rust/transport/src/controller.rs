@@ -2,8 +2,9 @@
 //! control ([`LineRate`]).
 //!
 //! A [`Controller`] (quinn-proto's `congestion::Controller` shape: small, no-op defaults) sees
-//! the events the transport has already interpreted — packets newly acknowledged, loss signals,
-//! CNPs, RTT probe responses, retransmission timeouts and its own timers — and answers with a window, a pacing rate and the ECN
+//! the events the transport has already interpreted — packets newly acknowledged (with the INT
+//! hop records an ACK may echo), loss signals, CNPs, RTT probe responses, retransmission
+//! timeouts and its own timers — and answers with a window, a pacing rate and the ECN
 //! codepoint of each packet. The transport ([`crate::QpSender`]) keeps sequence numbers, the
 //! smoothed RTT, go-back-N, the retransmission timer and the probe schedule, so a controller is
 //! only the algorithm. Controllers live in their own crates (LDCP in `rdma-cc-ldcp`); the
@@ -11,7 +12,7 @@
 
 use crate::sender::TxPacket;
 use crate::Ecn;
-use rdma_cc_core::{Rate, Time};
+use rdma_cc_core::{IntRecords, Rate, Time};
 
 /// An ACK as the controller sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -108,6 +109,13 @@ pub trait Controller {
 
     /// An ACK arrived (also a duplicate one, with `newly_acked = 0`).
     fn on_ack(&mut self, _ack: &AckEvent) {}
+
+    /// An ACK arrived echoing `int`, the INT hop records the switches wrote into the data
+    /// packet that triggered it ([`crate::QpSender::on_ack_int`]; HPCC, Li et al. SIGCOMM
+    /// 2019 §3). Default: the records are ignored and this is [`Self::on_ack`].
+    fn on_ack_int(&mut self, ack: &AckEvent, _int: &IntRecords) {
+        self.on_ack(ack);
+    }
 
     /// A NACK arrived (not a duplicate the transport filtered out).
     fn on_nack(&mut self, _nack: &NackEvent) {}

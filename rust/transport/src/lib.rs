@@ -40,4 +40,4 @@ pub use controller::{AckEvent, Controller, LineRate, NackEvent, RttSource};
 pub use receiver::{AckOut, QpReceiver, ReceiverStats, RxAction};
 pub use sender::{Poll, QpSender, SenderStats, TxPacket};
 
-pub use rdma_cc_core::Ecn;
+pub use rdma_cc_core::{Ecn, HopRecord, IntRecords};

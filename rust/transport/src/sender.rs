@@ -103,7 +103,7 @@ use crate::config::SenderConfig;
 use crate::controller::{AckEvent, Controller, NackEvent, RttSource};
 use crate::rtt::{RttEstimator, SendLog, Sent};
 use crate::Ecn;
-use rdma_cc_core::{wire, Bytes, ConfigError, Rate, Time};
+use rdma_cc_core::{wire, Bytes, ConfigError, IntRecords, Rate, Time};
 
 /// The pacing gap after a packet of `len` payload bytes at `rate`: its wire size at `rate`,
 /// rounded down (see the module documentation).
@@ -490,6 +490,32 @@ impl<C: Controller> QpSender<C> {
     /// Mittal et al. SIGCOMM 2015 §4.1); the transport's own smoothed RTT keeps its send-time
     /// log, so schemes that ignore the sample behave as with [`Self::on_ack`].
     pub fn on_ack_echo(&mut self, now: Time, ack_seq: u64, ece: bool, echo: Option<Time>) {
+        self.ack(now, ack_seq, ece, echo, None);
+    }
+
+    /// [`Self::on_ack_echo`] for an ACK that also echoes `int`, the INT hop records the
+    /// switches on the path wrote into the data packet that triggered it (copied into the ACK
+    /// by the receiving NIC; HPCC, Li et al. SIGCOMM 2019 §3). The controller gets them with
+    /// the ACK ([`Controller::on_ack_int`]); the transport itself does not read them.
+    pub fn on_ack_int(
+        &mut self,
+        now: Time,
+        ack_seq: u64,
+        ece: bool,
+        echo: Option<Time>,
+        int: &IntRecords,
+    ) {
+        self.ack(now, ack_seq, ece, echo, Some(int));
+    }
+
+    fn ack(
+        &mut self,
+        now: Time,
+        ack_seq: u64,
+        ece: bool,
+        echo: Option<Time>,
+        int: Option<&IntRecords>,
+    ) {
         self.stats.acks += 1;
         if ece {
             self.stats.ece_acks += 1;
@@ -520,14 +546,18 @@ impl<C: Controller> QpSender<C> {
             }
             self.advance(now, ack_seq);
         }
-        self.cc.on_ack(&AckEvent {
+        let ev = AckEvent {
             now,
             rtt: echo.map(|sent| now.saturating_sub(sent)),
             newly_acked: newly.div_ceil(self.mtu),
             ece,
             snd_una: self.snd_una,
             acked_packets: self.snd_una.div_ceil(self.mtu),
-        });
+        };
+        match int {
+            Some(int) => self.cc.on_ack_int(&ev, int),
+            None => self.cc.on_ack(&ev),
+        }
         self.after_event();
     }
 
@@ -907,6 +937,53 @@ mod tests {
     fn fixed(w: f64, fast_start: bool) -> QpSender<Fixed> {
         let cc = Fixed { w, fast_start };
         QpSender::new(&SenderConfig::default(), cc, 100_000, Time::ZERO).unwrap()
+    }
+
+    /// Records what the controller saw of each ACK: its event, and the INT records if any.
+    #[derive(Debug, Default)]
+    struct Seen {
+        acks: Vec<(AckEvent, Option<IntRecords>)>,
+    }
+
+    impl Controller for Seen {
+        fn on_ack(&mut self, ack: &AckEvent) {
+            self.acks.push((*ack, None));
+        }
+        fn on_ack_int(&mut self, ack: &AckEvent, int: &IntRecords) {
+            self.acks.push((*ack, Some(*int)));
+        }
+    }
+
+    #[test]
+    fn int_records_reach_the_controller_with_the_same_ack_event() {
+        let mut s =
+            QpSender::new(&SenderConfig::default(), Seen::default(), 3000, Time::ZERO).unwrap();
+        for k in 0..3 {
+            send(&mut s, Time(100 * k));
+        }
+        let int = IntRecords::from_slice(&[rdma_cc_core::HopRecord {
+            qlen_bytes: 1,
+            tx_bytes: 2,
+            ts_ns: 3,
+            line_rate_bps: 4,
+        }]);
+        s.on_ack_echo(us(8), 1000, false, Some(Time::ZERO));
+        s.on_ack_int(us(9), 2000, true, Some(Time(100)), &int);
+        let seen = &s.controller().acks;
+        assert_eq!(seen.len(), 2);
+        assert_eq!(seen[0].1, None);
+        let (ev, got) = seen[1];
+        assert_eq!(got, Some(int));
+        assert_eq!(
+            (ev.now, ev.rtt, ev.newly_acked, ev.ece, ev.snd_una),
+            (us(9), Some(Time(8900)), 1, true, 2000)
+        );
+        assert_eq!(s.stats().acks, 2);
+        // a controller that ignores INT sees the ACK as on_ack (the trait's default)
+        let mut l = QpSender::new(&SenderConfig::default(), LineRate, 3000, Time::ZERO).unwrap();
+        send(&mut l, Time::ZERO);
+        l.on_ack_int(us(8), 1000, false, None, &int);
+        assert_eq!(l.snd_una(), 1000);
     }
 
     #[test]
