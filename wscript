@@ -16,6 +16,7 @@ their --help). See README.md for what each step needs and produces.
 
 import glob
 import json
+import hashlib
 import os
 import re
 import shlex
@@ -369,6 +370,30 @@ def _cargo_build(task):
     return bld.exec_command(cmd, cwd=bld.path.abspath(), env=_buildenv(bld).cargo_env(_build_info(bld)))
 
 
+def _bridge_headers_sig(inc_dir):
+    """A function giving the digest of every cxx-generated bridge header under INC_DIR (the
+    generated files and the links to them), read when waf computes the signatures of the C++
+    tasks, after cargo has run. waf does not scan headers that no task of its own produced, so
+    without it a changed bridge struct would leave objects compiled against the old layout:
+    C++ and Rust would disagree on the struct's size, silently."""
+    cache = {}
+
+    def sig():
+        if "sig" not in cache:
+            h = hashlib.sha1()
+            for root, dirs, files in os.walk(inc_dir, followlinks=True):
+                dirs.sort()
+                for f in sorted(files):
+                    path = os.path.join(root, f)
+                    h.update(os.path.relpath(path, inc_dir).encode())
+                    with open(path, "rb") as fh:
+                        h.update(fh.read())
+            cache["sig"] = h.digest()
+        return cache["sig"]
+
+    return sig
+
+
 def build(bld):
     env = bld.env
     rel = os.path.join(env.CARGO_TARGET, "release")
@@ -424,6 +449,10 @@ def build(bld):
     )
     # relink when the Rust library changes
     bld.add_manual_dependency(bld.path.find_or_declare("lib/libns3-rdma-cc.so"), bld.root.make_node(rust_lib))
+    # recompile every C++ file when a bridge header changes (see _bridge_headers_sig)
+    bridge_sig = _bridge_headers_sig(cxxbridge_inc)
+    for src in module_src + bld.path.ant_glob("ns3-module/test/*.cc examples/*.cc bench/*.cc"):
+        bld.add_manual_dependency(src, bridge_sig)
 
     rpath = [os.path.join(bld.bldnode.abspath(), "lib")] + env.RPATH_NS3
     tests = bld.path.ant_glob("ns3-module/test/*.cc")
