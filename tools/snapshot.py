@@ -40,6 +40,15 @@ RUNS = [
     ("pfc-incast-off", "pfc-incast", "--senders=8 --size=500000 --pfc=0"),
     ("dumbbell-tcp", "red-ecn-dumbbell", "--senders=4 --transport=tcp --simTime=20ms"),
     ("dumbbell-udp", "red-ecn-dumbbell", "--transport=udp --notEct=ThresholdDrop --kfs=30000 --udpLoad=1.5 --simTime=20ms"),
+    ("dcqcn-fairness", "dcqcn-fairness", "--duration=2ms"),
+    ("dcqcn-convergence", "dcqcn-convergence", ""),
+    ("chain", "ldcp-chain", ""),
+    ("timely", "ldcp-incast", "--cc=timely"),
+    ("dctcp", "ldcp-incast", "--cc=dctcp"),
+    ("fat-tree-dcqcn", "fat-tree-workload", "--k=4 --load=0.5 --duration=200us --cdf=workloads/WebSearch_distribution.txt --cc=dcqcn"),
+    ("fat-tree-ldcp", "fat-tree-workload", "--k=4 --load=0.6 --duration=200us --cdf=workloads/FbHdp_distribution.txt"),
+    ("rcm-burst", "rcm-burst", ""),
+    ("rcm-victim", "rcm-victim", ""),
 ]
 
 VOLATILE = {"wall_s"}
@@ -69,9 +78,13 @@ def snapshot(info, outdir, only):
             f.write(p.stdout)
         print("%-18s exit %d" % (run, p.returncode))
         lines.append("%s/exit %d" % (run, p.returncode))
-        if os.path.isdir(d):
-            for name in sorted(os.listdir(d)):
-                lines.append("%s/%s %s" % (run, name, digest(os.path.join(d, name))))
+        # every file under the run's directory (some examples write one subdirectory per
+        # configuration they compare)
+        for top, dirs, files in os.walk(d):
+            dirs.sort()
+            for name in sorted(files):
+                path = os.path.join(top, name)
+                lines.append("%s/%s %s" % (run, os.path.relpath(path, d), digest(path)))
     with open(os.path.join(outdir, "digests.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -8,6 +8,7 @@
 #include "rdma-cc-params.h"
 
 #include "ns3/config.h"
+#include "ns3/global-value.h"
 #include "ns3/string.h"
 
 #include "rdma-cc/src/params.rs.h"
@@ -16,6 +17,7 @@
 #include "rust/cxx.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -449,6 +451,15 @@ KindLabel(rdmacc_ffi::ParamKind k)
 void
 Options::Parse(int argc, char** argv)
 {
+    // The event scheduler: ns-3's PriorityQueueScheduler (a binary heap over one vector: no
+    // allocation per event) unless NS_GLOBAL_VALUE names one. Every ns-3 scheduler runs the
+    // events of one time stamp in insertion order, so the choice changes speed, never results
+    // (README "Performance"). The simulator is created at its first use, after this.
+    const char* env = std::getenv("NS_GLOBAL_VALUE");
+    if (env == nullptr || std::string(env).find("SchedulerType") == std::string::npos)
+    {
+        GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+    }
     for (int a = 1; a < argc; a++)
     {
         const std::string arg(argv[a]);

@@ -5,9 +5,12 @@
 
 #include "qbb-net-device.h"
 
+#include "ns3/event-impl.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+
+#include <vector>
 
 namespace ns3
 {
@@ -31,7 +34,8 @@ QbbChannel::GetTypeId()
 }
 
 QbbChannel::QbbChannel() :
-    m_nDevices(0)
+    m_nDevices(0),
+    m_ctx{UINT32_MAX, UINT32_MAX}
 {
 }
 
@@ -42,13 +46,81 @@ QbbChannel::Attach(Ptr<QbbNetDevice> device)
     m_dev[m_nDevices++] = device;
 }
 
+namespace
+{
+
+/**
+ * A frame's arrival at the far end of a link: the event ns-3's MakeEvent would build for
+ * QbbNetDevice::Receive, but its memory comes from a free list instead of the heap (one
+ * arrival per frame per hop is the simulator's most frequent event). Same scheduling call,
+ * same time and context, so the event order is unchanged.
+ */
+class ArrivalEvent : public EventImpl
+{
+  public:
+    ArrivalEvent(QbbNetDevice* dst, Ptr<Packet> p) :
+        m_dst(dst),
+        m_p(std::move(p))
+    {
+    }
+
+    static void*
+    operator new(std::size_t n)
+    {
+        auto& f = FreeList();
+        if (n == sizeof(ArrivalEvent) && !f.empty())
+        {
+            void* m = f.back();
+            f.pop_back();
+            return m;
+        }
+        return ::operator new(n);
+    }
+
+    static void
+    operator delete(void* m, std::size_t n)
+    {
+        if (n == sizeof(ArrivalEvent))
+        {
+            FreeList().push_back(m);
+            return;
+        }
+        ::operator delete(m);
+    }
+
+  protected:
+    void
+    Notify() override
+    {
+        m_dst->Receive(std::move(m_p));
+    }
+
+  private:
+    /// Arrival events' memory, reused (ns-3 runs its events on one thread)
+    static std::vector<void*>&
+    FreeList()
+    {
+        static std::vector<void*> f;
+        return f;
+    }
+
+    QbbNetDevice* m_dst; //!< receiving device (outlives its events: both end at Destroy)
+    Ptr<Packet> m_p;     //!< the frame
+};
+
+} // namespace
+
 void
 QbbChannel::TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTime)
 {
     NS_ASSERT(m_nDevices == 2);
-    Ptr<QbbNetDevice> dst = (m_dev[0] == src) ? m_dev[1] : m_dev[0];
+    const int d = (m_dev[0] == src) ? 1 : 0;
+    if (m_ctx[d] == UINT32_MAX)
+    {
+        m_ctx[d] = m_dev[d]->GetNode()->GetId();
+    }
     Simulator::ScheduleWithContext(
-        dst->GetNode()->GetId(), txTime + m_delay, &QbbNetDevice::Receive, dst, p);
+        m_ctx[d], txTime + m_delay, new ArrivalEvent(PeekPointer(m_dev[d]), std::move(p)));
 }
 
 Time

@@ -56,6 +56,7 @@ class QbbChannel : public Channel
     Time m_delay;               //!< propagation delay
     Ptr<QbbNetDevice> m_dev[2]; //!< the two ends
     std::size_t m_nDevices;     //!< attached so far
+    uint32_t m_ctx[2];          //!< each end's node id (the event context), once known
 };
 
 } // namespace ns3

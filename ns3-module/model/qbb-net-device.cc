@@ -107,6 +107,32 @@ QbbNetDevice::GetTypeId()
     return tid;
 }
 
+namespace
+{
+
+/// The end of a frame's serialisation: one object per device, rescheduled for every frame
+/// instead of a new MakeEvent per frame (a device serialises one frame at a time).
+class TransmitCompleteEvent : public EventImpl
+{
+  public:
+    explicit TransmitCompleteEvent(QbbNetDevice* dev) :
+        m_dev(dev)
+    {
+    }
+
+  protected:
+    void
+    Notify() override
+    {
+        m_dev->TransmitCompleteNow();
+    }
+
+  private:
+    QbbNetDevice* m_dev; //!< its device (which owns it)
+};
+
+} // namespace
+
 QbbNetDevice::QbbNetDevice() :
     m_ifIndex(0),
     m_mtu(1500),
@@ -118,6 +144,7 @@ QbbNetDevice::QbbNetDevice() :
     m_sched(nullptr),
     m_source(nullptr)
 {
+    m_txComplete = Ptr<EventImpl>(new TransmitCompleteEvent(this), false);
     // m_sched is built by the DataScheduler attribute, which the object's construction
     // (CreateObject, ObjectFactory) sets before the device can be used
     for (uint8_t p = 0; p < N_PRIO; p++)
@@ -470,11 +497,11 @@ QbbNetDevice::TransmitStart(Ptr<Packet> p)
     m_stats.txBytes += size;
     m_phyTxBeginTrace(p);
     m_channel->TransmitStart(p, this, txTime);
-    Simulator::Schedule(txTime, &QbbNetDevice::TransmitComplete, this);
+    Simulator::Schedule(txTime, m_txComplete);
 }
 
 void
-QbbNetDevice::TransmitComplete()
+QbbNetDevice::TransmitCompleteNow()
 {
     m_busy = false;
     TryTransmit();

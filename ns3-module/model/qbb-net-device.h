@@ -11,6 +11,7 @@
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
+#include "ns3/event-impl.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
@@ -209,6 +210,9 @@ class QbbNetDevice : public NetDevice
     void SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb) override;
     bool SupportsSendFrom() const override;
 
+    /// The frame being serialised has left (the transmit-complete event; not for users).
+    void TransmitCompleteNow();
+
   protected:
     void DoDispose() override;
 
@@ -219,7 +223,6 @@ class QbbNetDevice : public NetDevice
     Ptr<Packet> TakeSlot(uint32_t handle);
     void TryTransmit();
     void TransmitStart(Ptr<Packet> p);
-    void TransmitComplete();
     void ReceivePfc(Ptr<Packet> p);
     void RefreshPause(uint8_t prio);
     uint8_t PausedMask() const;
@@ -234,6 +237,7 @@ class QbbNetDevice : public NetDevice
     uint16_t m_pauseQuanta;                     //!< PauseQuanta attribute
     double m_refreshFraction;                   //!< PauseRefreshFraction attribute
     bool m_busy;                                //!< a frame is being serialised
+    Ptr<EventImpl> m_txComplete;                //!< the transmit-complete event (reused)
     uint64_t m_psCarry;                         //!< sub-ns serialisation remainder (ps)
     std::deque<Ptr<Packet>> m_pfcQueue;         //!< PFC frames to send
     std::string m_policy;                       //!< DataScheduler attribute
