@@ -20,6 +20,7 @@
 #include "rust/cxx.h"
 
 #include <cmath>
+#include <memory>
 #include <limits>
 #include <optional>
 
@@ -33,6 +34,9 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
 struct RdmaNic::Params
 {
     rust::Box<rdmacc_ffi::NicParams> p = rdmacc_ffi::nic_params_new();
+    /// A copy of `p` as the last AddFlow saw it, shared by every flow added since (one copy
+    /// per attribute change, not one per flow); dropped when an attribute is set.
+    std::shared_ptr<const rust::Box<rdmacc_ffi::NicParams>> snapshot;
 };
 
 /// One queue pair at its source.
@@ -46,7 +50,8 @@ struct RdmaNic::Qp
     uint16_t srcPort = 0;
     std::string scheme; // the Scheme attribute when the flow was added
     rdmacc_ffi::PathInfo path{};
-    std::optional<rust::Box<rdmacc_ffi::NicParams>> params; // the attributes when added
+    // the attributes when added (shared by the flows added while they did not change)
+    std::shared_ptr<const rust::Box<rdmacc_ffi::NicParams>> params;
     std::optional<rust::Box<rdmacc_ffi::Sender>> sender;
     bool inReady = false;
     bool done = false;
@@ -55,7 +60,8 @@ struct RdmaNic::Qp
     uint64_t timerAt = UINT64_MAX; // when it fires (ns)
     Ptr<RdmaNic> dstNic;
     FlowRecord finalRecord;
-    FlowState last; // last state reported by the traces
+    FlowState finalState; // the sender's state when the flow finished (its sender is freed)
+    FlowState last;       // last state reported by the traces
 };
 
 /// One flow at its destination.
@@ -126,6 +132,7 @@ void
 RdmaNic::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v)
 {
     m_params->p->set(index, v);
+    m_params->snapshot.reset();
 }
 
 void
@@ -223,7 +230,12 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     {
         rdmacc::ConfigFatal("ns3::RdmaNic", e.what());
     }
-    q->params = m_params->p->snapshot();
+    if (!m_params->snapshot)
+    {
+        m_params->snapshot =
+            std::make_shared<const rust::Box<rdmacc_ffi::NicParams>>(m_params->p->snapshot());
+    }
+    q->params = m_params->snapshot;
     q->finalRecord.finish = Seconds(-1);
     const uint32_t idx = static_cast<uint32_t>(m_qps.size());
     m_qps.push_back(std::move(q));
@@ -364,6 +376,10 @@ RdmaNic::FlowState
 RdmaNic::GetFlowState(uint32_t qp) const
 {
     const Qp& q = *m_qps.at(qp);
+    if (q.done)
+    {
+        return q.finalState;
+    }
     if (!q.sender)
     {
         return FlowState{};
@@ -438,10 +454,14 @@ RdmaNic::Finish(uint32_t idx)
     {
         return;
     }
+    q.finalState = GetFlowState(idx); // before done: read from the sender
     q.done = true;
     q.timer.Cancel();
     q.timerAt = UINT64_MAX;
     q.finalRecord = Record(q);
+    // a finished flow keeps its record, not its sender: memory follows the flows in progress
+    // (a 400 000-flow run no longer holds 400 000 senders)
+    q.sender.reset();
     m_flowComplete(q.finalRecord);
 }
 
