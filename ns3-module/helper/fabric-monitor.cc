@@ -38,6 +38,8 @@ FabricMonitor::FabricMonitor(const Fabric& fabric,
     for (const auto& sw : fabric.switches)
     {
         const uint32_t id = sw->GetId();
+        m_switchIndex[id] = static_cast<uint32_t>(m_q.size());
+        m_q.emplace_back(std::size_t(sw->GetNPorts()) * 8);
         for (uint32_t port = 0; port < sw->GetNPorts(); port++)
         {
             sw->GetPort(port)->TraceConnectWithoutContext(
@@ -101,13 +103,20 @@ FabricMonitor::Sample()
     const int64_t now = Simulator::Now().GetNanoSeconds();
     // only the non-empty queues (an empty one adds nothing to a sum or a maximum, and has no
     // row): the cost is what is recorded, not switches x ports x priorities
-    for (const auto& sw : m_fabric.switches)
+    for (std::size_t i = 0; i < m_fabric.switches.size(); i++)
     {
+        const auto& sw = m_fabric.switches[i];
         const uint32_t id = sw->GetId();
         sw->SampleEgress(m_prios, m_sample);
+        auto& stats = m_q[i];
         for (const auto& e : m_sample)
         {
-            auto& s = m_q[{id, e.port, e.prio}];
+            const std::size_t k = std::size_t(e.port) * 8 + e.prio;
+            if (k >= stats.size())
+            {
+                stats.resize(k + 1); // a port added after the monitor was made
+            }
+            auto& s = stats[k];
             s.sum += e.bytes;
             s.max = std::max(s.max, e.bytes);
             m_queue << now << ',' << id << ',' << e.port << ',' << int(e.prio) << ',' << e.bytes
@@ -143,27 +152,43 @@ FabricMonitor::Finish()
     }
 }
 
+const FabricMonitor::QueueStat*
+FabricMonitor::Find(uint32_t node, uint32_t port, uint8_t prio) const
+{
+    auto it = m_switchIndex.find(node);
+    if (it == m_switchIndex.end() || prio >= 8)
+    {
+        return nullptr;
+    }
+    const auto& stats = m_q[it->second];
+    const std::size_t k = std::size_t(port) * 8 + prio;
+    return k < stats.size() ? &stats[k] : nullptr;
+}
+
 uint64_t
 FabricMonitor::MaxQueue(uint32_t node, uint32_t port, uint8_t prio) const
 {
-    auto it = m_q.find({node, port, prio});
-    return it == m_q.end() ? 0 : it->second.max;
+    const QueueStat* s = Find(node, port, prio);
+    return s ? s->max : 0;
 }
 
 double
 FabricMonitor::AvgQueue(uint32_t node, uint32_t port, uint8_t prio) const
 {
-    auto it = m_q.find({node, port, prio});
-    return (it == m_q.end() || m_samples == 0) ? 0 : it->second.sum / m_samples;
+    const QueueStat* s = Find(node, port, prio);
+    return (s == nullptr || m_samples == 0) ? 0 : s->sum / m_samples;
 }
 
 uint64_t
 FabricMonitor::MaxQueueAnywhere() const
 {
     uint64_t m = 0;
-    for (const auto& [k, s] : m_q)
+    for (const auto& stats : m_q)
     {
-        m = std::max(m, s.max);
+        for (const auto& s : stats)
+        {
+            m = std::max(m, s.max);
+        }
     }
     return m;
 }

@@ -14,8 +14,9 @@
 #include "rust/cxx.h"
 
 #include <fstream>
-#include <map>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace ns3
 {
@@ -90,20 +91,25 @@ class FabricMonitor
         double sum = 0;   //!< sum of samples
     };
 
-    const Fabric& m_fabric;                                           //!< traced fabric
-    std::string m_dir;                                                //!< output directory
-    Time m_interval;                                                  //!< sampling interval
-    uint8_t m_prios;                                                  //!< sampled priorities
-    std::ofstream m_pfc;                                              //!< pfc.csv
-    std::ofstream m_drops;                                            //!< drops.csv
-    std::ofstream m_queue;                                            //!< queue.csv
-    uint64_t m_samples;                                               //!< samples taken
-    std::map<std::tuple<uint32_t, uint32_t, uint8_t>, QueueStat> m_q; //!< per-queue stats
-    rust::Vec<rdmacc_ffi::EgressSample> m_sample; //!< one switch's sample (reused)
-    uint64_t m_pauses;                            //!< PAUSE frames
-    uint64_t m_resumes;                           //!< RESUME frames
-    bool m_finished;                              //!< Finish() done
-    EventId m_next;                               //!< the next Sample
+    /// \return the statistics of (node, port, prio), or nullptr if that is no switch queue
+    const QueueStat* Find(uint32_t node, uint32_t port, uint8_t prio) const;
+
+    const Fabric& m_fabric; //!< traced fabric
+    std::string m_dir;      //!< output directory
+    Time m_interval;        //!< sampling interval
+    uint8_t m_prios;        //!< sampled priorities
+    std::ofstream m_pfc;    //!< pfc.csv
+    std::ofstream m_drops;  //!< drops.csv
+    std::ofstream m_queue;  //!< queue.csv
+    uint64_t m_samples;     //!< samples taken
+    /// The statistics of (port, prio) of m_fabric.switches[i] at m_q[i][port * 8 + prio]
+    std::vector<std::vector<QueueStat>> m_q;
+    std::unordered_map<uint32_t, uint32_t> m_switchIndex; //!< node id -> index in m_q
+    rust::Vec<rdmacc_ffi::EgressSample> m_sample;         //!< one switch's sample (reused)
+    uint64_t m_pauses;                                    //!< PAUSE frames
+    uint64_t m_resumes;                                   //!< RESUME frames
+    bool m_finished;                                      //!< Finish() done
+    EventId m_next;                                       //!< the next Sample
 };
 
 } // namespace ns3
