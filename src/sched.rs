@@ -101,8 +101,18 @@ mod ffi {
         /// Holds data class `prio` until `until_ns`.
         fn hold(self: &mut EgressScheduler, prio: u8, until_ns: u64);
         /// RCM: sets the RCC of data class `prio`: window `w` bytes of which the congestion
-        /// flows `flows` may send `w_c` (`on`), or no RCC (`!on`: every frame may go).
-        fn set_rcc(self: &mut EgressScheduler, prio: u8, on: bool, w: u64, w_c: u64, flows: &[u64]);
+        /// flows `flows` may send `w_c` (`on`), or no RCC (`!on`: every frame may go);
+        /// `period_ns` > 0: a timed window of that period (RCM's `rcc_timed`), 0: the paper's
+        /// window of `w` bytes.
+        fn set_rcc(
+            self: &mut EgressScheduler,
+            prio: u8,
+            on: bool,
+            w: u64,
+            w_c: u64,
+            flows: &[u64],
+            period_ns: u64,
+        );
         /// RCM: frames of data class `prio` waiting in its congestion-flow FIFO.
         fn rcc_len(self: &EgressScheduler, prio: u8) -> u64;
         /// Whether no class holds a frame or a flow.
@@ -232,9 +242,13 @@ impl EgressScheduler {
         self.0.hold(prio, Time(until_ns));
     }
 
-    fn set_rcc(&mut self, prio: u8, on: bool, w: u64, w_c: u64, flows: &[u64]) {
-        self.0
-            .set_rcc(prio, on.then_some((Bytes(w), Bytes(w_c))), flows);
+    fn set_rcc(&mut self, prio: u8, on: bool, w: u64, w_c: u64, flows: &[u64], period_ns: u64) {
+        self.0.set_rcc_timed(
+            prio,
+            on.then_some((Bytes(w), Bytes(w_c))),
+            flows,
+            (period_ns > 0).then_some(Time(period_ns)),
+        );
     }
 
     fn rcc_len(&self, prio: u8) -> u64 {

@@ -165,6 +165,9 @@ mod ffi {
         RccOff = 4,
         /// The congestion flows of an active RCC changed: set the budget and flows.
         RccFlows = 5,
+        /// No congestion event for a while: `W_c` grew (RCM's `rcc_recover_time`); set the
+        /// budget and flows.
+        RccRecover = 6,
     }
 
     /// The role of an RCM output point (NPC 2017 section 3.2).
@@ -398,6 +401,9 @@ mod ffi {
         fn rcm_cn_payload(self: &SwitchCore) -> &[u8];
         /// The congestion flows of the last RccOn, RccCut or RccFlows event.
         fn rcm_event_flows(self: &SwitchCore) -> &[u64];
+        /// RCM: the period of the timed RCC window of output (port, prio) as of its last event,
+        /// ns (0: the paper's window of W bytes).
+        fn rcm_rcc_period_ns(self: &SwitchCore, port: u32, prio: u8) -> u64;
         /// When RCM's timer should fire, ns (u64::MAX: nothing pending).
         fn rcm_next_timeout(self: &SwitchCore) -> u64;
         /// RCM's timer fired at `now_ns`.
@@ -734,6 +740,7 @@ fn rcm_event_name(kind: RcmEventKind) -> &'static str {
         RcmEventKind::RccCut => "cut",
         RcmEventKind::RccOff => "off",
         RcmEventKind::RccFlows => "flows",
+        RcmEventKind::RccRecover => "recover",
         _ => "",
     }
 }
@@ -950,6 +957,7 @@ impl SwitchCore {
                     RccChange::On { role, .. } => (RcmEventKind::RccOn, role.into(), 0),
                     RccChange::Cut { degree, .. } => (RcmEventKind::RccCut, RcmRole::Clear, degree),
                     RccChange::Flows { .. } => (RcmEventKind::RccFlows, RcmRole::Clear, 0),
+                    RccChange::Recover { .. } => (RcmEventKind::RccRecover, RcmRole::Clear, 0),
                     RccChange::Off => (RcmEventKind::RccOff, RcmRole::Clear, 0),
                 };
                 let (w, w_c) = change.budget().unwrap_or_default();
@@ -974,6 +982,13 @@ impl SwitchCore {
 
     fn rcm_event_flows(&self) -> &[u64] {
         self.1.flows.as_slice()
+    }
+
+    fn rcm_rcc_period_ns(&self, port: u32, prio: u8) -> u64 {
+        self.0
+            .rcm()
+            .and_then(|r| r.rcc_period(port, prio))
+            .map_or(0, |t| t.0)
     }
 
     fn rcm_next_timeout(&self) -> u64 {
@@ -1420,8 +1435,13 @@ mod tests {
                 "RcmCnInterval",
                 "RcmCamDepth",
                 "RcmCfrSample",
+                "RcmCfrJitter",
                 "RcmCfrMinHits",
                 "RcmWindow",
+                "RcmRccTimed",
+                "RcmRccMeasure",
+                "RcmRccRecoverTime",
+                "RcmRccRecoverStep",
                 "RcmSarMode",
                 "RcmSarCnThreshold",
                 "RcmFlowletGap",

@@ -6,8 +6,8 @@ What is checked is what the implementation achieves now: RCM detects the congest
 right point, cuts the burst at the last switch (and less of the incast is slowed by DCQCN), sends
 its notifications hop by hop, keeps every flow in order (no go-back-N retransmission) and never
 drops a frame; DCQCN alone and PFC alone give the paper's numbers. The paper's RCM numbers (the
-burst at 25 Gb/s, the victim at nearly 50 Gb/s) are not reached yet: see the README's RCM
-section."""
+burst at 25 Gb/s, the victim at nearly 50 Gb/s) are not reached yet: they are expected failures
+here (an unexpected success fails the check), see the README's RCM section."""
 
 import csv
 import json
@@ -72,7 +72,8 @@ class RcmBurst(ExampleTest):
         self.assertLess(int(on["time_ns"]) - start, 10_000, on)
         cut = next(r for r in rows if r["time_ns"] == on["time_ns"] and r["change"] == "cut"
                    and r["node"] == "7")
-        self.assertEqual(int(cut["w_c_bytes"]) * 2, int(on["w_c_bytes"]), (on, cut))
+        # (the cut rounds W_c up to a whole byte: a cut never exceeds 50 %)
+        self.assertIn(int(cut["w_c_bytes"]) * 2 - int(on["w_c_bytes"]), (0, 1), (on, cut))
         # B's congested input port from A notifies A (its upstream switch)
         self.assertGreater(c["rcm"]["cn_sent"], 0, c["rcm"])
         self.assertEqual(c["rcm"]["cn_sent"], c["rcm"]["cn_received"], c["rcm"])
@@ -84,6 +85,37 @@ class RcmBurst(ExampleTest):
         self.assertLess(c["marks"], self.case["dcqcn"]["marks"], (c["marks"], self.case["dcqcn"]["marks"]))
         # one path only: SAR detours nothing
         self.assertEqual(c["rcm"]["sar_moves"], 0, c["rcm"])
+
+
+    def rates_between(self, case, t0, t1):
+        """Each flow's mean delivered rate at D over the 1 us samples in [t0, t1) ns."""
+        sums, counts = {}, {}
+        with open(os.path.join(self.out, case, "rates.csv")) as f:
+            for r in csv.DictReader(f):
+                t = int(r["time_ns"])
+                if t0 <= t < t1:
+                    k = int(r["flow_id"])
+                    sums[k] = sums.get(k, 0.0) + float(r["rate_bps"])
+                    counts[k] = counts.get(k, 0) + 1
+        return {k: sums[k] / counts[k] for k in sums}
+
+    # The paper's numbers (issue 12), not reached yet (see the README's RCM section): marked as
+    # expected failures so that the check fails as soon as they pass (then remove the marker).
+    @unittest.expectedFailure
+    def test_rcm_cuts_the_burst_to_25_and_the_incast_recovers(self):
+        # NPC 2017 Fig. 6(a): once detected, the burst is cut to about 25 Gb/s at B (25 +- 5
+        # from a few us after the detection until it ends) and the incast flows take the rest
+        c = self.case["rcm"]
+        start, done = c["burst_start_ns"], c["burst_done_ns"]
+        rows = rcc_rows(os.path.join(self.out, "rcm"))
+        on = next(int(r["time_ns"]) for r in rows if r["node"] == "7" and r["port"] == "1"
+                  and r["change"] == "on" and int(r["time_ns"]) >= start)
+        rates = self.rates_between("rcm", on + 5_000, done)
+        burst = rates[c["burst_flow"]]
+        self.assertGreaterEqual(burst, 20e9, rates)
+        self.assertLessEqual(burst, 30e9, rates)
+        incast = sum(v for k, v in rates.items() if k != c["burst_flow"])
+        self.assertGreaterEqual(incast, 70e9, rates)
 
 
 class RcmVictim(ExampleTest):
@@ -112,11 +144,21 @@ class RcmVictim(ExampleTest):
         incast = sum(self.s["pfc"]["incast_bps"].values())
         self.assertGreater(incast, 85e9, self.s)
 
+    # The paper's number (issue 12), not reached yet (see the README's RCM section): an
+    # expected failure, so that the check fails as soon as it passes (then remove the marker).
+    @unittest.expectedFailure
+    def test_rcm_gives_the_victim_nearly_50(self):
+        # NPC 2017 Fig. 7(b): with RCM the victim gets nearly its fair 50 Gb/s
+        self.assertGreaterEqual(self.s["rcm"]["victim_bps"], 45e9, self.s)
+
     def test_rcm_notifies_hop_by_hop_with_the_incast_flows(self):
         r = self.case["rcm"]["rcm"]
         self.assertTrue(r["enabled"])
         self.assertGreater(r["cn_sent"], 10, r)
-        self.assertEqual(r["cn_sent"], r["cn_received"], r)
+        # every CN arrives, but for those still on a link when the run ends (at most one per
+        # switch-to-switch link direction: they are 10 us apart, the links 1 us long)
+        self.assertLessEqual(r["cn_received"], r["cn_sent"], r)
+        self.assertLessEqual(r["cn_sent"] - r["cn_received"], 4, r)
         rows = rcc_rows(os.path.join(self.out, "rcm"))
         # the root at Ed (node 11) port 0 toward D0, edges at A0 and A1 (nodes 9, 10) toward Ed
         roles = {(r["node"], r["port"], r["role"]) for r in rows if r["change"] == "on"}
@@ -124,6 +166,31 @@ class RcmVictim(ExampleTest):
         self.assertTrue({("9", "1", "edge"), ("10", "1", "edge")} & roles, roles)
         # no RCC toward the victim's receiver (Ed port 1)
         self.assertFalse([r for r in rows if r["node"] == "11" and r["port"] == "1"])
+
+
+class RcmOptions(ExampleTest):
+    """The RCC options that are off by default (timed window at edges, W_c measured after the
+    detection, W_c recovery) keep every run lossless, in order and within its invariants, and
+    do what they say in rcc.csv."""
+
+    OPTS = ("--cases=rcm", "--rcmRccTimed=1", "--rcmRccMeasure=2us", "--rcmRccRecoverTime=10us")
+
+    def test_burst_and_victim_stay_lossless_in_order_with_the_options(self):
+        for name, extra in (("rcm-burst", ()), ("rcm-victim", ("--duration=1ms",))):
+            _, out = run_example(name, *self.OPTS, *extra)
+            case = summary(os.path.join(out, "rcm"))
+            self.assertEqual(case["invariants"], "ok", case)
+            self.assertEqual(case["drops_total"], 0, case)
+            self.assertEqual(case["retx_bytes"], 0, case)
+            rows = rcc_rows(os.path.join(out, "rcm"))
+            ons = [r for r in rows if r["change"] == "on"]
+            self.assertTrue(ons, name)
+            if name == "rcm-victim":
+                # W_c recovers when no congestion event came for 10 us, never beyond W
+                rec = [r for r in rows if r["change"] == "recover"]
+                self.assertTrue(rec, name)
+                for r in rec:
+                    self.assertLessEqual(int(r["w_c_bytes"]), int(r["w_bytes"]), r)
 
 
 if __name__ == "__main__":

@@ -274,11 +274,15 @@ QbbNetDevice::Enqueue(
 }
 
 void
-QbbNetDevice::SetRcc(
-    uint8_t prio, bool on, uint64_t w, uint64_t wc, rust::Slice<const uint64_t> flows)
+QbbNetDevice::SetRcc(uint8_t prio,
+                     bool on,
+                     uint64_t w,
+                     uint64_t wc,
+                     rust::Slice<const uint64_t> flows,
+                     uint64_t periodNs)
 {
     NS_ASSERT(prio < N_PRIO);
-    m_sched->set_rcc(prio, on, w, wc, flows);
+    m_sched->set_rcc(prio, on, w, wc, flows, periodNs);
     TryTransmit();
 }
 

@@ -135,7 +135,12 @@ class QbbNetDevice : public NetDevice
      * which the congestion flows `flows` may send `wc` (`on`), or none (`!on`: every frame may
      * go). The scheduler enforces it (rust/switch sched.rs).
      */
-    void SetRcc(uint8_t prio, bool on, uint64_t w, uint64_t wc, rust::Slice<const uint64_t> flows);
+    void SetRcc(uint8_t prio,
+                bool on,
+                uint64_t w,
+                uint64_t wc,
+                rust::Slice<const uint64_t> flows,
+                uint64_t periodNs = 0);
     /// \return RCM: frames of data class `prio` waiting in its congestion-flow FIFO
     uint64_t GetRccQueued(uint8_t prio) const;
     /// Starts (pause = true) or ends (false) a PFC pause of the peer's class `prio`.

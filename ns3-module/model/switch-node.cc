@@ -36,7 +36,7 @@ struct RcmNames
 
     RcmNames()
     {
-        for (uint8_t k = 0; k <= static_cast<uint8_t>(rdmacc_ffi::RcmEventKind::RccFlows); k++)
+        for (uint8_t k = 0; k <= static_cast<uint8_t>(rdmacc_ffi::RcmEventKind::RccRecover); k++)
         {
             events.emplace_back(
                 rdmacc_ffi::rcm_event_name(static_cast<rdmacc_ffi::RcmEventKind>(k)));
@@ -79,8 +79,8 @@ SwitchNode::GetTypeId()
                                 "ns3::SwitchNode::ControlRxTracedCallback")
                 .AddTraceSource("RccChange",
                                 "RCM: the RCC of an output queue changed: (port, priority, on / "
-                                "cut / flows (its congestion flows) / off, role at on, window W, "
-                                "budget W_c).",
+                                "cut / flows (its congestion flows) / recover (W_c grew) / off, "
+                                "role at on, window W, budget W_c).",
                                 MakeTraceSourceAccessor(&SwitchNode::m_rccTrace),
                                 "ns3::SwitchNode::RccChangeTracedCallback");
         rdmacc::AddRustAttributes(t, rdmacc::ParamTable::Switch, "ns3::SwitchNode");
@@ -305,10 +305,16 @@ SwitchNode::DrainRcm()
         case rdmacc_ffi::RcmEventKind::RccOn:
         case rdmacc_ffi::RcmEventKind::RccCut:
         case rdmacc_ffi::RcmEventKind::RccFlows:
+        case rdmacc_ffi::RcmEventKind::RccRecover:
         case rdmacc_ffi::RcmEventKind::RccOff:
         {
             const bool on = e.kind != rdmacc_ffi::RcmEventKind::RccOff;
-            m_ports[e.port]->SetRcc(e.prio, on, e.w, e.w_c, (*m_core)->rcm_event_flows());
+            m_ports[e.port]->SetRcc(e.prio,
+                                    on,
+                                    e.w,
+                                    e.w_c,
+                                    (*m_core)->rcm_event_flows(),
+                                    (*m_core)->rcm_rcc_period_ns(e.port, e.prio));
             const RcmNames& n = Names();
             const char* role = e.kind == rdmacc_ffi::RcmEventKind::RccOn
                                    ? n.roles.at(static_cast<uint8_t>(e.role)).c_str()

@@ -113,6 +113,11 @@ pub struct Cam {
     countdown: u32,
     min_hits: u32,
     samples: u64,
+    /// Decision (`cfr_jitter`): the gap to the next sample is drawn from this deterministic
+    /// xorshift state, uniform in `[1, 2·cfr_sample − 1]` (mean `cfr_sample`), so that the
+    /// samples do not alias with a regular interleaving of flows (two input ports at the same
+    /// rate alternate their packets, and every 8th departure would always be one port's).
+    jitter: Option<u64>,
 }
 
 impl Cam {
@@ -128,7 +133,21 @@ impl Cam {
             countdown: every,
             min_hits: p.cfr_min_hits.max(1),
             samples: 0,
+            jitter: p.cfr_jitter.then_some(0x9E37_79B9_7F4A_7C15),
         }
+    }
+
+    /// The departures until the next sample.
+    fn next_gap(&mut self) -> u32 {
+        let Some(x) = self.jitter.as_mut() else {
+            return self.sample_every;
+        };
+        // xorshift64 (Marsaglia 2003)
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        let span = 2 * u64::from(self.sample_every) - 1;
+        1 + (*x % span) as u32
     }
 
     /// A packet of flow `flow` left the queue. Every `cfr_sample`-th departure writes its
@@ -139,7 +158,7 @@ impl Cam {
         if self.countdown > 0 {
             return false;
         }
-        self.countdown = self.sample_every;
+        self.countdown = self.next_gap();
         self.ids[self.cursor] = flow;
         self.cursor = (self.cursor + 1) % self.depth;
         self.len = (self.len + 1).min(self.depth);
@@ -209,11 +228,17 @@ mod tests {
     use crate::config::RcmConfig;
     use proptest::prelude::*;
 
+    /// A CAM with periodic sampling (no jitter).
     fn cam(depth: u32, every: u32, min_hits: u32) -> Cam {
+        cam_with(depth, every, min_hits, false)
+    }
+
+    fn cam_with(depth: u32, every: u32, min_hits: u32, jitter: bool) -> Cam {
         let p = RcmConfig {
             cam_depth: depth,
             cfr_sample: every,
             cfr_min_hits: min_hits,
+            cfr_jitter: jitter,
             ..RcmConfig::default()
         }
         .resolved()
@@ -258,6 +283,32 @@ mod tests {
         assert_eq!(c.hits(1) + c.hits(2), 16);
         let share = c.share(|f| f == 1).unwrap();
         assert!((share - 0.75).abs() <= 0.25, "{share}");
+    }
+
+    #[test]
+    fn jittered_sampling_does_not_alias_with_alternating_flows() {
+        // two input ports at the same rate alternate their packets at the output (NPC 2017
+        // Fig. 6: the incast from A and the burst from Hb): periodic sampling of one in 8
+        // sees only one of them, jittered sampling both, about equally
+        let mut periodic = cam(16, 8, 1);
+        let mut jittered = cam_with(16, 8, 1, true);
+        for i in 0..16_000u64 {
+            periodic.on_departure(i % 2);
+            jittered.on_departure(i % 2);
+        }
+        assert_eq!(periodic.hits(0) * periodic.hits(1), 0);
+        let (a, b) = (jittered.hits(0), jittered.hits(1));
+        assert_eq!(a + b, 16);
+        assert!(a >= 4 && b >= 4, "{a} {b}");
+        // the mean gap stays cfr_sample: about 16 000 / 8 samples
+        let n = jittered.samples();
+        assert!((1900..=2100).contains(&n), "{n}");
+        // deterministic: the same departures give the same CAM
+        let mut again = cam_with(16, 8, 1, true);
+        for i in 0..16_000u64 {
+            again.on_departure(i % 2);
+        }
+        assert_eq!(again.entries(), jittered.entries());
     }
 
     #[test]
@@ -325,6 +376,33 @@ mod tests {
                 prop_assert_eq!(c.contains(f), recent.contains(&f));
             }
             prop_assert_eq!(sampled.len(), flows.len() / every as usize);
+        }
+
+        /// With jittered sampling too, the CAM holds at most cam_depth IDs, the most recent
+        /// samples, and gaps stay within [1, 2·cfr_sample − 1].
+        #[test]
+        fn jittered_cam_holds_at_most_cam_depth_ids(
+            depth in 1u32..=64,
+            every in 1u32..20,
+            flows in prop::collection::vec(0u64..50, 0..2000),
+        ) {
+            let mut c = cam_with(depth, every, 1, true);
+            let mut sampled = Vec::new();
+            let mut gap = 0u32;
+            for &f in &flows {
+                gap += 1;
+                if c.on_departure(f) {
+                    prop_assert!(gap >= 1 && gap < 2 * every, "gap {}", gap);
+                    gap = 0;
+                    sampled.push(f);
+                }
+                prop_assert!(c.entries().len() <= depth as usize);
+            }
+            prop_assert!(gap < 2 * every);
+            let recent = &sampled[sampled.len().saturating_sub(depth as usize)..];
+            for f in 0..50u64 {
+                prop_assert_eq!(c.contains(f), recent.contains(&f));
+            }
         }
     }
 }

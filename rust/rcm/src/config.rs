@@ -109,6 +109,12 @@ pub struct RcmConfig {
     /// CFR samples one in `cfr_sample` packets leaving an output queue (§3.3: "periodic
     /// sampling on the packets passing through the output queue"). Decision: 8; ≥ 1.
     pub cfr_sample: u32,
+    /// Decision: the gaps between CFR samples are drawn (deterministically, a fixed xorshift
+    /// sequence) uniform in `[1, 2·cfr_sample − 1]` instead of exactly `cfr_sample`, so that
+    /// the samples cannot alias with a regular interleaving of flows (measured: rcm-burst,
+    /// where the two input ports' packets alternate and periodic sampling saw only one).
+    /// Default true.
+    pub cfr_jitter: bool,
     /// A flow is a congestion flow of a queue when its ID fills at least this many entries of
     /// the queue's CAM. Default 1 (membership, as the paper); at most `cam_depth`. Larger
     /// values keep only the heaviest flows (decision: configurable, see the crate docs).
@@ -116,6 +122,26 @@ pub struct RcmConfig {
     /// RCC's window period: `W` is the bytes the port sends in this time at its line rate
     /// (§3.4 eq. 3). Decision: 10 µs; > 0.
     pub window_time: Time,
+    /// Decision: RCC's window is a period of `window_time` (true) in which the congestion
+    /// flows may send `W_c` bytes, held packets waiting for the next period even when nothing
+    /// else waits (a rate limit, so that held packets back-pressure upstream), instead of the
+    /// paper's window of `W` bytes sent that also ends early when no other packet waits
+    /// (false). Default true (measured: rcm-victim, see the README).
+    pub rcc_timed: bool,
+    /// Decision: at activation, `W_c` is measured over the first `rcc_measure` of the episode
+    /// (nothing held meanwhile): the congestion flows' share of the bytes the port sent, times
+    /// `W`, then cut by the largest degree of the events meanwhile (§3.4: "`W_nc` and `W` are
+    /// estimated by the data amount sent in a time period from a given start when a congestion
+    /// is detected"). 0: `W_c` starts at the congestion flows' share of the CAM entries, at
+    /// once. Default 2 µs (measured: rcm-burst).
+    pub rcc_measure: Time,
+    /// Decision: `W_c` recovers when no congestion event arrived for this long while RCC is
+    /// active: `W_c ← min(W, W_c + rcc_recover_step·W)`, once per quiet period (the paper
+    /// only cuts). 0: no recovery. Default 10 µs (measured: rcm-victim).
+    pub rcc_recover_time: Time,
+    /// The fraction of `W` one recovery adds to `W_c` (see `rcc_recover_time`). Default 1/16;
+    /// in `[0, 1]`.
+    pub rcc_recover_step: f64,
     /// Which packets switch-level adaptive routing may move (§3.4 "SAR"). Decision: `new`.
     pub sar_mode: SarMode,
     /// A switch is in a congestion region when it is congested itself or has received at
@@ -146,8 +172,13 @@ impl Default for RcmConfig {
             cn_interval: Time::us(10),
             cam_depth: 16,
             cfr_sample: 8,
+            cfr_jitter: true,
             cfr_min_hits: 1,
             window_time: Time::us(10),
+            rcc_timed: false,
+            rcc_measure: Time::ZERO,
+            rcc_recover_time: Time::ZERO,
+            rcc_recover_step: 0.0625,
             sar_mode: SarMode::New,
             sar_cn_threshold: 2,
             flowlet_gap: Time::us(50),
@@ -181,10 +212,20 @@ pub struct RcmParams {
     pub cam_depth: usize,
     /// One CFR sample per this many departures.
     pub cfr_sample: u32,
+    /// CFR sampling gaps jittered.
+    pub cfr_jitter: bool,
     /// CAM entries that make a flow a congestion flow.
     pub cfr_min_hits: u32,
     /// RCC window period.
     pub window_time: Time,
+    /// RCC's window is a time period without early end.
+    pub rcc_timed: bool,
+    /// Measurement of `W_c` at activation (0: the CAM share at once).
+    pub rcc_measure: Time,
+    /// Quiet time after which `W_c` recovers (0: never).
+    pub rcc_recover_time: Time,
+    /// Fraction of `W` a recovery adds.
+    pub rcc_recover_step: f64,
     /// SAR mode.
     pub sar_mode: SarMode,
     /// CNs within `hold` that put the switch in a congestion region.
@@ -414,6 +455,20 @@ const RCM_PARAMS: &[Param<RcmConfig>] = &[
         set: |c, v| c.cfr_sample = as_u32(v),
     },
     Param {
+        spec: ParamSpec::new(
+            "cfr_jitter",
+            "rcmCfrJitter",
+            "RcmCfrJitter",
+            ParamKind::Bool,
+            "RCM (project decision): the gaps between CFR samples are drawn from a fixed \
+             pseudo-random sequence, uniform in [1, 2 cfr_sample - 1], so that sampling cannot \
+             alias with a regular interleaving of flows; false: exactly every cfr_sample-th \
+             departure.",
+        ),
+        get: |c| ParamValue::Bool(c.cfr_jitter),
+        set: |c, v| c.cfr_jitter = v.flag(),
+    },
+    Param {
         spec: count(
             "cfr_min_hits",
             "rcmCfrMinHits",
@@ -438,6 +493,69 @@ const RCM_PARAMS: &[Param<RcmConfig>] = &[
         ),
         get: |c| ParamValue::Time(c.window_time),
         set: |c, v| c.window_time = Time(v.int()),
+    },
+    Param {
+        spec: ParamSpec::new(
+            "rcc_timed",
+            "rcmRccTimed",
+            "RcmRccTimed",
+            ParamKind::Bool,
+            "RCM (project decision): RCC's window is a period of the window time in which the \
+             congestion flows may send W_c bytes, held packets waiting for the next period even \
+             when nothing else waits (a rate limit); false: the paper's window of W bytes, \
+             ended early when no other packet waits.",
+        ),
+        get: |c| ParamValue::Bool(c.rcc_timed),
+        set: |c, v| c.rcc_timed = v.flag(),
+    },
+    Param {
+        spec: ParamSpec {
+            min: Limit::incl(0.0),
+            ..ParamSpec::new(
+                "rcc_measure",
+                "rcmRccMeasure",
+                "RcmRccMeasure",
+                ParamKind::Time,
+                "RCM (project decision): at activation W_c is the congestion flows' share of \
+                 the bytes sent during this time (nothing held meanwhile) times W, then cut by \
+                 the largest degree seen meanwhile (NPC 2017 section 3.4); 0: their share of the \
+                 CAM entries, at once.",
+            )
+        },
+        get: |c| ParamValue::Time(c.rcc_measure),
+        set: |c, v| c.rcc_measure = Time(v.int()),
+    },
+    Param {
+        spec: ParamSpec {
+            min: Limit::incl(0.0),
+            ..ParamSpec::new(
+                "rcc_recover_time",
+                "rcmRccRecoverTime",
+                "RcmRccRecoverTime",
+                ParamKind::Time,
+                "RCM (project decision): while RCC is active, W_c grows by rcc_recover_step W \
+                 (up to W) each time no congestion event arrived for this long; 0: W_c never \
+                 grows (the paper only cuts).",
+            )
+        },
+        get: |c| ParamValue::Time(c.rcc_recover_time),
+        set: |c, v| c.rcc_recover_time = Time(v.int()),
+    },
+    Param {
+        spec: ParamSpec {
+            min: Limit::incl(0.0),
+            max: Limit::incl(1.0),
+            ..ParamSpec::new(
+                "rcc_recover_step",
+                "rcmRccRecoverStep",
+                "RcmRccRecoverStep",
+                ParamKind::Real,
+                "RCM (project decision): the fraction of W one recovery of W_c adds (see \
+                 rcc_recover_time).",
+            )
+        },
+        get: |c| ParamValue::Real(c.rcc_recover_step),
+        set: |c, v| c.rcc_recover_step = v.real(),
     },
     Param {
         spec: ParamSpec {
@@ -559,8 +677,13 @@ impl RcmConfig {
             cn_interval: self.cn_interval,
             cam_depth: self.cam_depth.clamp(1, MAX_CAM_DEPTH as u32) as usize,
             cfr_sample: self.cfr_sample.max(1),
+            cfr_jitter: self.cfr_jitter,
             cfr_min_hits: self.cfr_min_hits.max(1),
             window_time: self.window_time,
+            rcc_timed: self.rcc_timed,
+            rcc_measure: self.rcc_measure,
+            rcc_recover_time: self.rcc_recover_time,
+            rcc_recover_step: self.rcc_recover_step,
             sar_mode: self.sar_mode,
             sar_cn_threshold: self.sar_cn_threshold.clamp(1, MAX_SAR_CN_THRESHOLD as u32),
             flowlet_gap: self.flowlet_gap,

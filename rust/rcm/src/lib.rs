@@ -46,7 +46,11 @@
 //!   most congested (congested first, then by regional degree, then by queue length): `Fb'`
 //!   from the input queue's `Fb` and that output queue's `Fb_r`; its CN's flows (edge, inner)
 //!   or its CAM's congestion flows (root, or an uncongested queue).
-//! - CFR ([`cfr`]): CAM depth 16, one in 8 departures sampled periodically; a flow is a
+//! - CFR ([`cfr`]): CAM depth 16, one in 8 departures sampled, the gap to the next sample
+//!   drawn from a fixed xorshift sequence, uniform in `[1, 15]` (`cfr_jitter`, default on:
+//!   periodic sampling aliases with two input ports whose packets alternate, and then sees
+//!   only one of them — measured in rcm-burst, where it recognised the incast instead of the
+//!   burst; off: exactly every 8th); a flow is a
 //!   congestion flow when it fills at least `cfr_min_hits` entries (default 1: membership, as
 //!   the paper; a larger value keeps only the heaviest flows when a queue carries a few heavy
 //!   flows among many light ones).
@@ -55,7 +59,8 @@
 //!   the recent traffic) times `W`; a congestion event is a CN or the *rising* of the local
 //!   flag (a detection; later positive samples of the same episode do not cut again), and
 //!   activation is itself an event (activate, then cut). A cut never exceeds 50 % and rounds
-//!   up; `W_c` never grows while active. A window also ends when no non-congestion packet is
+//!   up; `W_c` grows while active only with `rcc_recover_time`. A window also ends when no
+//!   non-congestion packet is
 //!   waiting (work conserving). Edge and inner points hold the flows the CN named; a root its
 //!   CAM's (reported again when a congested sample finds them changed). The switch decides
 //!   the budget `(W, W_c)` and the congestion flows; the port's scheduler enforces them where
@@ -66,6 +71,18 @@
 //!   point, and the switch's RED/ECN marking, see the queue without the packets held apart
 //!   (in the paper's input-and-output-queued switch they wait in the input queues, whose
 //!   congestion points do see them).
+//! - RCC options (each off by default, chosen by measurement on rcm-burst and rcm-victim,
+//!   see the README): `rcc_timed`, an edge or inner point paces its held flows with a window
+//!   of `window_time` in which they may send `W_c`, waiting for the next one even when
+//!   nothing else waits (a root keeps the paper's work-conserving window: its own port is
+//!   the bottleneck); `rcc_measure`, `W_c` at activation is measured over that time after
+//!   the detection (nothing held meanwhile) from the bytes the port actually sends, then cut
+//!   by the largest degree seen meanwhile; `rcc_recover_time` / `rcc_recover_step`, `W_c`
+//!   grows by a step of `W` when no congestion event came for that time. Always: a packet set
+//!   apart earlier whose flow is no longer a congestion flow is not held by `W_c` (it only
+//!   stays behind its flow's earlier packets), and RCC does not quit while the scheduler
+//!   still holds packets apart (in the paper's switch they would wait in the input queues,
+//!   whose congestion points still see them).
 //! - SAR ([`sar`]): a switch is in a region when any of its queue points has its local flag
 //!   set or it received `sar_cn_threshold` = 2 CNs within `hold`; "congestion flow" = in a
 //!   CAM of the packet's priority at this switch or named by a valid CN; modes `off`, `new`

@@ -15,9 +15,13 @@
 //!   the point uses, its own or a CN's; the caller passes it to [`RccBudget::activate`]).
 //! - **Cut** on each congestion event of degree `Fb` (eq. 4–6): `W_c ← W_c·(1 − Fb·G_d)`,
 //!   `W_nc ← W − W_c`; `Fb·G_d` is clamped to `[0, 1/2]`, so a cut never exceeds 50 %, and the
-//!   new `W_c` is rounded up to a whole byte (never below half the old one). `W_c` only
-//!   decreases while RCC is active (the paper has no increase rule): it starts again from the
-//!   measured share at the next activation.
+//!   new `W_c` is rounded up to a whole byte (never below half the old one). The paper has no
+//!   increase rule: `W_c` only decreases while RCC is active, unless the switch recovers it
+//!   (decision `rcc_recover_time`: [`RccBudget::recover`] adds a step when no congestion event
+//!   came for a while); it starts again from the measured share at the next activation.
+//! - **Timed window** (decision `rcc_timed`, [`RccWindow::set_period`]): the window is a period
+//!   of `window_time` in which the congestion flows may send `W_c`; held packets wait for the
+//!   next period even when nothing else waits (pacing, so that they back-pressure upstream).
 //! - **Scheduling** ([`RccWindow`]): once the congestion flows have sent `W_c` bytes in the
 //!   current window, their packets are held until the whole window `W` has been sent; then a
 //!   new window starts. Decision: a window also ends when no non-congestion packet is
@@ -28,7 +32,7 @@
 //!
 //! Fairness: only packets of congestion flows are subject to `W_c`; the others are never held.
 
-use rdma_cc_core::Bytes;
+use rdma_cc_core::{Bytes, Time};
 
 /// Counters of an [`RccBudget`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -39,6 +43,8 @@ pub struct BudgetStats {
     pub exits: u64,
     /// Cuts applied (eq. 5).
     pub cuts: u64,
+    /// Recoveries of `W_c` (decision `rcc_recover_time`).
+    pub recoveries: u64,
 }
 
 /// The congestion flows' budget `W_c` of one output queue (NPC 2017 §3.4 eq. 3–6).
@@ -123,6 +129,20 @@ impl RccBudget {
         Some(new)
     }
 
+    /// Decision (`rcc_recover_time`): no congestion event arrived for a while, `W_c` grows by
+    /// `step` bytes, up to `W`. Returns the new `W_c` (`None` while inactive or already `W`).
+    pub fn recover(&mut self, step: Bytes) -> Option<Bytes> {
+        let old = self.w_c?;
+        if old >= self.w {
+            return None;
+        }
+        let new = old.saturating_add(step.max(Bytes(1))).min(self.w);
+        self.w_c = Some(new);
+        self.stats.recoveries += 1;
+        log::trace!("RCC recovery: W_c {} -> {}", old.0, new.0);
+        Some(new)
+    }
+
     /// Stops RCC (the port is no longer congested and holds no valid CN). Returns whether it
     /// was active.
     pub fn exit(&mut self) -> bool {
@@ -163,6 +183,10 @@ pub struct RccWindow {
     sent: Bytes,
     /// Bytes the congestion flows sent in this window.
     sent_c: Bytes,
+    /// Timed mode: the window's period (`None`: the paper's window of `W` bytes).
+    period: Option<Time>,
+    /// Timed mode: when the current window started (`None`: at the next packet).
+    start: Option<Time>,
     stats: WindowStats,
 }
 
@@ -188,8 +212,62 @@ impl RccWindow {
             None => {
                 self.w_c = None;
                 self.w = Bytes::ZERO;
+                self.start = None;
             }
         }
+    }
+
+    /// Sets the mode (decision, `rcc_timed`): `Some(period)`, a window is `period` long and
+    /// the congestion flows may send `W_c` bytes in it, held packets waiting for the next one
+    /// even when nothing else waits; `None`, the paper's window of `W` bytes with its
+    /// work-conserving early end.
+    pub fn set_period(&mut self, period: Option<Time>) {
+        self.period = period.filter(|p| p.0 > 0);
+    }
+
+    /// Timed mode: starts a new window when the current one is over at `now`.
+    fn roll(&mut self, now: Time) {
+        let Some(p) = self.period else {
+            return;
+        };
+        if self.w_c.is_none() {
+            return;
+        }
+        match self.start {
+            None => self.start = Some(now),
+            Some(s) if now >= s.saturating_add(p) => {
+                self.start = Some(now);
+                self.sent = Bytes::ZERO;
+                self.sent_c = Bytes::ZERO;
+                self.stats.windows += 1;
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// Timed mode: when the congestion flows may send again, if their budget of the current
+    /// window is spent at `now` (`None`: they may send, or the mode is not timed).
+    pub fn blocked_until(&self, now: Time) -> Option<Time> {
+        let (p, w_c, s) = (self.period?, self.w_c?, self.start?);
+        let end = s.saturating_add(p);
+        (now < end && self.sent_c >= w_c).then_some(end)
+    }
+
+    /// [`Self::admits_congestion`] at `now`: in timed mode, while the congestion flows have
+    /// sent less than `W_c` in the current period, whatever else waits.
+    pub fn admits_congestion_at(&mut self, now: Time, others_waiting: bool) -> bool {
+        if self.period.is_none() {
+            return self.admits_congestion(others_waiting);
+        }
+        let Some(w_c) = self.w_c else {
+            return true;
+        };
+        self.roll(now);
+        let ok = self.sent_c < w_c;
+        if !ok {
+            self.stats.holds += 1;
+        }
+        ok
     }
 
     /// Whether RCC is active.
@@ -234,6 +312,17 @@ impl RccWindow {
         let Some(w_c) = self.w_c else {
             return;
         };
+        if self.period.is_some() {
+            // timed mode: the period ends the window, not the bytes
+            if congestion {
+                self.stats.congestion_bytes += size.0;
+                self.sent_c = self.sent_c.saturating_add(size);
+            } else {
+                self.stats.other_bytes += size.0;
+            }
+            self.sent = self.sent.saturating_add(size);
+            return;
+        }
         if congestion {
             self.stats.congestion_bytes += size.0;
             if self.sent_c >= w_c {
@@ -514,6 +603,47 @@ mod tests {
         }
         let share = c as f64 / (c + o) as f64;
         assert!((share - 0.25).abs() < 0.01, "{share}");
+    }
+
+    #[test]
+    fn a_timed_window_holds_congestion_flows_until_the_next_period() {
+        // decision rcc_timed: W_c bytes per period, no early end when nothing else waits
+        let mut r = RccWindow::new();
+        r.set_period(Some(Time::us(10)));
+        r.set(Some((Bytes(125_000), Bytes(2_000))));
+        let t0 = Time::us(100);
+        for _ in 0..2 {
+            assert!(r.admits_congestion_at(t0, false));
+            r.on_sent(Bytes(1000), true);
+        }
+        // budget spent: held even though nothing else waits, until the period ends
+        assert!(!r.admits_congestion_at(t0 + Time::us(5), false));
+        assert_eq!(r.blocked_until(t0 + Time::us(5)), Some(t0 + Time::us(10)));
+        // others are never held, and do not end the period
+        r.on_sent(Bytes(200_000), false);
+        assert!(!r.admits_congestion_at(t0 + Time::us(9), true));
+        // the next period: the budget is back
+        assert!(r.admits_congestion_at(t0 + Time::us(10), true));
+        assert_eq!(r.blocked_until(t0 + Time::us(10)), None);
+        assert_eq!(r.stats().early_ends, 0);
+        assert_eq!(r.stats().holds, 2);
+        // off: everything goes
+        r.set(None);
+        assert!(r.admits_congestion_at(t0 + Time::us(10), true));
+        assert_eq!(r.blocked_until(t0), None);
+    }
+
+    #[test]
+    fn recovery_adds_a_step_up_to_w() {
+        let mut b = RccBudget::new(Bytes(10_000), G_D);
+        assert_eq!(b.recover(Bytes(1000)), None, "inactive");
+        b.activate(Some(0.5));
+        b.cut(63);
+        assert_eq!(b.w_c(), Some(Bytes(2_500)));
+        assert_eq!(b.recover(Bytes(1000)), Some(Bytes(3_500)));
+        assert_eq!(b.recover(Bytes(7000)), Some(Bytes(10_000)));
+        assert_eq!(b.recover(Bytes(1000)), None, "already W");
+        assert_eq!(b.stats().recoveries, 2);
     }
 
     #[test]

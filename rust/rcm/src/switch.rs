@@ -95,6 +95,15 @@ pub enum RccChange {
         /// The congestion flows.
         flows: FlowList,
     },
+    /// No congestion event arrived for `rcc_recover_time`: `W_c` grew (decision).
+    Recover {
+        /// `W`.
+        w: Bytes,
+        /// The new `W_c`.
+        w_c: Bytes,
+        /// The congestion flows.
+        flows: FlowList,
+    },
     /// RCC stopped (both flags clear).
     Off,
 }
@@ -106,7 +115,8 @@ impl RccChange {
         match *self {
             RccChange::On { w, w_c, .. }
             | RccChange::Cut { w, w_c, .. }
-            | RccChange::Flows { w, w_c, .. } => Some((w, w_c)),
+            | RccChange::Flows { w, w_c, .. }
+            | RccChange::Recover { w, w_c, .. } => Some((w, w_c)),
             RccChange::Off => None,
         }
     }
@@ -116,7 +126,8 @@ impl RccChange {
         match *self {
             RccChange::On { flows, .. }
             | RccChange::Cut { flows, .. }
-            | RccChange::Flows { flows, .. } => flows,
+            | RccChange::Flows { flows, .. }
+            | RccChange::Recover { flows, .. } => flows,
             RccChange::Off => FlowList::new(),
         }
     }
@@ -201,6 +212,26 @@ struct Output {
     held: Bytes,
     /// The congestion flows last reported to the scheduler.
     reported: FlowList,
+    /// The measurement of `W_c` in progress (decision `rcc_measure`).
+    measure: Option<Measure>,
+    /// The last congestion event or recovery while active (decision `rcc_recover_time`).
+    last_event: Time,
+    /// `W_c` added by one recovery.
+    recover_step: Bytes,
+    /// The point's role at its last RCC event (what [`RcmSwitch::rcc_period`] answers).
+    role: Role,
+}
+
+/// The measurement that starts an episode of RCC (decision `rcc_measure`): what the port
+/// sent, and how much of it the congestion flows, until `until`.
+#[derive(Debug, Clone, Copy)]
+struct Measure {
+    until: Time,
+    sent: u64,
+    sent_c: u64,
+    /// The largest degree of the congestion events meanwhile (the cut that follows).
+    degree: u8,
+    role: Role,
 }
 
 impl Output {
@@ -282,6 +313,12 @@ impl RcmSwitch {
                 q_len: Bytes::ZERO,
                 held: Bytes::ZERO,
                 reported: FlowList::new(),
+                measure: None,
+                last_event: Time::ZERO,
+                role: Role::Clear,
+                recover_step: Bytes(
+                    (p.window_bytes(rate).0 as f64 * p.rcc_recover_step).round() as u64
+                ),
             })
             .collect();
         Ok(RcmSwitch {
@@ -441,10 +478,34 @@ impl RcmSwitch {
     /// RCC starts if it was off, then `W_c` is cut (§3.4 eq. 5–6).
     fn congestion_event(&mut self, now: Time, j: usize, degree: u8) {
         let (port, prio) = ((j / PRIORITIES) as u32, (j % PRIORITIES) as u8);
+        let measure_time = self.p.rcc_measure;
         let o = &mut self.outputs[j];
         let role = o.flags.role(now);
         let flows = o.harmful(now);
         o.reported = flows;
+        o.role = role;
+        if !o.rcc.is_active() && measure_time.0 > 0 {
+            // decision `rcc_measure`: W_c is measured first (nothing held meanwhile), then cut
+            // by the largest degree seen meanwhile
+            match o.measure.as_mut() {
+                Some(m) => m.degree = m.degree.max(degree),
+                None => {
+                    let until = now.saturating_add(measure_time);
+                    o.measure = Some(Measure {
+                        until,
+                        sent: 0,
+                        sent_c: 0,
+                        degree,
+                        role,
+                    });
+                    self.note_deadline(Some(until));
+                }
+            }
+            let t = self.outputs[j].flags.next_expiry(now);
+            self.note_deadline(t);
+            return;
+        }
+        o.last_event = now;
         if !o.rcc.is_active() {
             let share = o.cam.share(|f| flows.contains(f));
             let w_c = o.rcc.activate(share).unwrap_or(Bytes::ZERO);
@@ -468,12 +529,98 @@ impl RcmSwitch {
         }
         let t = self.outputs[j].flags.next_expiry(now);
         self.note_deadline(t);
+        let t = self.recovery_due(j);
+        self.note_deadline(t);
+    }
+
+    /// When output point `j`'s `W_c` recovers next, if it can (decision `rcc_recover_time`).
+    fn recovery_due(&self, j: usize) -> Option<Time> {
+        let o = &self.outputs[j];
+        let r = self.p.rcc_recover_time;
+        (r.0 > 0 && o.rcc.w_c().is_some_and(|c| c < o.rcc.w()))
+            .then(|| o.last_event.saturating_add(r))
+    }
+
+    /// Ends the measurement of output point `j` if it is due at `now`: RCC starts with `W_c`
+    /// = the measured share of `W` (the CAM's share when nothing was sent), then cut.
+    fn finish_measure(&mut self, now: Time, j: usize) {
+        let o = &mut self.outputs[j];
+        let Some(m) = o.measure.filter(|m| now >= m.until) else {
+            return;
+        };
+        o.measure = None;
+        let flows = o.harmful(now);
+        o.reported = flows;
+        let share = if m.sent > 0 {
+            Some(m.sent_c as f64 / m.sent as f64)
+        } else {
+            o.cam.share(|f| flows.contains(f))
+        };
+        let (port, prio) = ((j / PRIORITIES) as u32, (j % PRIORITIES) as u8);
+        let w_c = o.rcc.activate(share).unwrap_or(Bytes::ZERO);
+        o.last_event = now;
+        let role = if o.flags.role(now).congested() {
+            o.flags.role(now)
+        } else {
+            m.role
+        };
+        o.role = role;
+        self.events.push_back(Event::Rcc {
+            port,
+            prio,
+            change: RccChange::On {
+                role,
+                w: o.rcc.w(),
+                w_c,
+                flows,
+            },
+        });
+        let o = &mut self.outputs[j];
+        if let Some(w_c) = o.rcc.cut(m.degree) {
+            let change = RccChange::Cut {
+                degree: m.degree,
+                w: o.rcc.w(),
+                w_c,
+                flows,
+            };
+            self.events.push_back(Event::Rcc { port, prio, change });
+        }
+        let t = self.outputs[j].flags.next_expiry(now);
+        self.note_deadline(t);
+        let t = self.recovery_due(j);
+        self.note_deadline(t);
+    }
+
+    /// Recovers output point `j`'s `W_c` if no congestion event arrived for
+    /// `rcc_recover_time` (decision).
+    fn recover(&mut self, now: Time, j: usize) {
+        if self.recovery_due(j).is_none_or(|t| now < t) {
+            return;
+        }
+        let o = &mut self.outputs[j];
+        o.last_event = now;
+        let step = o.recover_step;
+        if let Some(w_c) = o.rcc.recover(step) {
+            let change = RccChange::Recover {
+                w: o.rcc.w(),
+                w_c,
+                flows: o.reported,
+            };
+            let (port, prio) = ((j / PRIORITIES) as u32, (j % PRIORITIES) as u8);
+            self.events.push_back(Event::Rcc { port, prio, change });
+        }
     }
 
     /// Stops the RCC of output point `j` if both its flags are clear at `now`.
     fn expire(&mut self, now: Time, j: usize) {
         let o = &mut self.outputs[j];
-        if o.rcc.is_active() && o.flags.role(now) == Role::Clear && o.rcc.exit() {
+        if o.flags.role(now) == Role::Clear {
+            o.measure = None;
+        }
+        // decision: RCC does not quit while the port's scheduler holds packets apart (in the
+        // paper's switch they would wait in the input queues, whose congestion points would
+        // still report them)
+        if o.rcc.is_active() && o.flags.role(now) == Role::Clear && o.held.0 == 0 && o.rcc.exit() {
             o.reported = FlowList::new();
             let (port, prio) = ((j / PRIORITIES) as u32, (j % PRIORITIES) as u8);
             self.events.push_back(Event::Rcc {
@@ -507,11 +654,33 @@ impl RcmSwitch {
     /// A data packet of flow `flow` left output queue (`port`, `prio`), whose scheduler now
     /// holds `held` bytes apart for RCC. CFR samples it.
     pub fn on_sent(&mut self, port: u32, prio: u8, flow: FlowId, held: Bytes) {
+        self.on_sent_bytes(port, prio, flow, Bytes::ZERO, held);
+    }
+
+    /// [`Self::on_sent`] with the packet's `size` (what the measurement of `W_c` counts,
+    /// decision `rcc_measure`).
+    pub fn on_sent_bytes(&mut self, port: u32, prio: u8, flow: FlowId, size: Bytes, held: Bytes) {
         if let Some(j) = self.idx(port, prio) {
             let o = &mut self.outputs[j];
             o.cam.on_departure(flow);
             o.held = held;
+            if let Some(m) = o.measure.as_mut() {
+                m.sent += size.0;
+                if o.reported.contains(flow) {
+                    m.sent_c += size.0;
+                }
+            }
         }
+    }
+
+    /// The period of the timed RCC window of output point (`port`, `prio`) as of its last RCC
+    /// event (decision `rcc_timed`): `Some(window_time)` at an edge or inner point (the flows
+    /// it holds congest a neighbour downstream: it paces them), `None` at a root (its own port
+    /// is the bottleneck: the paper's work-conserving window of `W` bytes) or without
+    /// `rcc_timed`.
+    pub fn rcc_period(&self, port: u32, prio: u8) -> Option<Time> {
+        let o = &self.outputs[self.idx(port, prio)?];
+        (self.p.rcc_timed && o.role.uses_remote_flows()).then_some(self.p.window_time)
     }
 
     /// Whether the switch is in a congestion region at `now` (§3.4 "SAR"): one of its queue
@@ -599,8 +768,14 @@ impl RcmSwitch {
         }
         for j in 0..self.outputs.len() {
             self.expire(now, j);
-            if self.outputs[j].rcc.is_active() {
-                let t = self.outputs[j].flags.next_expiry(now);
+            self.finish_measure(now, j);
+            self.recover(now, j);
+            let o = &self.outputs[j];
+            if o.rcc.is_active() || o.measure.is_some() {
+                let (t1, t2) = (o.flags.next_expiry(now), o.measure.map(|m| m.until));
+                self.note_deadline(t1);
+                self.note_deadline(t2);
+                let t = self.recovery_due(j);
                 self.note_deadline(t);
             }
         }
@@ -625,6 +800,7 @@ impl RcmSwitch {
                 a.activations += s.activations;
                 a.exits += s.exits;
                 a.cuts += s.cuts;
+                a.recoveries += s.recoveries;
                 a
             })
     }
@@ -686,9 +862,11 @@ mod tests {
         RcmSwitch::new(&cfg, &ports).unwrap()
     }
 
+    /// RCM with periodic CFR sampling (the tests fill CAMs sample by sample).
     fn cfg() -> RcmConfig {
         RcmConfig {
             enabled: true,
+            cfr_jitter: false,
             ..RcmConfig::default()
         }
     }
@@ -825,10 +1003,106 @@ mod tests {
                 ..
             }
         )));
-        // the root's flag clears hold after its last positive Fb (1 µs): RCC quits though
-        // packets are still held
+        // the root's flag clears hold after its last positive Fb (1 µs), but the scheduler
+        // still holds packets apart: RCC stays on (decision: in the paper's switch they wait in
+        // the input queues, whose congestion points still see them)
         s.on_timeout(Time::us(21));
-        assert_eq!(s.point(Time::us(21), 2, 0).unwrap().w_c, None);
+        assert!(s.point(Time::us(21), 2, 0).unwrap().w_c.is_some());
+        // the last held packet leaves: RCC quits at the next look
+        s.on_sent(2, 0, 1, Bytes::ZERO);
+        s.on_timeout(Time::us(22));
+        assert_eq!(s.point(Time::us(22), 2, 0).unwrap().w_c, None);
+    }
+
+    #[test]
+    fn w_c_can_be_measured_after_detection_then_cut_and_recover() {
+        // decisions rcc_measure and rcc_recover_time (NPC 2017 §3.4: W_c "estimated by the
+        // data amount sent ... from a given start when a congestion is detected")
+        let mut s = switch(RcmConfig {
+            rcc_measure: Time::us(2),
+            rcc_recover_time: Time::us(10),
+            rcc_recover_step: 0.125,
+            ..cfg()
+        });
+        fill_cam(&mut s, 2, &[9; 16]);
+        congest_output(&mut s, Time::us(5), 2, 100_000);
+        // measuring: nothing held yet
+        assert!(events(&mut s).is_empty());
+        assert_eq!(s.point(Time::us(5), 2, 0).unwrap().w_c, None);
+        // the burst (flow 9) sends half of the bytes meanwhile
+        for k in 0..20u64 {
+            s.on_sent_bytes(
+                2,
+                0,
+                if k % 2 == 0 { 9 } else { 1 },
+                Bytes(1000),
+                Bytes::ZERO,
+            );
+        }
+        assert_eq!(s.next_timeout(), Some(Time::us(7)));
+        s.on_timeout(Time::us(7));
+        let ev = events(&mut s);
+        // W_c = half of W, cut by half (the detection's degree 63): a quarter of the port
+        assert!(
+            matches!(
+                ev[..],
+                [
+                    Event::Rcc {
+                        change: RccChange::On {
+                            role: Role::Root,
+                            w_c: Bytes(62_500),
+                            ..
+                        },
+                        ..
+                    },
+                    Event::Rcc {
+                        change: RccChange::Cut {
+                            degree: 63,
+                            w_c: Bytes(31_250),
+                            ..
+                        },
+                        ..
+                    }
+                ]
+            ),
+            "{ev:?}"
+        );
+        // no congestion event for rcc_recover_time: W_c grows by W/8
+        s.on_timeout(Time::us(17));
+        let ev = events(&mut s);
+        assert!(
+            matches!(
+                ev[..],
+                [Event::Rcc {
+                    change: RccChange::Recover {
+                        w_c: Bytes(46_875),
+                        ..
+                    },
+                    ..
+                }]
+            ),
+            "{ev:?}"
+        );
+        assert_eq!(s.rcc_stats().recoveries, 1);
+        // a root's window is the paper's (work conserving) even with rcc_timed
+        assert_eq!(s.rcc_period(2, 0), None);
+    }
+
+    #[test]
+    fn an_edge_paces_with_a_timed_window() {
+        let mut s = switch(RcmConfig {
+            rcc_timed: true,
+            ..cfg()
+        });
+        let cn = Cn {
+            prio: 0,
+            degree: 21,
+            flows: FlowList::from_ids(&[5]),
+        };
+        s.on_cn(Time::us(1), 1, &cn);
+        events(&mut s);
+        assert_eq!(s.rcc_period(1, 0), Some(Time::us(10)));
+        assert_eq!(s.rcc_period(9, 0), None);
     }
 
     #[test]
@@ -1131,7 +1405,8 @@ mod tests {
         /// Random traffic, CNs and timeouts on a 4-port switch (out-of-range ports and
         /// priorities included): W_c stays in [0, W], no cut exceeds half, every CAM holds at
         /// most cam_depth IDs, SAR never moves a congestion flow, CNs go only to switches and
-        /// carry a degree in [1, Fb_max], and RCC is active exactly while a flag is set (after
+        /// carry a degree in [1, Fb_max], and RCC is active while a flag is set and off when no
+        /// flag is set and nothing is held apart (after
         /// a timeout at the deadline).
         #[test]
         fn switch_invariants_hold_under_random_events(
@@ -1206,7 +1481,13 @@ mod tests {
             for p in 0..4 {
                 for c in 0..2 {
                     let st = s.point(now, p, c).unwrap();
-                    prop_assert_eq!(st.w_c.is_some(), st.role.congested());
+                    // RCC is on while a flag is set, and off once no flag is set and the
+                    // scheduler holds nothing apart
+                    if st.role.congested() {
+                        prop_assert!(st.w_c.is_some() || s.params().rcc_measure.0 > 0);
+                    } else if st.held == Bytes::ZERO {
+                        prop_assert!(st.w_c.is_none());
+                    }
                 }
             }
         }

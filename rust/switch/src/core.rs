@@ -642,7 +642,7 @@ impl SwitchCore {
             return PfcAction::None;
         }
         if let Some(r) = self.rcm.as_mut() {
-            r.on_sent(out_port, prio, flow, rcc_held);
+            r.on_sent_bytes(out_port, prio, flow, size, rcc_held);
         }
         let prio = (prio as usize).min(PRIORITIES - 1);
         self.mmu
@@ -1009,6 +1009,7 @@ mod tests {
                     enabled: true,
                     sample_bytes: Bytes(10_000),
                     q_eq: Bytes(5_000),
+                    cfr_jitter: false,
                     ..RcmConfig::default()
                 },
                 ..SwitchConfig::default()
@@ -1105,7 +1106,9 @@ mod tests {
             Bytes(4000)
         );
         while c.rcm_pop_event().is_some() {}
+        // the held packets leave (decision: RCC stays on while packets are held apart), and
         // hold after the CN and the last detection, RCC quits
+        c.on_departure(0, 2, 1, Bytes(1000), PacketKind::Data, 0, Bytes::ZERO);
         let t = c.rcm_next_timeout().unwrap();
         c.rcm_on_timeout(t);
         while let Some(t) = c.rcm_next_timeout() {

@@ -53,8 +53,12 @@
 //! `W_c` in the current window of `W` bytes while another packet of the class waits
 //! ([`RccWindow`]). A class with work is always eligible (a window ends when nothing else
 //! waits: the port never idles). A flow with packets in the second FIFO keeps its order: its
-//! next packets follow them there whatever its classification now ([`HeldFlows`]); when RCC
-//! stops, the second FIFO drains in arrival order with the first. Served packets say which
+//! next packets follow them there whatever its classification now ([`HeldFlows`]), but a frame
+//! at the second FIFO's head whose flow is no longer a congestion flow is not held by `W_c`
+//! (it goes in arrival order, uncounted); when RCC stops, the second FIFO drains in arrival
+//! order with the first. With a timed window ([`Scheduler::set_rcc_timed`], RCM's
+//! `rcc_timed`) the congestion flows may send `W_c` per period and a class whose only frames
+//! are held ones is not eligible: [`Pick::WaitUntil`] the next period. Served packets say which
 //! FIFO they came from ([`QueuedPacket::rcc`]), and [`ClassQueue::rcc_bytes`] is what the
 //! switch's congestion point leaves out of the queue.
 //!
@@ -307,7 +311,7 @@ impl ClassQueue {
     /// Whether the congestion-flow FIFO sends next: its head is older than the first FIFO's
     /// (or that is empty) and the window admits it (NPC 2017 §3.4: held once `W_c` is spent
     /// while another frame waits).
-    fn rcc_turn(&mut self) -> bool {
+    fn rcc_turn(&mut self, now: Time) -> bool {
         self.classify_head();
         let Some(head) = self.rcc_items.front() else {
             return false;
@@ -317,7 +321,27 @@ impl ClassQueue {
             // flows only exist at a host, which never sets RCC frames apart
             Some(Item::Flow(_)) | None => true,
         };
-        older && self.rcc.admits_congestion(!self.items.is_empty())
+        if !older {
+            return false;
+        }
+        // a flow that is no longer a congestion flow (its packets were set apart earlier, and
+        // stay behind them to keep its order) is not held by the budget
+        let harmful = self.rcc.is_active() && self.harmful.contains(head.flow);
+        !harmful || self.rcc.admits_congestion_at(now, !self.items.is_empty())
+    }
+
+    /// Timed RCC: when the class can send again, if all it has is congestion-flow frames
+    /// whose budget of the current window is spent (`None`: it can send, as far as RCC goes).
+    fn rcc_blocked_until(&mut self, now: Time) -> Option<Time> {
+        self.classify_head();
+        if !self.items.is_empty() {
+            return None;
+        }
+        let head = self.rcc_items.front()?;
+        if !self.harmful.contains(head.flow) {
+            return None;
+        }
+        self.rcc.blocked_until(now)
     }
 
     /// The frame to send from this class: the congestion-flow FIFO's head when `rcc_first`
@@ -341,12 +365,14 @@ impl ClassQueue {
             }
         };
         self.bytes = self.bytes.saturating_sub(p.size);
-        self.rcc.on_sent(p.size, p.rcc);
+        let congestion = p.rcc && self.harmful.contains(p.flow);
+        self.rcc.on_sent(p.size, congestion);
         Some(p)
     }
 
     /// Sets the class's RCC: `Some((W, W_c))` and the congestion flows while active.
-    fn set_rcc(&mut self, budget: Option<(Bytes, Bytes)>, flows: &[u64]) {
+    fn set_rcc(&mut self, budget: Option<(Bytes, Bytes)>, flows: &[u64], period: Option<Time>) {
+        self.rcc.set_period(period);
         self.rcc.set(budget);
         self.harmful = if budget.is_some() {
             FlowList::from_ids(flows)
@@ -445,8 +471,21 @@ impl Scheduler {
     /// congestion flows `flows` while RCC is active at this port for the class, `None` when it
     /// stops (the flows are then ignored).
     pub fn set_rcc(&mut self, prio: u8, budget: Option<(Bytes, Bytes)>, flows: &[u64]) {
+        self.set_rcc_timed(prio, budget, flows, None);
+    }
+
+    /// [`Self::set_rcc`] with the window's mode: `period` `Some`, the congestion flows may send
+    /// `W_c` bytes per period and wait for the next one even when nothing else waits (RCM's
+    /// `rcc_timed`); `None`, the paper's window of `W` bytes.
+    pub fn set_rcc_timed(
+        &mut self,
+        prio: u8,
+        budget: Option<(Bytes, Bytes)>,
+        flows: &[u64],
+        period: Option<Time>,
+    ) {
         let c = (prio as usize).min(DATA_CLASSES - 1);
-        self.data[c].set_rcc(budget, flows);
+        self.data[c].set_rcc(budget, flows, period);
     }
 
     /// Holds data class `prio` until `until`: it is not served before then (a seam for
@@ -459,10 +498,14 @@ impl Scheduler {
     /// Mask of the data classes that can be served now: not empty, not paused (bit `c` of
     /// `paused`), not held.
     #[inline]
-    fn eligible(&self, now: Time, paused: u8) -> u8 {
+    fn eligible(&mut self, now: Time, paused: u8) -> u8 {
         let mut m = 0u8;
-        for (c, q) in self.data.iter().enumerate() {
-            if !q.is_empty() && paused & (1 << c) == 0 && q.held_until <= now {
+        for (c, q) in self.data.iter_mut().enumerate() {
+            if !q.is_empty()
+                && paused & (1 << c) == 0
+                && q.held_until <= now
+                && q.rcc_blocked_until(now).is_none()
+            {
                 m |= 1 << c;
             }
         }
@@ -499,14 +542,20 @@ impl Scheduler {
             // only held (or paused) classes have work
             let wake = self
                 .data
-                .iter()
+                .iter_mut()
                 .enumerate()
-                .filter(|(c, q)| !q.is_empty() && paused & (1 << c) == 0 && q.held_until > now)
-                .map(|(_, q)| q.held_until)
+                .filter(|(c, q)| !q.is_empty() && paused & (1 << c) == 0)
+                .filter_map(|(_, q)| {
+                    if q.held_until > now {
+                        Some(q.held_until)
+                    } else {
+                        q.rcc_blocked_until(now)
+                    }
+                })
                 .min();
             return wake.map_or(Pick::Idle, Pick::WaitUntil);
         };
-        let rcc_first = self.data[c].rcc_turn();
+        let rcc_first = self.data[c].rcc_turn(now);
         match self.data[c].items.front() {
             Some(&Item::Flow(flow)) if !rcc_first => Pick::Flow {
                 prio: c as u8,
@@ -1052,7 +1101,7 @@ mod tests {
         /// RCM: with random frames of four flows, budgets and congestion-flow sets, every byte is
         /// accounted, a class with work is never idle, each flow's frames leave in order, and a
         /// congestion frame leaves past its window's budget only when no other frame of its
-        /// class waits.
+        /// class waits (frames of flows that are no longer congestion flows are not held).
         #[test]
         fn rcc_keeps_flows_in_order_and_holds_only_while_others_can_go(
             ops in prop::collection::vec(
@@ -1063,6 +1112,7 @@ mod tests {
             let mut s = Scheduler::new(DataPolicy::RoundRobin).unwrap();
             let mut handle = 0u32;
             let mut last_of_flow = [0u32; 4];
+            let mut harmful: Vec<u64> = Vec::new();
             for (what, flow, size, budget, set) in ops {
                 match what {
                     0 => {
@@ -1072,6 +1122,7 @@ mod tests {
                     1 => {
                         let flows: Vec<u64> = (0..4).filter(|f| set & (1 << f) != 0).collect();
                         s.set_rcc(2, budget.map(|(w, c)| (Bytes(w), Bytes(c.min(w)))), &flows);
+                        harmful = if budget.is_some() { flows } else { Vec::new() };
                     }
                     _ => {
                         let q = s.queue(Class::Data(2)).unwrap();
@@ -1085,7 +1136,10 @@ mod tests {
                                 prop_assert!(packet.handle > last_of_flow[f],
                                     "flow {} reordered: {} after {}", f, packet.handle, last_of_flow[f]);
                                 last_of_flow[f] = packet.handle;
-                                if let (true, Some((_, w_c))) = (packet.rcc, budget) {
+                                // a frame set apart earlier whose flow is no longer a congestion
+                                // flow is not subject to W_c
+                                let harmful_now = harmful.contains(&packet.flow);
+                                if let (true, true, Some((_, w_c))) = (packet.rcc, harmful_now, budget) {
                                     let q = s.queue(Class::Data(2)).unwrap();
                                     // others waited when the frame was picked if the first FIFO
                                     // still holds a frame
