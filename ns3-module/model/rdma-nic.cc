@@ -55,7 +55,9 @@ struct RdmaNic::Qp
     uint64_t timerAt = UINT64_MAX; // when it fires (ns)
     Ptr<RdmaNic> dstNic;
     FlowRecord finalRecord;
-    FlowState last; // last state reported by the traces
+    FlowState last;       // last state reported by the traces
+    uint32_t intHops = 0; // INT: records each ACK should carry (0: no INT)
+    IntTag lastInt;       // INT: the previous ACK's records
 };
 
 /// One flow at its destination.
@@ -194,7 +196,8 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
                  Time baseRtt,
                  uint32_t flowId,
                  bool lossless,
-                 Time maxQueueing)
+                 Time maxQueueing,
+                 uint32_t intHops)
 {
     NS_ABORT_MSG_UNLESS(m_dev && dst && dst->m_dev, "RdmaNic::AddFlow before Attach");
     if (size == 0)
@@ -214,6 +217,8 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     q->path.lossless = lossless;
     q->path.max_queueing_ns =
         static_cast<uint64_t>(std::max<int64_t>(0, maxQueueing.GetNanoSeconds()));
+    q->path.int_telemetry = intHops > 0;
+    q->intHops = std::min<uint32_t>(intHops, IntTag::MAX_HOPS);
     q->dstNic = dst;
     try
     {
@@ -410,6 +415,12 @@ RdmaNic::PullData(uint32_t idx)
                                            (o.ack_req ? RoceHeader::FLAG_ACKREQ : 0) |
                                            (q.gotFeedback ? 0 : RoceHeader::FLAG_FIRST_RTT));
             p = Create<Packet>(o.len);
+            if (q.path.int_telemetry)
+            {
+                // INT: the switches fill the records in; the header counts on the wire
+                h.flags |= RoceHeader::FLAG_INT;
+                p->AddPacketTag(IntTag());
+            }
         }
         else
         {
@@ -544,7 +555,8 @@ RdmaNic::SendControl(uint8_t kind,
                      uint8_t flags,
                      uint8_t prio,
                      uint16_t srcPort,
-                     uint64_t ts)
+                     uint64_t ts,
+                     const IntTag* intRecords)
 {
     RoceHeader h;
     h.kind = static_cast<RoceHeader::Kind>(kind);
@@ -558,6 +570,12 @@ RdmaNic::SendControl(uint8_t kind,
     h.seq = seq;
     h.ts = ts;
     Ptr<Packet> p = Create<Packet>();
+    if (intRecords)
+    {
+        // INT: the data packet's records, echoed (the INT header counts on the wire)
+        h.flags |= RoceHeader::FLAG_INT;
+        p->AddPacketTag(*intRecords);
+    }
     p->AddHeader(h);
     // control kinds go in the device's control class
     m_dev->Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), 0);
@@ -589,6 +607,10 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
                                                          h.flags & RoceHeader::FLAG_ACKREQ);
         m_delivered += o.delivered;
         const rdmacc_ffi::AckInfo acks[2] = {o.ack1, o.ack2};
+        // INT: an ACK echoes the records of the data packet that triggered it
+        IntTag records;
+        const bool withInt =
+            (h.flags & RoceHeader::FLAG_INT) && o.n_acks > 0 && p->PeekPacketTag(records);
         for (uint8_t k = 0; k < o.n_acks; k++)
         {
             SendControl(acks[k].nack ? RoceHeader::NACK : RoceHeader::ACK,
@@ -598,7 +620,8 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
                         acks[k].ece ? RoceHeader::FLAG_ECE : 0,
                         h.prio,
                         h.srcPort,
-                        h.ts);
+                        h.ts,
+                        withInt && !acks[k].nack ? &records : nullptr);
         }
         if (o.cnp)
         {
@@ -637,7 +660,13 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
             m_firstFeedback(q.flowId);
         }
         uint64_t next;
-        if (h.kind == RoceHeader::ACK)
+        IntTag records;
+        if (h.kind == RoceHeader::ACK && (h.flags & RoceHeader::FLAG_INT) &&
+            p->PeekPacketTag(records))
+        {
+            next = AckWithInt(q, now, h, ece, records);
+        }
+        else if (h.kind == RoceHeader::ACK)
         {
             next = s.on_ack(now, h.seq, ece, h.ts);
         }
@@ -659,6 +688,49 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     default:
         break;
     }
+}
+
+uint64_t
+RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const IntTag& tag)
+{
+    const uint8_t n = std::min(tag.nHops, IntTag::MAX_HOPS);
+    m_int.hopsMin = m_int.acks == 0 ? n : std::min<uint64_t>(m_int.hopsMin, n);
+    m_int.hopsMax = std::max<uint64_t>(m_int.hopsMax, n);
+    m_int.acks++;
+    if (n != q.intHops)
+    {
+        m_int.hopMismatch++;
+    }
+    // one path, FIFO at every hop: each port's counters only grow from one ACK to the next
+    if (q.lastInt.nHops == n)
+    {
+        for (uint8_t j = 0; j < n; j++)
+        {
+            if (tag.hops[j].txBytes < q.lastInt.hops[j].txBytes ||
+                tag.hops[j].tsNs < q.lastInt.hops[j].tsNs)
+            {
+                m_int.nonMonotone++;
+                break;
+            }
+        }
+    }
+    q.lastInt = tag;
+    std::array<rdmacc_ffi::IntHop, IntTag::MAX_HOPS> hops{};
+    for (uint8_t j = 0; j < n; j++)
+    {
+        hops[j].qlen_bytes = tag.hops[j].qlenBytes;
+        hops[j].tx_bytes = tag.hops[j].txBytes;
+        hops[j].ts_ns = tag.hops[j].tsNs;
+        hops[j].line_rate_bps = tag.hops[j].lineRateBps;
+    }
+    return (*q.sender)->on_ack_int(
+        now, h.seq, ece, h.ts, rust::Slice<const rdmacc_ffi::IntHop>(hops.data(), n));
+}
+
+RdmaNic::IntStats
+RdmaNic::GetIntStats() const
+{
+    return m_int;
 }
 
 } // namespace ns3

@@ -140,6 +140,8 @@ class SwitchNode
      */
     void SampleEgress(uint8_t prioMask, rust::Vec<rdmacc_ffi::EgressSample>& out) const;
 
+    /// \return whether the ports append INT hop records (attribute Int)
+    bool GetIntTelemetry() const;
     /// \return the lossless priority mask (attribute PfcPriorities)
     uint8_t GetPfcPriorities() const;
     /// \return the total buffer (attribute BufferSize), bytes
@@ -199,6 +201,7 @@ class SwitchNode
     TracedCallback<uint32_t, uint8_t, const char*, const char*, uint64_t, uint64_t>
         m_rccTrace;     //!< RCM: RCC changes
     bool m_rcm{false};  //!< RCM runs (the core says so after Setup)
+    bool m_int{false};  //!< INT: the ports append hop records (attribute Int)
     EventId m_rcmTimer; //!< RCM's next deadline
 };
 
