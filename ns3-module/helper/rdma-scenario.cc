@@ -75,7 +75,7 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                "100Gbps and 1us, 8 MB at 400Gbps)")
         .BoolAuto("pfc",
                   "the data priority is lossless (PFC)",
-                  "as the scheme is deployed: LDCP lossy (PFC-free), line rate lossy; DCQCN, "
+                  "as the scheme is deployed: LDCP lossy (PFC-free), line rate lossy; DCQCN, HPCC, "
                   "TIMELY and DCTCP lossless")
         .BoolAuto("int",
                   "INT for HPCC: every switch egress appends a hop record (queue, bytes sent, "

@@ -55,6 +55,9 @@ namespace ns3
  * AllowHeadroomOverrun, XoffBeta (dynamic XOFF) or XoffStatic, XonDelta, PfcPriorities
  * (lossless priorities, IEEE 802.1Qbb), EgressLimit (lossy tail drop), MmuMtu; EcmpSeed;
  * ControlBuffer (the control pool); Rcm and RCM's parameters (rust/rcm/src/config.rs).
+ *
+ * INT (attribute Int, for HPCC): the ports append a hop record to each data packet of an INT
+ * flow they send (QbbNetDevice::SetIntTelemetry, IntTag).
  */
 class SwitchNode
     : public Node

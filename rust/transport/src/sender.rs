@@ -948,6 +948,34 @@ mod tests {
         QpSender::new(&SenderConfig::default(), cc, 100_000, Time::ZERO).unwrap()
     }
 
+    /// Paced at a fixed rate, no window.
+    #[derive(Debug, Clone)]
+    struct Paced(Rate);
+
+    impl Controller for Paced {
+        fn pacing_rate(&self, _srtt: Time) -> Option<Rate> {
+            Some(self.0)
+        }
+    }
+
+    #[test]
+    fn pacing_counts_the_int_bytes_on_a_path_with_int() {
+        // 100 Gb/s, 1000-byte payloads: 1082 B on the wire (86.56 ns), 1124 B with INT's 42
+        // (89.92 ns): the next packet waits exactly that long, rounded down
+        for (int, gap_ns) in [(false, 86), (true, 89)] {
+            let mut cfg = SenderConfig::default();
+            cfg.path.int_telemetry = int;
+            let mut s =
+                QpSender::new(&cfg, Paced(Rate(100_000_000_000)), 100_000, Time::ZERO).unwrap();
+            assert!(matches!(s.poll(Time::ZERO), Poll::Send(_)));
+            assert_eq!(
+                s.poll(Time::ZERO),
+                Poll::WaitUntil(Time(gap_ns)),
+                "INT {int}"
+            );
+        }
+    }
+
     /// Records what the controller saw of each ACK: its event, and the INT records if any.
     #[derive(Debug, Default)]
     struct Seen {
