@@ -93,6 +93,18 @@ class HpccIncast(ExampleTest):
         self.assertLess(s_on["wire_limit_bps"], s_auto["wire_limit_bps"])
 
 
+class HpccSameFlows(ExampleTest):
+    def test_churn_gives_hpcc_the_same_flows_as_every_other_scheme(self):
+        # the offered load is of the link's payload limit without INT's bytes: INT (HPCC's
+        # frames are 42 B longer) must not thin out the Poisson arrivals
+        _, hp = run_example("ldcp-churn", "--cc=hpcc", "--churn=300us")
+        _, dc = run_example("ldcp-churn", "--cc=dcqcn", "--churn=300us")
+        a, b = summary(hp), summary(dc)
+        self.assertEqual(a["invariants"], "ok", a)
+        self.assertEqual(a["flows_total"], b["flows_total"], (a["flows_total"], b["flows_total"]))
+        self.assertEqual(a["bytes_delivered"], b["bytes_delivered"])
+
+
 class HpccFatTree(ExampleTest):
     def test_k4_fat_tree_conserves_bytes_loses_nothing_and_records_every_hop(self):
         # 80 % load, web search sizes: paths of 1, 3 and 5 switches

@@ -209,6 +209,12 @@ RdmaScenario::PayloadLimit() const
 }
 
 double
+RdmaScenario::LinkPayloadLimit() const
+{
+    return rdmacc::PayloadLimitBps(HostRateBps(m_bottleneckHost), Mtu());
+}
+
+double
 RdmaScenario::PayloadLimitAt(uint64_t rateBps) const
 {
     const double limit = rdmacc::PayloadLimitBps(rateBps, Mtu());

@@ -157,6 +157,9 @@ class RdmaScenario
     /// \return payload bit/s the link of the bottleneck's receiver (SetBottleneck; host 0
     ///         before) carries at most: the wire limit of goodput
     double PayloadLimit() const;
+    /// \return PayloadLimit() without INT's bytes: the same for every scheme, so that a
+    ///         workload's offered load (e.g. ldcp-churn's --load) gives every scheme the same flows
+    double LinkPayloadLimit() const;
     /**
      * \return RCM's counters summed over the switches (summary.json's "rcm": enabled,
      *         cn_sent, cn_received, detections, rcc_activations, rcc_cuts, sar_detours,
