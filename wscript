@@ -80,7 +80,7 @@ def options(opt):
     opt.add_option(
         "--schemes",
         action="store",
-        default="ldcp,ldcp-rate,dcqcn,timely,dctcp,none",
+        default="ldcp,ldcp-rate,dcqcn,hpcc,timely,dctcp,none",
         dest="schemes",
         help='with "compare": comma-separated --cc values to run the example with',
     )

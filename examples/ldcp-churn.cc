@@ -98,7 +98,8 @@ main(int argc, char* argv[])
     }
     // Poisson arrivals of short flows (ns-3 random streams: reproducible with --seed)
     const double meanSize = fromCdf ? cdf->MeanBytes() : (double(minB) + double(maxB)) / 2;
-    const double capacity = sc.PayloadLimit() / 8; // payload bytes/s of the bottleneck
+    // payload bytes/s of the bottleneck, the same for every scheme (INT's bytes not counted)
+    const double capacity = sc.LinkPayloadLimit() / 8;
     uint32_t nShort = 0;
     if (load > 0)
     {

@@ -675,7 +675,8 @@ mod tests {
         assert_eq!(
             e,
             "invalid --cc = hpcc: HPCC needs INT at the switches (a hop record per switch in \
-             every ACK), not built yet: the switches on this path write none"
+             every ACK), but the switches on this path write none: turn INT on (--int=auto \
+             or true; ns3::SwitchNode::Int)"
         );
         assert!(p
             .validate(&path())

@@ -57,9 +57,10 @@ SMOKE = [
     ("ldcp-incast", "--senders=4 --size=65536 --cc=timely --out=build/smoke/timely", 0, "flows done        4 / 4"),
     ("ldcp-incast", "--senders=4 --size=65536 --cc=dctcp --out=build/smoke/dctcp", 0, "flows done        4 / 4"),
     ("ldcp-incast", "--cc=cubic --out=build/smoke/bad", 2, "invalid --cc = cubic"),
+    ("ldcp-incast", "--senders=4 --size=65536 --cc=hpcc --out=build/smoke/hpcc", 0, "invariants        ok"),
     (
         "ldcp-incast",
-        "--cc=hpcc --out=build/smoke/bad",
+        "--cc=hpcc --int=false --out=build/smoke/bad",
         2,
         "invalid --cc = hpcc: HPCC needs INT at the switches",
     ),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs one example under several congestion-control schemes and prints one table.
 
-    tools/compare.py [--build DIR] [--schemes=ldcp,ldcp-rate,dcqcn,timely,dctcp,none] --run "EXAMPLE args..."
+    tools/compare.py [--build DIR] [--schemes=ldcp,ldcp-rate,dcqcn,hpcc,timely,dctcp,none] --run "EXAMPLE args..."
 
 `./waf compare --run "EXAMPLE args" --schemes=...` builds, then runs this with --build set to its
 build directory; run by hand it needs a tree built by `./waf build` (default --build: build/).
@@ -56,7 +56,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), metavar="DIR", help="build directory of ./waf build [default: build]")
     ap.add_argument("--run", default="", metavar='"EXAMPLE args"', help="the example and its arguments (one string)")
     ap.add_argument(
-        "--schemes", default="ldcp,ldcp-rate,dcqcn,timely,dctcp,none", help="comma-separated --cc values [default: ldcp,ldcp-rate,dcqcn,timely,dctcp,none]"
+        "--schemes", default="ldcp,ldcp-rate,dcqcn,hpcc,timely,dctcp,none", help="comma-separated --cc values [default: ldcp,ldcp-rate,dcqcn,hpcc,timely,dctcp,none]"
     )
     ap.add_argument(
         "--out", default=os.path.join("results", "compare"), metavar="DIR", help="outputs go to DIR/EXAMPLE-SCHEME/ [default: results/compare]"

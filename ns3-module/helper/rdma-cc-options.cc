@@ -633,13 +633,17 @@ Options::GetAsText(const std::string& name) const
 }
 
 void
-Options::ApplyNicDefaults(uint64_t lineRateBps, ns3::Time baseRtt, bool lossless) const
+Options::ApplyNicDefaults(uint64_t lineRateBps,
+                          ns3::Time baseRtt,
+                          bool lossless,
+                          bool intTelemetry) const
 {
     NS_ABORT_MSG_UNLESS(m_impl->hasNic, "ApplyNicDefaults without AddNicParams");
     rdmacc_ffi::PathInfo path{};
     path.line_rate_bps = lineRateBps;
     path.base_rtt_ns = static_cast<uint64_t>(std::max<int64_t>(0, baseRtt.GetNanoSeconds()));
     path.lossless = lossless;
+    path.int_telemetry = intTelemetry;
     OrConfigFatal("command line", [&] { m_impl->nic->validate_options(path); });
     m_impl->SetDefaults(ParamTable::Nic, rdmacc_ffi::nic_param_specs(), "ns3::RdmaNic");
 }

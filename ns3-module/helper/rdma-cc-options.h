@@ -166,8 +166,12 @@ class Options
      * \param lineRateBps host link rate
      * \param baseRtt a base RTT of the fabric
      * \param lossless whether the data priority is lossless
+     * \param intTelemetry whether the switches write INT hop records (HPCC needs them)
      */
-    void ApplyNicDefaults(uint64_t lineRateBps, ns3::Time baseRtt, bool lossless) const;
+    void ApplyNicDefaults(uint64_t lineRateBps,
+                          ns3::Time baseRtt,
+                          bool lossless,
+                          bool intTelemetry = false) const;
 
     /**
      * After Parse: checks the switch parameters of AddSwitchParams together for a switch of

@@ -6,6 +6,7 @@
 #include "progress-line.h"
 #include "rdma-cc-error.h"
 
+#include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/red-ecn-queue-disc.h"
 #include "ns3/rng-seed-manager.h"
@@ -74,8 +75,13 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                "100Gbps and 1us, 8 MB at 400Gbps)")
         .BoolAuto("pfc",
                   "the data priority is lossless (PFC)",
-                  "as the scheme is deployed: LDCP lossy (PFC-free), line rate lossy; DCQCN, "
+                  "as the scheme is deployed: LDCP lossy (PFC-free), line rate lossy; DCQCN, HPCC, "
                   "TIMELY and DCTCP lossless")
+        .BoolAuto("int",
+                  "INT for HPCC: every switch egress appends a hop record (queue, bytes sent, "
+                  "time, line rate) to the data packets, the receiver echoes them in its ACKs; "
+                  "data packets and ACKs carry 42 more bytes on the wire (ns3::SwitchNode::Int)",
+                  "on when the scheme needs INT (HPCC), else off")
         .Duration("sample",
                   "1us",
                   "queue sampling interval (queue.csv, queue_avg_bytes)",
@@ -156,6 +162,34 @@ RdmaScenario::Lossless() const
     return m_lossless;
 }
 
+bool
+RdmaScenario::IntOn() const
+{
+    return m_int;
+}
+
+RdmaScenario::IntSummary
+RdmaScenario::IntTotals() const
+{
+    IntSummary t;
+    bool any = false;
+    for (const auto& nic : nics)
+    {
+        const RdmaNic::IntStats n = nic->GetIntStats();
+        if (n.acks == 0)
+        {
+            continue;
+        }
+        t.hopsMin = any ? std::min(t.hopsMin, n.hopsMin) : n.hopsMin;
+        t.hopsMax = std::max(t.hopsMax, n.hopsMax);
+        t.acks += n.acks;
+        t.hopMismatch += n.hopMismatch;
+        t.nonMonotone += n.nonMonotone;
+        any = true;
+    }
+    return t;
+}
+
 uint64_t
 RdmaScenario::PauseFrames() const
 {
@@ -171,7 +205,31 @@ RdmaScenario::HostRateBps(uint32_t host) const
 double
 RdmaScenario::PayloadLimit() const
 {
+    return PayloadLimitAt(HostRateBps(m_bottleneckHost));
+}
+
+double
+RdmaScenario::LinkPayloadLimit() const
+{
     return rdmacc::PayloadLimitBps(HostRateBps(m_bottleneckHost), Mtu());
+}
+
+double
+RdmaScenario::PayloadLimitAt(uint64_t rateBps) const
+{
+    const double limit = rdmacc::PayloadLimitBps(rateBps, Mtu());
+    if (!m_int)
+    {
+        return limit;
+    }
+    // INT: every data frame is INT_BYTES longer on the wire
+    const double frame =
+        std::max<uint64_t>(Mtu() + RoceHeader::DATA_OVERHEAD, QbbNetDevice::MIN_FRAME) +
+        QbbNetDevice::PREAMBLE_IFG;
+    const double intFrame = std::max<uint64_t>(Mtu() + RoceHeader::DATA_OVERHEAD + IntBytes(),
+                                               QbbNetDevice::MIN_FRAME) +
+                            QbbNetDevice::PREAMBLE_IFG;
+    return limit * frame / intFrame;
 }
 
 void
@@ -189,6 +247,10 @@ RdmaScenario::Parse(int argc, char** argv)
             ? rdmacc::OrConfigFatal("command line",
                                     [&] { return rdmacc_ffi::scheme_lossless_by_default(Cc()); })
             : m_opts.GetBool("pfc");
+    m_int = m_opts.IsAuto("int")
+                ? rdmacc::OrConfigFatal("command line",
+                                        [&] { return rdmacc_ffi::scheme_needs_int(Cc()); })
+                : m_opts.GetBool("int");
     const uint64_t frame = Mtu() + RoceHeader::DATA_OVERHEAD;
     const Time delay = m_opts.GetTime("delay");
     const bool kminAuto = m_opts.IsAuto("kmin");
@@ -289,7 +351,11 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
     // then the defaults of the switches built below
     m_opts.ApplySwitchDefaults(switches, Lossless() ? 0x08 : 0);
     fh.SetSwitchAttribute("EgressLimit", UintegerValue(bufMaxB));
-    fh.SetSwitchAttribute("MmuMtu", UintegerValue(Mtu() + RoceHeader::DATA_OVERHEAD));
+    fh.SetSwitchAttribute("MmuMtu", UintegerValue(Mtu() + RoceHeader::DATA_OVERHEAD + IntBytes()));
+    if (m_int)
+    {
+        fh.SetSwitchAttribute("Int", BooleanValue(true));
+    }
     fh.SetSwitchAttribute("PfcPriorities", UintegerValue(Lossless() ? 0x08 : 0));
     fh.SetQueuePriorities(0x08);
     fh.SetEcn(kMinB, kMaxB, pMax);
@@ -322,7 +388,7 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
     // the NIC parameters together on this fabric's host-to-host path (host 1 to host 0, at
     // host 1's link rate), then as the defaults of every NIC created below
     const uint32_t probe = nHosts > 1 ? 1 : 0;
-    m_opts.ApplyNicDefaults(HostRateBps(probe), BaseRtt(probe, 0), Lossless());
+    m_opts.ApplyNicDefaults(HostRateBps(probe), BaseRtt(probe, 0), Lossless(), m_int);
     for (uint32_t i = 0; i < nHosts; i++)
     {
         // the NIC parameters are the defaults the options set (Options::ApplyNicDefaults)
@@ -562,8 +628,15 @@ RdmaScenario::BaseRtt(uint32_t srcHost, uint32_t dstHost) const
 Time
 RdmaScenario::PathRtt(const std::vector<Fabric::PathLink>& links) const
 {
-    return Fabric::PathRtt(
-        links, Mtu() + RoceHeader::DATA_OVERHEAD, RoceHeader::DATA_OVERHEAD + RoceHeader::AETH);
+    return Fabric::PathRtt(links,
+                           Mtu() + RoceHeader::DATA_OVERHEAD + IntBytes(),
+                           RoceHeader::DATA_OVERHEAD + RoceHeader::AETH + IntBytes());
+}
+
+uint32_t
+RdmaScenario::IntBytes() const
+{
+    return m_int ? RoceHeader::INT_BYTES : 0;
 }
 
 uint32_t
@@ -575,6 +648,8 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
     std::vector<uint64_t> rates;
     std::vector<uint64_t> delays;
     std::vector<uint64_t> buffers;
+    uint32_t switchHops = 0; // switch egresses on the path
+    bool intAll = true;      // every one of them writes INT
     const auto links = fabric.PathLinks(src, dst);
     for (const auto& l : links)
     {
@@ -583,12 +658,23 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
         // a switch's egress: the most it can hold for this hop is its whole buffer
         Ptr<SwitchNode> s = DynamicCast<SwitchNode>(l.device->GetNode());
         buffers.push_back(s ? s->GetBufferSize() : 0);
+        if (s)
+        {
+            switchHops++;
+            intAll = intAll && s->GetIntTelemetry();
+        }
     }
     const Time maxQueueing = NanoSeconds(static_cast<int64_t>(
         rdmacc_ffi::max_queueing_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),
                                     rust::Slice<const uint64_t>(buffers.data(), buffers.size()))));
-    const uint32_t qp = nics[srcHost]->AddFlow(
-        nics[dstHost], bytes, start, PathRtt(links), id, Lossless(), maxQueueing);
+    const uint32_t qp = nics[srcHost]->AddFlow(nics[dstHost],
+                                               bytes,
+                                               start,
+                                               PathRtt(links),
+                                               id,
+                                               Lossless(),
+                                               maxQueueing,
+                                               intAll && switchHops > 0 ? switchHops : 0);
     m_flowOf[(uint64_t(nics[srcHost]->GetNodeId()) << 32) | qp] = id;
     dropsByFlow.push_back(0);
     m_bytesTo[dstHost] += bytes;
@@ -683,7 +769,7 @@ RdmaScenario::Run(uint32_t bottleneckPort)
     // every receiver's bytes at its own link's payload rate
     for (const auto& [dst, bytes] : m_bytesTo)
     {
-        const double limit = rdmacc::PayloadLimitBps(HostRateBps(dst), Mtu());
+        const double limit = PayloadLimitAt(HostRateBps(dst));
         need = std::max(need, NanoSeconds(int64_t(double(bytes) * 8 / limit * 1e9)));
     }
     if (need > m_opts.GetTime("limit"))
@@ -979,6 +1065,18 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         inv.Fail("the data priority is lossless (--pfc=1) but " + std::to_string(dropTotal) +
                  " frames were dropped");
     }
+    if (m_int)
+    {
+        // INT: every ACK of an INT flow carries one record per switch of its path, and each
+        // hop's counters never go back from one ACK to the next (RdmaNic::GetIntStats)
+        const IntSummary is = IntTotals();
+        inv.Check(is.hopMismatch == 0,
+                  std::to_string(is.hopMismatch) + " ACKs with INT records not one per switch of "
+                                                   "their path");
+        inv.Check(is.nonMonotone == 0,
+                  std::to_string(is.nonMonotone) +
+                      " ACKs with a hop's INT bytes or timestamp below the previous ACK's");
+    }
     if (controlDrops > 0)
     {
         inv.Fail(std::to_string(controlDrops) + " control frames dropped (control pool exhausted)");
@@ -1028,8 +1126,21 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         .UInt("k_max_bytes", kMaxB)
         .UInt("k_fs_bytes", kFsB)
         .UInt("buf_max_bytes", bufMaxB)
-        .Obj("rcm", RcmSummary())
-        .Str("invariants", inv.Text());
+        .Obj("rcm", RcmSummary());
+    if (m_int)
+    {
+        // only with INT: runs without it keep their outputs
+        const IntSummary is = IntTotals();
+        rdmacc::JsonObject io;
+        io.UInt("bytes_on_wire", IntBytes())
+            .UInt("acks", is.acks)
+            .UInt("hops_min", is.hopsMin)
+            .UInt("hops_max", is.hopsMax)
+            .UInt("hop_mismatch", is.hopMismatch)
+            .UInt("non_monotone", is.nonMonotone);
+        s.Obj("int", io);
+    }
+    s.Str("invariants", inv.Text());
     // scheme and seed first, then the example's keys (senders, ...), then the shared ones
     rdmacc::JsonObject merged;
     merged.Str("scheme", Cc()).UInt("seed", Seed());

@@ -157,6 +157,9 @@ class RdmaScenario
     /// \return payload bit/s the link of the bottleneck's receiver (SetBottleneck; host 0
     ///         before) carries at most: the wire limit of goodput
     double PayloadLimit() const;
+    /// \return PayloadLimit() without INT's bytes: the same for every scheme, so that a
+    ///         workload's offered load (e.g. ldcp-churn's --load) gives every scheme the same flows
+    double LinkPayloadLimit() const;
     /**
      * \return RCM's counters summed over the switches (summary.json's "rcm": enabled,
      *         cn_sent, cn_received, detections, rcc_activations, rcc_cuts, sar_detours,
@@ -171,6 +174,14 @@ class RdmaScenario
     uint64_t Mtu() const;     //!< --mtu (payload bytes)
     uint64_t RateBps() const; //!< --rate
     bool Lossless() const;    //!< --pfc
+    bool IntOn() const;       //!< --int: the switches write INT hop records
+    /// INT records seen by every NIC, summed (hopsMin/Max over NICs with INT ACKs)
+    typedef RdmaNic::IntStats IntSummary;
+    /// \return the INT statistics of every NIC together
+    IntSummary IntTotals() const;
+    /// \return the payload limit of a link of `rateBps` with this run's frames (INT included)
+    double PayloadLimitAt(uint64_t rateBps) const;
+    uint32_t IntBytes() const; //!< INT bytes per data packet and ACK (0 without INT)
 
     // ---- built
     Fabric fabric;                     //!< the fabric
@@ -240,6 +251,7 @@ class RdmaScenario
     uint64_t m_overallMax = 0;                          //!< bottleneck maximum before the reset
     int m_exitStatus = 0;    //!< 3 when an invariant failed (Finish), else 0
     bool m_lossless = false; //!< --pfc, or the scheme's default
+    bool m_int = false;      //!< --int, or whether the scheme needs INT
     static void OnDrop(
         RdmaScenario* self, Ptr<const Packet> p, uint32_t port, uint8_t prio, const char* reason);
     static void OnRccChange(RdmaScenario* self,

@@ -431,6 +431,10 @@ QbbNetDevice::TryTransmit()
             {
                 m_stats.txDataBytes += t.size;
             }
+            if (m_int && !t.control && t.kind == rdmacc_ffi::PacketKind::Data)
+            {
+                AppendIntRecord(p, now);
+            }
             // busy before the handler runs: it may queue a RESUME on this very device
             m_busy = true;
             if (!m_dequeueHandler.IsNull())
@@ -475,6 +479,34 @@ QbbNetDevice::TryTransmit()
             return;
         }
     }
+}
+
+void
+QbbNetDevice::SetIntTelemetry(bool on)
+{
+    m_int = on;
+}
+
+void
+QbbNetDevice::AppendIntRecord(Ptr<Packet> p, uint64_t nowNs)
+{
+    IntTag tag;
+    if (!p->PeekPacketTag(tag) || tag.nHops >= IntTag::MAX_HOPS)
+    {
+        return;
+    }
+    uint64_t queued = 0;
+    for (uint8_t c = 0; c < N_PRIO; c++)
+    {
+        queued += m_sched->queue_bytes(c);
+    }
+    IntTag::Hop& h = tag.hops[tag.nHops++];
+    h.qlenBytes = queued;
+    h.txBytes = m_stats.txBytes;
+    h.tsNs = nowNs;
+    h.lineRateBps = m_rate.GetBitRate();
+    // the tag is the packet's own (not shared with a copy): written over in place
+    p->ReplacePacketTag(tag);
 }
 
 Time

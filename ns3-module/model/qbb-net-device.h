@@ -143,6 +143,14 @@ class QbbNetDevice : public NetDevice
                 uint64_t periodNs = 0);
     /// \return RCM: frames of data class `prio` waiting in its congestion-flow FIFO
     uint64_t GetRccQueued(uint8_t prio) const;
+    /**
+     * INT (HPCC): when on (a switch's port whose switch has the Int attribute), every data
+     * frame carrying an IntTag gets this port's hop record appended when it is dequeued for
+     * the wire: the bytes queued in the data classes after the dequeue, the frame bytes sent
+     * before it, the time, the line rate (nothing once the tag holds IntTag::MAX_HOPS). Off by
+     * default (hosts).
+     */
+    void SetIntTelemetry(bool on);
     /// Starts (pause = true) or ends (false) a PFC pause of the peer's class `prio`.
     void SendPfc(uint8_t prio, bool pause);
     /// Sends one PFC frame for `prio` with the given time in quanta (tests, manual control).
@@ -228,6 +236,8 @@ class QbbNetDevice : public NetDevice
     Ptr<Packet> TakeSlot(uint32_t handle);
     void TryTransmit();
     void TransmitStart(Ptr<Packet> p);
+    /// INT: appends this port's hop record to `p`'s IntTag, if it has one with room.
+    void AppendIntRecord(Ptr<Packet> p, uint64_t nowNs);
     void ReceivePfc(Ptr<Packet> p);
     void RefreshPause(uint8_t prio);
     uint8_t PausedMask() const;
@@ -243,6 +253,7 @@ class QbbNetDevice : public NetDevice
     double m_refreshFraction;                   //!< PauseRefreshFraction attribute
     bool m_busy;                                //!< a frame is being serialised
     Ptr<EventImpl> m_txComplete;                //!< the transmit-complete event (reused)
+    bool m_int{false};                          //!< INT: append hop records (SetIntTelemetry)
     uint64_t m_psCarry;                         //!< sub-ns serialisation remainder (ps)
     std::deque<Ptr<Packet>> m_pfcQueue;         //!< PFC frames to send
     std::string m_policy;                       //!< DataScheduler attribute

@@ -20,8 +20,8 @@
 #include "rust/cxx.h"
 
 #include <cmath>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <optional>
 
 namespace ns3
@@ -62,6 +62,8 @@ struct RdmaNic::Qp
     FlowRecord finalRecord;
     FlowState finalState; // the sender's state when the flow finished (its sender is freed)
     FlowState last;       // last state reported by the traces
+    uint32_t intHops = 0; // INT: records each ACK should carry (0: no INT)
+    IntTag lastInt;       // INT: the previous ACK's records
 };
 
 /// One flow at its destination.
@@ -201,7 +203,8 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
                  Time baseRtt,
                  uint32_t flowId,
                  bool lossless,
-                 Time maxQueueing)
+                 Time maxQueueing,
+                 uint32_t intHops)
 {
     NS_ABORT_MSG_UNLESS(m_dev && dst && dst->m_dev, "RdmaNic::AddFlow before Attach");
     if (size == 0)
@@ -221,6 +224,8 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     q->path.lossless = lossless;
     q->path.max_queueing_ns =
         static_cast<uint64_t>(std::max<int64_t>(0, maxQueueing.GetNanoSeconds()));
+    q->path.int_telemetry = intHops > 0;
+    q->intHops = std::min<uint32_t>(intHops, IntTag::MAX_HOPS);
     q->dstNic = dst;
     try
     {
@@ -426,6 +431,12 @@ RdmaNic::PullData(uint32_t idx)
                                            (o.ack_req ? RoceHeader::FLAG_ACKREQ : 0) |
                                            (q.gotFeedback ? 0 : RoceHeader::FLAG_FIRST_RTT));
             p = Create<Packet>(o.len);
+            if (q.path.int_telemetry)
+            {
+                // INT: the switches fill the records in; the header counts on the wire
+                h.flags |= RoceHeader::FLAG_INT;
+                p->AddPacketTag(IntTag());
+            }
         }
         else
         {
@@ -564,7 +575,8 @@ RdmaNic::SendControl(uint8_t kind,
                      uint8_t flags,
                      uint8_t prio,
                      uint16_t srcPort,
-                     uint64_t ts)
+                     uint64_t ts,
+                     const IntTag* intRecords)
 {
     RoceHeader h;
     h.kind = static_cast<RoceHeader::Kind>(kind);
@@ -578,6 +590,12 @@ RdmaNic::SendControl(uint8_t kind,
     h.seq = seq;
     h.ts = ts;
     Ptr<Packet> p = Create<Packet>();
+    if (intRecords)
+    {
+        // INT: the data packet's records, echoed (the INT header counts on the wire)
+        h.flags |= RoceHeader::FLAG_INT;
+        p->AddPacketTag(*intRecords);
+    }
     p->AddHeader(h);
     // control kinds go in the device's control class
     m_dev->Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), 0);
@@ -609,6 +627,10 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
                                                          h.flags & RoceHeader::FLAG_ACKREQ);
         m_delivered += o.delivered;
         const rdmacc_ffi::AckInfo acks[2] = {o.ack1, o.ack2};
+        // INT: an ACK echoes the records of the data packet that triggered it
+        IntTag records;
+        const bool withInt =
+            (h.flags & RoceHeader::FLAG_INT) && o.n_acks > 0 && p->PeekPacketTag(records);
         for (uint8_t k = 0; k < o.n_acks; k++)
         {
             SendControl(acks[k].nack ? RoceHeader::NACK : RoceHeader::ACK,
@@ -618,7 +640,8 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
                         acks[k].ece ? RoceHeader::FLAG_ECE : 0,
                         h.prio,
                         h.srcPort,
-                        h.ts);
+                        h.ts,
+                        withInt && !acks[k].nack ? &records : nullptr);
         }
         if (o.cnp)
         {
@@ -657,7 +680,13 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
             m_firstFeedback(q.flowId);
         }
         uint64_t next;
-        if (h.kind == RoceHeader::ACK)
+        IntTag records;
+        if (h.kind == RoceHeader::ACK && (h.flags & RoceHeader::FLAG_INT) &&
+            p->PeekPacketTag(records))
+        {
+            next = AckWithInt(q, now, h, ece, records);
+        }
+        else if (h.kind == RoceHeader::ACK)
         {
             next = s.on_ack(now, h.seq, ece, h.ts);
         }
@@ -679,6 +708,49 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     default:
         break;
     }
+}
+
+uint64_t
+RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const IntTag& tag)
+{
+    const uint8_t n = std::min(tag.nHops, IntTag::MAX_HOPS);
+    m_int.hopsMin = m_int.acks == 0 ? n : std::min<uint64_t>(m_int.hopsMin, n);
+    m_int.hopsMax = std::max<uint64_t>(m_int.hopsMax, n);
+    m_int.acks++;
+    if (n != q.intHops)
+    {
+        m_int.hopMismatch++;
+    }
+    // one path, FIFO at every hop: each port's counters only grow from one ACK to the next
+    if (q.lastInt.nHops == n)
+    {
+        for (uint8_t j = 0; j < n; j++)
+        {
+            if (tag.hops[j].txBytes < q.lastInt.hops[j].txBytes ||
+                tag.hops[j].tsNs < q.lastInt.hops[j].tsNs)
+            {
+                m_int.nonMonotone++;
+                break;
+            }
+        }
+    }
+    q.lastInt = tag;
+    std::array<rdmacc_ffi::IntHop, IntTag::MAX_HOPS> hops{};
+    for (uint8_t j = 0; j < n; j++)
+    {
+        hops[j].qlen_bytes = tag.hops[j].qlenBytes;
+        hops[j].tx_bytes = tag.hops[j].txBytes;
+        hops[j].ts_ns = tag.hops[j].tsNs;
+        hops[j].line_rate_bps = tag.hops[j].lineRateBps;
+    }
+    return (*q.sender)->on_ack_int(
+        now, h.seq, ece, h.ts, rust::Slice<const rdmacc_ffi::IntHop>(hops.data(), n));
+}
+
+RdmaNic::IntStats
+RdmaNic::GetIntStats() const
+{
+    return m_int;
 }
 
 } // namespace ns3

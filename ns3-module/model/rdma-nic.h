@@ -9,6 +9,7 @@
 
 #include "qbb-net-device.h"
 #include "rdma-cc-params.h"
+#include "roce-header.h"
 
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
@@ -112,6 +113,12 @@ class RdmaNic
      * \param maxQueueing lossless: the longest a packet can queue on the path without being
      *        lost (every switch's buffer drained at its port rate; 0: unknown), the default
      *        floor of the retransmission timeout
+     * \param intHops INT (HPCC): the number of switches on the path when every one of them
+     *        writes INT hop records (SwitchNode attribute Int), else 0. Non-zero: the flow's
+     *        data packets and ACKs carry the INT header (RoceHeader::INT_BYTES more on the
+     *        wire), the sender's controller gets the records of every ACK, and each ACK's
+     *        records are checked (GetIntStats): min(intHops, IntTag::MAX_HOPS) of them, each
+     *        hop's bytes and timestamp never below the previous ACK's.
      * \return the local QP index
      */
     uint32_t AddFlow(Ptr<RdmaNic> dst,
@@ -120,7 +127,23 @@ class RdmaNic
                      Time baseRtt,
                      uint32_t flowId,
                      bool lossless = false,
-                     Time maxQueueing = Time(0));
+                     Time maxQueueing = Time(0),
+                     uint32_t intHops = 0);
+
+    /// What the INT records of the ACKs this host's flows received showed (all zero without
+    /// INT flows).
+    struct IntStats
+    {
+        uint64_t acks = 0;        //!< ACKs carrying INT records
+        uint64_t hopsMin = 0;     //!< fewest records in one ACK (0 without any)
+        uint64_t hopsMax = 0;     //!< most records in one ACK
+        uint64_t hopMismatch = 0; //!< ACKs whose record count differs from the path's switches
+        uint64_t nonMonotone = 0; //!< ACKs with a hop's bytes or timestamp below the previous
+                                  //!< ACK's record of that hop
+    };
+
+    /// \return the INT statistics of this host's flows
+    IntStats GetIntStats() const;
 
     /// \return records of the flows this host sent (finish < 0: not finished)
     std::vector<FlowRecord> GetFlowRecords() const;
@@ -191,7 +214,10 @@ class RdmaNic
                      uint8_t flags,
                      uint8_t prio,
                      uint16_t srcPort,
-                     uint64_t ts = 0);
+                     uint64_t ts = 0,
+                     const IntTag* intRecords = nullptr);
+    /// INT: checks the records of an ACK of `q` (IntStats) and passes them to its sender.
+    uint64_t AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const IntTag& tag);
     FlowRecord Record(const Qp& q) const;
 
     Ptr<QbbNetDevice> m_dev;                                    //!< the host's device
@@ -199,6 +225,7 @@ class RdmaNic
     std::vector<std::unique_ptr<Qp>> m_qps;                     //!< flows sent by this host
     std::unordered_map<uint64_t, std::unique_ptr<RxFlow>> m_rx; //!< (src, qp) -> receiver
     uint64_t m_delivered;                                       //!< bytes delivered to this host
+    IntStats m_int;                                             //!< INT records seen
     std::unique_ptr<Params> m_params;                           //!< the attributes (Rust)
 
     TracedCallback<const FlowRecord&> m_flowComplete;         //!< FlowComplete trace

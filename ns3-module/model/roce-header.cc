@@ -6,6 +6,7 @@
 #include "qbb-net-device.h"
 
 #include "rdma-cc/src/scenario.rs.h"
+#include "rdma-cc/src/transport.rs.h"
 
 namespace ns3
 {
@@ -27,6 +28,8 @@ RoceHeader::CheckWireConstants()
     check("AETH", AETH, w.aeth);
     check("PREAMBLE_IFG", QbbNetDevice::PREAMBLE_IFG, w.preamble_ifg);
     check("MIN_FRAME", QbbNetDevice::MIN_FRAME, w.min_frame);
+    check("INT_BYTES", INT_BYTES, rdmacc_ffi::int_bytes_on_wire());
+    check("IntTag::MAX_HOPS", IntTag::MAX_HOPS, rdmacc_ffi::int_max_hops());
     RoceHeader h;
     h.kind = DATA;
     check("serialised data headers", h.GetSerializedSize(), w.data_headers);
@@ -79,15 +82,16 @@ RoceHeader::Print(std::ostream& os) const
 uint32_t
 RoceHeader::GetSerializedSize() const
 {
+    const uint32_t intBytes = (flags & FLAG_INT) ? INT_BYTES : 0;
     switch (kind)
     {
     case ACK:
     case NACK:
-        return DATA_OVERHEAD + AETH;
+        return DATA_OVERHEAD + AETH + intBytes;
     case CNP:
-        return DATA_OVERHEAD + CNP_PAYLOAD;
+        return DATA_OVERHEAD + CNP_PAYLOAD + intBytes;
     default:
-        return DATA_OVERHEAD;
+        return DATA_OVERHEAD + intBytes;
     }
 }
 
@@ -152,6 +156,66 @@ RoceHeader::Deserialize(Buffer::Iterator i)
     const uint32_t size = GetSerializedSize();
     i.Next(size - 54);
     return size;
+}
+
+NS_OBJECT_ENSURE_REGISTERED(IntTag);
+
+TypeId
+IntTag::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::IntTag").SetParent<Tag>().SetGroupName("RdmaCc").AddConstructor<IntTag>();
+    return tid;
+}
+
+TypeId
+IntTag::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+IntTag::GetSerializedSize() const
+{
+    // fixed size, so that a switch's ReplacePacketTag writes over the tag in place
+    return 1 + MAX_HOPS * 4 * 8;
+}
+
+void
+IntTag::Serialize(TagBuffer i) const
+{
+    i.WriteU8(nHops);
+    for (const Hop& h : hops)
+    {
+        i.WriteU64(h.qlenBytes);
+        i.WriteU64(h.txBytes);
+        i.WriteU64(h.tsNs);
+        i.WriteU64(h.lineRateBps);
+    }
+}
+
+void
+IntTag::Deserialize(TagBuffer i)
+{
+    nHops = i.ReadU8();
+    for (Hop& h : hops)
+    {
+        h.qlenBytes = i.ReadU64();
+        h.txBytes = i.ReadU64();
+        h.tsNs = i.ReadU64();
+        h.lineRateBps = i.ReadU64();
+    }
+}
+
+void
+IntTag::Print(std::ostream& os) const
+{
+    os << "INT hops=" << int(nHops);
+    for (uint8_t k = 0; k < nHops && k < MAX_HOPS; k++)
+    {
+        os << " [q=" << hops[k].qlenBytes << " tx=" << hops[k].txBytes << " ts=" << hops[k].tsNs
+           << " B=" << hops[k].lineRateBps << "]";
+    }
 }
 
 } // namespace ns3

@@ -7,7 +7,9 @@
 #define ROCE_HEADER_H
 
 #include "ns3/header.h"
+#include "ns3/tag.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -51,6 +53,8 @@ class RoceHeader : public Header
         FLAG_RETX = 4,       //!< data: retransmission
         FLAG_ACKREQ = 8,     //!< data: acknowledge at once (BTH AckReq)
         FLAG_FIRST_RTT = 16, //!< data: sent before the flow's first ACK/NACK (for statistics)
+        FLAG_INT = 32,       //!< data / ACK: carries HPCC's INT header (INT_BYTES, records in
+                             //!< the packet's IntTag)
     };
 
     /// Bytes of headers and trailers around a data payload.
@@ -59,6 +63,10 @@ class RoceHeader : public Header
     static constexpr uint32_t AETH = 4;
     /// Reserved payload of a CNP.
     static constexpr uint32_t CNP_PAYLOAD = 16;
+    /// INT (HPCC): bytes the INT header adds to a data packet or ACK with FLAG_INT: a 2-byte
+    /// hop count and room for 5 hop records of 8 bytes, whatever the path's length (the HPCC
+    /// simulator's fixed IntHeader; rust/core wire::INT_ON_WIRE).
+    static constexpr uint32_t INT_BYTES = 42;
     /// RoCEv2's UDP destination port.
     static constexpr uint16_t ROCE_PORT = 4791;
 
@@ -116,6 +124,48 @@ class RoceHeader : public Header
     uint64_t seq;     //!< data: first byte; ACK/NACK: cumulative / expected byte; probe: id
     uint64_t ts;      //!< data: send time (ns), stamped by the sending NIC; ACK/NACK: the send
                       //!< time of the data packet that triggered it, echoed (TIMELY's RTT)
+};
+
+/**
+ * \ingroup rdma-cc
+ *
+ * The INT hop records (HPCC, Li et al. SIGCOMM 2019 section 3) of a data packet, and of the ACK
+ * that echoes them: what the INT header of a frame with RoceHeader::FLAG_INT holds. The records
+ * travel as a packet tag of fixed size: the sending NIC adds an empty one, each switch egress
+ * (QbbNetDevice::SetIntTelemetry) appends its record in place (ReplacePacketTag on an unshared
+ * tag writes over it: no header is re-serialised and nothing is allocated per hop), the
+ * receiving NIC copies it into the ACK. The frame's wire size counts the INT header through
+ * RoceHeader::INT_BYTES; the record values are exact (the wire encoding's quantisation is not
+ * modelled).
+ */
+class IntTag : public Tag
+{
+  public:
+    /// The most records a packet carries: a switch finding this many appends none.
+    static constexpr uint8_t MAX_HOPS = 5;
+
+    /// One switch egress port as the packet saw it when it left.
+    struct Hop
+    {
+        uint64_t qlenBytes = 0;   //!< bytes queued at the port (its data classes) after dequeue
+        uint64_t txBytes = 0;     //!< frame bytes the port transmitted before this packet
+        uint64_t tsNs = 0;        //!< dequeue time, ns
+        uint64_t lineRateBps = 0; //!< the port's line rate, bit/s
+    };
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(TagBuffer i) const override;
+    void Deserialize(TagBuffer i) override;
+    void Print(std::ostream& os) const override;
+
+    uint8_t nHops = 0;                //!< records written
+    std::array<Hop, MAX_HOPS> hops{}; //!< the records, path order (first switch first)
 };
 
 } // namespace ns3

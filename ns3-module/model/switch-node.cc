@@ -8,6 +8,7 @@
 #include "red-ecn-queue-disc.h"
 #include "roce-header.h"
 
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
@@ -67,6 +68,18 @@ SwitchNode::GetTypeId()
                 .SetParent<Node>()
                 .SetGroupName("RdmaCc")
                 .AddConstructor<SwitchNode>()
+                .AddAttribute("Int",
+                              "INT for HPCC (Li et al., SIGCOMM 2019, section 3): every egress "
+                              "port appends a hop record (bytes queued in its data classes "
+                              "after the dequeue, frame bytes sent before the packet, dequeue "
+                              "time, line rate) to each data packet of an INT flow it sends, up "
+                              "to 5 per packet. A flow is an INT flow when every switch on its "
+                              "path has Int: its data packets and ACKs then carry 42 more bytes "
+                              "on the wire (RoceHeader::INT_BYTES). The examples' --int turns "
+                              "it on for every switch (auto: when the scheme needs INT, HPCC).",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&SwitchNode::m_int),
+                              MakeBooleanChecker())
                 .AddTraceSource("Drop",
                                 "A frame was dropped: (frame, ingress port (for a frame the "
                                 "switch originated: the port it was for), priority, reason).",
@@ -124,6 +137,7 @@ SwitchNode::AddPort(Ptr<QbbNetDevice> dev)
     m_ports.push_back(dev);
     dev->SetRxHandler(MakeCallback(&SwitchNode::ReceiveFromPort, this));
     dev->SetDequeueHandler(MakeCallback(&SwitchNode::OnDequeue, this));
+    dev->SetIntTelemetry(m_int);
     return static_cast<uint32_t>(m_ports.size() - 1);
 }
 
@@ -191,6 +205,16 @@ SwitchNode::Setup(const rdmacc_ffi::Topology& topo)
         rdmacc::ConfigFatal("ns3::SwitchNode " + std::to_string(GetId()), e.what());
     }
     m_rcm = (*m_core)->rcm_enabled();
+    for (const auto& port : m_ports)
+    {
+        port->SetIntTelemetry(m_int);
+    }
+}
+
+bool
+SwitchNode::GetIntTelemetry() const
+{
+    return m_int;
 }
 
 void

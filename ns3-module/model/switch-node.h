@@ -55,6 +55,9 @@ namespace ns3
  * AllowHeadroomOverrun, XoffBeta (dynamic XOFF) or XoffStatic, XonDelta, PfcPriorities
  * (lossless priorities, IEEE 802.1Qbb), EgressLimit (lossy tail drop), MmuMtu; EcmpSeed;
  * ControlBuffer (the control pool); Rcm and RCM's parameters (rust/rcm/src/config.rs).
+ *
+ * INT (attribute Int, for HPCC): the ports append a hop record to each data packet of an INT
+ * flow they send (QbbNetDevice::SetIntTelemetry, IntTag).
  */
 class SwitchNode
     : public Node
@@ -140,6 +143,8 @@ class SwitchNode
      */
     void SampleEgress(uint8_t prioMask, rust::Vec<rdmacc_ffi::EgressSample>& out) const;
 
+    /// \return whether the ports append INT hop records (attribute Int)
+    bool GetIntTelemetry() const;
     /// \return the lossless priority mask (attribute PfcPriorities)
     uint8_t GetPfcPriorities() const;
     /// \return the total buffer (attribute BufferSize), bytes
@@ -199,6 +204,7 @@ class SwitchNode
     TracedCallback<uint32_t, uint8_t, const char*, const char*, uint64_t, uint64_t>
         m_rccTrace;     //!< RCM: RCC changes
     bool m_rcm{false};  //!< RCM runs (the core says so after Setup)
+    bool m_int{false};  //!< INT: the ports append hop records (attribute Int)
     EventId m_rcmTimer; //!< RCM's next deadline
 };
 

@@ -34,6 +34,7 @@ struct ClosRun
     uint64_t pauses = 0;
     std::string invariants;
     uint64_t occupancy = 0;
+    RdmaNic::IntStats intStats; //!< INT records of every ACK, summed (hopsMin/Max over NICs)
 };
 
 /// Counts dropped data frames sent after their flow's first ACK or NACK (stable stage).
@@ -53,7 +54,7 @@ CountStableDrop(ClosRun* r, Ptr<const Packet> p, uint32_t, uint8_t, const char*)
  * host (i + 8) % 16 (every flow crosses the spines) with scheme `cc`.
  */
 ClosRun
-RunClos(const std::string& cc, bool pfc, uint64_t bytes, uint64_t egressLimit)
+RunClos(const std::string& cc, bool pfc, uint64_t bytes, uint64_t egressLimit, bool intOn = false)
 {
     FabricHelper fh;
     fh.SetPrintWarnings(false);
@@ -62,6 +63,8 @@ RunClos(const std::string& cc, bool pfc, uint64_t bytes, uint64_t egressLimit)
     fh.SetSwitchAttribute("PfcPriorities", UintegerValue(pfc ? 0x08 : 0));
     fh.SetSwitchAttribute("Headroom", UintegerValue(40000));
     fh.SetSwitchAttribute("EgressLimit", UintegerValue(egressLimit));
+    fh.SetSwitchAttribute("Int", BooleanValue(intOn));
+    const uint32_t intBytes = intOn ? RoceHeader::INT_BYTES : 0;
     fh.SetQueuePriorities(0x08);
     fh.SetEcn(12500, 50000, 0.2);
     fh.SetNotEct(1, 12500);
@@ -87,9 +90,10 @@ RunClos(const std::string& cc, bool pfc, uint64_t bytes, uint64_t egressLimit)
         const uint32_t j = (i + n / 2) % n;
         const Time rtt = f.BaseRtt(f.hosts.Get(i)->GetId(),
                                    f.hosts.Get(j)->GetId(),
-                                   1000 + RoceHeader::DATA_OVERHEAD,
-                                   RoceHeader::DATA_OVERHEAD + RoceHeader::AETH);
-        nics[i]->AddFlow(nics[j], bytes, MicroSeconds(i), rtt, i);
+                                   1000 + RoceHeader::DATA_OVERHEAD + intBytes,
+                                   RoceHeader::DATA_OVERHEAD + RoceHeader::AETH + intBytes);
+        // every flow crosses a spine: ToR, leaf, spine, leaf, ToR
+        nics[i]->AddFlow(nics[j], bytes, MicroSeconds(i), rtt, i, pfc, Time(0), intOn ? 5 : 0);
         r.sizeTotal += bytes;
         r.flows++;
     }
@@ -101,6 +105,16 @@ RunClos(const std::string& cc, bool pfc, uint64_t bytes, uint64_t egressLimit)
     Simulator::Run();
     for (const auto& nic : nics)
     {
+        const RdmaNic::IntStats is = nic->GetIntStats();
+        if (is.acks > 0)
+        {
+            r.intStats.hopsMin =
+                r.intStats.acks == 0 ? is.hopsMin : std::min(r.intStats.hopsMin, is.hopsMin);
+            r.intStats.hopsMax = std::max(r.intStats.hopsMax, is.hopsMax);
+            r.intStats.acks += is.acks;
+            r.intStats.hopMismatch += is.hopMismatch;
+            r.intStats.nonMonotone += is.nonMonotone;
+        }
         for (const auto& fr : nic->GetFlowRecords())
         {
             r.done += !fr.finish.IsStrictlyNegative();
@@ -222,6 +236,37 @@ class GoBackNClosTestCase : public TestCase
     }
 };
 
+/// HPCC across a Clos with INT at every switch: five records per ACK, monotone, lossless.
+class HpccIntClosTestCase : public TestCase
+{
+  public:
+    HpccIntClosTestCase() :
+        TestCase("HPCC permutation across a Clos with INT: every ACK echoes one record per "
+                 "switch (5), monotone per hop, no drop, every byte delivered")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        const auto r = RunClos("hpcc", true, 500000, 2000000, true);
+        NS_TEST_ASSERT_MSG_EQ(r.done, r.flows, "every flow completes");
+        NS_TEST_ASSERT_MSG_EQ(r.delivered, r.sizeTotal, "every byte delivered once, in order");
+        NS_TEST_ASSERT_MSG_EQ(r.drops, 0, "lossless");
+        NS_TEST_ASSERT_MSG_EQ(r.invariants, "", "switch accounting");
+        // an ACK per data packet (HPCC's receiver), each with the path's five records
+        NS_TEST_ASSERT_MSG_EQ(r.intStats.acks, r.sizeTotal / 1000, "every ACK carries INT");
+        NS_TEST_ASSERT_MSG_EQ(r.intStats.hopsMin, 5, "five switches on every path");
+        NS_TEST_ASSERT_MSG_EQ(r.intStats.hopsMax, 5, "five switches on every path");
+        NS_TEST_ASSERT_MSG_EQ(r.intStats.hopMismatch, 0, "record count = path length");
+        NS_TEST_ASSERT_MSG_EQ(r.intStats.nonMonotone, 0, "bytes and timestamps monotone");
+        // without INT the records are absent
+        const auto off = RunClos("none", true, 100000, 2000000, false);
+        NS_TEST_ASSERT_MSG_EQ(off.intStats.acks, 0, "no INT without the attribute");
+    }
+};
+
 /// The suite.
 class RdmaNicTestSuite : public TestSuite
 {
@@ -232,6 +277,7 @@ class RdmaNicTestSuite : public TestSuite
         AddTestCase(new LdcpClosTestCase);
         AddTestCase(new LineRatePfcClosTestCase);
         AddTestCase(new GoBackNClosTestCase);
+        AddTestCase(new HpccIntClosTestCase);
     }
 };
 

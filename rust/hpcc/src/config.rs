@@ -298,7 +298,8 @@ impl Params for HpccConfig {
 /// What a NIC is told when HPCC is asked for on a path whose switches write no INT records
 /// (the requirement of the [`ConfigError`] naming the field `scheme` with the value `hpcc`).
 pub const NEEDS_INT: &str = "HPCC needs INT at the switches (a hop record per switch in every \
-                             ACK), not built yet: the switches on this path write none";
+                             ACK), but the switches on this path write none: turn INT on \
+                             (--int=auto or true; ns3::SwitchNode::Int)";
 
 impl HpccConfig {
     /// The constants in effect on a path of `line_rate`: each given value, else the preset's.
@@ -528,7 +529,8 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "invalid scheme = hpcc: HPCC needs INT at the switches (a hop record per switch \
-             in every ACK), not built yet: the switches on this path write none"
+             in every ACK), but the switches on this path write none: turn INT on \
+             (--int=auto or true; ns3::SwitchNode::Int)"
         );
     }
 }

@@ -105,11 +105,12 @@ use crate::rtt::{RttEstimator, SendLog, Sent};
 use crate::Ecn;
 use rdma_cc_core::{wire, Bytes, ConfigError, IntRecords, Rate, Time};
 
-/// The pacing gap after a packet of `len` payload bytes at `rate`: its wire size at `rate`,
-/// rounded down (see the module documentation).
+/// The pacing gap after a packet of `len` payload bytes at `rate`: its wire size (with `extra`
+/// bytes more per frame: INT, [`wire::INT_ON_WIRE`], on a path whose switches write it) at
+/// `rate`, rounded down (see the module documentation).
 #[inline]
-fn pace_gap(rate: Rate, len: u32) -> Time {
-    rate.tx_time_floor(wire::data_on_wire(Bytes(len.into())))
+fn pace_gap(rate: Rate, len: u32, extra: u64) -> Time {
+    rate.tx_time_floor(Bytes(wire::data_on_wire(Bytes(len.into())).0 + extra))
 }
 
 /// A data packet to put on the wire.
@@ -220,6 +221,9 @@ const WINDOW_SLACK: f64 = 1e-6;
 pub struct QpSender<C: Controller> {
     cc: C,
     mtu: u64,
+    /// Bytes every data frame carries beyond its headers and payload: INT's
+    /// ([`wire::INT_ON_WIRE`]) when the path's switches write it, else 0.
+    int_on_wire: u64,
     flow_size: u64,
     /// RTO floor (`cfg.rto`, default 4 × base RTT).
     rto_floor: Time,
@@ -288,6 +292,11 @@ impl<C: Controller> QpSender<C> {
         let min_cw = cc.cw().unwrap_or(f64::INFINITY);
         Ok(QpSender {
             mtu,
+            int_on_wire: if cfg.path.int_telemetry {
+                wire::INT_ON_WIRE
+            } else {
+                0
+            },
             flow_size,
             rto_floor: cfg.effective_rto(),
             rto_backoff_max: cfg.rto_backoff,
@@ -407,7 +416,7 @@ impl<C: Controller> QpSender<C> {
                 let Some(rate) = self.cc.pacing_rate(self.pacing_rtt(at)) else {
                     break;
                 };
-                let next = t.saturating_add(pace_gap(rate, prev_len));
+                let next = t.saturating_add(pace_gap(rate, prev_len, self.int_on_wire));
                 if next == at {
                     break;
                 }
@@ -804,7 +813,7 @@ impl<C: Controller> QpSender<C> {
             }
         }
         if let Some(rate) = self.cc.pacing_rate(self.rtt.srtt()) {
-            rto = rto.max(pace_gap(rate, self.mtu as u32));
+            rto = rto.max(pace_gap(rate, self.mtu as u32, self.int_on_wire));
         }
         rto
     }
@@ -937,6 +946,34 @@ mod tests {
     fn fixed(w: f64, fast_start: bool) -> QpSender<Fixed> {
         let cc = Fixed { w, fast_start };
         QpSender::new(&SenderConfig::default(), cc, 100_000, Time::ZERO).unwrap()
+    }
+
+    /// Paced at a fixed rate, no window.
+    #[derive(Debug, Clone)]
+    struct Paced(Rate);
+
+    impl Controller for Paced {
+        fn pacing_rate(&self, _srtt: Time) -> Option<Rate> {
+            Some(self.0)
+        }
+    }
+
+    #[test]
+    fn pacing_counts_the_int_bytes_on_a_path_with_int() {
+        // 100 Gb/s, 1000-byte payloads: 1082 B on the wire (86.56 ns), 1124 B with INT's 42
+        // (89.92 ns): the next packet waits exactly that long, rounded down
+        for (int, gap_ns) in [(false, 86), (true, 89)] {
+            let mut cfg = SenderConfig::default();
+            cfg.path.int_telemetry = int;
+            let mut s =
+                QpSender::new(&cfg, Paced(Rate(100_000_000_000)), 100_000, Time::ZERO).unwrap();
+            assert!(matches!(s.poll(Time::ZERO), Poll::Send(_)));
+            assert_eq!(
+                s.poll(Time::ZERO),
+                Poll::WaitUntil(Time(gap_ns)),
+                "INT {int}"
+            );
+        }
     }
 
     /// Records what the controller saw of each ACK: its event, and the INT records if any.
