@@ -40,6 +40,10 @@ RUNS = [
     ("pfc-incast-off", "pfc-incast", "--senders=8 --size=500000 --pfc=0"),
     ("dumbbell-tcp", "red-ecn-dumbbell", "--senders=4 --transport=tcp --simTime=20ms"),
     ("dumbbell-udp", "red-ecn-dumbbell", "--transport=udp --notEct=ThresholdDrop --kfs=30000 --udpLoad=1.5 --simTime=20ms"),
+    ("fat-tree", "fat-tree-workload", "--k=4 --load=0.5 --duration=200us"),
+    ("fat-tree-dcqcn", "fat-tree-workload", "--k=4 --load=0.5 --duration=200us --cc=dcqcn"),
+    ("dcqcn-fairness", "dcqcn-fairness", ""),
+    ("rcm-burst", "rcm-burst", ""),
 ]
 
 VOLATILE = {"wall_s"}
@@ -69,9 +73,11 @@ def snapshot(info, outdir, only):
             f.write(p.stdout)
         print("%-18s exit %d" % (run, p.returncode))
         lines.append("%s/exit %d" % (run, p.returncode))
-        if os.path.isdir(d):
-            for name in sorted(os.listdir(d)):
-                lines.append("%s/%s %s" % (run, name, digest(os.path.join(d, name))))
+        for top, dirs, files in os.walk(d):
+            dirs.sort()
+            for name in sorted(files):
+                rel = os.path.relpath(os.path.join(top, name), d)
+                lines.append("%s/%s %s" % (run, rel, digest(os.path.join(top, name))))
     with open(os.path.join(outdir, "digests.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
