@@ -847,6 +847,7 @@ RdmaScenario::SetDistributed(std::vector<uint32_t> nodeRanks)
     m_distributed = true;
     m_rank = MpiInterface::GetSystemId();
     m_nodeRanks = std::move(nodeRanks);
+    rdmacc::MakeOutputDir(Out());
 #else
     rdmacc::ConfigFatal("command line",
                         "a distributed run needs an ns-3 built with MPI (./waf configure "
