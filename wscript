@@ -1,7 +1,7 @@
 # -*- mode: python -*-
 """rdma-cc build: Rust crates + cxx bridge + the ns-3 module, against an installed ns-3.
 
-  ./waf configure [--ns3=auto|system|pypi|PREFIX]   find ns-3 (auto: system, else PyPI wheel)
+  ./waf configure [--ns3=auto|system|pypi|mpi|PREFIX]  find ns-3 (auto: system, else PyPI wheel)
   ./waf build                                        cargo (release) + module + examples + tests
   ./waf --run "NAME args..."                         build if needed, run examples/NAME.cc
   ./waf check [--long] [--only PATTERN]              every test; ends with "N passed, M failed"
@@ -60,8 +60,10 @@ def options(opt):
         default="auto",
         dest="ns3",
         help="ns-3 to build against: system (pkg-config / Debian libns3-dev), pypi (the ns3 "
-        "wheel installed into .waf-env), a PREFIX of an ns-3 installed from source, or auto "
-        "(system if present, else pypi) [default: auto]",
+        "wheel installed into .waf-env), mpi (ns-3 3.37 with MPI built from Debian's source "
+        "package by tools/ns3-source into ~/.cache/rdma-cc/ns3-src/install: distributed runs), "
+        "a PREFIX of an ns-3 installed from source, or auto (system if present, else pypi) "
+        "[default: auto]",
     )
     opt.add_option(
         "--cxx-std",
@@ -258,8 +260,25 @@ def configure(conf):
     if not found and spec in ("auto", "pypi"):
         provider = "pypi"
         found = _ns3_pypi(conf)
+    mpi = spec == "mpi"
+    if mpi:
+        # ns-3 3.37 with MPI from Debian's source package, provisioned and built once into a
+        # cached prefix by tools/ns3-source (the build tools/dropin-check uses too)
+        tool = os.path.join(conf.path.abspath(), "tools", "ns3-source")
+        Logs.pprint("CYAN", "tools/ns3-source: ns-3 3.37 with MPI (a cold build takes ~6 min on 2 cores)")
+        try:
+            out = conf.cmd_and_log([tool, "--quiet"], quiet=Context.BOTH)
+        except Errors.WafError as e:
+            conf.fatal(
+                "--ns3=mpi: tools/ns3-source failed:\n%s\n(see its log, ~/.cache/rdma-cc/ns3-src.log)"
+                % ((getattr(e, "stdout", "") or "") + (getattr(e, "stderr", "") or ""))
+            )
+        m = re.search(r"^ns3-source: prefix (.+)$", out, re.M)
+        if not m:
+            conf.fatal("--ns3=mpi: tools/ns3-source printed no prefix:\n" + out)
+        spec = m.group(1).strip()
     if not found and spec not in ("auto", "system", "pypi"):
-        provider = "prefix"
+        provider = "mpi" if mpi else "prefix"
         prefix = os.path.abspath(os.path.expanduser(spec))
         found = _layout(os.path.join(prefix, "include"), [os.path.join(prefix, "lib"), os.path.join(prefix, "lib64")])
         if not (found[0] and found[1]):
@@ -287,7 +306,7 @@ def configure(conf):
     conf.msg("C++ standard", std)
 
     libs = []
-    for m in NS3_MODULES:
+    for m in NS3_MODULES + (["mpi"] if mpi else []):
         name = "%s%s%s" % (libprefix, m, libsuffix)
         if not os.path.exists(os.path.join(libdir, "lib%s.so" % name)):
             conf.fatal("ns-3 module library lib%s.so is missing in %s" % (name, libdir))
@@ -309,6 +328,20 @@ def configure(conf):
         "NS3_ASSERT_ENABLE",
         "RDMACC_NS3_VERSION=%d" % (version[0] * 100 + version[1]),
     ]
+    env.NS3_MPI = mpi
+    if mpi:
+        # QbbRemoteChannel and the distributed runs; MPI's flags from its compiler wrapper
+        env.DEFINES_NS3.append("NS3_MPI")
+        mpicxx = conf.find_program("mpicxx", var="MPICXX", mandatory=False)
+        if not mpicxx:
+            conf.fatal("--ns3=mpi: mpicxx not found (apt-get install libopenmpi-dev openmpi-bin)")
+        comp = conf.cmd_and_log(mpicxx + ["--showme:compile"], quiet=Context.BOTH).split()
+        link = conf.cmd_and_log(mpicxx + ["--showme:link"], quiet=Context.BOTH).split()
+        env.append_value("INCLUDES_NS3", [f[2:] for f in comp if f.startswith("-I")])
+        env.append_value("CXXFLAGS_NS3", [f for f in comp if not f.startswith("-I")])
+        env.append_value("LIBPATH_NS3", [f[2:] for f in link if f.startswith("-L")])
+        env.append_value("LIB_NS3", [f[2:] for f in link if f.startswith("-l")])
+        env.append_value("LINKFLAGS_NS3", [f for f in link if not f.startswith(("-L", "-l"))])
     env.append_value("CXXFLAGS", ["-std=" + std, "-O2", "-g", "-fPIC", "-Wall", "-Wno-unused-parameter"])
     env.append_value("LINKFLAGS", ["-Wl,--as-needed"])
 

@@ -17,6 +17,10 @@
 #include "ns3/network-module.h"
 #include "ns3/rdma-cc-module.h"
 
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+#endif
+
 #include <iostream>
 #include <string>
 #include <vector>
@@ -113,6 +117,15 @@ Declare(RdmaScenario& sc)
                   "write rates.csv: every flow's delivered bytes and rate at this interval (0: "
                   "no rates.csv)",
                   rdmacc::Options::Range::AtLeast(0))
+        .Bool("mpi",
+              false,
+              "distributed run on ns-3's MPI engine (start with mpirun -np N; needs ./waf "
+              "configure --ns3=mpi): the fabric split by pod among the ranks; ends at --limit")
+        .Choice("mpiScheduler",
+                "distributed",
+                {"distributed", "nullmessage"},
+                "--mpi: ns-3's distributed simulator: distributed (granted time windows, "
+                "DistributedSimulatorImpl) or nullmessage (NullMessageSimulatorImpl)")
         .Default("limit", "10s");
 }
 } // namespace
@@ -120,6 +133,36 @@ Declare(RdmaScenario& sc)
 int
 main(int argc, char* argv[])
 {
+    // --mpi: MPI and ns-3's distributed simulator before anything touches the simulator (the
+    // options are checked again by the parse below)
+    bool mpi = false;
+    std::string mpiScheduler = "distributed";
+    for (int i = 1; i < argc; i++)
+    {
+        const std::string a = argv[i];
+        if (a == "--mpi" || a == "--mpi=1" || a == "--mpi=true")
+        {
+            mpi = true;
+        }
+        else if (a.rfind("--mpiScheduler=", 0) == 0)
+        {
+            mpiScheduler = a.substr(15);
+        }
+    }
+    if (mpi)
+    {
+#ifdef NS3_MPI
+        GlobalValue::Bind("SimulatorImplementationType",
+                          StringValue(mpiScheduler == "nullmessage"
+                                          ? "ns3::NullMessageSimulatorImpl"
+                                          : "ns3::DistributedSimulatorImpl"));
+        MpiInterface::Enable(&argc, &argv);
+#else
+        rdmacc::ConfigFatal("command line",
+                            "invalid --mpi = 1: this build has no MPI (build against an ns-3 "
+                            "with MPI: ./waf configure --ns3=mpi)");
+#endif
+    }
     // the first parse checks the command line (and answers --help); the topology is made or
     // read, and the flow file checked, before anything is built or written
     std::string topoPath;
@@ -195,6 +238,12 @@ main(int argc, char* argv[])
     }
     sc.Parse(argc, argv);
     const auto& o = sc.Opts();
+#ifdef NS3_MPI
+    if (mpi)
+    {
+        sc.SetDistributed(rdmacc::PartitionTopology(topo, MpiInterface::GetSize()));
+    }
+#endif
     rdmacc::BuildTopology(sc, topo, topoName);
     sc.EnableSizeBuckets();
     if (o.GetTime("rateSample").IsStrictlyPositive())
@@ -292,5 +341,11 @@ main(int argc, char* argv[])
     sc.Finish(extra);
     const int status = sc.ExitStatus();
     Simulator::Destroy();
+#ifdef NS3_MPI
+    if (mpi)
+    {
+        MpiInterface::Disable();
+    }
+#endif
     return status;
 }

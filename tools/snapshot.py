@@ -49,6 +49,7 @@ RUNS = [
     ("fat-tree-ldcp", "fat-tree-workload", "--k=4 --load=0.6 --duration=200us --cdf=workloads/FbHdp_distribution.txt"),
     ("rcm-burst", "rcm-burst", ""),
     ("rcm-victim", "rcm-victim", ""),
+    ("fat-tree", "fat-tree-workload", "--k=4 --load=0.5 --duration=200us"),
 ]
 
 VOLATILE = {"wall_s"}

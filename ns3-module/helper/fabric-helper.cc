@@ -171,10 +171,31 @@ FabricHelper::SetNotEct(uint8_t mode, uint64_t kFs)
     m_policy->set_not_ect(static_cast<rdmacc_ffi::NotEctMode>(mode), kFs);
 }
 
+void
+FabricHelper::SetNodeRanks(std::vector<uint32_t> ranks)
+{
+#ifndef NS3_MPI
+    if (!ranks.empty())
+    {
+        rdmacc::ConfigFatal("FabricHelper::SetNodeRanks",
+                            "a distributed run needs an ns-3 built with MPI (./waf configure "
+                            "--ns3=mpi)");
+    }
+#endif
+    m_nodeRanks = std::move(ranks);
+}
+
+uint32_t
+FabricHelper::NextRank() const
+{
+    const uint32_t id = NodeList::GetNNodes();
+    return id < m_nodeRanks.size() ? m_nodeRanks[id] : 0;
+}
+
 Ptr<Node>
 FabricHelper::AddHost()
 {
-    Ptr<Node> n = CreateObject<Node>();
+    Ptr<Node> n = CreateObject<Node>(NextRank());
     m_hostIndex[n->GetId()] = m_fabric.hosts.GetN();
     m_fabric.hosts.Add(n);
     m_fabric.hostDevices.push_back(nullptr);
@@ -184,7 +205,9 @@ FabricHelper::AddHost()
 Ptr<SwitchNode>
 FabricHelper::AddSwitch()
 {
+    SwitchNode::SetNextSystemId(NextRank());
     Ptr<SwitchNode> s = m_switchFactory.Create<SwitchNode>();
+    SwitchNode::SetNextSystemId(0);
     m_fabric.switches.push_back(s);
     return s;
 }
@@ -192,7 +215,20 @@ FabricHelper::AddSwitch()
 void
 FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay)
 {
-    Ptr<QbbChannel> ch = m_channelFactory.Create<QbbChannel>();
+    Ptr<QbbChannel> ch;
+#ifdef NS3_MPI
+    if (a->GetSystemId() != b->GetSystemId())
+    {
+        // the attributes of the channel factory apply to the remote channel too
+        ObjectFactory remote = m_channelFactory;
+        remote.SetTypeId(QbbRemoteChannel::GetTypeId());
+        ch = remote.Create<QbbChannel>();
+    }
+    else
+#endif
+    {
+        ch = m_channelFactory.Create<QbbChannel>();
+    }
     if (!delay.IsStrictlyNegative())
     {
         ch->SetAttribute("Delay", TimeValue(delay));

@@ -142,6 +142,14 @@ class FabricHelper
     /// priorities always accept Not-ECT packets.
     void SetNotEct(uint8_t mode, uint64_t kFs);
 
+    /**
+     * Distributed runs (MPI): the rank (system id) of every node to be created, by node id (the
+     * order of creation); a link between nodes of two ranks becomes a QbbRemoteChannel. Every
+     * rank builds the whole fabric (routes and ECMP tables are the same everywhere) and
+     * simulates its own nodes. Empty (default): one process. Needs an ns-3 with MPI (NS3_MPI).
+     * \param ranks rank of node id i at i (ids beyond the end: rank 0)
+     */
+    void SetNodeRanks(std::vector<uint32_t> ranks);
     /// Creates a host (a Node with one QbbNetDevice, added by Connect).
     Ptr<Node> AddHost();
     /// Creates a switch.
@@ -209,6 +217,9 @@ class FabricHelper
     std::vector<std::string> m_warnings;          //!< from Finalize
     /// node id -> index of the host in m_fabric.hosts
     std::unordered_map<uint32_t, uint32_t> m_hostIndex;
+    std::vector<uint32_t> m_nodeRanks; //!< SetNodeRanks
+    /// \return the rank of the next node created
+    uint32_t NextRank() const;
 };
 
 } // namespace ns3

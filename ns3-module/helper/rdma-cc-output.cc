@@ -12,6 +12,7 @@
 #include "rdma-cc/src/scenario.rs.h"
 #include "rust/cxx.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -65,7 +66,9 @@ MakeOutputDir(const std::string& dir)
             }
             continue;
         }
-        if (mkdir(partial.c_str(), 0755) != 0)
+        // EEXIST: made meanwhile by another process (the ranks of a distributed run)
+        if (mkdir(partial.c_str(), 0755) != 0 &&
+            !(errno == EEXIST && stat(partial.c_str(), &st) == 0 && S_ISDIR(st.st_mode)))
         {
             ConfigFatal("--out", "cannot create directory " + partial);
         }

@@ -7,6 +7,11 @@
 #include "rdma-cc-error.h"
 
 #include "ns3/boolean.h"
+#ifdef NS3_MPI
+#include <mpi.h>
+
+#include "ns3/mpi-interface.h"
+#endif
 #include "ns3/data-rate.h"
 #include "ns3/red-ecn-queue-disc.h"
 #include "ns3/rng-seed-manager.h"
@@ -25,6 +30,7 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <sstream>
 
 namespace ns3
@@ -129,7 +135,9 @@ RdmaScenario::Seed() const
 std::string
 RdmaScenario::Out() const
 {
-    return m_case.empty() ? m_opts.GetText("out") : m_opts.GetText("out") + "/" + m_case;
+    const std::string base = m_rank > 0 ? m_opts.GetText("out") + "/rank-" + std::to_string(m_rank)
+                                        : m_opts.GetText("out");
+    return m_case.empty() ? base : base + "/" + m_case;
 }
 
 void
@@ -365,6 +373,7 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
     }
     // LDCP: Not-ECT (first-RTT) packets meet WRED threshold drop at K_fs (lossy only)
     fh.SetNotEct(1, kFsB);
+    fh.SetNodeRanks(m_nodeRanks);
     fabric = build(fh);
     const uint32_t nHosts = fabric.hosts.GetN();
     rdmacc::CheckMemory(
@@ -395,6 +404,7 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
         Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
         nic->Attach(fabric.hostDevices[i], fabric.hosts.Get(i)->GetId());
         fabric.hosts.Get(i)->AggregateObject(nic);
+        nic->SetLocal(!m_distributed || fabric.hosts.Get(i)->GetSystemId() == m_rank);
         if (m_opts.GetBool("flowTrace") && m_opts.GetTime("flowSample").IsZero())
         {
             nic->TraceConnectWithoutContext("FlowState",
@@ -783,9 +793,12 @@ RdmaScenario::Run(uint32_t bottleneckPort)
                                 "receiver's bytes at the link's payload rate); raise --limit");
     }
     Simulator::Stop(m_opts.GetTime("limit"));
-    // polled from the first start on: idle time before it costs no event
-    Simulator::Schedule(
-        FirstStart() + MicroSeconds(10), &RdmaScenario::CheckDone, this, MicroSeconds(10));
+    if (!m_distributed)
+    {
+        // polled from the first start on: idle time before it costs no event
+        Simulator::Schedule(
+            FirstStart() + MicroSeconds(10), &RdmaScenario::CheckDone, this, MicroSeconds(10));
+    }
     StartRun();
 }
 
@@ -839,6 +852,10 @@ RdmaScenario::StartRun()
     progress.Start();
     Simulator::Run();
     progress.Stop();
+    if (m_distributed)
+    {
+        GatherFlows();
+    }
     wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     events = Simulator::GetEventCount() - ev0 - progress.Events();
     if (m_ratesCsv.is_open())
@@ -909,9 +926,122 @@ RdmaScenario::ExitStatus() const
     return m_exitStatus;
 }
 
+void
+RdmaScenario::SetDistributed(std::vector<uint32_t> nodeRanks)
+{
+#ifdef NS3_MPI
+    m_distributed = true;
+    m_rank = MpiInterface::GetSystemId();
+    m_nodeRanks = std::move(nodeRanks);
+    rdmacc::MakeOutputDir(Out());
+#else
+    rdmacc::ConfigFatal("command line",
+                        "a distributed run needs an ns-3 built with MPI (./waf configure "
+                        "--ns3=mpi)");
+#endif
+}
+
+void
+RdmaScenario::GatherFlows()
+{
+#ifdef NS3_MPI
+    // this rank's part: the sender records of its hosts' flows, the receiver counts of the
+    // flows its hosts received; one text line each (exact: doubles in hex)
+    std::ostringstream mine;
+    mine << std::hexfloat;
+    for (const auto& nic : nics)
+    {
+        if (!nic->IsLocal())
+        {
+            continue;
+        }
+        for (const auto& f : nic->GetFlowRecords())
+        {
+            mine << "S " << f.flowId << ' ' << f.src << ' ' << f.dst << ' ' << f.size << ' '
+                 << f.start.GetTimeStep() << ' ' << f.finish.GetTimeStep() << ' ' << f.retxBytes
+                 << ' ' << f.bytesSent << ' ' << f.minCw << ' ' << f.subPacketSends << ' '
+                 << f.packetsSent << ' ' << f.probesSent << ' ' << f.timeouts << ' ' << f.nacks
+                 << ' ' << f.scheme << '\n';
+        }
+        for (const auto& r : nic->GetRxRecords())
+        {
+            auto it = m_flowOf.find((uint64_t(r.srcNode) << 32) | r.qp);
+            if (it != m_flowOf.end())
+            {
+                mine << "R " << it->second << ' ' << r.delivered << ' ' << r.duplicates << '\n';
+            }
+        }
+    }
+    const std::string text = mine.str();
+    int n = static_cast<int>(text.size());
+    const int ranks = static_cast<int>(MpiInterface::GetSize());
+    std::vector<int> sizes(ranks);
+    MPI_Allgather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    std::vector<int> offsets(ranks, 0);
+    for (int r = 1; r < ranks; r++)
+    {
+        offsets[r] = offsets[r - 1] + sizes[r - 1];
+    }
+    std::string all(static_cast<size_t>(offsets[ranks - 1] + sizes[ranks - 1]), '\0');
+    MPI_Allgatherv(
+        text.data(), n, MPI_CHAR, &all[0], sizes.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD);
+    std::map<uint32_t, FlowRecord> byId;
+    std::vector<std::pair<uint32_t, std::pair<uint64_t, uint64_t>>> rx;
+    std::istringstream in(all);
+    std::string line;
+    while (std::getline(in, line))
+    {
+        std::istringstream l(line);
+        std::string tag;
+        l >> tag;
+        if (tag == "S")
+        {
+            FlowRecord f;
+            int64_t start = 0;
+            int64_t finish = 0;
+            std::string cw;
+            l >> f.flowId >> f.src >> f.dst >> f.size >> start >> finish >> f.retxBytes >>
+                f.bytesSent >> cw >> f.subPacketSends >> f.packetsSent >> f.probesSent >>
+                f.timeouts >> f.nacks >> f.scheme;
+            f.minCw = std::strtod(cw.c_str(), nullptr);
+            f.start = TimeStep(start);
+            f.finish = TimeStep(finish);
+            byId[f.flowId] = f;
+        }
+        else if (tag == "R")
+        {
+            uint32_t id = 0;
+            uint64_t delivered = 0;
+            uint64_t dup = 0;
+            l >> id >> delivered >> dup;
+            rx.push_back({id, {delivered, dup}});
+        }
+    }
+    for (const auto& [id, d] : rx)
+    {
+        auto it = byId.find(id);
+        if (it != byId.end())
+        {
+            it->second.delivered = d.first;
+            it->second.dupBytes = d.second;
+        }
+    }
+    m_gathered.clear();
+    for (auto& [id, f] : byId)
+    {
+        f.idealFct = m_idealFct.at(id);
+        m_gathered.push_back(f);
+    }
+#endif
+}
+
 std::vector<FlowRecord>
 RdmaScenario::Flows() const
 {
+    if (m_distributed)
+    {
+        return m_gathered;
+    }
     std::vector<FlowRecord> all;
     for (const auto& nic : nics)
     {

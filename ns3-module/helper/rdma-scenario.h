@@ -150,6 +150,19 @@ class RdmaScenario
 
     /// \return the flow records of every NIC, in flow-id order, with their ideal FCTs
     std::vector<FlowRecord> Flows() const;
+
+    /**
+     * A distributed run (MPI; needs an ns-3 built with MPI, NS3_MPI, and MpiInterface enabled):
+     * the rank of every node of the fabric built next, by node id (FabricHelper::SetNodeRanks).
+     * Every rank builds the whole fabric and adds every flow; each simulates its own nodes and
+     * starts the flows of its own hosts. Call before BuildFabric. The run ends at --limit (no
+     * rank can count the others' completions); after it the flow records of all ranks are
+     * exchanged, so that Flows() (fct.csv, summary.json's flow figures) is the whole run's on
+     * every rank. Rank 0 writes to --out, rank r > 0 to --out/rank-r (its own switches' and
+     * hosts' counters and CSVs).
+     * \param nodeRanks rank of node id i at i
+     */
+    void SetDistributed(std::vector<uint32_t> nodeRanks);
     /// \return the base RTT between two hosts (data frame out, ACK back)
     Time BaseRtt(uint32_t srcHost, uint32_t dstHost) const;
     /// \return PFC PAUSE frames sent so far by every device
@@ -204,6 +217,12 @@ class RdmaScenario
     std::vector<uint64_t> dropsByFlow; //!< data frames dropped, per flow id
 
   private:
+    /// Distributed runs: every rank's flow records merged (after the run).
+    void GatherFlows();
+    std::vector<uint32_t> m_nodeRanks;  //!< SetDistributed
+    bool m_distributed = false;         //!< SetDistributed was called
+    uint32_t m_rank = 0;                //!< this process's rank
+    std::vector<FlowRecord> m_gathered; //!< GatherFlows
     void CheckDone(Time every);
     /// \return the earliest start of the flows added so far (0 without flows)
     Time FirstStart() const;

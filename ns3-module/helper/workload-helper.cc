@@ -11,6 +11,7 @@
 #include "rdma-cc/src/workload.rs.h"
 #include "rust/cxx.h"
 
+#include <algorithm>
 #include <iostream>
 
 namespace ns3
@@ -75,6 +76,69 @@ BuildTopology(RdmaScenario& sc, const HpccTopology& topology, const std::string&
     sc.SetFabricDescription(name + " (" + std::to_string(sc.fabric.hosts.GetN()) + " hosts, " +
                             std::to_string(sc.fabric.switches.size()) + " switches, " +
                             std::to_string(topology.links.size()) + " links)");
+}
+
+std::vector<uint32_t>
+PartitionTopology(const HpccTopology& topology, uint32_t ranks)
+{
+    const uint32_t none = UINT32_MAX;
+    std::vector<uint32_t> rank(topology.nodes, none);
+    std::vector<std::vector<uint32_t>> adj(topology.nodes);
+    for (const auto& l : topology.links)
+    {
+        adj.at(l.a).push_back(l.b);
+        adj.at(l.b).push_back(l.a);
+    }
+    for (auto& a : adj)
+    {
+        std::sort(a.begin(), a.end());
+    }
+    std::vector<uint32_t> hosts;
+    for (uint32_t id = 0; id < topology.nodes; id++)
+    {
+        if (!topology.isSwitch[id])
+        {
+            hosts.push_back(id);
+        }
+    }
+    for (size_t i = 0; i < hosts.size(); i++)
+    {
+        rank[hosts[i]] = static_cast<uint32_t>(uint64_t(i) * ranks / hosts.size());
+    }
+    // switches with hosts, then switches next to those
+    for (int pass = 0; pass < 2; pass++)
+    {
+        std::vector<uint32_t> next = rank;
+        for (uint32_t id = 0; id < topology.nodes; id++)
+        {
+            if (!topology.isSwitch[id] || rank[id] != none)
+            {
+                continue;
+            }
+            for (uint32_t n : adj[id])
+            {
+                if (rank[n] != none && (pass == 0) == !topology.isSwitch[n])
+                {
+                    next[id] = rank[n];
+                    break;
+                }
+            }
+        }
+        rank = next;
+    }
+    std::vector<uint32_t> rest;
+    for (uint32_t id = 0; id < topology.nodes; id++)
+    {
+        if (rank[id] == none)
+        {
+            rest.push_back(id);
+        }
+    }
+    for (size_t i = 0; i < rest.size(); i++)
+    {
+        rank[rest[i]] = static_cast<uint32_t>(uint64_t(i) * ranks / rest.size());
+    }
+    return rank;
 }
 
 uint64_t

@@ -42,6 +42,17 @@ void BuildTopology(RdmaScenario& sc, const HpccTopology& topology, const std::st
 
 /**
  * \ingroup rdma-cc
+ * Splits `topology` among `ranks` processes (distributed runs): the hosts in node-id order into
+ * `ranks` equal runs (a fat tree's pods, whose hosts are numbered together), a switch with
+ * hosts goes with its lowest-numbered host, a switch linked to such a switch with the
+ * lowest-numbered of those (a pod's aggregation switches), the other switches (a fat tree's
+ * cores) in equal runs by node id.
+ * \return the rank of node i at i
+ */
+std::vector<uint32_t> PartitionTopology(const HpccTopology& topology, uint32_t ranks);
+
+/**
+ * \ingroup rdma-cc
  * Adds the first `n` flows of `flows` (a flow file of `sc`'s topology, ids mapped through
  * Fabric::hostOfFileId), each at its own start time. The file's priority is recorded, not
  * honoured: flows asking for another than the NIC's data priority are counted and noted once

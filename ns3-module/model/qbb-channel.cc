@@ -11,6 +11,10 @@
 #include "ns3/simulator.h"
 
 #include <vector>
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+#include "ns3/mpi-receiver.h"
+#endif
 
 namespace ns3
 {
@@ -146,5 +150,43 @@ QbbChannel::GetDevice(std::size_t i) const
 {
     return i < m_nDevices ? Ptr<NetDevice>(m_dev[i]) : nullptr;
 }
+
+#ifdef NS3_MPI
+NS_OBJECT_ENSURE_REGISTERED(QbbRemoteChannel);
+
+TypeId
+QbbRemoteChannel::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::QbbRemoteChannel")
+                            .SetParent<QbbChannel>()
+                            .SetGroupName("RdmaCc")
+                            .AddConstructor<QbbRemoteChannel>();
+    return tid;
+}
+
+void
+QbbRemoteChannel::Attach(Ptr<QbbNetDevice> device)
+{
+    QbbChannel::Attach(device);
+    Ptr<MpiReceiver> rx = CreateObject<MpiReceiver>();
+    rx->SetReceiveCallback(MakeCallback(&QbbNetDevice::Receive, device));
+    device->AggregateObject(rx);
+}
+
+void
+QbbRemoteChannel::TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTime)
+{
+    Ptr<QbbNetDevice> dst = GetPeer(src);
+    if (dst->GetNode()->GetSystemId() == MpiInterface::GetSystemId())
+    {
+        QbbChannel::TransmitStart(p, src, txTime);
+        return;
+    }
+    MpiInterface::SendPacket(p->Copy(),
+                             Simulator::Now() + txTime + GetDelay(),
+                             dst->GetNode()->GetId(),
+                             dst->GetIfIndex());
+}
+#endif
 
 } // namespace ns3

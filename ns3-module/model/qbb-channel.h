@@ -34,7 +34,7 @@ class QbbChannel : public Channel
     QbbChannel();
 
     /// Connects a device (at most two).
-    void Attach(Ptr<QbbNetDevice> device);
+    virtual void Attach(Ptr<QbbNetDevice> device);
 
     /**
      * Puts a frame on the wire.
@@ -42,7 +42,7 @@ class QbbChannel : public Channel
      * \param src the sending device
      * \param txTime its serialisation time; the peer receives it txTime + Delay from now
      */
-    void TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTime);
+    virtual void TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTime);
 
     /// \return the one-way propagation delay
     Time GetDelay() const;
@@ -58,6 +58,33 @@ class QbbChannel : public Channel
     std::size_t m_nDevices;     //!< attached so far
     uint32_t m_ctx[2];          //!< each end's node id (the event context), once known
 };
+
+#ifdef NS3_MPI
+/**
+ * \ingroup rdma-cc
+ *
+ * A QbbChannel whose two devices are simulated by different MPI ranks (ns-3's distributed
+ * simulation, like PointToPointRemoteChannel): a frame for the device of the other rank goes
+ * through MpiInterface::SendPacket with its arrival time (txTime + Delay from now), and the
+ * other rank's device receives it through the MpiReceiver the channel aggregates to it. Data,
+ * PFC and control frames (ACK, NACK, CNP, RCM's CN) all cross this way; the link's delay is the
+ * lookahead of the two ranks. Only built against an ns-3 with MPI (NS3_MPI).
+ */
+class QbbRemoteChannel : public QbbChannel
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    /// Connects a device and gives it the MpiReceiver a frame from the other rank arrives by.
+    void Attach(Ptr<QbbNetDevice> device) override;
+
+    void TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTime) override;
+};
+#endif
 
 } // namespace ns3
 

@@ -19,6 +19,7 @@
 #include "rdma-cc/src/transport.rs.h"
 #include "rust/cxx.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -59,6 +60,7 @@ struct RdmaNic::Qp
     EventId timer;                 // the QP's one timer event
     uint64_t timerAt = UINT64_MAX; // when it fires (ns)
     Ptr<RdmaNic> dstNic;
+    uint8_t schemeCode = 0; // SchemeCode(scheme), carried by the data packets
     FlowRecord finalRecord;
     FlowState finalState; // the sender's state when the flow finished (its sender is freed)
     FlowState last;       // last state reported by the traces
@@ -244,26 +246,89 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     q->finalRecord.finish = Seconds(-1);
     const uint32_t idx = static_cast<uint32_t>(m_qps.size());
     m_qps.push_back(std::move(q));
-    dst->ExpectFlow(m_nodeId, idx, size, m_qps[idx]->scheme);
-    Simulator::Schedule(start - Simulator::Now(), &RdmaNic::StartQp, this, idx);
+    m_qps[idx]->schemeCode = SchemeCode(m_qps[idx]->scheme);
+    // the receiver comes into being from the flow's first data packet (which carries the size
+    // and the scheme): the destination may be simulated by another process (MPI)
+    if (m_local)
+    {
+        Simulator::Schedule(start - Simulator::Now(), &RdmaNic::StartQp, this, idx);
+    }
     return idx;
 }
 
-void
-RdmaNic::ExpectFlow(uint32_t srcNode, uint32_t qp, uint64_t size, const std::string& scheme)
+uint8_t
+RdmaNic::SchemeCode(const std::string& scheme)
 {
+    std::vector<std::string>& names = SchemeNames();
+    for (size_t i = 0; i < names.size(); i++)
+    {
+        if (names[i] == scheme)
+        {
+            return static_cast<uint8_t>(i);
+        }
+    }
+    NS_ABORT_MSG_IF(names.size() >= 256, "more than 256 scheme names");
+    names.push_back(scheme);
+    return static_cast<uint8_t>(names.size() - 1);
+}
+
+std::vector<std::string>&
+RdmaNic::SchemeNames()
+{
+    static std::vector<std::string> names;
+    return names;
+}
+
+void
+RdmaNic::SetLocal(bool local)
+{
+    m_local = local;
+}
+
+bool
+RdmaNic::IsLocal() const
+{
+    return m_local;
+}
+
+RdmaNic::RxFlow*
+RdmaNic::NewReceiver(uint32_t srcNode, uint32_t qp, uint64_t size, uint8_t schemeCode)
+{
+    const std::vector<std::string>& names = SchemeNames();
+    NS_ABORT_MSG_IF(schemeCode >= names.size(),
+                    "node " << m_nodeId << ": data with an unknown scheme code "
+                            << int(schemeCode));
     try
     {
-        auto rx =
-            std::make_unique<RxFlow>(RxFlow{rdmacc_ffi::receiver_new(*m_params->p, scheme, size)});
+        auto rx = std::make_unique<RxFlow>(
+            RxFlow{rdmacc_ffi::receiver_new(*m_params->p, names[schemeCode], size)});
         rx->peer = srcNode;
         rx->qp = qp;
+        RxFlow* r = rx.get();
         m_rx[(uint64_t(srcNode) << 32) | qp] = std::move(rx);
+        return r;
     }
     catch (const rust::Error& e)
     {
         rdmacc::ConfigFatal("ns3::RdmaNic (receiver)", e.what());
     }
+    return nullptr;
+}
+
+std::vector<RdmaNic::RxRecord>
+RdmaNic::GetRxRecords() const
+{
+    std::vector<RdmaNic::RxRecord> out;
+    for (const auto& [key, rx] : m_rx)
+    {
+        const auto ri = rx->receiver->info();
+        out.push_back(RxRecord{rx->peer, rx->qp, ri.received, ri.duplicate_bytes});
+    }
+    std::sort(out.begin(),
+              out.end(),
+              [](const RxRecord& a, const RxRecord& b)
+              { return a.srcNode != b.srcNode ? a.srcNode < b.srcNode : a.qp < b.qp; });
+    return out;
 }
 
 void
@@ -421,6 +486,8 @@ RdmaNic::PullData(uint32_t idx)
         h.flowId = idx;
         h.seq = o.seq;
         h.ts = now; // the send timestamp the receiver echoes in its (N)ACK
+        h.msgSize = q.size;
+        h.scheme = q.schemeCode;
         Ptr<Packet> p;
         if (o.kind == rdmacc_ffi::PollKind::Send)
         {
@@ -613,12 +680,8 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     case RoceHeader::DATA:
     {
         auto it = m_rx.find((uint64_t(peer) << 32) | h.flowId);
-        if (it == m_rx.end())
-        {
-            NS_LOG_WARN("node " << m_nodeId << ": data of an unknown flow " << h);
-            return;
-        }
-        RxFlow& rx = *it->second;
+        RxFlow& rx =
+            it != m_rx.end() ? *it->second : *NewReceiver(peer, h.flowId, h.msgSize, h.scheme);
         const rdmacc_ffi::RxOut o = rx.receiver->on_data(now,
                                                          h.seq,
                                                          p->GetSize(),

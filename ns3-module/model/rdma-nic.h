@@ -101,7 +101,8 @@ class RdmaNic
     uint32_t GetNodeId() const;
 
     /**
-     * Adds a flow from this host to `dst` (whose NIC is told to expect it). The parameters are
+     * Adds a flow from this host to `dst` (whose receiver comes into being from its first data
+     * packet). The parameters are
      * validated now: a bad one stops the program with a message naming it.
      * \param dst the destination's NIC
      * \param size message bytes (> 0)
@@ -147,6 +148,28 @@ class RdmaNic
 
     /// \return records of the flows this host sent (finish < 0: not finished)
     std::vector<FlowRecord> GetFlowRecords() const;
+    /// What the receiver of one flow knows.
+    struct RxRecord
+    {
+        uint32_t srcNode;    //!< the sender's node
+        uint32_t qp;         //!< the sender's QP index
+        uint64_t delivered;  //!< bytes delivered in order
+        uint64_t duplicates; //!< payload bytes received twice
+    };
+
+    /// \return the receivers of this host (one per flow that sent it data), by (source, QP)
+    std::vector<RxRecord> GetRxRecords() const;
+    /// \return the code data packets carry for `scheme` (process-wide, given in order of use)
+    static uint8_t SchemeCode(const std::string& scheme);
+    /**
+     * Whether this host is simulated by this process (default true). A host of another MPI rank
+     * keeps its flows' records (AddFlow on every rank gives every rank the same flow table) but
+     * does not start them.
+     * \param local whether this process simulates the host
+     */
+    void SetLocal(bool local);
+    /// \return whether this process simulates the host (SetLocal)
+    bool IsLocal() const;
     /// \return payload bytes delivered in order to this host, all flows
     uint64_t GetDeliveredBytes() const;
     /// \return the number of QPs
@@ -194,7 +217,11 @@ class RdmaNic
     struct RxFlow;
     struct Params;
 
-    void ExpectFlow(uint32_t srcNode, uint32_t qp, uint64_t size, const std::string& scheme);
+    /// Makes the receiver of the sender `srcNode`'s QP `qp` (from its first data packet).
+    RxFlow* NewReceiver(uint32_t srcNode, uint32_t qp, uint64_t size, uint8_t schemeCode);
+    /// The process-wide table of scheme codes (the same on every MPI rank: every rank adds the
+    /// same flows in the same order).
+    static std::vector<std::string>& SchemeNames();
     void StartQp(uint32_t qp);
     void MakeReady(uint32_t qp);
     void SetTimer(uint32_t qp, uint64_t at);
@@ -226,6 +253,7 @@ class RdmaNic
     std::unordered_map<uint64_t, std::unique_ptr<RxFlow>> m_rx; //!< (src, qp) -> receiver
     uint64_t m_delivered;                                       //!< bytes delivered to this host
     IntStats m_int;                                             //!< INT records seen
+    bool m_local = true;                                        //!< simulated by this process
     std::unique_ptr<Params> m_params;                           //!< the attributes (Rust)
 
     TracedCallback<const FlowRecord&> m_flowComplete;         //!< FlowComplete trace

@@ -49,7 +49,9 @@ RoceHeader::RoceHeader() :
     dstPort(ROCE_PORT),
     flowId(0),
     seq(0),
-    ts(0)
+    ts(0),
+    msgSize(0),
+    scheme(0)
 {
 }
 
@@ -101,10 +103,9 @@ RoceHeader::Serialize(Buffer::Iterator i) const
     // Ethernet (14): MACs unused but for the timestamp (first 8 bytes) and the priority (last
     // byte), EtherType IPv4
     i.WriteHtonU64(ts);
-    for (int k = 8; k < 11; k++)
-    {
-        i.WriteU8(0);
-    }
+    i.WriteU8(kind == DATA ? scheme : 0);
+    i.WriteU8(0);
+    i.WriteU8(0);
     i.WriteU8(prio);
     i.WriteHtonU16(0x0800);
     // IPv4 (20): version/IHL, DSCP/ECN, ..., protocol 17, addresses
@@ -126,7 +127,12 @@ RoceHeader::Serialize(Buffer::Iterator i) const
     // BTH (12): QPN and the sequence number (bytes, 64 bit here)
     i.WriteHtonU32(flowId);
     i.WriteHtonU64(seq);
-    // AETH / CNP payload, then ICRC + FCS: zeros
+    // AETH / CNP payload, then ICRC + FCS: zeros, but for the message size of a data packet
+    if (kind == DATA)
+    {
+        i.WriteHtonU64(msgSize);
+        return;
+    }
     for (uint32_t k = 54; k < GetSerializedSize(); k++)
     {
         i.WriteU8(0);
@@ -137,7 +143,8 @@ uint32_t
 RoceHeader::Deserialize(Buffer::Iterator i)
 {
     ts = i.ReadNtohU64();
-    i.Next(3);
+    scheme = i.ReadU8();
+    i.Next(2);
     prio = i.ReadU8();
     i.Next(2);
     i.Next(1);
@@ -154,7 +161,16 @@ RoceHeader::Deserialize(Buffer::Iterator i)
     flowId = i.ReadNtohU32();
     seq = i.ReadNtohU64();
     const uint32_t size = GetSerializedSize();
-    i.Next(size - 54);
+    if (kind == DATA)
+    {
+        msgSize = i.ReadNtohU64();
+    }
+    else
+    {
+        msgSize = 0;
+        scheme = 0;
+        i.Next(size - 54);
+    }
     return size;
 }
 

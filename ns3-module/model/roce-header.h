@@ -25,8 +25,9 @@ namespace ns3
  * = 62 bytes, plus the AETH (4) on ACK and NACK packets and the 16 reserved bytes of a CNP. The
  * fields the simulator uses (addresses, ports, ECN, priority, packet kind, PSN as a byte sequence
  * number, flow id, flags, and a 64-bit timestamp in the space of the Ethernet addresses, which the
- * fabric does not use: it routes by IP) are written into the space of those headers; the rest is
- * zero. The timestamp adds nothing to the wire size. The
+ * fabric does not use: it routes by IP; on data packets also the message size, in the space of
+ * ICRC and FCS, and the sender's scheme code, in the Ethernet space) are written into the space
+ * of those headers; the rest is zero. The timestamp adds nothing to the wire size. The
  * preamble and inter-frame gap (20 B) and the padding of short frames to 64 B are added by
  * QbbNetDevice when it computes the transmission time.
  */
@@ -124,6 +125,9 @@ class RoceHeader : public Header
     uint64_t seq;     //!< data: first byte; ACK/NACK: cumulative / expected byte; probe: id
     uint64_t ts;      //!< data: send time (ns), stamped by the sending NIC; ACK/NACK: the send
                       //!< time of the data packet that triggered it, echoed (TIMELY's RTT)
+    uint64_t msgSize; //!< data: the message's bytes (in the ICRC + FCS space), so that the
+                      //!< receiver can come into being from any of the flow's packets
+    uint8_t scheme;   //!< data: the sender's scheme (RdmaNic's code, in the Ethernet space)
 };
 
 /**

@@ -102,7 +102,16 @@ SwitchNode::GetTypeId()
     return tid;
 }
 
+uint32_t SwitchNode::s_nextSystemId = 0;
+
+void
+SwitchNode::SetNextSystemId(uint32_t systemId)
+{
+    s_nextSystemId = systemId;
+}
+
 SwitchNode::SwitchNode() :
+    Node(s_nextSystemId),
     m_uv(CreateObject<UniformRandomVariable>()),
     m_params(rdmacc_ffi::switch_params_new())
 {

@@ -72,6 +72,13 @@ class SwitchNode
     SwitchNode();
     ~SwitchNode() override;
 
+    /**
+     * The system id (MPI rank) the next SwitchNode is created with (ns-3's Node takes it at
+     * construction only; FabricHelper sets it before each switch it creates). Default 0.
+     * \param systemId the rank that simulates the next switch
+     */
+    static void SetNextSystemId(uint32_t systemId);
+
     /// Adds a port (the device is added to the node; its index is the port number).
     uint32_t AddPort(Ptr<QbbNetDevice> dev);
     /// \return the number of ports
@@ -184,6 +191,7 @@ class SwitchNode
     void DoDispose() override;
 
   private:
+    static uint32_t s_nextSystemId; //!< see SetNextSystemId
     /// The rate (bit/s) and one-way delay (ns) of every port's link, in port order.
     std::pair<std::vector<uint64_t>, std::vector<uint64_t>> PortLinks() const;
     void ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p);

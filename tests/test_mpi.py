@@ -1,0 +1,137 @@
+"""Distributed runs (issue 14): fat-tree-workload --mpi on ns-3's MPI engine, the fat tree split
+by pod, every data, PFC and control frame between pods crossing ranks through QbbRemoteChannel:
+2 and 4 ranks under both of ns-3's distributed simulators run the one-process run's flows (same
+ids, ends, sizes, starts), all of them to completion with every byte delivered once and the run's
+invariants holding.
+
+Not yet: the same FCTs as one process. Events of one time stamp run in insertion order, and a
+frame from another rank is inserted when its MPI message arrives, not when it was sent, so ties
+break differently (k=4, 1 ms: 17-48 of 59 flows differ). The equality tests below are expected
+failures until a canonical tie-break (e.g. a scheduler ordering equal times by a key that does
+not depend on insertion) is in; they will then report an unexpected success.
+
+Needs the MPI build: `./waf configure --ns3=mpi --out=build-mpi && ./waf build --out=build-mpi`
+(RDMACC_MPI_BUILD overrides the directory) and mpirun (openmpi-bin). Without it the tests are
+skipped, saying so, unless RDMACC_REQUIRE_MPI=1 (CI), which makes them fail."""
+
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import ROOT, ExampleTest, output_dir, summary  # noqa: E402
+
+MPI_BUILD = os.environ.get("RDMACC_MPI_BUILD", os.path.join(ROOT, "build-mpi"))
+PROG = os.path.join(MPI_BUILD, "examples", "fat-tree-workload")
+REQUIRE = os.environ.get("RDMACC_REQUIRE_MPI") == "1"
+MPIRUN = shutil.which("mpirun")
+
+# k = 4: 16 hosts in 4 pods; limit: the distributed run ends at --limit (no rank can count the
+# others' completions), long enough for every flow
+ARGS = ["--k=4", "--load=0.5", "--duration=1ms", "--limit=20ms", "--seed=3"]
+
+
+# the MPI build finds its libraries by RUNPATH, which LD_LIBRARY_PATH (set by ./waf check for the
+# build it checks, maybe the system ns-3's) would override: its programs run without it
+ENV = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+
+
+def missing():
+    if not os.path.exists(PROG):
+        return "no MPI build at %s: ./waf configure --ns3=mpi --out=build-mpi && ./waf build --out=build-mpi" % MPI_BUILD
+    if not MPIRUN:
+        return "mpirun not found (apt-get install openmpi-bin)"
+    return ""
+
+
+def run(args, ranks=0):
+    out = output_dir("mpi")
+    cmd = [PROG, "--out=" + out] + args
+    if ranks:
+        cmd = [MPIRUN, "-np", str(ranks), "--allow-run-as-root", "--oversubscribe"] + cmd
+    p = subprocess.run(cmd, cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=900)
+    if p.returncode != 0:
+        raise AssertionError("%s exited %d:\n%s" % (" ".join(cmd), p.returncode, p.stdout[-4000:]))
+    return out
+
+
+def fct_rows(out):
+    with open(os.path.join(out, "fct.csv")) as f:
+        lines = f.read().splitlines()
+    return lines[0], sorted(lines[1:])
+
+
+class DistributedEqualsOneProcess(ExampleTest):
+    @classmethod
+    def setUpClass(cls):
+        why = missing()
+        if why and REQUIRE:
+            raise AssertionError("RDMACC_REQUIRE_MPI=1 but " + why)
+        if why:
+            raise unittest.SkipTest(why)
+        cls.one = run(ARGS)
+
+    def test_the_mpi_build_loads_no_system_ns3_library(self):
+        ldd = subprocess.run(["ldd", PROG], env=ENV, stdout=subprocess.PIPE, universal_newlines=True).stdout
+        ns3 = [l.split()[2] for l in ldd.splitlines() if "libns3" in l and "=>" in l]
+        self.assertTrue(ns3, ldd)
+        self.assertEqual([p for p in ns3 if p.startswith("/usr/")], [], ldd)
+
+    def test_one_process_completes(self):
+        s = summary(self.one)
+        self.assertEqual(s["invariants"], "ok", s)
+        self.assertTrue(s["complete"], s)
+        self.assertGreater(s["flows_total"], 20, s)
+
+    def check_flows(self, ranks, scheduler):
+        out = run(ARGS + ["--mpi", "--mpiScheduler=" + scheduler], ranks)
+        s1 = summary(self.one)
+        s = summary(out)
+        self.assertEqual(s["invariants"], "ok", s)
+        self.assertEqual(s["flows_total"], s1["flows_total"], s)
+        self.assertEqual(s["flows_done"], s["flows_total"], s)
+        self.assertEqual(s["bytes_delivered"], s1["bytes_sent"], s)
+        self.assertEqual(s["bytes_sent"], s1["bytes_sent"], s)
+        # the same flows: id, source, destination, size, start
+        key = lambda r: r.split(",")[:5]  # noqa: E731
+        self.assertEqual(sorted(map(key, fct_rows(out)[1])), sorted(map(key, fct_rows(self.one)[1])))
+        for r in range(1, ranks):
+            self.assertTrue(os.path.exists(os.path.join(out, "rank-%d" % r, "summary.json")), r)
+
+    def test_two_ranks_distributed_scheduler_run_the_flows(self):
+        self.check_flows(2, "distributed")
+
+    def test_two_ranks_null_message_scheduler_run_the_flows(self):
+        self.check_flows(2, "nullmessage")
+
+    def test_four_ranks_both_schedulers_run_the_flows(self):
+        self.check_flows(4, "distributed")
+        self.check_flows(4, "nullmessage")
+
+    def check_ranks(self, ranks, scheduler):
+        out = run(ARGS + ["--mpi", "--mpiScheduler=" + scheduler], ranks)
+        head1, rows1 = fct_rows(self.one)
+        head, rows = fct_rows(out)
+        self.assertEqual(head, head1)
+        self.assertEqual(len(rows), len(rows1))
+        diff = [(a, b) for a, b in zip(rows1, rows) if a != b]
+        self.assertEqual(diff[:5], [], "%d of %d flows differ (%d ranks, %s)" % (len(diff), len(rows), ranks, scheduler))
+        s = summary(out)
+        self.assertEqual(s["invariants"], "ok", s)
+        self.assertEqual(s["flows_done"], s["flows_total"], s)
+        for r in range(1, ranks):
+            self.assertTrue(os.path.exists(os.path.join(out, "rank-%d" % r, "summary.json")), r)
+
+    @unittest.expectedFailure  # see the module: equal-time events break ties differently
+    def test_two_ranks_distributed_scheduler_same_fct_csv(self):
+        self.check_ranks(2, "distributed")
+
+    @unittest.expectedFailure  # see the module
+    def test_two_ranks_null_message_scheduler_same_fct_csv(self):
+        self.check_ranks(2, "nullmessage")
+
+
+if __name__ == "__main__":
+    unittest.main()
