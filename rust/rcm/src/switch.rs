@@ -517,6 +517,13 @@ impl RcmSwitch {
             };
             self.events.push_back(Event::Rcc { port, prio, change });
         }
+        self.cut_and_rearm(now, j, degree, flows);
+    }
+
+    /// Cuts output point `j`'s active `W_c` by `degree` (§3.4 eq. 6), reporting the cut with
+    /// the congestion `flows`, then notes the point's next flag expiry and recovery.
+    fn cut_and_rearm(&mut self, now: Time, j: usize, degree: u8, flows: FlowList) {
+        let (port, prio) = ((j / PRIORITIES) as u32, (j % PRIORITIES) as u8);
         let o = &mut self.outputs[j];
         if let Some(w_c) = o.rcc.cut(degree) {
             let change = RccChange::Cut {
@@ -575,20 +582,7 @@ impl RcmSwitch {
                 flows,
             },
         });
-        let o = &mut self.outputs[j];
-        if let Some(w_c) = o.rcc.cut(m.degree) {
-            let change = RccChange::Cut {
-                degree: m.degree,
-                w: o.rcc.w(),
-                w_c,
-                flows,
-            };
-            self.events.push_back(Event::Rcc { port, prio, change });
-        }
-        let t = self.outputs[j].flags.next_expiry(now);
-        self.note_deadline(t);
-        let t = self.recovery_due(j);
-        self.note_deadline(t);
+        self.cut_and_rearm(now, j, m.degree, flows);
     }
 
     /// Recovers output point `j`'s `W_c` if no congestion event arrived for
