@@ -133,11 +133,15 @@ pub struct RcmConfig {
     /// `W`, then cut by the largest degree of the events meanwhile (§3.4: "`W_nc` and `W` are
     /// estimated by the data amount sent in a time period from a given start when a congestion
     /// is detected"). 0: `W_c` starts at the congestion flows' share of the CAM entries, at
-    /// once. Default 2 µs (measured: rcm-burst).
+    /// once. Default 0 (measured: on rcm-burst and rcm-victim no value beat it on both).
     pub rcc_measure: Time,
-    /// Decision: `W_c` recovers when no congestion event arrived for this long while RCC is
-    /// active: `W_c ← min(W, W_c + rcc_recover_step·W)`, once per quiet period (the paper
-    /// only cuts). 0: no recovery. Default 10 µs (measured: rcm-victim).
+    /// Decision: at an edge or inner point (whose `W_c` every CN cuts), `W_c` recovers when no
+    /// congestion event arrived for this long while RCC is active:
+    /// `W_c ← min(W, W_c + rcc_recover_step·W)`, once per quiet period (the paper only cuts:
+    /// an edge's `W_c` then only falls, to ~0 in a long incast). A root's `W_c` comes from its
+    /// own detection and does not recover. 0: no recovery. Default 10 µs (measured:
+    /// rcm-victim, the victim at 50-52 Gb/s for seeds 1-4, against 45-47 with 20 µs and 41-43
+    /// with 5 µs or none).
     pub rcc_recover_time: Time,
     /// The fraction of `W` one recovery adds to `W_c` (see `rcc_recover_time`). Default 1/16;
     /// in `[0, 1]`.
@@ -177,7 +181,7 @@ impl Default for RcmConfig {
             window_time: Time::us(10),
             rcc_timed: false,
             rcc_measure: Time::ZERO,
-            rcc_recover_time: Time::ZERO,
+            rcc_recover_time: Time::us(10),
             rcc_recover_step: 0.0625,
             sar_mode: SarMode::New,
             sar_cn_threshold: 2,
@@ -533,9 +537,10 @@ const RCM_PARAMS: &[Param<RcmConfig>] = &[
                 "rcmRccRecoverTime",
                 "RcmRccRecoverTime",
                 ParamKind::Time,
-                "RCM (project decision): while RCC is active, W_c grows by rcc_recover_step W \
-                 (up to W) each time no congestion event arrived for this long; 0: W_c never \
-                 grows (the paper only cuts).",
+                "RCM (project decision): at an edge or inner point (whose W_c every CN cuts) \
+                 with RCC active, W_c grows by rcc_recover_step W (up to W) each time no \
+                 congestion event arrived for this long; a root's W_c does not grow; 0: W_c \
+                 never grows (the paper only cuts).",
             )
         },
         get: |c| ParamValue::Time(c.rcc_recover_time),

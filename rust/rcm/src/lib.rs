@@ -59,7 +59,8 @@
 //!   the recent traffic) times `W`; a congestion event is a CN or the *rising* of the local
 //!   flag (a detection; later positive samples of the same episode do not cut again), and
 //!   activation is itself an event (activate, then cut). A cut never exceeds 50 % and rounds
-//!   up; `W_c` grows while active only with `rcc_recover_time`. A window also ends when no
+//!   up; at edge and inner points `W_c` grows by a step after each `rcc_recover_time` without
+//!   a congestion event (a root's does not). A window also ends when no
 //!   non-congestion packet is
 //!   waiting (work conserving). Edge and inner points hold the flows the CN named; a root its
 //!   CAM's (reported again when a congested sample finds them changed). The switch decides
@@ -67,22 +68,23 @@
 //!   the packets are: it sets a congestion flow's packets apart when they reach the head of
 //!   its queue (so RCC applies at once to packets queued before it started, as the paper's
 //!   virtual output queues allow) and keeps each flow in order ([`rcc::HeldFlows`]: a flow
-//!   with packets set apart has its next ones set apart too). The output queue's congestion
+//!   with packets set apart has its next ones set apart too, while it is a congestion flow;
+//!   when the congestion flows change, the set-apart packets of the others return to the
+//!   first FIFO in arrival order). The output queue's congestion
 //!   point, and the switch's RED/ECN marking, see the queue without the packets held apart
 //!   (in the paper's input-and-output-queued switch they wait in the input queues, whose
 //!   congestion points do see them).
-//! - RCC options (each off by default, chosen by measurement on rcm-burst and rcm-victim,
-//!   see the README): `rcc_timed`, an edge or inner point paces its held flows with a window
-//!   of `window_time` in which they may send `W_c`, waiting for the next one even when
-//!   nothing else waits (a root keeps the paper's work-conserving window: its own port is
-//!   the bottleneck); `rcc_measure`, `W_c` at activation is measured over that time after
-//!   the detection (nothing held meanwhile) from the bytes the port actually sends, then cut
-//!   by the largest degree seen meanwhile; `rcc_recover_time` / `rcc_recover_step`, `W_c`
-//!   grows by a step of `W` when no congestion event came for that time. Always: a packet set
-//!   apart earlier whose flow is no longer a congestion flow is not held by `W_c` (it only
-//!   stays behind its flow's earlier packets), and RCC does not quit while the scheduler
-//!   still holds packets apart (in the paper's switch they would wait in the input queues,
-//!   whose congestion points still see them).
+//! - RCC options (chosen by measurement on rcm-burst and rcm-victim, see the README):
+//!   `rcc_recover_time` / `rcc_recover_step` (10 µs, `W/16`: on), at edge and inner points
+//!   `W_c` grows by a step of `W` when no congestion event came for that time; `rcc_timed`
+//!   (off), an edge or inner point paces its held flows with a window of `window_time` in
+//!   which they may send `W_c`, waiting for the next one even when nothing else waits (a
+//!   root keeps the paper's work-conserving window: its own port is the bottleneck);
+//!   `rcc_measure` (off), `W_c` at activation is measured over that time after the detection
+//!   (nothing held meanwhile) from the bytes the port actually sends, then cut by the largest
+//!   degree seen meanwhile. Always: RCC does not quit while the scheduler still holds packets
+//!   apart (in the paper's switch they would wait in the input queues, whose congestion
+//!   points still see them).
 //! - SAR ([`sar`]): a switch is in a region when any of its queue points has its local flag
 //!   set or it received `sar_cn_threshold` = 2 CNs within `hold`; "congestion flow" = in a
 //!   CAM of the packet's priority at this switch or named by a valid CN; modes `off`, `new`

@@ -544,7 +544,7 @@ impl RcmSwitch {
     fn recovery_due(&self, j: usize) -> Option<Time> {
         let o = &self.outputs[j];
         let r = self.p.rcc_recover_time;
-        (r.0 > 0 && o.rcc.w_c().is_some_and(|c| c < o.rcc.w()))
+        (r.0 > 0 && o.role.uses_remote_flows() && o.rcc.w_c().is_some_and(|c| c < o.rcc.w()))
             .then(|| o.last_event.saturating_add(r))
     }
 
@@ -1061,25 +1061,55 @@ mod tests {
             ),
             "{ev:?}"
         );
-        // no congestion event for rcc_recover_time: W_c grows by W/8
+        // a root does not recover: its W_c comes from its own detection (decision)
         s.on_timeout(Time::us(17));
+        assert!(events(&mut s).is_empty());
+        assert_eq!(s.rcc_stats().recoveries, 0);
+        // a root's window is the paper's (work conserving) even with rcc_timed
+        assert_eq!(s.rcc_period(2, 0), None);
+    }
+
+    #[test]
+    fn an_edge_recovers_w_c_when_no_cn_came_for_the_recover_time() {
+        // decision rcc_recover_time: every CN cuts an edge's W_c, so without an increase it
+        // only falls (to ~0 in a long incast); it grows by a step of W per quiet period
+        let mut s = switch(RcmConfig {
+            rcc_recover_time: Time::us(10),
+            rcc_recover_step: 0.125,
+            ..cfg()
+        });
+        let cn = Cn {
+            prio: 0,
+            degree: 63,
+            flows: FlowList::from_ids(&[5]),
+        };
+        s.on_cn(Time::us(1), 1, &cn);
+        let w_c = |s: &RcmSwitch, t| s.point(t, 1, 0).unwrap().w_c.unwrap();
+        let cut = w_c(&s, Time::us(1));
+        events(&mut s);
+        // a CN within the recover time resets the quiet period
+        s.on_cn(Time::us(8), 1, &cn);
+        events(&mut s);
+        let cut2 = w_c(&s, Time::us(8));
+        assert!(cut2 < cut, "{cut2:?} {cut:?}");
+        s.on_timeout(Time::us(17));
+        assert!(events(&mut s).is_empty());
+        s.on_timeout(Time::us(18));
         let ev = events(&mut s);
         assert!(
             matches!(
                 ev[..],
                 [Event::Rcc {
-                    change: RccChange::Recover {
-                        w_c: Bytes(46_875),
-                        ..
-                    },
+                    port: 1,
+                    change: RccChange::Recover { .. },
                     ..
                 }]
             ),
             "{ev:?}"
         );
+        let w = s.point(Time::us(18), 1, 0).unwrap().w;
+        assert_eq!(w_c(&s, Time::us(18)).0, cut2.0 + w.0 / 8);
         assert_eq!(s.rcc_stats().recoveries, 1);
-        // a root's window is the paper's (work conserving) even with rcc_timed
-        assert_eq!(s.rcc_period(2, 0), None);
     }
 
     #[test]

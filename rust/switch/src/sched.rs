@@ -53,10 +53,10 @@
 //! `W_c` in the current window of `W` bytes while another packet of the class waits
 //! ([`RccWindow`]). A class with work is always eligible (a window ends when nothing else
 //! waits: the port never idles). A flow with packets in the second FIFO keeps its order: its
-//! next packets follow them there whatever its classification now ([`HeldFlows`]), but a frame
-//! at the second FIFO's head whose flow is no longer a congestion flow is not held by `W_c`
-//! (it goes in arrival order, uncounted); when RCC stops, the second FIFO drains in arrival
-//! order with the first. With a timed window ([`Scheduler::set_rcc_timed`], RCM's
+//! next packets follow them there while it is a congestion flow ([`HeldFlows`]); when the
+//! congestion flows change (or RCC stops), the frames of flows that are no longer congestion
+//! flows move back to the first FIFO, merged in arrival order, so that they are not held
+//! behind the congestion flows' frames. With a timed window ([`Scheduler::set_rcc_timed`], RCM's
 //! `rcc_timed`) the congestion flows may send `W_c` per period and a class whose only frames
 //! are held ones is not eligible: [`Pick::WaitUntil`] the next period. Served packets say which
 //! FIFO they came from ([`QueuedPacket::rcc`]), and [`ClassQueue::rcc_bytes`] is what the
@@ -236,6 +236,10 @@ pub struct ClassQueue {
     harmful: FlowList,
     /// RCM: flows with frames in `rcc_items` (allocated when RCC first starts).
     held: Option<HeldFlows>,
+    /// RCM: reused buffers of [`Self::release`] (kept for their capacity: no allocation once
+    /// grown).
+    scratch_items: VecDeque<Item>,
+    scratch_rcc: VecDeque<QueuedPacket>,
 }
 
 /// Flows a class can hold apart at once: a CN or a CAM names at most
@@ -304,7 +308,17 @@ impl ClassQueue {
             }
             self.items.pop_front();
             self.rcc_bytes += p.size;
-            self.rcc_items.push_back(p);
+            // in arrival order: frames released back to the first FIFO (Self::release) may
+            // have arrived before some still held; usually this is the back
+            let mut at = self.rcc_items.len();
+            while at > 0 {
+                let q = &self.rcc_items[at - 1];
+                if q.arrival <= p.arrival || q.flow == p.flow {
+                    break;
+                }
+                at -= 1;
+            }
+            self.rcc_items.insert(at, p);
         }
     }
 
@@ -382,6 +396,51 @@ impl ClassQueue {
         if budget.is_some() && self.held.is_none() {
             self.held = Some(HeldFlows::new(HELD_FLOWS));
         }
+        self.release();
+    }
+
+    /// Moves the frames of the second FIFO whose flow is no longer a congestion flow back
+    /// into the first, merged in arrival order (a tie goes after the first FIFO's frame, as
+    /// [`Self::rcc_turn`] serves it, unless that frame is of the same flow). Without this, a flow set apart once (a victim a root's
+    /// CAM named before a CN narrowed the set) would keep joining the second FIFO behind
+    /// the congestion flows' held frames for as long as it stays backlogged, and be held
+    /// with them.
+    fn release(&mut self) {
+        let harmful = self.harmful;
+        if self.rcc_items.iter().all(|p| harmful.contains(p.flow)) {
+            return;
+        }
+        let Some(held) = self.held.as_mut() else {
+            return;
+        };
+        let mut keep = std::mem::take(&mut self.scratch_rcc);
+        let mut merged = std::mem::take(&mut self.scratch_items);
+        keep.clear();
+        merged.clear();
+        let mut first = self.items.drain(..).peekable();
+        for p in self.rcc_items.drain(..) {
+            if harmful.contains(p.flow) {
+                keep.push_back(p);
+                continue;
+            }
+            while let Some(&it) = first.peek() {
+                // stop at a newer frame, or at a frame of the same flow (its later frames
+                // are in the first FIFO: order within a flow even when arrivals tie)
+                if matches!(it, Item::Packet(q) if q.arrival > p.arrival || q.flow == p.flow) {
+                    break;
+                }
+                merged.push_back(it);
+                first.next();
+            }
+            held.remove(p.flow);
+            self.rcc_bytes = self.rcc_bytes.saturating_sub(p.size);
+            merged.push_back(Item::Packet(QueuedPacket { rcc: false, ..p }));
+        }
+        merged.extend(first);
+        std::mem::swap(&mut self.items, &mut merged);
+        std::mem::swap(&mut self.rcc_items, &mut keep);
+        self.scratch_items = merged;
+        self.scratch_rcc = keep;
     }
 }
 
@@ -994,6 +1053,32 @@ mod tests {
         // flow 1 is no longer a congestion flow, but 2 is still held: 4 follows it
         s.set_rcc(2, Some((Bytes(10_000), Bytes(1_000))), &[9]);
         assert_eq!(handles(&mut s, 2), [2, 4]);
+        s.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn a_flow_dropped_from_the_congestion_flows_is_not_held_behind_them() {
+        // RCM's victim: a root's CAM named the victim (flow 2) with the incast (flow 1), then
+        // a CN narrowed the set to the incast; the victim, backlogged, must not keep joining
+        // the second FIFO behind the incast's held frames
+        let mut s = Scheduler::new(DataPolicy::RoundRobin).unwrap();
+        s.set_rcc(0, Some((Bytes(10_000), Bytes(1_000))), &[1, 2]);
+        for (h, f) in [(1, 1), (2, 2), (3, 1), (4, 2), (5, 1), (6, 2)] {
+            s.enqueue(of(h, 0, f));
+        }
+        // 1 goes (budget), then everything is set apart: nothing else waits, the window ends
+        assert_eq!(handles(&mut s, 1), [1]);
+        assert_eq!(s.queue(Class::Data(0)).unwrap().rcc_len(), 5);
+        s.set_rcc(0, Some((Bytes(10_000), Bytes(0))), &[1]);
+        // the victim's frames are back in the first FIFO, in arrival order
+        assert_eq!(s.queue(Class::Data(0)).unwrap().rcc_len(), 2);
+        for (h, f) in [(7, 2), (8, 1), (9, 2)] {
+            s.enqueue(of(h, 0, f));
+        }
+        // W_c = 0: the victim goes first, in order, and its new frames are not set apart
+        assert_eq!(handles(&mut s, 4), [2, 4, 6, 7]);
+        assert_eq!(handles(&mut s, 1), [9]);
+        assert_eq!(handles(&mut s, 3), [3, 5, 8]);
         s.check_invariants().unwrap();
     }
 
