@@ -505,6 +505,8 @@ QbbNetDevice::AppendIntRecord(Ptr<Packet> p, uint64_t nowNs)
     h.txBytes = m_stats.txBytes;
     h.tsNs = nowNs;
     h.lineRateBps = m_rate.GetBitRate();
+    h.node = GetNode()->GetId();
+    h.port = GetIfIndex();
     // the tag is the packet's own (not shared with a copy): written over in place
     p->ReplacePacketTag(tag);
 }

@@ -773,6 +773,23 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     }
 }
 
+namespace
+{
+/// Whether two INT tags with the same number of records crossed the same switch ports.
+bool
+SamePath(const IntTag& a, const IntTag& b)
+{
+    for (uint8_t j = 0; j < a.nHops && j < IntTag::MAX_HOPS; j++)
+    {
+        if (a.hops[j].node != b.hops[j].node || a.hops[j].port != b.hops[j].port)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+} // namespace
+
 uint64_t
 RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const IntTag& tag)
 {
@@ -785,7 +802,10 @@ RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const In
         m_int.hopMismatch++;
     }
     // one path, FIFO at every hop: each port's counters only grow from one ACK to the next
-    if (q.lastInt.nHops == n)
+    // (compared when both ACKs' packets crossed the same ports: with adaptive routing a flow's
+    // packets may take different paths, and one that left a shared first hop earlier can
+    // arrive later)
+    if (q.lastInt.nHops == n && SamePath(tag, q.lastInt))
     {
         for (uint8_t j = 0; j < n; j++)
         {

@@ -194,7 +194,7 @@ uint32_t
 IntTag::GetSerializedSize() const
 {
     // fixed size, so that a switch's ReplacePacketTag writes over the tag in place
-    return 1 + MAX_HOPS * 4 * 8;
+    return 1 + MAX_HOPS * (4 * 8 + 2 * 4);
 }
 
 void
@@ -207,6 +207,8 @@ IntTag::Serialize(TagBuffer i) const
         i.WriteU64(h.txBytes);
         i.WriteU64(h.tsNs);
         i.WriteU64(h.lineRateBps);
+        i.WriteU32(h.node);
+        i.WriteU32(h.port);
     }
 }
 
@@ -220,6 +222,8 @@ IntTag::Deserialize(TagBuffer i)
         h.txBytes = i.ReadU64();
         h.tsNs = i.ReadU64();
         h.lineRateBps = i.ReadU64();
+        h.node = i.ReadU32();
+        h.port = i.ReadU32();
     }
 }
 
@@ -229,8 +233,9 @@ IntTag::Print(std::ostream& os) const
     os << "INT hops=" << int(nHops);
     for (uint8_t k = 0; k < nHops && k < MAX_HOPS; k++)
     {
-        os << " [q=" << hops[k].qlenBytes << " tx=" << hops[k].txBytes << " ts=" << hops[k].tsNs
-           << " B=" << hops[k].lineRateBps << "]";
+        os << " [" << hops[k].node << ":" << hops[k].port << " q=" << hops[k].qlenBytes
+           << " tx=" << hops[k].txBytes << " ts=" << hops[k].tsNs << " B=" << hops[k].lineRateBps
+           << "]";
     }
 }
 

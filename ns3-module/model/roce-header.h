@@ -155,6 +155,8 @@ class IntTag : public Tag
         uint64_t txBytes = 0;     //!< frame bytes the port transmitted before this packet
         uint64_t tsNs = 0;        //!< dequeue time, ns
         uint64_t lineRateBps = 0; //!< the port's line rate, bit/s
+        uint32_t node = 0;        //!< the switch's node id (simulator only, not on the wire)
+        uint32_t port = 0;        //!< the port's index at the switch (simulator only)
     };
 
     /**
