@@ -103,7 +103,8 @@ impl RccBudget {
             return None;
         }
         let s = share.filter(|s| !s.is_nan()).unwrap_or(1.0).clamp(0.0, 1.0);
-        let w_c = Bytes(((self.w.0 as f64) * s).round() as u64).min(self.w);
+        // at least 1 byte: one packet per window (liveness, see `cut`)
+        let w_c = Bytes((((self.w.0 as f64) * s).round() as u64).max(1)).min(self.w);
         self.w_c = Some(w_c);
         self.stats.activations += 1;
         log::debug!("RCC on: W {} W_c {}", self.w.0, w_c.0);
@@ -116,13 +117,16 @@ impl RccBudget {
         (f64::from(degree) * self.g_d).clamp(0.0, 0.5)
     }
 
-    /// A congestion event of degree `degree` (eq. 5–6): `W_c ← W_c·(1 − Fb·G_d)`, rounded up.
-    /// Returns the new `W_c` (`None` while inactive: nothing to cut).
+    /// A congestion event of degree `degree` (eq. 5–6): `W_c ← W_c·(1 − Fb·G_d)`, rounded up,
+    /// and never below 1 byte (decision: the congestion flows may always send one packet per
+    /// window; a `W_c` of 0 would hold them for good, and RCC does not quit while it holds
+    /// packets — found by a random fabric with `rcc_timed` and no recovery: flows that never
+    /// finished). Returns the new `W_c` (`None` while inactive: nothing to cut).
     pub fn cut(&mut self, degree: u8) -> Option<Bytes> {
         let f = self.cut_fraction(degree);
         let old = self.w_c?;
         // rounding up keeps the cut within 50 %: new ≥ old / 2
-        let new = Bytes(((old.0 as f64) * (1.0 - f)).ceil() as u64).min(old);
+        let new = Bytes((((old.0 as f64) * (1.0 - f)).ceil() as u64).max(1)).min(old.max(Bytes(1)));
         self.w_c = Some(new);
         self.stats.cuts += 1;
         log::trace!("RCC cut Fb {degree}: W_c {} -> {}", old.0, new.0);
@@ -577,11 +581,16 @@ mod tests {
         // the packet opened a new window and used its budget
         assert_eq!(r.window().sent(), (Bytes(1000), Bytes(1000)));
         assert!(!r.admits_congestion(true));
-        // W_c = 0: congestion flows only go when nothing else waits
+        // a share of 0: W_c is 1 byte, one packet per window (liveness), then the congestion
+        // flows only go when nothing else waits
         r.exit();
-        r.activate(Some(0.0));
+        assert_eq!(r.activate(Some(0.0)), Some(Bytes(1)));
+        assert!(r.admits_congestion(true));
+        r.on_sent(Bytes(1000), true);
         assert!(!r.admits_congestion(true));
         assert!(r.admits_congestion(false));
+        // and no cut takes it to 0
+        assert_eq!(r.cut(63), Some(Bytes(1)));
     }
 
     #[test]
