@@ -143,8 +143,7 @@ class CanonicalRemoveTestCase : public TestCase
         std::vector<EventId> ids;
         for (int i = 0; i < 50; i++)
         {
-            ids.push_back(Simulator::ScheduleWithContext(
-                uint32_t(i % 7), NanoSeconds(100 - i), &Record, std::to_string(i)));
+            ids.push_back(Simulator::Schedule(NanoSeconds(100 - i), &Record, std::to_string(i)));
         }
         Simulator::Remove(ids[10]);
         Simulator::Cancel(ids[20]);
