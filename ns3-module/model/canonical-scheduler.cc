@@ -249,6 +249,12 @@ CanonicalScheduler::AddForeignType(const std::type_info& type)
     }
 }
 
+bool
+CanonicalScheduler::RunningForeign()
+{
+    return g_active != nullptr && g_active->m_curForeign;
+}
+
 uint64_t
 CanonicalScheduler::TiesRun()
 {

@@ -81,6 +81,8 @@ class CanonicalScheduler : public Scheduler
      * \param type the type (typeid of an EventImpl made the same way)
      */
     static void AddForeignType(const std::type_info& type);
+    /// \return whether the running event is foreign (false when no CanonicalScheduler is active)
+    static bool RunningForeign();
     /// \return the events run whose time equalled the one run before them (a diagnostic)
     static uint64_t TiesRun();
 

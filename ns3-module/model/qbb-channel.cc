@@ -232,6 +232,10 @@ namespace
 void
 ArriveFromOtherProcess(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
 {
+    // an MpiReceiver event not recognised as foreign would have advanced a node's sequence
+    NS_ABORT_MSG_IF(CanonicalScheduler::IsActive() && !CanonicalScheduler::RunningForeign(),
+                    "QbbRemoteChannel: ns-3's MpiReceiver event is not the type "
+                    "CanonicalScheduler was given (a different ns-3?)");
     QbbRemoteKeyHeader h;
     p->RemoveHeader(h);
     CanonicalScheduler::UseKey(h.key);
