@@ -63,18 +63,32 @@ CanonicalScheduler::~CanonicalScheduler()
     }
 }
 
+namespace
+{
+/// Later as a function object: the heap algorithms inline it
+struct LaterThan
+{
+    template <typename E>
+    bool
+    operator()(const E& a, const E& b) const
+    {
+        if (a.ts != b.ts)
+        {
+            return a.ts > b.ts;
+        }
+        if (a.key != b.key)
+        {
+            return a.key > b.key;
+        }
+        return a.uid > b.uid;
+    }
+};
+} // namespace
+
 bool
 CanonicalScheduler::Later(const Entry& a, const Entry& b)
 {
-    if (a.ts != b.ts)
-    {
-        return a.ts > b.ts;
-    }
-    if (a.key != b.key)
-    {
-        return a.key > b.key;
-    }
-    return a.uid > b.uid;
+    return LaterThan()(a, b);
 }
 
 uint64_t
@@ -134,7 +148,7 @@ CanonicalScheduler::Insert(const Event& ev)
         e.key = NextKey(ev.key.m_context);
     }
     m_heap.push_back(e);
-    std::push_heap(m_heap.begin(), m_heap.end(), &CanonicalScheduler::Later);
+    std::push_heap(m_heap.begin(), m_heap.end(), LaterThan());
 }
 
 bool
@@ -165,7 +179,7 @@ Scheduler::Event
 CanonicalScheduler::RemoveNext()
 {
     NS_ASSERT(!m_heap.empty());
-    std::pop_heap(m_heap.begin(), m_heap.end(), &CanonicalScheduler::Later);
+    std::pop_heap(m_heap.begin(), m_heap.end(), LaterThan());
     const Entry e = m_heap.back();
     m_heap.pop_back();
     // the event the simulator runs now: what it schedules is keyed by its node
@@ -185,7 +199,7 @@ CanonicalScheduler::Remove(const Event& ev)
     if (it != m_heap.end())
     {
         m_heap.erase(it);
-        std::make_heap(m_heap.begin(), m_heap.end(), &CanonicalScheduler::Later);
+        std::make_heap(m_heap.begin(), m_heap.end(), LaterThan());
     }
 }
 
