@@ -282,6 +282,12 @@ QbbRemoteChannel::TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTim
     h.key = CanonicalScheduler::TakeKey(dst->GetNode()->GetId());
     Ptr<Packet> copy = p->Copy();
     copy->AddHeader(h);
+    // ns-3's MPI interfaces receive into 2000-byte buffers (MAX_MPI_MSG_SIZE, 16 bytes of it
+    // theirs) and do not check what they send
+    const uint32_t bytes = p->GetSize();
+    NS_ABORT_MSG_IF(copy->GetSerializedSize() + 16 > 2000,
+                    "QbbRemoteChannel: a " << bytes << "-byte frame is too large for ns-3's "
+                                           << "MPI messages (2000 bytes): lower --mtu");
     // what the MPI interface schedules (the null messages) is no node's
     CanonicalScheduler::BeginForeign();
     MpiInterface::SendPacket(copy,
