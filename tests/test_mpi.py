@@ -1,14 +1,14 @@
 """Distributed runs (issue 14): fat-tree-workload --mpi on ns-3's MPI engine, the fat tree split
 by pod, every data, PFC and control frame between pods crossing ranks through QbbRemoteChannel:
-2 and 4 ranks under both of ns-3's distributed simulators run the one-process run's flows (same
-ids, ends, sizes, starts), all of them to completion with every byte delivered once and the run's
-invariants holding.
+1, 2 and 4 ranks under both of ns-3's distributed simulators run the one-process run's flows
+(same ids, ends, sizes, starts), all of them to completion with every byte delivered once and the
+run's invariants holding, and give the one-process run's fct.csv, row for row (sorted).
 
-Not yet: the same FCTs as one process. Events of one time stamp run in insertion order, and a
-frame from another rank is inserted when its MPI message arrives, not when it was sent, so ties
-break differently (k=4, 1 ms: 17-48 of 59 flows differ). The equality tests below are expected
-failures until a canonical tie-break (e.g. a scheduler ordering equal times by a key that does
-not depend on insertion) is in; they will then report an unexpected success.
+The same FCTs need the same order of equal-time events: a distributed run orders them by
+ns3::CanonicalScheduler's key (--eventOrder=auto is canonical under --mpi), so the one-process
+run it is compared with runs with --eventOrder=canonical. Under ns-3's insertion order they break
+ties differently (a frame from another rank is inserted when its MPI message is received, not
+when it was sent).
 
 Needs the MPI build: `./waf configure --ns3=mpi --out=build-mpi && ./waf build --out=build-mpi`
 (RDMACC_MPI_BUILD overrides the directory) and mpirun (openmpi-bin). Without it the tests are
@@ -31,6 +31,8 @@ MPIRUN = shutil.which("mpirun")
 # k = 4: 16 hosts in 4 pods; limit: the distributed run ends at --limit (no rank can count the
 # others' completions), long enough for every flow
 ARGS = ["--k=4", "--load=0.5", "--duration=1ms", "--limit=20ms", "--seed=3"]
+# the one-process run distributed runs are compared with: the same (canonical) event order
+ONE = ["--eventOrder=canonical"]
 
 
 # the MPI build finds its libraries by RUNPATH, which LD_LIBRARY_PATH (set by ./waf check for the
@@ -71,7 +73,7 @@ class DistributedEqualsOneProcess(ExampleTest):
             raise AssertionError("RDMACC_REQUIRE_MPI=1 but " + why)
         if why:
             raise unittest.SkipTest(why)
-        cls.one = run(ARGS)
+        cls.one = run(ARGS + ONE)
 
     def test_the_mpi_build_loads_no_system_ns3_library(self):
         ldd = subprocess.run(["ldd", PROG], env=ENV, stdout=subprocess.PIPE, universal_newlines=True).stdout
@@ -110,9 +112,10 @@ class DistributedEqualsOneProcess(ExampleTest):
         self.check_flows(4, "distributed")
         self.check_flows(4, "nullmessage")
 
-    def check_ranks(self, ranks, scheduler):
-        out = run(ARGS + ["--mpi", "--mpiScheduler=" + scheduler], ranks)
-        head1, rows1 = fct_rows(self.one)
+    def check_ranks(self, ranks, scheduler, args=ARGS, one=None):
+        out = run(args + ["--mpi", "--mpiScheduler=" + scheduler], ranks)
+        one = one or self.one
+        head1, rows1 = fct_rows(one)
         head, rows = fct_rows(out)
         self.assertEqual(head, head1)
         self.assertEqual(len(rows), len(rows1))
@@ -121,16 +124,34 @@ class DistributedEqualsOneProcess(ExampleTest):
         s = summary(out)
         self.assertEqual(s["invariants"], "ok", s)
         self.assertEqual(s["flows_done"], s["flows_total"], s)
+        self.assertEqual(s["event_order"], "canonical", s)
         for r in range(1, ranks):
             self.assertTrue(os.path.exists(os.path.join(out, "rank-%d" % r, "summary.json")), r)
 
-    @unittest.expectedFailure  # see the module: equal-time events break ties differently
+    def test_one_rank_both_schedulers_same_fct_csv(self):
+        self.check_ranks(1, "distributed")
+        self.check_ranks(1, "nullmessage")
+
     def test_two_ranks_distributed_scheduler_same_fct_csv(self):
         self.check_ranks(2, "distributed")
 
-    @unittest.expectedFailure  # see the module
     def test_two_ranks_null_message_scheduler_same_fct_csv(self):
         self.check_ranks(2, "nullmessage")
+
+    def test_four_ranks_both_schedulers_same_fct_csv(self):
+        self.check_ranks(4, "distributed")
+        self.check_ranks(4, "nullmessage")
+
+    def test_other_seeds_and_loads_same_fct_csv(self):
+        # a busier fabric (more ties, PFC) and another seed, 2 ranks under both schedulers
+        # (DCQCN's last flow ends at 24.1 ms)
+        for extra in (["--seed=11", "--load=0.8"], ["--seed=5", "--load=0.3", "--cc=dcqcn", "--limit=40ms"]):
+            names = {e.split("=")[0] for e in extra}
+            args = [a for a in ARGS if a.split("=")[0] not in names] + extra
+            one = run(args + ONE)
+            self.assertTrue(summary(one)["complete"], extra)
+            self.check_ranks(2, "distributed", args, one)
+            self.check_ranks(2, "nullmessage", args, one)
 
 
 if __name__ == "__main__":

@@ -530,6 +530,20 @@ Options::Parse(int argc, char** argv)
         m_impl->given.insert(name);
         m_impl->texts[name] = text;
     }
+    // --eventOrder (RdmaScenario's): ns3::CanonicalScheduler instead of the insertion order
+    if (m_impl->byName.count("eventOrder") > 0 &&
+        (env == nullptr || std::string(env).find("SchedulerType") == std::string::npos))
+    {
+        const std::string order = GetText("eventOrder");
+        StringValue impl;
+        GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+        const bool distributed = impl.Get() == "ns3::DistributedSimulatorImpl" ||
+                                 impl.Get() == "ns3::NullMessageSimulatorImpl";
+        if (order == "canonical" || (order == "auto" && distributed))
+        {
+            GlobalValue::Bind("SchedulerType", StringValue("ns3::CanonicalScheduler"));
+        }
+    }
 }
 
 bool

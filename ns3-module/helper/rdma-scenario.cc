@@ -3,6 +3,7 @@
  */
 #include "rdma-scenario.h"
 
+#include "canonical-scheduler.h"
 #include "progress-line.h"
 #include "rdma-cc-error.h"
 
@@ -96,6 +97,13 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                   "1s",
                   "simulated-time limit: a run cut by it reports complete=false and fails",
                   rdmacc::Options::Range::Above(0))
+        .Choice("eventOrder",
+                "auto",
+                {"auto", "insertion", "canonical"},
+                "order of the events of one time stamp: insertion (ns-3's: the order they were "
+                "scheduled in) or canonical (ns3::CanonicalScheduler: by the node that scheduled "
+                "them and its count of events scheduled, the same in one process and in a "
+                "distributed run); auto: canonical for a distributed (MPI) run, else insertion")
         .Bool("flowTrace", false, "write flows.csv: every flow's window, rate and srtt over time")
         .Duration("flowSample",
                   "0",
@@ -858,6 +866,7 @@ RdmaScenario::StartRun()
     }
     wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     events = Simulator::GetEventCount() - ev0 - progress.Events();
+    ties = CanonicalScheduler::TiesRun();
     if (m_ratesCsv.is_open())
     {
         if (m_rateTimes.empty() || m_rateTimes.back() < Simulator::Now())
@@ -1223,8 +1232,13 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         .UInt("seed", Seed())
         .UInt("sim_time_ns", Simulator::Now().GetNanoSeconds())
         .Num("wall_s", wall)
-        .UInt("events", events)
-        .UInt("flows_total", flows.size())
+        .UInt("events", events);
+    if (CanonicalScheduler::IsActive())
+    {
+        // only then: the outputs of the default order stay as they were
+        s.Str("event_order", "canonical").UInt("equal_time_events", ties);
+    }
+    s.UInt("flows_total", flows.size())
         .UInt("flows_done", done)
         .Bool("complete", done == flows.size())
         .Str("run_ends", timed ? "duration" : "flows_done")

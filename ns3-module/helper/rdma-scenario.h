@@ -208,6 +208,7 @@ class RdmaScenario
     double pMax = 0;                   //!< effective P_max
     double wall = 0;                   //!< wall-clock seconds of Run
     uint64_t events = 0;               //!< simulator events executed
+    uint64_t ties = 0;                 //!< of them, at the previous one's time (canonical order)
     uint64_t stableDrops = 0;          //!< dropped data frames sent after the first RTT
     uint64_t firstRttDrops = 0;        //!< dropped data frames sent in the first RTT
     Time stableFrom = Seconds(-1);     //!< when every flow's first RTT was over

@@ -3,6 +3,7 @@
  */
 #include "qbb-channel.h"
 
+#include "canonical-scheduler.h"
 #include "qbb-net-device.h"
 
 #include "ns3/event-impl.h"
@@ -12,6 +13,7 @@
 
 #include <vector>
 #ifdef NS3_MPI
+#include "ns3/header.h"
 #include "ns3/mpi-interface.h"
 #include "ns3/mpi-receiver.h"
 #endif
@@ -152,6 +154,65 @@ QbbChannel::GetDevice(std::size_t i) const
 }
 
 #ifdef NS3_MPI
+/**
+ * \ingroup rdma-cc
+ *
+ * The canonical key of a frame's arrival (CanonicalScheduler), in front of a frame crossing to
+ * another process: the sender's process gives the arrival the key it would get in one process,
+ * the receiver's process schedules the arrival with it.
+ */
+class QbbRemoteKeyHeader : public Header
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId
+    GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::QbbRemoteKeyHeader")
+                                .SetParent<Header>()
+                                .SetGroupName("RdmaCc")
+                                .AddConstructor<QbbRemoteKeyHeader>();
+        return tid;
+    }
+
+    TypeId
+    GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    uint32_t
+    GetSerializedSize() const override
+    {
+        return 8;
+    }
+
+    void
+    Serialize(Buffer::Iterator start) const override
+    {
+        start.WriteHtonU64(key);
+    }
+
+    uint32_t
+    Deserialize(Buffer::Iterator start) override
+    {
+        key = start.ReadNtohU64();
+        return 8;
+    }
+
+    void
+    Print(std::ostream& os) const override
+    {
+        os << "key=" << (key >> 32) << ":" << (key & 0xffffffff);
+    }
+
+    uint64_t key = 0; //!< the arrival's canonical key
+};
+
+NS_OBJECT_ENSURE_REGISTERED(QbbRemoteKeyHeader);
 NS_OBJECT_ENSURE_REGISTERED(QbbRemoteChannel);
 
 TypeId
@@ -164,12 +225,41 @@ QbbRemoteChannel::GetTypeId()
     return tid;
 }
 
+namespace
+{
+/// A frame from another process, handed over by the MpiReceiver event ns-3 inserted one time
+/// step before its arrival: the arrival is scheduled with the key the sender gave it.
+void
+ArriveFromOtherProcess(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
+{
+    // an MpiReceiver event not recognised as foreign would have advanced a node's sequence
+    NS_ABORT_MSG_IF(CanonicalScheduler::IsActive() && !CanonicalScheduler::RunningForeign(),
+                    "QbbRemoteChannel: ns-3's MpiReceiver event is not the type "
+                    "CanonicalScheduler was given (a different ns-3?)");
+    QbbRemoteKeyHeader h;
+    p->RemoveHeader(h);
+    CanonicalScheduler::UseKey(h.key);
+    Simulator::ScheduleWithContext(
+        dev->GetNode()->GetId(), TimeStep(1), new ArrivalEvent(PeekPointer(dev), std::move(p)));
+}
+} // namespace
+
 void
 QbbRemoteChannel::Attach(Ptr<QbbNetDevice> device)
 {
     QbbChannel::Attach(device);
+    // the events ns-3 inserts for MPI messages received (MpiReceiver::Receive, made as
+    // GrantedTimeWindowMpiInterface and NullMessageMpiInterface make them) are no node's
+    static bool once = false;
+    if (!once)
+    {
+        once = true;
+        EventImpl* probe = MakeEvent(&MpiReceiver::Receive, Ptr<MpiReceiver>(), Ptr<Packet>());
+        CanonicalScheduler::AddForeignType(typeid(*probe));
+        probe->Unref();
+    }
     Ptr<MpiReceiver> rx = CreateObject<MpiReceiver>();
-    rx->SetReceiveCallback(MakeCallback(&QbbNetDevice::Receive, device));
+    rx->SetReceiveCallback(MakeBoundCallback(&ArriveFromOtherProcess, device));
     device->AggregateObject(rx);
 }
 
@@ -182,10 +272,29 @@ QbbRemoteChannel::TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTim
         QbbChannel::TransmitStart(p, src, txTime);
         return;
     }
-    MpiInterface::SendPacket(p->Copy(),
-                             Simulator::Now() + txTime + GetDelay(),
+    // ns-3 inserts the MpiReceiver event when the message is received, in an order of its own:
+    // it runs one time step before the arrival, which it schedules with the key the arrival
+    // gets in one process (the lookahead, the link's delay, still holds: a frame takes at
+    // least one time step to serialise)
+    NS_ABORT_MSG_IF(txTime < TimeStep(1),
+                    "QbbRemoteChannel: a frame serialised in less than one time step");
+    QbbRemoteKeyHeader h;
+    h.key = CanonicalScheduler::TakeKey(dst->GetNode()->GetId());
+    Ptr<Packet> copy = p->Copy();
+    copy->AddHeader(h);
+    // ns-3's MPI interfaces receive into 2000-byte buffers (MAX_MPI_MSG_SIZE, 16 bytes of it
+    // theirs) and do not check what they send
+    const uint32_t bytes = p->GetSize();
+    NS_ABORT_MSG_IF(copy->GetSerializedSize() + 16 > 2000,
+                    "QbbRemoteChannel: a " << bytes << "-byte frame is too large for ns-3's "
+                                           << "MPI messages (2000 bytes): lower --mtu");
+    // what the MPI interface schedules (the null messages) is no node's
+    CanonicalScheduler::BeginForeign();
+    MpiInterface::SendPacket(copy,
+                             Simulator::Now() + txTime + GetDelay() - TimeStep(1),
                              dst->GetNode()->GetId(),
                              dst->GetIfIndex());
+    CanonicalScheduler::EndForeign();
 }
 #endif
 

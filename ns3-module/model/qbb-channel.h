@@ -68,7 +68,10 @@ class QbbChannel : public Channel
  * through MpiInterface::SendPacket with its arrival time (txTime + Delay from now), and the
  * other rank's device receives it through the MpiReceiver the channel aggregates to it. Data,
  * PFC and control frames (ACK, NACK, CNP, RCM's CN) all cross this way; the link's delay is the
- * lookahead of the two ranks. Only built against an ns-3 with MPI (NS3_MPI).
+ * lookahead of the two ranks. For the canonical event order (CanonicalScheduler) a frame
+ * carries its arrival's key in 8 bytes in front of it, and ns-3's MpiReceiver event runs one
+ * time step before the arrival, which it schedules with that key. Only built against an ns-3
+ * with MPI (NS3_MPI).
  */
 class QbbRemoteChannel : public QbbChannel
 {

@@ -251,7 +251,9 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     // and the scheme): the destination may be simulated by another process (MPI)
     if (m_local)
     {
-        Simulator::Schedule(start - Simulator::Now(), &RdmaNic::StartQp, this, idx);
+        // in the host's context (the event order of ns3::CanonicalScheduler keys it by the host)
+        Simulator::ScheduleWithContext(
+            m_nodeId, start - Simulator::Now(), &RdmaNic::StartQp, this, idx);
     }
     return idx;
 }
