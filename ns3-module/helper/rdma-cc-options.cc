@@ -160,6 +160,13 @@ Options::Impl::DeclareFromTable(ParamTable table,
 {
     for (const auto& name : names)
     {
+        // a parameter of this table already declared (the shared scenario's and an example's
+        // own list may both name it) keeps its declaration and its default
+        const auto known = byName.find(name);
+        if (known != byName.end() && decls[known->second].table == table)
+        {
+            continue;
+        }
         std::size_t i = 0;
         while (i < specs.size() && std::string(specs[i].option) != name)
         {

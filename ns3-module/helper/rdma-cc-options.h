@@ -110,7 +110,8 @@ class Options
     /// Every parameter of ns3::RdmaNic that has a command-line option (Rust's NicConfig).
     Options& AddNicParams();
     /// The parameters of ns3::SwitchNode (Rust's SwitchConfig) whose command-line options are
-    /// `names` (e.g. "buffer", "headroom"), with their Rust defaults, rules and help.
+    /// `names` (e.g. "buffer", "headroom"), with their Rust defaults, rules and help; a name
+    /// already declared from this table is left as it is.
     Options& AddSwitchParams(const std::vector<std::string>& names);
     /// Every RCM parameter of ns3::SwitchNode (`--rcm` to enable it, `--rcm...`; Rust's
     /// RcmConfig table), as AddSwitchParams does.

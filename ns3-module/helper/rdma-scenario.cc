@@ -109,7 +109,7 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                   "0",
                   "with --flowTrace: sample every flow at this interval (0: a row whenever a "
                   "flow's window, rate or srtt changes)")
-        .AddSwitchParams({"buffer", "headroom", "allowHeadroomOverrun"})
+        .AddSwitchParams({"buffer", "headroom", "allowHeadroomOverrun", "xoffBeta", "xoffStatic"})
         .AddRcmParams()
         .AddNicParams();
 }
