@@ -4,7 +4,10 @@
  * of the HPCC simulator (--topology); the flows come from the Poisson generator (--load --cdf
  * --pattern --duration --seed: flow sizes from a CDF file, destinations by pattern) or from a
  * flow file of the HPCC simulator (--flows). The run ends when every flow is done; besides the
- * shared outputs it reports the FCT slowdown per flow-size bucket (buckets.csv, and a table).
+ * shared outputs it reports the FCT slowdown per flow-size bucket (buckets.csv, and a table),
+ * the FCT and throughput of mice (< 1 MB), medium and elephant (> 10 MB) flows (summary.json's
+ * fct_by_size, as the RCM paper's Fig. 9), and with --pattern=hotspot those of the hot and the
+ * background flows (fct.csv's class column and fct_by_class, as its Fig. 8).
  *
  *   ./waf --run "fat-tree-workload --k=4 --load=0.3 --duration=1ms"
  *   ./waf --run "fat-tree-workload --k=8 --oversub=2 --pattern=hotspot --cc=dcqcn"
@@ -246,6 +249,7 @@ main(int argc, char* argv[])
 #endif
     rdmacc::BuildTopology(sc, topo, topoName);
     sc.EnableSizeBuckets();
+    sc.EnableSizeClasses();
     if (o.GetTime("rateSample").IsStrictlyPositive())
     {
         sc.EnableRateSeries(o.GetTime("rateSample"));
@@ -307,6 +311,20 @@ main(int argc, char* argv[])
         if (g.pattern == "hotspot")
         {
             extra.UIntList("hot_hosts", nodeIds(w.hotHosts));
+            // RCM (NPC 2017) Fig. 8: a flow to a hot host is a hot flow, any other a background
+            // flow (the generator sends a host's hot share to the hot hosts, the rest to the
+            // others)
+            std::vector<bool> hot(sc.fabric.hosts.GetN(), false);
+            for (uint64_t h : w.hotHosts)
+            {
+                hot.at(h) = true;
+            }
+            std::vector<std::string> classOf(w.firstFlowId + w.dstHosts.size());
+            for (size_t i = 0; i < w.dstHosts.size(); i++)
+            {
+                classOf[w.firstFlowId + i] = hot.at(w.dstHosts[i]) ? "hot" : "background";
+            }
+            sc.SetFlowClasses(std::move(classOf), {"hot", "background"});
         }
         if (w.incastReceiver >= 0)
         {

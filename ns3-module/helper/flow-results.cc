@@ -99,8 +99,75 @@ Slowdowns(const std::vector<FlowRecord>& flows)
     return v;
 }
 
+ClassFigures
+ClassFigures::Of(const std::vector<FlowRecord>& flows,
+                 const std::function<bool(const FlowRecord&)>& in)
+{
+    ClassFigures c;
+    std::vector<double> fct;
+    std::vector<double> thr;
+    for (const auto& f : flows)
+    {
+        if (!in(f))
+        {
+            continue;
+        }
+        c.flows++;
+        c.bytes += f.size;
+        if (f.finish.IsStrictlyNegative())
+        {
+            c.unfinished++;
+            continue;
+        }
+        const double ns = double((f.finish - f.start).GetNanoSeconds());
+        fct.push_back(ns);
+        thr.push_back(ns > 0 ? double(f.size) * 8e9 / ns : 0);
+    }
+    c.fct = Percentiles::Of(fct);
+    c.throughput = Percentiles::Of(thr);
+    return c;
+}
+
+JsonObject
+ClassFigures::ToJson() const
+{
+    JsonObject o;
+    o.UInt("flows", flows)
+        .UInt("unfinished", unfinished)
+        .UInt("bytes", bytes)
+        .Obj("fct_ns", fct.ToJson())
+        .Obj("throughput_bps", throughput.ToJson());
+    return o;
+}
+
+std::vector<std::string>
+ClassTable(const std::string& title,
+           const std::vector<std::string>& names,
+           const std::vector<ClassFigures>& figures)
+{
+    std::vector<std::string> t;
+    std::ostringstream head;
+    head << "  " << std::left << std::setw(20) << title << std::right << std::setw(8) << "flows"
+         << std::setw(12) << "unfinished" << std::setw(14) << "FCT avg us" << std::setw(14)
+         << "FCT p99 us" << std::setw(22) << "throughput avg Gb/s";
+    t.push_back(head.str());
+    for (size_t i = 0; i < names.size() && i < figures.size(); i++)
+    {
+        const auto& c = figures[i];
+        std::ostringstream row;
+        row << "    " << std::left << std::setw(18) << names[i] << std::right << std::setw(8)
+            << c.flows << std::setw(12) << c.unfinished << std::fixed << std::setprecision(1)
+            << std::setw(14) << c.fct.avg / 1e3 << std::setw(14) << c.fct.p99 / 1e3
+            << std::setprecision(2) << std::setw(22) << c.throughput.avg / 1e9;
+        t.push_back(row.str());
+    }
+    return t;
+}
+
 void
-WriteFctCsv(const std::string& path, std::vector<FlowRecord> flows)
+WriteFctCsv(const std::string& path,
+            std::vector<FlowRecord> flows,
+            const std::vector<std::string>* classOf)
 {
     std::sort(flows.begin(),
               flows.end(),
@@ -108,7 +175,8 @@ WriteFctCsv(const std::string& path, std::vector<FlowRecord> flows)
     std::ofstream f;
     OpenPartial(f, path);
     f << "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,"
-         "retx_bytes,scheme\n";
+         "retx_bytes,scheme"
+      << (classOf ? ",class" : "") << '\n';
     for (const auto& r : flows)
     {
         f << r.flowId << ',' << r.src << ',' << r.dst << ',' << r.size << ','
@@ -125,7 +193,12 @@ WriteFctCsv(const std::string& path, std::vector<FlowRecord> flows)
               << double(fct) / r.idealFct.GetNanoSeconds() << ',';
             f.unsetf(std::ios::floatfield);
         }
-        f << r.retxBytes << ',' << r.scheme << '\n';
+        f << r.retxBytes << ',' << r.scheme;
+        if (classOf)
+        {
+            f << ',' << (r.flowId < classOf->size() ? (*classOf)[r.flowId] : std::string());
+        }
+        f << '\n';
     }
     CommitPartial(f, path);
 }

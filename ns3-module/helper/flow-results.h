@@ -11,6 +11,7 @@
 
 #include "ns3/rdma-nic.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,11 +41,45 @@ struct Percentiles
 
 /**
  * \ingroup rdma-cc
+ * The figures of a class of flows (e.g. the hot flows of a hot-spot workload, or the flows
+ * below 1 MB): how many, how many unfinished, their bytes, and over the finished ones the FCT
+ * (ns) and each flow's mean throughput (size x 8 / FCT, bit/s).
+ */
+struct ClassFigures
+{
+    size_t flows = 0;       //!< flows of the class
+    size_t unfinished = 0;  //!< of which not finished
+    uint64_t bytes = 0;     //!< their message bytes
+    Percentiles fct;        //!< FCT, ns (finished flows)
+    Percentiles throughput; //!< size x 8 / FCT, bit/s (finished flows)
+
+    /// \return the figures of the flows of `flows` for which `in` holds
+    static ClassFigures Of(const std::vector<FlowRecord>& flows,
+                           const std::function<bool(const FlowRecord&)>& in);
+    /// \return the JSON object {flows, unfinished, bytes, fct_ns, throughput_bps}
+    JsonObject ToJson() const;
+};
+
+/**
+ * \ingroup rdma-cc
+ * The lines of a table of classes for stdout: `title` over one row per class (flows,
+ * unfinished, FCT avg and p99 in us, mean throughput in Gb/s).
+ */
+std::vector<std::string> ClassTable(const std::string& title,
+                                    const std::vector<std::string>& names,
+                                    const std::vector<ClassFigures>& figures);
+
+/**
+ * \ingroup rdma-cc
  * Writes `fct.csv`: header `flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,
  * slowdown,retx_bytes,scheme`, one row per flow in flow-id order; unfinished flows have empty
- * finish_ns, fct_ns and slowdown. Written as fct.csv.partial and renamed when complete.
+ * finish_ns, fct_ns and slowdown. With `classOf` (a class name per flow id, e.g. from
+ * RdmaScenario::SetFlowClasses) a last column `class` names each flow's. Written as
+ * fct.csv.partial and renamed when complete.
  */
-void WriteFctCsv(const std::string& path, std::vector<FlowRecord> flows);
+void WriteFctCsv(const std::string& path,
+                 std::vector<FlowRecord> flows,
+                 const std::vector<std::string>* classOf = nullptr);
 
 /**
  * \ingroup rdma-cc

@@ -487,6 +487,19 @@ RdmaScenario::EnableSizeBuckets()
     m_buckets = true;
 }
 
+void
+RdmaScenario::SetFlowClasses(std::vector<std::string> classOf, std::vector<std::string> order)
+{
+    m_classOf = std::move(classOf);
+    m_classOrder = std::move(order);
+}
+
+void
+RdmaScenario::EnableSizeClasses()
+{
+    m_sizeClasses = true;
+}
+
 uint32_t
 RdmaScenario::BottleneckPort() const
 {
@@ -1296,8 +1309,58 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         merged.Obj("slowdown_buckets",
                    rdmacc::WriteSlowdownBuckets(Out() + "/buckets.csv", flows, bucketTable));
     }
+    // by class (SetFlowClasses) and by size class (EnableSizeClasses): only when asked for, so
+    // that other runs keep their outputs
+    std::vector<std::string> classTable;
+    const bool classes = !m_classOrder.empty();
+    if (classes)
+    {
+        rdmacc::JsonObject byClass;
+        std::vector<std::string> names;
+        std::vector<rdmacc::ClassFigures> figs;
+        for (const auto& c : m_classOrder)
+        {
+            figs.push_back(rdmacc::ClassFigures::Of(flows,
+                                                    [&](const FlowRecord& f) {
+                                                        return f.flowId < m_classOf.size() &&
+                                                               m_classOf[f.flowId] == c;
+                                                    }));
+            names.push_back(c);
+            byClass.Obj(c, figs.back().ToJson());
+        }
+        figs.push_back(rdmacc::ClassFigures::Of(flows, [](const FlowRecord&) { return true; }));
+        names.emplace_back("all");
+        byClass.Obj("all", figs.back().ToJson());
+        merged.Obj("fct_by_class", byClass);
+        classTable = rdmacc::ClassTable("by class", names, figs);
+    }
+    if (m_sizeClasses)
+    {
+        // RCM (NPC 2017) Fig. 9: mice below 1 MB, elephants above 10 MB
+        const std::vector<std::string> names = {"all", "mice", "medium", "elephants"};
+        const std::vector<std::string> labels = {
+            "all", "mice <1MB", "medium 1-10MB", "elephants >10MB"};
+        const std::vector<std::function<bool(const FlowRecord&)>> in = {
+            [](const FlowRecord&) { return true; },
+            [](const FlowRecord& f) { return f.size < 1000000; },
+            [](const FlowRecord& f) { return f.size >= 1000000 && f.size <= 10000000; },
+            [](const FlowRecord& f)
+            {
+                return f.size > 10000000;
+            }};
+        rdmacc::JsonObject bySize;
+        std::vector<rdmacc::ClassFigures> figs;
+        for (size_t i = 0; i < names.size(); i++)
+        {
+            figs.push_back(rdmacc::ClassFigures::Of(flows, in[i]));
+            bySize.Obj(names[i], figs.back().ToJson());
+        }
+        merged.Obj("fct_by_size", bySize);
+        const auto t = rdmacc::ClassTable("by size", labels, figs);
+        classTable.insert(classTable.end(), t.begin(), t.end());
+    }
     merged.WriteFile(Out() + "/summary.json");
-    rdmacc::WriteFctCsv(Out() + "/fct.csv", flows);
+    rdmacc::WriteFctCsv(Out() + "/fct.csv", flows, classes ? &m_classOf : nullptr);
 
     if (m_quiet)
     {
@@ -1343,6 +1406,10 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         std::cout << std::setprecision(2) << "  wall " << wall << " s, " << events << " events ("
                   << std::setprecision(0) << (wall > 0 ? events / wall : 0) << " events/s)\n";
         for (const auto& line : bucketTable)
+        {
+            std::cout << line << "\n";
+        }
+        for (const auto& line : classTable)
         {
             std::cout << line << "\n";
         }

@@ -104,6 +104,19 @@ class RdmaScenario
      */
     void EnableSizeBuckets();
     /**
+     * Makes Finish report the flows by class: `classOf[flow id]` names each flow's class, one
+     * of `order` (e.g. hot and background). fct.csv gains a last column `class`; summary.json
+     * the key `fct_by_class` (per class of `order`, then `all`: rdmacc::ClassFigures); a table
+     * follows the summary. Call after the flows are added.
+     */
+    void SetFlowClasses(std::vector<std::string> classOf, std::vector<std::string> order);
+    /**
+     * Makes Finish report the flows by size class as the RCM paper's Fig. 9 (decimal units):
+     * summary.json's key `fct_by_size` (`all`, `mice` below 1 MB, `medium` 1-10 MB,
+     * `elephants` above 10 MB: rdmacc::ClassFigures) and a table after the summary.
+     */
+    void EnableSizeClasses();
+    /**
      * \return message bytes no flow can send within `duration` even at the --rate line rate:
      *         the size of a flow meant to last a whole RunFor
      */
@@ -254,19 +267,22 @@ class RdmaScenario
     void WarnOutputSize(Time lastStart, double busiestSeconds) const;
     /// \return the memory a run of `hosts` hosts and the flows added so far needs (estimate)
     uint64_t MemoryEstimate(uint64_t hosts) const;
-    uint64_t m_flowMemory = 0;     //!< estimated memory of the flows added so far
-    uint32_t m_completed = 0;      //!< flows whose FlowComplete fired
-    uint32_t m_firstFeedbacks = 0; //!< flows past their first RTT
-    uint32_t m_bottleneck = 0;     //!< bottleneck switch port
-    uint32_t m_bottleneckHost = 0; //!< the host the bottleneck port leads to
-    std::string m_case;            //!< case subdirectory of --out (SetCase)
-    std::string m_fabricText;      //!< SetFabricDescription
-    bool m_quiet = false;          //!< SetQuiet
-    bool m_buckets = false;        //!< EnableSizeBuckets
-    Time m_duration = Seconds(-1); //!< RunFor's duration; negative: run until done
-    Time m_rateEvery = Seconds(0); //!< EnableRateSeries' interval
-    std::ofstream m_ratesCsv;      //!< rates.csv
-    std::vector<Time> m_rateTimes; //!< times of the rate samples
+    uint64_t m_flowMemory = 0;             //!< estimated memory of the flows added so far
+    uint32_t m_completed = 0;              //!< flows whose FlowComplete fired
+    uint32_t m_firstFeedbacks = 0;         //!< flows past their first RTT
+    uint32_t m_bottleneck = 0;             //!< bottleneck switch port
+    uint32_t m_bottleneckHost = 0;         //!< the host the bottleneck port leads to
+    std::string m_case;                    //!< case subdirectory of --out (SetCase)
+    std::string m_fabricText;              //!< SetFabricDescription
+    bool m_quiet = false;                  //!< SetQuiet
+    bool m_buckets = false;                //!< EnableSizeBuckets
+    bool m_sizeClasses = false;            //!< EnableSizeClasses
+    std::vector<std::string> m_classOf;    //!< SetFlowClasses: class per flow id
+    std::vector<std::string> m_classOrder; //!< SetFlowClasses: the classes, in report order
+    Time m_duration = Seconds(-1);         //!< RunFor's duration; negative: run until done
+    Time m_rateEvery = Seconds(0);         //!< EnableRateSeries' interval
+    std::ofstream m_ratesCsv;              //!< rates.csv
+    std::vector<Time> m_rateTimes;         //!< times of the rate samples
     std::vector<std::vector<uint64_t>> m_rateDelivered; //!< [sample][flow] delivered bytes
     uint64_t m_overallMax = 0;                          //!< bottleneck maximum before the reset
     int m_exitStatus = 0;    //!< 3 when an invariant failed (Finish), else 0

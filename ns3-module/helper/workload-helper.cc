@@ -220,9 +220,17 @@ AddGeneratedFlows(RdmaScenario& sc, const GeneratorSettings& s)
                 s.cdfPath, text, p, rust::Slice<const uint64_t>(rates.data(), rates.size()));
         });
     GeneratedWorkload out;
+    bool first = true;
     for (const auto& f : w.flows)
     {
-        sc.AddFlow(f.src, f.dst, f.bytes, NanoSeconds(static_cast<int64_t>(f.start_ns)));
+        const uint32_t id =
+            sc.AddFlow(f.src, f.dst, f.bytes, NanoSeconds(static_cast<int64_t>(f.start_ns)));
+        if (first)
+        {
+            out.firstFlowId = id;
+            first = false;
+        }
+        out.dstHosts.push_back(f.dst);
         out.bytes += f.bytes;
     }
     out.flows = w.flows.size();

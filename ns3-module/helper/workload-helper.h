@@ -97,6 +97,8 @@ struct GeneratedWorkload
     int64_t incastReceiver = -1;         //!< incast: the receiver's host index (else -1)
     double meanBytes = 0;                //!< the CDF's mean size (bytes)
     double offeredLoad = 0;              //!< the realised load (Rust Workload::offered_load)
+    uint32_t firstFlowId = 0;            //!< flow id of the first flow added
+    std::vector<uint32_t> dstHosts;      //!< destination host index of each flow, in order
 };
 
 /**
