@@ -6,8 +6,11 @@
 `./waf compare --run "EXAMPLE args" --schemes=...` builds, then runs this with --build set to its
 build directory; run by hand it needs a tree built by `./waf build` (default --build: build/).
 Each scheme runs as `EXAMPLE args --cc=SCHEME --out=results/compare/EXAMPLE-SCHEME` from the
-checkout; the table is read from each run's summary.json. A failing run stops the comparison
-with its exit status.
+checkout; the table is read from each run's summary.json. A scheme written SCHEME+rcm runs
+with RCM in the switches (`--cc=SCHEME --rcm=1`; e.g. --schemes=dcqcn,dcqcn+rcm). When every
+run reports them (fat-tree-workload), tables of the FCT by size class (summary.json's
+fct_by_size) and by class (fct_by_class, --pattern=hotspot) follow. A failing run stops the
+comparison with its exit status.
 """
 
 import argparse
@@ -49,6 +52,46 @@ def table(name, args, rows, root):
     return lines
 
 
+# (title, class): the tables by size class and by class, from summary.json's fct_by_size and
+# fct_by_class (rdmacc::ClassFigures)
+CLASS_TABLES = [
+    ("fct_by_size", [("all", "all"), ("mice <1MB", "mice"), ("medium 1-10MB", "medium"), ("elephants >10MB", "elephants")]),
+    ("fct_by_class", [("hot", "hot"), ("background", "background"), ("all", "all")]),
+]
+
+
+def class_tables(rows):
+    """Text lines: for each of CLASS_TABLES that every run has, one row per scheme with each
+    class's flows, FCT avg and p99 (us) and mean throughput (Gb/s)."""
+    lines = []
+    for key, classes in CLASS_TABLES:
+        if not rows or not all(key in s for _, s in rows):
+            continue
+        head = ["scheme"]
+        for title, _ in classes:
+            head += [title + " flows", "FCT avg us", "FCT p99 us", "thr avg Gb/s"]
+        cells = [head]
+        for cc, s in rows:
+            r = [cc]
+            for _, c in classes:
+                f = s[key][c]
+                r += ["%d" % f["flows"] + (" (%d unfinished)" % f["unfinished"] if f["unfinished"] else ""),
+                      "%.1f" % (f["fct_ns"]["avg"] / 1e3), "%.1f" % (f["fct_ns"]["p99"] / 1e3),
+                      "%.2f" % (f["throughput_bps"]["avg"] / 1e9)]
+            cells.append(r)
+        widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
+        lines += ["", key]
+        lines += ["  ".join(x.rjust(w) for x, w in zip(r, widths)) for r in cells]
+    return lines
+
+
+def scheme_args(scheme):
+    """The options of one entry of --schemes: SCHEME, or SCHEME+rcm (RCM in the switches)."""
+    if scheme.endswith("+rcm"):
+        return ["--cc=" + scheme[: -len("+rcm")], "--rcm=1"]
+    return ["--cc=" + scheme]
+
+
 def main():
     ap = argparse.ArgumentParser(
         prog="tools/compare.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -56,7 +99,9 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), metavar="DIR", help="build directory of ./waf build [default: build]")
     ap.add_argument("--run", default="", metavar='"EXAMPLE args"', help="the example and its arguments (one string)")
     ap.add_argument(
-        "--schemes", default="ldcp,ldcp-rate,dcqcn,hpcc,timely,dctcp,none", help="comma-separated --cc values [default: ldcp,ldcp-rate,dcqcn,hpcc,timely,dctcp,none]"
+        "--schemes",
+        default="ldcp,ldcp-rate,dcqcn,hpcc,timely,dctcp,none",
+        help="comma-separated --cc values, SCHEME+rcm for SCHEME with RCM in the switches [default: ldcp,ldcp-rate,dcqcn,hpcc,timely,dctcp,none]",
     )
     ap.add_argument(
         "--out", default=os.path.join("results", "compare"), metavar="DIR", help="outputs go to DIR/EXAMPLE-SCHEME/ [default: results/compare]"
@@ -82,7 +127,7 @@ def main():
     rows = []
     for cc in schemes:
         out = os.path.join(opts.out, "%s-%s" % (name, cc))
-        cmd = [prog] + argv[1:] + ["--cc=" + cc, "--out=" + out]
+        cmd = [prog] + argv[1:] + scheme_args(cc) + ["--out=" + out]
         buildenv.banner(" ".join(cmd))
         rc = subprocess.call(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
         if rc != 0:
@@ -90,7 +135,7 @@ def main():
             return rc if rc > 0 else 1
         with open(os.path.join(ROOT, out, "summary.json")) as f:
             rows.append((cc, json.load(f)))
-    print("\n".join(table(name, argv[1:], rows, opts.out)))
+    print("\n".join(table(name, argv[1:], rows, opts.out) + class_tables(rows)))
     sys.stdout.flush()
     return 0
 
