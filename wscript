@@ -84,7 +84,7 @@ def options(opt):
         action="store",
         default="ldcp,ldcp-rate,dcqcn,hpcc,timely,dctcp,none",
         dest="schemes",
-        help='with "compare": comma-separated --cc values to run the example with',
+        help='with "compare": comma-separated --cc values to run the example with (SCHEME+rcm: with RCM in the switches)',
     )
     opt.add_option(
         "--grid",
