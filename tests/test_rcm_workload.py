@@ -124,6 +124,10 @@ class RcmWorkloads(ExampleTest):
             # flow (a congestion flow least of all) ever changes port
             self.assertEqual(r["sar_moves"], 0, msg)
             self.assertLessEqual(r["sar_detours"], s["generated_flows"] * 6, msg)
+            if cdf == "enterprise":
+                # congestion regions form and SAR places new flows around them (297-2251
+                # detours over seeds 1-3; the data-mining runs, with ~230 flows, may have none)
+                self.assertGreater(r["sar_detours"], 0, msg)
 
     def test_size_classes_equal_fct_csv(self):
         for _, s, rows, msg in self.each():
