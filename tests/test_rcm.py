@@ -99,8 +99,9 @@ class RcmBurst(ExampleTest):
                     counts[k] = counts.get(k, 0) + 1
         return {k: sums[k] / counts[k] for k in sums}
 
-    # The paper's numbers (issue 12), not reached yet (see the README's RCM section): marked as
-    # expected failures so that the check fails as soon as they pass (then remove the marker).
+    # The paper's burst number (issue 12), not reached yet (see the README's RCM section):
+    # marked as an expected failure so that the check fails as soon as it passes (then remove
+    # the marker).
     @unittest.expectedFailure
     def test_rcm_cuts_the_burst_to_25_and_the_incast_recovers(self):
         # NPC 2017 Fig. 6(a): once detected, the burst is cut to about 25 Gb/s at B (25 +- 5
