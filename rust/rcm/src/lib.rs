@@ -67,10 +67,9 @@
 //!   the budget `(W, W_c)` and the congestion flows; the port's scheduler enforces them where
 //!   the packets are: it sets a congestion flow's packets apart when they reach the head of
 //!   its queue (so RCC applies at once to packets queued before it started, as the paper's
-//!   virtual output queues allow) and keeps each flow in order ([`rcc::HeldFlows`]: a flow
-//!   with packets set apart has its next ones set apart too, while it is a congestion flow;
-//!   when the congestion flows change, the set-apart packets of the others return to the
-//!   first FIFO in arrival order). The output queue's congestion
+//!   virtual output queues allow) and keeps each flow in order (only congestion flows'
+//!   packets are set apart, each as it reaches the head; when the congestion flows change,
+//!   the set-apart packets of the others return to the first FIFO in arrival order). The output queue's congestion
 //!   point, and the switch's RED/ECN marking, see the queue without the packets held apart
 //!   (in the paper's input-and-output-queued switch they wait in the input queues, whose
 //!   congestion points do see them).

@@ -126,7 +126,9 @@ impl RccBudget {
         let f = self.cut_fraction(degree);
         let old = self.w_c?;
         // rounding up keeps the cut within 50 %: new ≥ old / 2
-        let new = Bytes((((old.0 as f64) * (1.0 - f)).ceil() as u64).max(1)).min(old.max(Bytes(1)));
+        let new = Bytes(((old.0 as f64) * (1.0 - f)).ceil() as u64)
+            .min(old)
+            .max(Bytes(1));
         self.w_c = Some(new);
         self.stats.cuts += 1;
         log::trace!("RCC cut Fb {degree}: W_c {} -> {}", old.0, new.0);
@@ -344,74 +346,6 @@ impl RccWindow {
             self.sent = Bytes::ZERO;
             self.sent_c = Bytes::ZERO;
             self.stats.windows += 1;
-        }
-    }
-}
-
-/// The flows with packets in an output queue's congestion-flow FIFO, and how many: a packet
-/// of such a flow joins that FIFO too, whatever the flow's classification is now, so that a
-/// flow's packets never overtake each other (a flow dropped from the CAM while some of its
-/// packets are held would otherwise send its newer packets first, and the receiver's
-/// go-back-N would resend them). A fixed table allocated at construction; a flow that finds
-/// it full is not set apart (it is then not held, and stays in order).
-#[derive(Debug, Clone)]
-pub struct HeldFlows {
-    /// `(flow, packets held)`; the first `len` entries are in use.
-    entries: Box<[(u64, u32)]>,
-    len: usize,
-}
-
-impl HeldFlows {
-    /// A table of `capacity` flows (at least 1).
-    pub fn new(capacity: usize) -> HeldFlows {
-        HeldFlows {
-            entries: vec![(0, 0); capacity.max(1)].into_boxed_slice(),
-            len: 0,
-        }
-    }
-
-    /// Packets of `flow` held now.
-    pub fn held(&self, flow: u64) -> u32 {
-        self.entries[..self.len]
-            .iter()
-            .find(|e| e.0 == flow)
-            .map_or(0, |e| e.1)
-    }
-
-    /// Whether no flow has packets held.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Flows with packets held.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// One more packet of `flow` is held; false (nothing recorded) when the flow is not in
-    /// the table and the table is full.
-    pub fn add(&mut self, flow: u64) -> bool {
-        if let Some(e) = self.entries[..self.len].iter_mut().find(|e| e.0 == flow) {
-            e.1 = e.1.saturating_add(1);
-            return true;
-        }
-        let Some(slot) = self.entries.get_mut(self.len) else {
-            return false;
-        };
-        *slot = (flow, 1);
-        self.len += 1;
-        true
-    }
-
-    /// A held packet of `flow` left; the flow leaves the table with its last one.
-    pub fn remove(&mut self, flow: u64) {
-        let Some(i) = self.entries[..self.len].iter().position(|e| e.0 == flow) else {
-            return;
-        };
-        self.entries[i].1 = self.entries[i].1.saturating_sub(1);
-        if self.entries[i].1 == 0 {
-            self.len -= 1;
-            self.entries.swap(i, self.len);
         }
     }
 }
@@ -653,58 +587,6 @@ mod tests {
         assert_eq!(b.recover(Bytes(7000)), Some(Bytes(10_000)));
         assert_eq!(b.recover(Bytes(1000)), None, "already W");
         assert_eq!(b.stats().recoveries, 2);
-    }
-
-    #[test]
-    fn held_flows_count_packets_per_flow() {
-        let mut h = HeldFlows::new(2);
-        assert!(h.is_empty());
-        assert!(h.add(7) && h.add(7) && h.add(9));
-        assert_eq!((h.held(7), h.held(9), h.len()), (2, 1, 2));
-        // full: a third flow is not recorded
-        assert!(!h.add(11));
-        assert_eq!(h.held(11), 0);
-        h.remove(7);
-        h.remove(9);
-        assert_eq!((h.held(7), h.held(9), h.len()), (1, 0, 1));
-        assert!(h.add(11));
-        h.remove(7);
-        h.remove(7); // nothing left: ignored
-        h.remove(11);
-        assert!(h.is_empty());
-    }
-
-    proptest! {
-        /// The table's counts are the packets added minus removed per flow, for the flows it
-        /// took, and it never holds more flows than its capacity.
-        #[test]
-        fn held_flows_conserve_packets(
-            cap in 1usize..8,
-            ops in prop::collection::vec((any::<bool>(), 0u64..12), 1..300),
-        ) {
-            let mut h = HeldFlows::new(cap);
-            let mut model = std::collections::HashMap::<u64, u32>::new();
-            for (add, f) in ops {
-                if add {
-                    if h.add(f) {
-                        *model.entry(f).or_default() += 1;
-                    } else {
-                        prop_assert!(!model.contains_key(&f) && model.len() == cap);
-                    }
-                } else if let Some(n) = model.get_mut(&f) {
-                    h.remove(f);
-                    *n -= 1;
-                    if *n == 0 {
-                        model.remove(&f);
-                    }
-                }
-                prop_assert!(h.len() <= cap);
-                prop_assert_eq!(h.len(), model.len());
-                for f in 0..12u64 {
-                    prop_assert_eq!(h.held(f), model.get(&f).copied().unwrap_or(0));
-                }
-            }
-        }
     }
 
     #[derive(Debug, Clone)]

@@ -30,9 +30,8 @@
 //! `(W, W_c)` ([`RccBudget`], from detections and CNs) and its congestion flows, and reports
 //! every change ([`Event::Rcc`]); the port's scheduler enforces it where the packets are
 //! (`rdma-cc-switch`'s scheduler: it sets the congestion flows' packets apart as they reach
-//! the head of its queue, as the paper's virtual output queues would, keeps each flow in order
-//! with a [`crate::rcc::HeldFlows`], and holds them with an [`crate::rcc::RccWindow`] once
-//! `W_c` is spent).
+//! the head of its queue, as the paper's virtual output queues would, keeps each flow in order,
+//! and holds them with an [`crate::rcc::RccWindow`] once `W_c` is spent).
 //!
 //! Which output point an input queue's CN reports (decision, see the crate documentation):
 //! among the output points of the same priority on the other ports, the most congested one

@@ -52,11 +52,12 @@
 //! goes first, except that a congestion-flow packet waits once the congestion flows have sent
 //! `W_c` in the current window of `W` bytes while another packet of the class waits
 //! ([`RccWindow`]). A class with work is always eligible (a window ends when nothing else
-//! waits: the port never idles). A flow with packets in the second FIFO keeps its order: its
-//! next packets follow them there while it is a congestion flow ([`HeldFlows`]); when the
-//! congestion flows change (or RCC stops), the frames of flows that are no longer congestion
-//! flows move back to the first FIFO, merged in arrival order, so that they are not held
-//! behind the congestion flows' frames. With a timed window ([`Scheduler::set_rcc_timed`], RCM's
+//! waits: the port never idles). The second FIFO holds frames of congestion flows only, so a
+//! flow keeps its order: while it is a congestion flow each of its frames reaching the head
+//! moves there, and the first FIFO's head is never one of them; when the congestion flows
+//! change (or RCC stops), the frames of flows that are no longer congestion flows move back
+//! to the first FIFO, merged in arrival order, so that they are not held behind the
+//! congestion flows' frames. With a timed window ([`Scheduler::set_rcc_timed`], RCM's
 //! `rcc_timed`) the congestion flows may send `W_c` per period and a class whose only frames
 //! are held ones is not eligible: [`Pick::WaitUntil`] the next period. Served packets say which
 //! FIFO they came from ([`QueuedPacket::rcc`]), and [`ClassQueue::rcc_bytes`] is what the
@@ -69,7 +70,6 @@
 //! set (a `VecDeque` keeps its capacity).
 
 use rdma_cc_core::{Bytes, ConfigError, PacketKind, Time};
-use rdma_cc_rcm::rcc::HeldFlows;
 use rdma_cc_rcm::{FlowList, RccWindow};
 use std::collections::VecDeque;
 
@@ -232,19 +232,14 @@ pub struct ClassQueue {
     rcc_bytes: Bytes,
     /// RCM: the window that admits them (inactive: every frame may go).
     rcc: RccWindow,
-    /// RCM: the congestion flows while RCC is active.
+    /// RCM: the congestion flows while RCC is active (every frame in `rcc_items` is one of
+    /// theirs).
     harmful: FlowList,
-    /// RCM: flows with frames in `rcc_items` (allocated when RCC first starts).
-    held: Option<HeldFlows>,
     /// RCM: reused buffers of [`Self::release`] (kept for their capacity: no allocation once
     /// grown).
     scratch_items: VecDeque<Item>,
     scratch_rcc: VecDeque<QueuedPacket>,
 }
-
-/// Flows a class can hold apart at once: a CN or a CAM names at most
-/// [`rdma_cc_rcm::MAX_CAM_DEPTH`], and flows named earlier may still be draining.
-const HELD_FLOWS: usize = 2 * rdma_cc_rcm::MAX_CAM_DEPTH;
 
 impl ClassQueue {
     /// Whether the class has neither frames nor flows.
@@ -291,19 +286,14 @@ impl ClassQueue {
             .push_back(Item::Packet(QueuedPacket { rcc: false, ..p }));
     }
 
-    /// Moves the frames of congestion flows (and of flows with frames already moved) at the
-    /// head of the first FIFO to the second, in order; a flow the table cannot take stays.
+    /// Moves the frames of congestion flows at the head of the first FIFO to the second, in
+    /// order.
     fn classify_head(&mut self) {
-        let active = self.rcc.is_active();
-        let Some(held) = self.held.as_mut() else {
-            return;
-        };
-        if !active && held.is_empty() {
+        if !self.rcc.is_active() {
             return;
         }
         while let Some(&Item::Packet(p)) = self.items.front() {
-            let congestion = (active && self.harmful.contains(p.flow)) || held.held(p.flow) > 0;
-            if !congestion || !held.add(p.flow) {
+            if !self.harmful.contains(p.flow) {
                 break;
             }
             self.items.pop_front();
@@ -335,13 +325,7 @@ impl ClassQueue {
             // flows only exist at a host, which never sets RCC frames apart
             Some(Item::Flow(_)) | None => true,
         };
-        if !older {
-            return false;
-        }
-        // a flow that is no longer a congestion flow (its packets were set apart earlier, and
-        // stay behind them to keep its order) is not held by the budget
-        let harmful = self.rcc.is_active() && self.harmful.contains(head.flow);
-        !harmful || self.rcc.admits_congestion_at(now, !self.items.is_empty())
+        older && self.rcc.admits_congestion_at(now, !self.items.is_empty())
     }
 
     /// Timed RCC: when the class can send again, if all it has is congestion-flow frames
@@ -351,10 +335,7 @@ impl ClassQueue {
         if !self.items.is_empty() {
             return None;
         }
-        let head = self.rcc_items.front()?;
-        if !self.harmful.contains(head.flow) {
-            return None;
-        }
+        self.rcc_items.front()?;
         self.rcc.blocked_until(now)
     }
 
@@ -365,9 +346,6 @@ impl ClassQueue {
         let p = if rcc_first {
             let p = self.rcc_items.pop_front()?;
             self.rcc_bytes = self.rcc_bytes.saturating_sub(p.size);
-            if let Some(h) = self.held.as_mut() {
-                h.remove(p.flow);
-            }
             QueuedPacket { rcc: true, ..p }
         } else {
             match self.items.front() {
@@ -379,8 +357,8 @@ impl ClassQueue {
             }
         };
         self.bytes = self.bytes.saturating_sub(p.size);
-        let congestion = p.rcc && self.harmful.contains(p.flow);
-        self.rcc.on_sent(p.size, congestion);
+        // a frame of the second FIFO is a congestion flow's
+        self.rcc.on_sent(p.size, p.rcc);
         Some(p)
     }
 
@@ -393,26 +371,19 @@ impl ClassQueue {
         } else {
             FlowList::new()
         };
-        if budget.is_some() && self.held.is_none() {
-            self.held = Some(HeldFlows::new(HELD_FLOWS));
-        }
         self.release();
     }
 
     /// Moves the frames of the second FIFO whose flow is no longer a congestion flow back
     /// into the first, merged in arrival order (a tie goes after the first FIFO's frame, as
-    /// [`Self::rcc_turn`] serves it, unless that frame is of the same flow). Without this, a flow set apart once (a victim a root's
-    /// CAM named before a CN narrowed the set) would keep joining the second FIFO behind
-    /// the congestion flows' held frames for as long as it stays backlogged, and be held
-    /// with them.
+    /// [`Self::rcc_turn`] serves it, unless that frame is of the same flow), so that the
+    /// second FIFO holds congestion flows' frames only: a flow dropped from the set (a victim
+    /// a root's CAM named before a CN narrowed it) is not held behind them.
     fn release(&mut self) {
         let harmful = self.harmful;
         if self.rcc_items.iter().all(|p| harmful.contains(p.flow)) {
             return;
         }
-        let Some(held) = self.held.as_mut() else {
-            return;
-        };
         let mut keep = std::mem::take(&mut self.scratch_rcc);
         let mut merged = std::mem::take(&mut self.scratch_items);
         keep.clear();
@@ -432,7 +403,6 @@ impl ClassQueue {
                 merged.push_back(it);
                 first.next();
             }
-            held.remove(p.flow);
             self.rcc_bytes = self.rcc_bytes.saturating_sub(p.size);
             merged.push_back(Item::Packet(QueuedPacket { rcc: false, ..p }));
         }
@@ -773,20 +743,11 @@ impl Scheduler {
                     q.rcc_bytes
                 ));
             }
-            if let Some(h) = &q.held {
-                let n: u32 = q
-                    .rcc_items
-                    .iter()
-                    .map(|p| p.flow)
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .into_iter()
-                    .map(|f| h.held(f))
-                    .sum();
-                if n as usize != q.rcc_items.len() {
-                    return Err(format!(
-                        "{class:?}: held-flow counts {n} != RCC FIFO frames"
-                    ));
-                }
+            if let Some(p) = q.rcc_items.iter().find(|p| !q.harmful.contains(p.flow)) {
+                return Err(format!(
+                    "{class:?}: RCC FIFO holds a frame of flow {}, not a congestion flow",
+                    p.flow
+                ));
             }
         }
         Ok(())
