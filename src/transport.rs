@@ -63,6 +63,8 @@ mod ffi {
         ts_ns: u64,
         /// the port's line rate, bit/s
         line_rate_bps: u64,
+        /// which egress port wrote the record (node id << 32 | port index; not on the wire)
+        port_id: u64,
     }
 
     /// The sender's next action, and its next timer deadline (u64::MAX: none).
@@ -420,6 +422,7 @@ impl Sender {
                 tx_bytes: h.tx_bytes,
                 ts_ns: h.ts_ns,
                 line_rate_bps: h.line_rate_bps,
+                port_id: h.port_id,
             }) {
                 break;
             }
@@ -702,6 +705,7 @@ mod tests {
             tx_bytes,
             ts_ns,
             line_rate_bps: 100_000_000_000,
+            port_id: 1,
         };
         // a sixth record is beyond what a packet carries and is not read
         let first = [hop(0, 0); 6];

@@ -827,6 +827,7 @@ RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const In
         hops[j].tx_bytes = tag.hops[j].txBytes;
         hops[j].ts_ns = tag.hops[j].tsNs;
         hops[j].line_rate_bps = tag.hops[j].lineRateBps;
+        hops[j].port_id = (uint64_t{tag.hops[j].node} << 32) | tag.hops[j].port;
     }
     return (*q.sender)->on_ack_int(
         now, h.seq, ece, h.ts, rust::Slice<const rdmacc_ffi::IntHop>(hops.data(), n));

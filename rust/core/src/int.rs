@@ -32,6 +32,13 @@ pub struct HopRecord {
     pub ts_ns: u64,
     /// The port's line rate, bit/s.
     pub line_rate_bps: u64,
+    /// Which egress port wrote the record: a fabric-wide identity (the simulator uses the
+    /// switch's node id in the high 32 bits and the port's index in the low 32). It lets a
+    /// sender compare a record only with an earlier record of the same port when the path
+    /// changes under it (adaptive routing such as RCM's SAR). Simulator metadata: the wire
+    /// size ([`crate::wire::INT_ON_WIRE`]) counts the HPCC simulator's 8-byte record, which has
+    /// no port identity (a real INT deployment would add its switch-id field).
+    pub port_id: u64,
 }
 
 /// The hop records a packet carries: up to [`MAX_HOPS`], in path order.
@@ -50,6 +57,7 @@ impl IntRecords {
             tx_bytes: 0,
             ts_ns: 0,
             line_rate_bps: 0,
+            port_id: 0,
         }; MAX_HOPS],
     };
 
@@ -101,6 +109,7 @@ mod tests {
             tx_bytes: 10 * i,
             ts_ns: 100 * i,
             line_rate_bps: 100_000_000_000,
+            port_id: i,
         }
     }
 

@@ -49,6 +49,11 @@
 //!   rate is still recomputed.
 //! - **A different number of hops** than `L` (a new path, or records missing) is not compared:
 //!   the ACK only replaces `L`.
+//! - **A hop written by another port** than the same hop of `L` (adaptive routing moved the
+//!   flow there, e.g. RCM's SAR in `flowlet` or `packet` mode) is skipped like a stale one:
+//!   two ports' counters and clocks say nothing about either's rate. The other hops are still
+//!   compared. The paper and the simulator assume a fixed path and compare by position only;
+//!   with a fixed path (per-flow ECMP) the two rules are the same.
 //! - **Transmitted bytes that go backwards** count as none (`txRate = 0`).
 //! - **ACKs without records** ([`Controller::on_ack`]) and NACKs change nothing but the
 //!   sequence bookkeeping: HPCC learns only from INT, and the simulator runs it on a lossless
@@ -77,6 +82,9 @@ pub struct HpccStats {
     pub stale_hops: u64,
     /// ACKs whose hop count differed from the previous ACK's (only stored).
     pub path_changes: u64,
+    /// Hop records skipped because another port than the previous ACK's wrote them (the
+    /// path changed at that hop).
+    pub rerouted_hops: u64,
 }
 
 /// HPCC's controller (see the module documentation).
@@ -179,6 +187,11 @@ impl Hpcc {
     fn measure(&mut self, now: &[HopRecord], prev: &[HopRecord]) -> Option<(f64, u64)> {
         let mut best: Option<(f64, u64)> = None;
         for (h, h0) in now.iter().zip(prev) {
+            // the same hop must be the same port: a rerouted hop has no previous record here
+            if h.port_id != h0.port_id {
+                self.stats.rerouted_hops += 1;
+                continue;
+            }
             // τ = ts − ts'
             let tau = h.ts_ns.saturating_sub(h0.ts_ns);
             if tau == 0 || h.line_rate_bps == 0 {
@@ -357,6 +370,7 @@ mod tests {
             tx_bytes,
             ts_ns,
             line_rate_bps: G100,
+            port_id: 0,
         }
     }
 
@@ -607,6 +621,31 @@ mod tests {
         });
         assert_eq!(c.stats().int_acks, 3);
         assert_eq!(c.rate(), Rate::gbps(100));
+    }
+
+    #[test]
+    fn a_hop_written_by_another_port_is_not_compared() {
+        let at = |port_id, ts_ns, tx_bytes| HopRecord {
+            port_id,
+            ..hop(ts_ns, tx_bytes, 0)
+        };
+        let first = IntRecords::from_slice(&[at(1, 0, 0), at(2, 0, 0)]);
+        let mut c = primed(HpccConfig::default(), first.as_slice()[0], 10_000);
+        // prime with the two-hop path (primed stored a one-hop L: a path change, only stored)
+        ack(&mut c, 1500, &first);
+        // hop 0 moved to port 3, whose counter is far ahead: compared with port 1's record it
+        // would read 1 000 000 B in 10 µs (800 Gb/s, u = 8); hop 1 (same port) runs at 50 %
+        let moved = IntRecords::from_slice(&[at(3, 10_000, 1_000_000), at(2, 10_000, 62_500)]);
+        ack(&mut c, 2000, &moved);
+        assert_eq!(c.stats().rerouted_hops, 1);
+        assert!((c.last_sample() - 0.5).abs() < 1e-12, "{}", c.last_sample());
+        // every hop rerouted: no usable hop, U and R unchanged
+        let (r, u) = (c.rate(), c.utilisation());
+        send_to(&mut c, 20_000);
+        let all = IntRecords::from_slice(&[at(4, 20_000, 0), at(5, 20_000, 0)]);
+        ack(&mut c, 12_000, &all);
+        assert_eq!(c.stats().rerouted_hops, 3);
+        assert_eq!((c.rate(), c.utilisation()), (r, u));
     }
 
     #[test]

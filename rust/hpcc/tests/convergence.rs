@@ -135,6 +135,7 @@ impl Net {
             tx_bytes: self.tx_bytes as u64,
             ts_ns: now,
             line_rate_bps: LINE,
+            port_id: 1,
         };
         let back = now + T + (self.queue * 8e9 / LINE as f64) as u64;
         for i in sends {

@@ -1058,6 +1058,7 @@ mod tests {
             tx_bytes,
             ts_ns,
             line_rate_bps: 100_000_000_000,
+            port_id: 7,
         };
         let mut sent = 0;
         for k in 0..3 {

@@ -1003,6 +1003,7 @@ mod tests {
             tx_bytes: 2,
             ts_ns: 3,
             line_rate_bps: 4,
+            port_id: 5,
         }]);
         s.on_ack_echo(us(8), 1000, false, Some(Time::ZERO));
         s.on_ack_int(us(9), 2000, true, Some(Time(100)), &int);
