@@ -44,6 +44,8 @@ class Bench(ExampleTest):
         # 16 x 1 MB in 1000 B packets over 2 hops: at least 2 events per packet-hop (a
         # transmit-complete and an arrival), and the run's own ratio
         self.assertEqual(s["data_packets_sent"], 16 * 1000)
+        # lossless, no retransmission: every data packet crosses its two links once
+        self.assertEqual(s["data_frame_hops"], 2 * 16 * 1000)
         per_hop = float(r["events_per_packet_hop"])
         self.assertAlmostEqual(per_hop, s["events"] / (s["data_packets_sent"] * 2), places=2)
         self.assertGreaterEqual(per_hop, 2.0)

@@ -57,6 +57,20 @@ class FatTreeUnderEveryScheme(ExampleTest):
             rows = read_csv(out, "fct.csv")
             self.assertEqual(len(rows), s["flows_total"], msg)
             self.assertTrue(all(int(r["fct_ns"]) >= int(r["ideal_fct_ns"]) for r in rows), msg)
+            # packet-hops: a k = 4 fat tree has 2 hosts per edge switch and 4 per pod, so a
+            # flow's packets cross 2, 4 or 6 links; sent once each (1000 B payload) unless
+            # retransmitted
+            def links(r):
+                a, b = int(r["src"]), int(r["dst"])
+                return 2 if a // 2 == b // 2 else 4 if a // 4 == b // 4 else 6
+            packets = [-(-int(r["size_bytes"]) // 1000) for r in rows]
+            hops = sum(p * links(r) for p, r in zip(packets, rows))
+            if s["retx_bytes"] == 0 and s["probes_sent"] == 0:
+                self.assertEqual(s["data_packets_sent"], sum(packets), msg)
+                self.assertEqual(s["data_frame_hops"], hops, msg)
+            else:
+                self.assertGreaterEqual(s["data_frame_hops"], hops, msg)
+                self.assertLessEqual(s["data_frame_hops"], 6 * s["data_packets_sent"] + s["probes_sent"] * 6, msg)
 
     def test_ecmp_spreads_flows_over_every_core_switch(self):
         d = output_dir("ecmp")

@@ -19,9 +19,9 @@ The suite (every run from the checkout, outputs in DIR/NAME/, default DIR result
                      10 ms of arrivals, DCQCN (hpcc-sim)
 
 --quick runs the four incasts only. Per scenario: Run() seconds (the example's wall_s: the time
-in Simulator::Run), whole-process seconds, events, events/s, events per delivered packet-hop
-(incasts: data packets x 2 hops; "-" where the hop count is not known), peak RSS (the child's
-ru_maxrss), flows done. A run that fails (non-zero exit) stops the suite with its status.
+in Simulator::Run), whole-process seconds, events, events/s, events per packet-hop (events over
+the run's `data_frame_hops`: data frames put on a link at every host NIC and switch port), peak
+RSS (the child's ru_maxrss), flows done. A run that fails (non-zero exit) stops the suite with its status.
 Timing is the machine's: compare runs made in one session on one machine.
 """
 
@@ -45,16 +45,15 @@ HPCC_SIM_DCQCN = [
     "--buffer=32MB",
 ]
 
-# name, example, arguments, hops per data packet (0: not known), in --quick
+# name, example, arguments, in --quick
 SUITE = [
-    ("incast-16x1MB", "ldcp-incast", ["--cc=none", "--pfc=1", "--senders=16", "--size=1000000"], 2, True),
-    ("incast-64x1MB", "ldcp-incast", ["--cc=none", "--pfc=1", "--senders=64", "--size=1000000"], 2, True),
-    ("incast-256x256KB", "ldcp-incast", ["--cc=none", "--pfc=1", "--senders=256", "--size=262144"], 2, True),
+    ("incast-16x1MB", "ldcp-incast", ["--cc=none", "--pfc=1", "--senders=16", "--size=1000000"], True),
+    ("incast-64x1MB", "ldcp-incast", ["--cc=none", "--pfc=1", "--senders=64", "--size=1000000"], True),
+    ("incast-256x256KB", "ldcp-incast", ["--cc=none", "--pfc=1", "--senders=256", "--size=262144"], True),
     (
         "incast-1000x64KB",
         "ldcp-incast",
         ["--cc=none", "--pfc=1", "--senders=1000", "--size=65536", "--buffer=32MB"],
-        2,
         True,
     ),
     (
@@ -65,14 +64,12 @@ SUITE = [
             "--flows=workloads/websearch-320hosts-load30-5ms.flows",
         ]
         + HPCC_SIM_DCQCN,
-        0,
         False,
     ),
     (
         "k12-load60-10ms",
         "fat-tree-workload",
         ["--k=12", "--load=0.6", "--duration=10ms", "--cdf=workloads/WebSearch_distribution.txt"] + HPCC_SIM_DCQCN,
-        0,
         False,
     ),
 ]
@@ -87,6 +84,27 @@ COLUMNS = [
     "peak_rss_mb",
     "flows_done",
 ]
+
+
+def machine():
+    """The machine the table was measured on: CPU model, cores, memory."""
+    model = os.uname().machine
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        with open("/proc/meminfo") as f:
+            kb = int(f.readline().split()[1])
+            mem = ", %.0f GiB" % (kb / 1024.0 / 1024.0)
+    except (OSError, ValueError, IndexError):
+        pass
+    return "%s, %d cores%s" % (model, os.cpu_count() or 0, mem)
 
 
 def run_one(prog, env, name, args, out):
@@ -123,7 +141,7 @@ def main(argv):
     env = buildenv.run_env(info)
     os.makedirs(a.out, exist_ok=True)
     rows = []
-    for name, example, args, hops, quick in SUITE:
+    for name, example, args, quick in SUITE:
         if only and name not in only:
             continue
         if a.quick and not quick and not only:
@@ -142,8 +160,8 @@ def main(argv):
         run_s = float(s["wall_s"])
         events = int(s["events"])
         per_hop = "-"
-        if hops and s.get("data_packets_sent"):
-            per_hop = "%.2f" % (events / (s["data_packets_sent"] * hops))
+        if s.get("data_frame_hops"):
+            per_hop = "%.2f" % (events / s["data_frame_hops"])
         rows.append(
             {
                 "scenario": name,
@@ -164,7 +182,7 @@ def main(argv):
     print("  ".join(c.rjust(w) for c, w in zip(COLUMNS, widths)))
     for r in rows:
         print("  ".join(r[c].rjust(w) for c, w in zip(COLUMNS, widths)))
-    print("machine: %d cores (%s); table also in %s" % (os.cpu_count() or 0, os.uname().machine, os.path.join(a.out, "bench.csv")))
+    print("machine: %s; table also in %s" % (machine(), os.path.join(a.out, "bench.csv")))
     return 0
 
 

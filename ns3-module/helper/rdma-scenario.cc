@@ -1127,6 +1127,33 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
     uint64_t marked = 0;
     std::vector<std::pair<std::string, uint64_t>> dropList;
     std::string acc;
+    // data frames put on a link, at every host NIC and switch port (retransmissions included,
+    // PFC and control-class frames not): each is one packet-hop
+    uint64_t dataFrameHops = 0;
+    auto dataFrames = [&dataFrameHops](const QbbNetDevice& d)
+    {
+        const auto& st = d.GetStats();
+        uint64_t other = st.txControlFrames;
+        for (size_t p = 0; p < st.pfcTx.size(); p++)
+        {
+            other += st.pfcTx[p] + st.resumeTx[p];
+        }
+        dataFrameHops += st.txFrames - std::min(other, st.txFrames);
+    };
+    for (const auto& d : fabric.hostDevices)
+    {
+        dataFrames(*d);
+    }
+    for (const auto& s : fabric.switches)
+    {
+        for (uint32_t i = 0; i < s->GetNDevices(); i++)
+        {
+            if (const auto d = DynamicCast<QbbNetDevice>(s->GetDevice(i)))
+            {
+                dataFrames(*d);
+            }
+        }
+    }
     for (const auto& s : fabric.switches)
     {
         const auto c = s->GetCounters();
@@ -1278,6 +1305,7 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         .Num("cw_min", std::isfinite(minCw) ? minCw : -1)
         .UInt("sub_packet_sends", subPacketSends)
         .UInt("data_packets_sent", packetsSent)
+        .UInt("data_frame_hops", dataFrameHops)
         .UInt("probes_sent", probesSent)
         .UInt("k_min_bytes", kMinB)
         .UInt("k_max_bytes", kMaxB)
