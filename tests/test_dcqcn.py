@@ -133,6 +133,32 @@ class Compare(ExampleTest):
         # DCQCN runs lossless as deployed: PAUSEs, no drop; LDCP and line rate lossy
         self.assertEqual(summary(os.path.join(out, "ldcp-incast-dcqcn"))["drops_total"], 0)
 
+    def test_compare_none_with_pfc_is_the_lossless_line_rate_baseline(self):
+        # SCHEME+pfc: --cc=SCHEME --pfc=1. Line rate lossy drops (the 16 x 256 KB incast
+        # overflows its 2 MB lossy buffer); on PFC it drops nothing and ends as the lossless
+        # line-rate run the LDCP tests compare with.
+        out = output_dir("compare-pfc")
+        p = subprocess.run(
+            [sys.executable, os.path.join(ROOT, "tools", "compare.py"), "--build", BUILD, "--out", out,
+             "--run", "ldcp-incast", "--schemes=none,none+pfc"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600,
+        )
+        self.assertEqual(p.returncode, 0, p.stdout)
+        lines = p.stdout.splitlines()
+        head = [i for i, l in enumerate(lines) if l.split()[:1] == ["scheme"]]
+        self.assertEqual(len(head), 1, p.stdout)
+        self.assertEqual([l.split()[0] for l in lines[head[0] + 1 : head[0] + 3]], ["none", "none+pfc"], p.stdout)
+        lossy = summary(os.path.join(out, "ldcp-incast-none"))
+        pfc = summary(os.path.join(out, "ldcp-incast-none+pfc"))
+        _, direct = run_example("ldcp-incast", "--cc=none", "--pfc=1")
+        ref = summary(direct)
+        for s in (lossy, pfc):
+            self.assertEqual((s["scheme"], s["invariants"], s["flows_done"]), ("none", "ok", 16), s)
+        self.assertGreater(lossy["drops_total"], 0, lossy)
+        self.assertEqual(pfc["drops_total"], 0, pfc)
+        self.assertEqual(pfc["retx_bytes"], 0, pfc)
+        self.assertEqual(pfc["fct_ns"], ref["fct_ns"], (pfc, ref))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -7,7 +7,9 @@
 build directory; run by hand it needs a tree built by `./waf build` (default --build: build/).
 Each scheme runs as `EXAMPLE args --cc=SCHEME --out=results/compare/EXAMPLE-SCHEME` from the
 checkout; the table is read from each run's summary.json. A scheme written SCHEME+rcm runs
-with RCM in the switches (`--cc=SCHEME --rcm=1`; e.g. --schemes=dcqcn,dcqcn+rcm). When every
+with RCM in the switches (`--cc=SCHEME --rcm=1`; e.g. --schemes=dcqcn,dcqcn+rcm), one written
+SCHEME+pfc with a lossless data priority (`--cc=SCHEME --pfc=1`; e.g. none+pfc, line rate on
+PFC, the lossless baseline of --schemes=ldcp,none,none+pfc). When every
 run reports them (fat-tree-workload), tables of the FCT by size class (summary.json's
 fct_by_size) and by class (fct_by_class, --pattern=hotspot) follow. A failing run stops the
 comparison with its exit status.
@@ -85,11 +87,24 @@ def class_tables(rows):
     return lines
 
 
+# Suffixes of an entry of --schemes and the options they add: SCHEME+rcm runs RCM in the
+# switches, SCHEME+pfc makes the data priority lossless (e.g. none+pfc: line rate on PFC).
+SCHEME_SUFFIXES = [("+rcm", "--rcm=1"), ("+pfc", "--pfc=1")]
+
+
 def scheme_args(scheme):
-    """The options of one entry of --schemes: SCHEME, or SCHEME+rcm (RCM in the switches)."""
-    if scheme.endswith("+rcm"):
-        return ["--cc=" + scheme[: -len("+rcm")], "--rcm=1"]
-    return ["--cc=" + scheme]
+    """The options of one entry of --schemes: SCHEME, then one option per suffix (SCHEME+rcm,
+    SCHEME+pfc, SCHEME+pfc+rcm, ...)."""
+    extra = []
+    found = True
+    while found:
+        found = False
+        for suffix, opt in SCHEME_SUFFIXES:
+            if scheme.endswith(suffix) and len(scheme) > len(suffix):
+                scheme = scheme[: -len(suffix)]
+                extra.insert(0, opt)
+                found = True
+    return ["--cc=" + scheme] + extra
 
 
 def main():
@@ -101,7 +116,7 @@ def main():
     ap.add_argument(
         "--schemes",
         default="ldcp,ldcp-rate,dcqcn,hpcc,timely,dctcp,none",
-        help="comma-separated --cc values, SCHEME+rcm for SCHEME with RCM in the switches [default: ldcp,ldcp-rate,dcqcn,hpcc,timely,dctcp,none]",
+        help="comma-separated --cc values, SCHEME+rcm for SCHEME with RCM in the switches, SCHEME+pfc for SCHEME lossless (PFC) [default: ldcp,ldcp-rate,dcqcn,hpcc,timely,dctcp,none]",
     )
     ap.add_argument(
         "--out", default=os.path.join("results", "compare"), metavar="DIR", help="outputs go to DIR/EXAMPLE-SCHEME/ [default: results/compare]"
