@@ -13,7 +13,10 @@
  * T4's PAUSEs cascade through the leaves and spines back to T1's uplinks and stall VS; more
  * senders under T3 make it worse. Each (scheme, extra senders) pair runs as its own case
  * (outputs in OUT/SCHEME-extraN/); every flow lasts the whole run; throughputs are measured over
- * its last half.
+ * its last half. Each case's summary.json lists the flows that sent data on every link
+ * (flows_on_link: the paths ECMP chose), from which the victim's max-min fair share follows: it
+ * rises with the senders under T3, since the incast flows that share the victim's uplink of T1
+ * get a smaller share of R's link (README "DCQCN").
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
