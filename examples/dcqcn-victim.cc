@@ -13,7 +13,10 @@
  * T4's PAUSEs cascade through the leaves and spines back to T1's uplinks and stall VS; more
  * senders under T3 make it worse. Each (scheme, extra senders) pair runs as its own case
  * (outputs in OUT/SCHEME-extraN/); every flow lasts the whole run; throughputs are measured over
- * its last half.
+ * its last half. Each case's summary.json lists the flows that sent data on every link
+ * (flows_on_link: the paths ECMP chose), from which the victim's max-min fair share follows: it
+ * rises with the senders under T3, since the incast flows that share the victim's uplink of T1
+ * get a smaller share of R's link (README "DCQCN").
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -23,6 +26,8 @@
 
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <set>
 
 using namespace ns3;
 
@@ -52,6 +57,31 @@ Declare(RdmaScenario& sc)
         .Duration(
             "rateSample", "100us", "rates.csv sampling interval", rdmacc::Options::Range::Above(0));
 }
+
+/// The links each flow's data frames take (ECMP picks one of the shortest paths per flow): a
+/// switch port's name ("S<switch>:<port>") -> the flows that sent data on it.
+struct LinkLog
+{
+    std::map<uint32_t, uint32_t> flowOfSrc;            //!< source node -> flow (one each)
+    std::map<std::string, std::set<uint32_t>> flowsOn; //!< link -> flows
+
+    /// PhyTxBegin of switch `sw`'s port `port`.
+    void
+    OnTx(uint32_t sw, uint32_t port, Ptr<const Packet> p)
+    {
+        RoceHeader h;
+        p->PeekHeader(h);
+        if (h.kind != RoceHeader::DATA)
+        {
+            return;
+        }
+        auto it = flowOfSrc.find(RoceHeader::IpToNode(h.srcIp));
+        if (it != flowOfSrc.end())
+        {
+            flowsOn["S" + std::to_string(sw) + ":" + std::to_string(port)].insert(it->second);
+        }
+    }
+};
 
 /// One case's result.
 struct Result
@@ -84,15 +114,33 @@ RunCase(int argc, char** argv, const std::string& scheme, bool single, uint32_t 
     const uint32_t vs = 4;
     const uint32_t vr = 5;
     const uint64_t size = sc.OutlastingBytes(duration);
-    const uint32_t victim = sc.AddFlow(vs, vr, size, Seconds(0));
+    LinkLog log;
+    auto add = [&](uint32_t src, uint32_t dst)
+    {
+        const uint32_t id = sc.AddFlow(src, dst, size, Seconds(0));
+        log.flowOfSrc[sc.fabric.hosts.Get(src)->GetId()] = id;
+        // the host's own link to its ToR (every source sends one flow)
+        log.flowsOn["H" + std::to_string(src)].insert(id);
+        return id;
+    };
+    const uint32_t victim = add(vs, vr);
     std::vector<uint32_t> incast;
     for (uint32_t h = 0; h < 4; h++) // H11-H14
     {
-        incast.push_back(sc.AddFlow(h, receiver, size, Seconds(0)));
+        incast.push_back(add(h, receiver));
     }
     for (uint32_t h = 10; h < 10 + extra; h++) // H31, H32
     {
-        incast.push_back(sc.AddFlow(h, receiver, size, Seconds(0)));
+        incast.push_back(add(h, receiver));
+    }
+    for (uint32_t s = 0; s < sc.fabric.switches.size(); s++)
+    {
+        Ptr<SwitchNode> sw = sc.fabric.switches[s];
+        for (uint32_t port = 0; port < sw->GetNPorts(); port++)
+        {
+            sw->GetPort(port)->TraceConnectWithoutContext(
+                "PhyTxBegin", MakeCallback(&LinkLog::OnTx, &log).Bind(s, port));
+        }
     }
     // the bottleneck of the incast: T4's port toward R (switch index 9: spines 0-1, pod 0
     // leaves 2-3 and ToRs 4-5, pod 1 leaves 6-7 and ToRs 8-9)
@@ -114,8 +162,17 @@ RunCase(int argc, char** argv, const std::string& scheme, bool single, uint32_t 
     {
         r.incastBps += bps(id);
     }
+    // every link with the flows on it, so that a test can compute each flow's max-min share
+    rdmacc::JsonObject links;
+    for (const auto& [name, flows] : log.flowsOn)
+    {
+        links.UIntList(name, std::vector<uint64_t>(flows.begin(), flows.end()));
+    }
     rdmacc::JsonObject extraKeys;
     extraKeys.UInt("senders", incast.size())
+        .UInt("victim_flow", victim)
+        .UIntList("incast_flows", std::vector<uint64_t>(incast.begin(), incast.end()))
+        .Obj("flows_on_link", links)
         .UInt("extra_senders", extra)
         .UInt("duration_ns", duration.GetNanoSeconds())
         .Num("victim_bps", r.victimBps)

@@ -47,10 +47,64 @@ class DcqcnFairness(ExampleTest):
         self.assertLess(s["dcqcn"]["pfc_pause_frames"], s["none"]["pfc_pause_frames"] / 10, s)
 
 
+def max_min_shares(flows_on_link, capacity):
+    """Max-min fair rates by water-filling: links maps a link to the flows on it, each link
+    carries `capacity`; returns flow -> rate."""
+    links = {l: set(f) for l, f in flows_on_link.items()}
+    left = {l: float(capacity) for l in links}
+    rate = {}
+    while True:
+        active = {l: f - set(rate) for l, f in links.items()}
+        active = {l: f for l, f in active.items() if f}
+        if not active:
+            return rate
+        # the link whose remaining capacity, shared equally, gives the least: its flows freeze
+        share, link = min((left[l] / len(f), l) for l, f in active.items())
+        for fl in active[link]:
+            rate[fl] = share
+            for l, f in links.items():
+                if fl in f:
+                    left[l] -= share
+
+
+def paper_fixed_point_queue(flows, c_bps, frame_bytes, k_min, k_max, p_max, g=1 / 256, n_us=50,
+                            k_us=55, t_us=55, b_bytes=10e6, f=5, r_ai_bps=40e6):
+    """The queue at the fixed point of DCQCN's fluid model (Zhu et al., section 5.1,
+    equations (5)-(9)), for `flows` flows sharing one link of `c_bps`: every flow at
+    R_C = C/flows, and d(alpha)/dt = dR_T/dt = dR_C/dt = 0. Rates are in packets/s and B in
+    packets, as in the model. Solves (8) for R_T - R_C, then (9) for the marking probability p
+    by bisection, and returns the queue RED's line (5) gives p at: K_min + p/P_max (K_max-K_min)."""
+    rc = c_bps / flows / (8 * frame_bytes)
+    b = b_bytes / frame_bytes
+    r_ai = r_ai_bps / (8 * frame_bytes)
+    tau, tau_a, t = n_us * 1e-6, k_us * 1e-6, t_us * 1e-6
+
+    def excess_cut(p):
+        a = 1 - (1 - p) ** (tau * rc)  # a CNP within one N: the cut's rate
+        alpha = 1 - (1 - p) ** (tau_a * rc)  # (7) at rest
+        k_b = p / ((1 - p) ** -b - 1)  # byte-counter events per packet
+        k_t = p / ((1 - p) ** (-t * rc) - 1)  # timer events per packet
+        inc = r_ai * rc * ((1 - p) ** (f * b) * k_b + (1 - p) ** (f * t * rc) * k_t)
+        gap = inc * tau / a  # (8) at rest: R_T - R_C
+        return rc * alpha * a / (2 * tau) - gap / 2 * rc * (k_b + k_t)  # (9): cuts - increases
+
+    lo, hi = 1e-9, p_max
+    for _ in range(200):
+        mid = (lo * hi) ** 0.5
+        lo, hi = (lo, mid) if excess_cut(mid) > 0 else (mid, hi)
+    return k_min + hi / p_max * (k_max - k_min)
+
+
 class DcqcnVictim(ExampleTest):
-    def test_victim_keeps_its_throughput_with_dcqcn_and_loses_it_with_pfc_alone(self):
-        _, out = run_example("dcqcn-victim", "--duration=50ms")
-        s = top_summary(out)
+    def test_victim_keeps_its_fair_share_with_dcqcn_and_loses_it_with_pfc_alone(self):
+        # PFC alone is steady from the start; DCQCN's victim, cut to a few Gb/s by the line-rate
+        # start (alpha = 1, a cut per CNP while the start's queue drains), climbs back by
+        # R_AI = 40 Mb/s per 55 us for about 30 ms: 100 ms leaves the last half (what the
+        # example measures) to the settled rates
+        _, out_pfc = run_example("dcqcn-victim", "--schemes=none", "--duration=50ms")
+        _, out = run_example("dcqcn-victim", "--schemes=dcqcn", "--duration=100ms")
+        s = dict(top_summary(out_pfc), **top_summary(out))
+        self.assertEqual(len(s), 6, s)
         v = {k: c["victim_bps"] for k, c in s.items()}
         for k, c in s.items():
             self.assertEqual(c["exit_status"], 0, s)
@@ -59,15 +113,28 @@ class DcqcnVictim(ExampleTest):
         self.assertLess(v["none-extra0"], 12e9, v)
         self.assertLess(v["none-extra1"], 0.9 * v["none-extra0"], v)
         self.assertLess(v["none-extra2"], 0.9 * v["none-extra1"], v)
-        # Figure 9: with DCQCN the victim keeps its throughput as senders are added under T3:
-        # never below 90 % of what it had without them (it may gain: the incast flows that
-        # share its uplink of T1 get a smaller share of R's link, and leave it more room), and
-        # at least twice what PFC alone leaves it
-        base = v["dcqcn-extra0"]
-        self.assertGreater(base, 0.9 * 20e9, v)
+        # Figure 9: with DCQCN the victim gets its max-min fair share in every case, within
+        # 10 %, computed here from the links each flow's data took (ECMP's choices, from the
+        # example). The issue asked for a victim flat within 10 % as senders are added under
+        # T3, but its fair share is not flat: it shares one uplink of T1 with the incast flows
+        # ECMP put there, each of which gets 1/n of R's link (n = 4, 5, 6 senders to R), so
+        # with 2 of them on its uplink it is owed C - 2C/n = 18.5, 22.2, 24.6 Gb/s of payload
+        # (+20 %, +33 %). Measured (seeds 1-3): +8.6, +4.3, +4.1 %; +6.4, +3.9, 0.0 %; +6.4,
+        # +7.6, +1.7 % from those shares (above them: the two incast flows on its uplink are
+        # marked at two queues, T1's and T4's, and get less than 1/n). README "DCQCN" says so.
+        fair = {}
         for e in ("0", "1", "2"):
-            self.assertGreaterEqual(v["dcqcn-extra" + e], 0.9 * base, v)
-            self.assertGreater(v["dcqcn-extra" + e], 2 * v["none-extra" + e], v)
+            case = summary(os.path.join(out, "dcqcn-extra" + e))
+            # 40 Gb/s, 1000 B payloads: 36.97 Gb/s of payload on every link
+            shares = max_min_shares(case["flows_on_link"], 36.97e9)
+            fair[e] = shares[case["victim_flow"]]
+            got = v["dcqcn-extra" + e]
+            self.assertLess(abs(got - fair[e]), 0.1 * fair[e], (e, got, fair[e], case["flows_on_link"]))
+            # and at least twice what PFC alone leaves it
+            self.assertGreater(got, 2 * v["none-extra" + e], v)
+        # the share the victim is owed never falls as senders are added away from its path
+        self.assertLessEqual(fair["0"], fair["1"] * 1.0001, fair)
+        self.assertLessEqual(fair["1"], fair["2"] * 1.0001, fair)
 
 
 class DcqcnConvergence(ExampleTest):
@@ -81,10 +148,16 @@ class DcqcnConvergence(ExampleTest):
         # the two flows within 10 % of each other, and the link full
         self.assertLess(abs(a - b), 0.1 * max(a, b), r)
         self.assertGreater(a + b, 0.95 * 36.97e9, r)
-        # the queue settles at a level near K_min (far below K_max), with no PAUSE in the
-        # settled half
-        self.assertGreater(s["settled_queue_bytes"], 0, s)
-        self.assertLess(s["settled_queue_bytes"], 0.5 * s["k_max_bytes"], s)
+        # the queue settles near K_min, where the paper's fluid model puts it: at the model's
+        # fixed point for 2 flows on 40 Gb/s with the paper's parameters (g = 1/256, N = 50 us,
+        # K = T = 55 us, B = 10 MB, F = 5, R_AI = 40 Mb/s; 1082 B frames: 1000 B of payload)
+        # RED marks with p* = 0.084 %, at q* = K_min + p*/P_max (K_max - K_min) = 21.4 KB
+        # (4.3 K_min). The mean of the settled half lies within a factor 2 of q* (10.7 to
+        # 42.8 KB; K_max is 200 KB), with no PAUSE in the settled half
+        q_star = paper_fixed_point_queue(2, 40e9, 1082, s["k_min_bytes"], s["k_max_bytes"], 0.01)
+        self.assertAlmostEqual(q_star, 21.4e3, delta=0.1e3)
+        self.assertGreater(s["settled_queue_bytes"], max(s["k_min_bytes"], q_star / 2), s)
+        self.assertLess(s["settled_queue_bytes"], 2 * q_star, s)
         half = s["duration_ns"] / 2
         late = [p for p in read_csv(out, "pfc.csv") if p["kind"] == "pause" and int(p["time_ns"]) > half]
         self.assertEqual(late, [], "PAUSE frames in the settled half")
