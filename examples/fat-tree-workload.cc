@@ -1,6 +1,7 @@
 /*
  * fat-tree-workload: any topology, any flows, any scheme. The topology is a k-ary fat tree
- * (--k, with --oversub or --fabricRate and --fabricDelay for the upper tiers) or a topology file
+ * (--k, with --oversub or --fabricRate and --fabricDelay for the upper tiers, or each tier's own
+ * --aggRate --aggDelay --coreRate --coreDelay) or a topology file
  * of the HPCC simulator (--topology); the flows come from the Poisson generator (--load --cdf
  * --pattern --duration --seed: flow sizes from a CDF file, destinations by pattern) or from a
  * flow file of the HPCC simulator (--flows). The run ends when every flow is done; besides the
@@ -54,9 +55,11 @@ RefuseWith(const rdmacc::Options& o,
 const char* const kName = "fat-tree-workload";
 const char* const kHelp =
     "Any topology, any flows, any scheme (--cc). Topology: a k-ary fat tree (--k; upper tiers "
-    "--fabricRate or --oversub, --fabricDelay) or --topology=FILE (the HPCC simulator's "
-    "format). Flows: Poisson arrivals per host for --duration whose payload is --load of the "
-    "host's link rate, sizes from --cdf, destinations by --pattern, random numbers from --seed; "
+    "--fabricRate or --oversub, --fabricDelay; per tier --aggRate, --aggDelay (edge-"
+    "aggregation), --coreRate, --coreDelay (aggregation-core)) or --topology=FILE (the HPCC "
+    "simulator's format). Flows: Poisson arrivals per host for --duration whose payload is "
+    "--load of the host's link rate, sizes from --cdf, destinations by --pattern, random "
+    "numbers from --seed; "
     "or --flows=FILE (the HPCC simulator's format). The run ends when every flow is done; "
     "outputs summary.json, fct.csv, buckets.csv (FCT slowdown p50/p95/p99 per flow-size "
     "bucket) and the fabric's CSVs.";
@@ -82,6 +85,26 @@ Declare(RdmaScenario& sc)
                   "fat tree: one-way delay of the edge-aggregation and aggregation-core links",
                   rdmacc::Options::Range::AtLeast(0),
                   "--delay")
+        .Rate("aggRate",
+              "auto",
+              "fat tree: rate of the edge-aggregation links (the tier above the edge switches)",
+              rdmacc::Options::Range::Above(0),
+              "--fabricRate")
+        .Duration("aggDelay",
+                  "auto",
+                  "fat tree: one-way delay of the edge-aggregation links",
+                  rdmacc::Options::Range::AtLeast(0),
+                  "--fabricDelay")
+        .Rate("coreRate",
+              "auto",
+              "fat tree: rate of the aggregation-core links (the tier between the pods)",
+              rdmacc::Options::Range::Above(0),
+              "--fabricRate")
+        .Duration("coreDelay",
+                  "auto",
+                  "fat tree: one-way delay of the aggregation-core links",
+                  rdmacc::Options::Range::AtLeast(0),
+                  "--fabricDelay")
         .Text("topology",
               "none",
               "topology file of the HPCC simulator instead of the fat tree (none: the fat tree)")
@@ -200,7 +223,17 @@ main(int argc, char* argv[])
         }
         if (topoPath != "none")
         {
-            RefuseWith(o, {"k", "oversub", "fabricRate", "fabricDelay"}, "--topology", "fat tree");
+            RefuseWith(o,
+                       {"k",
+                        "oversub",
+                        "fabricRate",
+                        "fabricDelay",
+                        "aggRate",
+                        "aggDelay",
+                        "coreRate",
+                        "coreDelay"},
+                       "--topology",
+                       "fat tree");
             topo = rdmacc::ReadHpccTopology(topoPath, "--topology");
         }
         else
@@ -217,13 +250,17 @@ main(int argc, char* argv[])
             const uint64_t fabricRate =
                 o.IsAuto("fabricRate") ? static_cast<uint64_t>(double(rate) / o.GetReal("oversub"))
                                        : o.GetRate("fabricRate");
-            oversub = double(rate) / double(fabricRate);
+            // each tier: its own option, else the fabric's
+            const uint64_t aggRate = o.IsAuto("aggRate") ? fabricRate : o.GetRate("aggRate");
+            const uint64_t coreRate = o.IsAuto("coreRate") ? fabricRate : o.GetRate("coreRate");
+            // the edge switches' oversubscription: host links against the links above them
+            oversub = double(rate) / double(aggRate);
             const Time delay = o.GetTime("delay");
             const Time fabricDelay = o.IsAuto("fabricDelay") ? delay : o.GetTime("fabricDelay");
+            const Time aggDelay = o.IsAuto("aggDelay") ? fabricDelay : o.GetTime("aggDelay");
+            const Time coreDelay = o.IsAuto("coreDelay") ? fabricDelay : o.GetTime("coreDelay");
             topo = rdmacc::FatTreeTopology(
-                k,
-                rdmacc::FatTreeTiers{
-                    rate, fabricRate, fabricRate, delay, fabricDelay, fabricDelay});
+                k, rdmacc::FatTreeTiers{rate, aggRate, coreRate, delay, aggDelay, coreDelay});
         }
     }
     const std::string topoName = topoPath != "none" ? topoPath : "fat tree k=" + std::to_string(k);

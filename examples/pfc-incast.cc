@@ -217,11 +217,6 @@ main(int argc, char* argv[])
     const double wireLimit = rdmacc::PayloadLimitBps(rateBps, payload);
     const uint64_t drops = c.drops_total;
     const auto dropList = sw->GetDropList();
-    rdmacc::JsonObject dropObj;
-    for (const auto& [reason, n] : dropList)
-    {
-        dropObj.UInt(reason, n);
-    }
     Time pausedMax = Seconds(0);
     Time pausedSum = Seconds(0);
     uint64_t pauseRx = 0;
@@ -292,36 +287,35 @@ main(int argc, char* argv[])
     std::cout << "  wall " << wall << " s, " << events << " events (" << std::setprecision(0)
               << (wall > 0 ? events / wall : 0) << " events/s)\n";
 
-    rdmacc::JsonObject s;
-    s.Str("example", "pfc-incast")
-        .UInt("seed", seed)
+    // the shared keys (rdmacc::SummaryWriter) and this example's; raw senders have no
+    // congestion control: scheme "none"
+    rdmacc::SummaryWriter w("pfc-incast", "none", seed);
+    w.Keys()
         .UInt("senders", senders)
         .UInt("pfc", pfc)
         .Str("rate", opts.GetAsText("rate"))
-        .UInt("size_bytes", size)
-        .UInt("sim_time_ns", Simulator::Now().GetNanoSeconds())
-        .Num("wall_s", wall)
-        .UInt("events", events)
-        .Bool("complete", progress.complete)
-        .UInt("bytes_sent", sent)
-        .UInt("bytes_delivered", rx)
-        .Num("goodput_bps", goodput)
-        .Num("wire_limit_bps", wireLimit)
+        .UInt("size_bytes", size);
+    w.Run(Simulator::Now().GetNanoSeconds(), wall, events)
+        .Ending(progress.complete, rdmacc::RunEnds::FlowsDone)
+        .Bytes(sent, rx);
+    // goodput over the receive window (first frame to last), not the RDMA examples'
+    // goodput_active_bps (while every flow is active past its first RTT)
+    w.Keys().Num("goodput_bps", goodput);
+    w.WireLimit(wireLimit);
+    w.Keys()
         .UInt("pfc_pause_frames", mon.PauseFrames())
         .UInt("pfc_resume_frames", mon.ResumeFrames())
         .UInt("pause_frames_received", pauseRx)
         .Num("paused_time_mean_us", pausedSum.GetMicroSeconds() / double(senders))
-        .Num("paused_time_max_us", pausedMax.GetMicroSeconds())
-        .UInt("drops_total", drops)
-        .Obj("drops", dropObj)
-        .UInt("switch_buffer_max_bytes", c.max_occupancy)
-        .UInt("queue_max_bytes", queueMax)
-        .Num("queue_avg_bytes", mon.AvgQueue(sw->GetId(), 0, prio))
+        .Num("paused_time_max_us", pausedMax.GetMicroSeconds());
+    w.Drops(dropList).Marks(c.marked);
+    w.Keys().UInt("switch_buffer_max_bytes", c.max_occupancy);
+    w.Queue(queueMax, mon.AvgQueue(sw->GetId(), 0, prio));
+    w.Keys()
         .UInt("headroom_bytes", headroom)
         .UInt("headroom_max_used_bytes", c.max_headroom_used)
-        .UInt("switch_occupancy_end_bytes", c.occupancy)
-        .Str("invariants", inv.Text());
-    s.WriteFile(out + "/summary.json");
+        .UInt("switch_occupancy_end_bytes", c.occupancy);
+    w.Write(out + "/summary.json", inv);
     std::cout << "  wrote " << out << "/{summary.json,pfc.csv,drops.csv,queue.csv}\n";
     const int status = inv.Report();
     Simulator::Destroy();

@@ -795,11 +795,13 @@ main(int argc, char* argv[])
     sampler.Start(qdiscs.Get(0), FIRST_START);
     Simulator::Stop(simTime);
     rdmacc::ProgressLine line("red-ecn-dumbbell", simTime, "--simTime");
+    const uint64_t ev0 = Simulator::GetEventCount();
     auto wall0 = std::chrono::steady_clock::now();
     line.Start();
     Simulator::Run();
     line.Stop();
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    const uint64_t events = Simulator::GetEventCount() - ev0 - line.Events();
     sampler.Finish();
 
     // ---- results
@@ -847,7 +849,7 @@ main(int argc, char* argv[])
     if (rxTotal * 8.0 / dur > payloadLimit * (1 + 1e-9))
     {
         inv.Fail("goodput " + std::to_string(rxTotal * 8.0 / dur) +
-                 " bit/s above the bottleneck's payload limit " + std::to_string(payloadLimit) +
+                 " bit/s above the bottleneck's wire limit " + std::to_string(payloadLimit) +
                  " bit/s");
     }
     if (counted.peakBytes > bufB)
@@ -911,38 +913,37 @@ main(int argc, char* argv[])
     std::cout << "  enqueued " << counted.enqueued << " packets, marks " << counted.marks
               << ", drops " << counted.DropTotal();
     std::vector<std::pair<std::string, uint64_t>> dropList;
-    rdmacc::JsonObject drops;
     for (const auto& reason : RedEcnQueueDisc::DropReasonNames())
     {
         dropList.emplace_back(reason, counted.Drops(reason));
-        drops.UInt(reason, dropList.back().second);
     }
     std::cout << rdmacc::DropCounts(dropList);
     std::cout << "\n  invariants " << inv.Verdict() << "\n";
     std::cout << "  wall " << std::setprecision(2) << wall << " s\n";
 
-    rdmacc::JsonObject summary;
-    summary.Str("example", "red-ecn-dumbbell")
+    // the shared keys (rdmacc::SummaryWriter) and this example's
+    rdmacc::SummaryWriter w("red-ecn-dumbbell", tcp ? "tcp-dctcp" : "none", seed);
+    w.Keys()
         .Str("transport", transport)
-        .UInt("seed", seed)
         .UInt("senders", senders)
-        .Str("bottleneck_rate", opts.GetAsText("bottleneckRate"))
-        .UInt("sim_time_ns", simTime.GetNanoSeconds())
-        .Num("wall_s", wall)
-        .UInt("bytes_sent", sentTotal)
-        .UInt("bytes_delivered", rxTotal)
-        .Num("bottleneck_utilisation", util)
-        .Num("payload_limit_bps", payloadLimit)
-        .UInt("enqueued", counted.enqueued)
-        .UInt("marks", counted.marks)
-        .Obj("drops", drops)
-        .UInt("queue_max_bytes", sampler.Max())
-        .Num("queue_avg_bytes", sampler.Mean())
+        .Str("bottleneck_rate", opts.GetAsText("bottleneckRate"));
+    // a run of fixed duration whose senders never finish: complete is false
+    w.Run(simTime.GetNanoSeconds(), wall, events)
+        .Ending(false, rdmacc::RunEnds::Duration)
+        .Bytes(sentTotal, rxTotal);
+    w.Keys().Num("bottleneck_utilisation", util);
+    // the bottleneck's payload limit in the PPP framing of these links: the RDMA examples'
+    // wire limit in theirs
+    w.WireLimit(payloadLimit);
+    w.Keys().UInt("enqueued", counted.enqueued);
+    w.Marks(counted.marks).Drops(dropList);
+    // the exact maximum (every change of the byte count), as every example's queue_max_bytes
+    w.Queue(counted.peakBytes, sampler.Mean());
+    w.Keys()
+        .UInt("queue_max_sampled_bytes", sampler.Max())
         .UInt("queue_p99_bytes", sampler.P99())
-        .UInt("queue_samples", sampler.Samples())
-        .UInt("queue_peak_bytes", counted.peakBytes)
-        .Str("invariants", inv.Text());
-    summary.WriteFile(out + "/summary.json");
+        .UInt("queue_samples", sampler.Samples());
+    w.Write(out + "/summary.json", inv);
     std::cout << "  wrote " << out << "/summary.json, " << out << "/queue.csv\n";
     const int status = inv.Report();
     Simulator::Destroy();

@@ -20,10 +20,10 @@ class RedEcnDumbbell(ExampleTest):
         """What every run checks itself (exit status 3 otherwise), checked again on the summary."""
         self.assertEqual(s["invariants"], "ok", s)
         self.assertLessEqual(s["bytes_delivered"], s["bytes_sent"], s)
-        self.assertLessEqual(s["queue_peak_bytes"], buf_max, s)
-        self.assertLessEqual(s["queue_max_bytes"], s["queue_peak_bytes"], s)
+        self.assertLessEqual(s["queue_max_bytes"], buf_max, s)
+        self.assertLessEqual(s["queue_max_sampled_bytes"], s["queue_max_bytes"], s)
         rate = float(s["bottleneck_rate"].replace("Gbps", "e9"))
-        self.assertLessEqual(s["bottleneck_utilisation"] * rate, s["payload_limit_bps"] * (1 + 1e-9), s)
+        self.assertLessEqual(s["bottleneck_utilisation"] * rate, s["wire_limit_bps"] * (1 + 1e-9), s)
 
     def test_dctcp_keeps_high_utilisation_with_marks_and_no_drops(self):
         _, out = run_example("red-ecn-dumbbell", SIM, "--transport=tcp")
@@ -43,7 +43,7 @@ class RedEcnDumbbell(ExampleTest):
         self.assertLessEqual(later[-1], bound, s)
         self.assert_invariants(s)
         # 1448-byte segments in 1502-byte frames (IP 20, TCP 20 + 12 timestamp option, PPP 2)
-        self.assertAlmostEqual(s["payload_limit_bps"], 10e9 * 1448 / 1502, delta=1)
+        self.assertAlmostEqual(s["wire_limit_bps"], 10e9 * 1448 / 1502, delta=1)
 
     def test_not_ect_udp_is_dropped_at_kfs_and_queue_stays_at_kfs(self):
         _, out = run_example(
@@ -54,12 +54,12 @@ class RedEcnDumbbell(ExampleTest):
         self.assertEqual(s["drops"]["queue_full"], 0, s)
         self.assertEqual(s["marks"], 0, s)  # Not-ECT packets are never marked
         # q >= KFs drops, so the queue never exceeds KFs + one packet (1028 B with IP/UDP)
-        self.assertLessEqual(s["queue_peak_bytes"], 30000 + 1028, s)
-        self.assertGreater(s["queue_max_bytes"], 30000 - 1028, s)
+        self.assertLessEqual(s["queue_max_bytes"], 30000 + 1028, s)
+        self.assertGreater(s["queue_max_sampled_bytes"], 30000 - 1028, s)
         self.assertGreater(s["bottleneck_utilisation"], 0.95, s)
         self.assert_invariants(s)
         # 1000-byte datagrams in 1030-byte frames (IP 20, UDP 8, PPP 2)
-        self.assertAlmostEqual(s["payload_limit_bps"], 10e9 * 1000 / 1030, delta=1)
+        self.assertAlmostEqual(s["wire_limit_bps"], 10e9 * 1000 / 1030, delta=1)
 
     def test_accept_mode_tail_drops_at_buf_max(self):
         _, out = run_example(
@@ -68,8 +68,8 @@ class RedEcnDumbbell(ExampleTest):
         s = summary(out)
         self.assertGreater(s["drops"]["queue_full"], 1000, s)
         self.assertEqual(s["drops"]["not_ect_threshold"], 0, s)
-        self.assertLessEqual(s["queue_peak_bytes"], 100000, s)
-        self.assertGreater(s["queue_max_bytes"], 100000 - 2 * 1028, s)
+        self.assertLessEqual(s["queue_max_bytes"], 100000, s)
+        self.assertGreater(s["queue_max_sampled_bytes"], 100000 - 2 * 1028, s)
         self.assert_invariants(s, buf_max=100000)
 
     def test_same_seed_same_summary(self):
@@ -102,7 +102,7 @@ class QueueCsv(ExampleTest):
         self.assertEqual(times[0], 1000000)
         self.assertTrue(all(b - a == 10000 for a, b in zip(times, times[1:])))
         qs = sorted(b for _, b in rows)
-        self.assertEqual(qs[-1], s["queue_max_bytes"])
+        self.assertEqual(qs[-1], s["queue_max_sampled_bytes"])
         self.assertEqual(qs[min(len(qs) - 1, len(qs) * 99 // 100)], s["queue_p99_bytes"])
         self.assertAlmostEqual(sum(qs) / len(qs), s["queue_avg_bytes"], delta=1e-6 * s["queue_avg_bytes"])
         self.assertGreater(qs[-1], 0)

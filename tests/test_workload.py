@@ -217,6 +217,79 @@ class Compare(ExampleTest):
         self.assertEqual(flows[0], flows[1])
 
 
+def pod_and_edge(node):
+    """(pod, edge switch) of a host of the k = 4 fat tree, by node id: the 4 cores, then pod by
+    pod its 2 aggregation switches and each edge switch followed by its 2 hosts."""
+    p, off = divmod(node - 4, 8)
+    return p, off // 3 - 1
+
+
+# 100-KB flows in 1000-B frames: 100 frames of 1000 + 62 B, each + 20 B of preamble and gap
+WIRE = 100 * 1082
+FRAME = 1082
+ACK = 86  # the ACK of the last byte, on the wire
+
+
+class PerTierRateAndDelay(ExampleTest):
+    """--aggRate/--aggDelay (edge-aggregation) and --coreRate/--coreDelay (aggregation-core)
+    change only their tier: the same flows' ideal FCT (README "Ideal FCT") moves by exactly what
+    the slower or longer links of their path add, and not at all for flows that do not cross
+    the tier."""
+
+    def test_a_slower_or_longer_tier_moves_the_ideal_fct_of_the_flows_that_cross_it(self):
+        d = output_dir("tiers")
+        cdf = write(d, "fixed.txt", "100000 100\n")
+        base = ["--k=4", "--load=0.3", "--duration=1ms", "--cdf=" + cdf, "--cc=dcqcn"]
+        runs = {}
+        for name, extra in (("fabric", []), ("explicit", ["--aggRate=100Gbps", "--coreRate=100Gbps",
+                                                          "--aggDelay=1us", "--coreDelay=1us"]),
+                            ("slow-core", ["--coreRate=25Gbps"]), ("long-core", ["--coreDelay=3us"]),
+                            ("slow-agg", ["--aggRate=50Gbps"])):
+            _, out = run_example("fat-tree-workload", *(base + extra))
+            s = summary(out)
+            self.assertEqual(s["invariants"], "ok", (name, s))
+            self.assertTrue(s["complete"], (name, s))
+            self.assertEqual(s["oversub"], 2 if name == "slow-agg" else 1, (name, s))
+            runs[name] = read_csv(out, "fct.csv")
+        flows = [(r["src"], r["dst"], r["size_bytes"], r["start_ns"]) for r in runs["fabric"]]
+        for name, rows in runs.items():
+            self.assertEqual([(r["src"], r["dst"], r["size_bytes"], r["start_ns"]) for r in rows], flows, name)
+        # the tiers given explicitly at the fabric's values: the same results
+        self.assertEqual(runs["explicit"], runs["fabric"])
+
+        def serialisation_ns(rate_bps):
+            return (WIRE + FRAME + 2 * ACK) * 8 * 1e9 / rate_bps
+
+        kinds = {"pods": 0, "edges": 0, "edge": 0}
+        for i, (src, dst, _, _) in enumerate(flows):
+            (ps, es), (pd, ed) = pod_and_edge(int(src)), pod_and_edge(int(dst))
+            kind = "pods" if ps != pd else "edges" if es != ed else "edge"
+            kinds[kind] += 1
+            ideal = {name: int(rows[i]["ideal_fct_ns"]) for name, rows in runs.items()}
+            what = "flow %d %s -> %s (%s): %s" % (i, src, dst, kind, ideal)
+            # a flow between pods crosses two core links (an aggregation switch up to a core and
+            # down to another pod): the last frame, the message at 25 instead of 100 Gb/s and
+            # the ACK twice; two more delays of 2 us each way. Within a pod: no change.
+            core_ns = serialisation_ns(25e9) - serialisation_ns(100e9) if kind == "pods" else 0
+            self.assertAlmostEqual(ideal["slow-core"] - ideal["fabric"], core_ns, delta=3, msg=what)
+            self.assertEqual(ideal["long-core"] - ideal["fabric"], 8000 if kind == "pods" else 0, what)
+            # a flow that leaves its edge switch crosses two edge-aggregation links
+            agg_ns = serialisation_ns(50e9) - serialisation_ns(100e9) if kind != "edge" else 0
+            self.assertAlmostEqual(ideal["slow-agg"] - ideal["fabric"], agg_ns, delta=3, msg=what)
+        self.assertTrue(all(n > 0 for n in kinds.values()), kinds)
+
+    def test_bad_tier_values_are_named_errors(self):
+        for option, values in (("aggRate", ["-1Gbps", "0Gbps", "nanGbps", "12abc", "", "100"]),
+                               ("coreRate", ["-1Gbps", "0Gbps", "1e30Gbps", "12abc", "", "100"]),
+                               ("aggDelay", ["-1us", "nanus", "12abc", "", "5"]),
+                               ("coreDelay", ["-1us", "1e30s", "12abc", "", "5"])):
+            for v in values:
+                p, out = run_example("fat-tree-workload", "--k=4", "--duration=20us", "--%s=%s" % (option, v),
+                                     expect_rc=2)
+                self.assert_config_error(p.stdout, os.listdir(out), "--" + option, msg="--%s=%s: %s" % (
+                    option, v, p.stdout))
+
+
 class BadInput(ExampleTest):
     def bad(self, args, *expected):
         p, out = run_example("fat-tree-workload", *args, expect_rc=2)
@@ -239,6 +312,7 @@ class BadInput(ExampleTest):
         self.bad(["--pattern=hotspot", "--hotspotHosts=1.5"], "invalid --hotspotHosts = 1.5")
         self.bad(["--flows=" + flows, "--topology=" + good, "--load=0.5"], "invalid --load = 0.5", "--flows replaces")
         self.bad(["--topology=" + good, "--k=8"], "invalid --k = 8", "--topology replaces")
+        self.bad(["--topology=" + good, "--coreRate=25Gbps"], "invalid --coreRate = 25Gbps", "--topology replaces")
         self.bad(["--fabricRate=50Gbps", "--oversub=2"], "invalid --oversub = 2")
         self.bad(["--maxFlows=5"], "invalid --maxFlows = 5")
 

@@ -5,6 +5,8 @@
 
 #include "rdma-cc-error.h"
 
+#include "ns3/abort.h"
+
 #include "rdma-cc/src/workload.rs.h"
 #include "rust/cxx.h"
 
@@ -259,6 +261,114 @@ WriteSlowdownBuckets(const std::string& path,
     }
     CommitPartial(f, path);
     return json;
+}
+
+SummaryWriter::SummaryWriter(const std::string& example, const std::string& scheme, uint64_t seed)
+{
+    m_obj.Str("example", example).Str("scheme", scheme).UInt("seed", seed);
+}
+
+JsonObject&
+SummaryWriter::Keys()
+{
+    return m_obj;
+}
+
+SummaryWriter&
+SummaryWriter::Run(uint64_t simTimeNs, double wallS, uint64_t events)
+{
+    m_obj.UInt("sim_time_ns", simTimeNs).Num("wall_s", wallS).UInt("events", events);
+    return *this;
+}
+
+SummaryWriter&
+SummaryWriter::Ending(bool complete, RunEnds ends)
+{
+    m_obj.Bool("complete", complete)
+        .Str("run_ends", ends == RunEnds::Duration ? "duration" : "flows_done");
+    return *this;
+}
+
+SummaryWriter&
+SummaryWriter::Bytes(uint64_t sent, uint64_t delivered)
+{
+    m_obj.UInt("bytes_sent", sent).UInt("bytes_delivered", delivered);
+    return *this;
+}
+
+SummaryWriter&
+SummaryWriter::Drops(const std::vector<std::pair<std::string, uint64_t>>& byReason)
+{
+    JsonObject drops;
+    uint64_t total = 0;
+    for (const auto& [reason, n] : byReason)
+    {
+        drops.UInt(reason, n);
+        total += n;
+    }
+    m_obj.Obj("drops", drops).UInt("drops_total", total);
+    return *this;
+}
+
+SummaryWriter&
+SummaryWriter::WireLimit(double bps)
+{
+    m_obj.Num("wire_limit_bps", bps);
+    return *this;
+}
+
+SummaryWriter&
+SummaryWriter::Marks(uint64_t marks)
+{
+    m_obj.UInt("marks", marks);
+    return *this;
+}
+
+SummaryWriter&
+SummaryWriter::Queue(uint64_t maxBytes, double avgBytes)
+{
+    m_obj.UInt("queue_max_bytes", maxBytes).Num("queue_avg_bytes", avgBytes);
+    return *this;
+}
+
+const std::vector<std::string>&
+SummaryWriter::SharedKeys()
+{
+    static const std::vector<std::string> keys = {"example",
+                                                  "scheme",
+                                                  "seed",
+                                                  "sim_time_ns",
+                                                  "wall_s",
+                                                  "events",
+                                                  "complete",
+                                                  "run_ends",
+                                                  "bytes_sent",
+                                                  "bytes_delivered",
+                                                  "drops",
+                                                  "drops_total",
+                                                  "wire_limit_bps",
+                                                  "marks",
+                                                  "queue_max_bytes",
+                                                  "queue_avg_bytes",
+                                                  "invariants"};
+    return keys;
+}
+
+void
+SummaryWriter::Write(const std::string& path, const Invariants& inv)
+{
+    m_obj.Str("invariants", inv.Text());
+    const auto keys = m_obj.Keys();
+    for (size_t i = 0; i < keys.size(); i++)
+    {
+        NS_ABORT_MSG_IF(std::find(keys.begin() + i + 1, keys.end(), keys[i]) != keys.end(),
+                        "summary.json: key " << keys[i] << " written twice");
+    }
+    for (const auto& k : SharedKeys())
+    {
+        NS_ABORT_MSG_UNLESS(m_obj.Has(k), "summary.json: shared key " << k << " missing");
+    }
+    m_obj.WriteFile(path);
 }
 
 } // namespace rdmacc

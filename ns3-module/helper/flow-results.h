@@ -1,6 +1,7 @@
 /*
- * rdma-cc: the shared writer of per-flow results (fct.csv) and FCT statistics, so that every
- * example writes the same formats.
+ * rdma-cc: the shared writers of results: summary.json (SummaryWriter: the keys every example's
+ * summary has), per-flow results (fct.csv) and FCT statistics, so that every example writes the
+ * same formats.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -96,6 +97,82 @@ void WriteFctCsv(const std::string& path,
 JsonObject WriteSlowdownBuckets(const std::string& path,
                                 const std::vector<FlowRecord>& flows,
                                 std::vector<std::string>& table);
+
+/**
+ * \ingroup rdma-cc
+ * How a run ends (summary.json's `run_ends`).
+ */
+enum class RunEnds
+{
+    FlowsDone, //!< "flows_done": when every flow is done (or, failing, at --limit)
+    Duration,  //!< "duration": after a fixed simulated time, flows still sending are expected
+};
+
+/**
+ * \ingroup rdma-cc
+ * The one writer of summary.json, used by every example. Every summary has the shared keys,
+ * with one meaning and unit wherever they appear (README "Outputs: the keys every
+ * summary.json has"):
+ *
+ *   example, scheme, seed                    the constructor
+ *   sim_time_ns, wall_s, events              Run()
+ *   complete, run_ends                       Ending()
+ *   bytes_sent, bytes_delivered              Bytes()
+ *   drops (by reason, packets), drops_total  Drops()
+ *   wire_limit_bps                           WireLimit()
+ *   marks                                    Marks()
+ *   queue_max_bytes, queue_avg_bytes         Queue()
+ *   invariants                               Write(), last
+ *
+ * and the example's own keys, added to Keys() between them, in the order the example wants.
+ * Write() stops the program (a programming error) if a shared key is missing or a key repeats.
+ */
+class SummaryWriter
+{
+  public:
+    /**
+     * Starts the summary with the run's identity.
+     * \param example the example's name (e.g. "ldcp-incast")
+     * \param scheme the senders' congestion control: --cc of the RDMA examples, "none" for
+     *        senders without one, "tcp-dctcp" for ns-3's TcpDctcp
+     * \param seed the run number (--seed)
+     */
+    SummaryWriter(const std::string& example, const std::string& scheme, uint64_t seed);
+
+    /// \return the object, to add the example's own keys at the current position
+    JsonObject& Keys();
+    /// sim_time_ns (simulated time at the end), wall_s (wall-clock seconds of the run, the
+    /// only key that varies between runs of the same seed), events (simulator events run)
+    SummaryWriter& Run(uint64_t simTimeNs, double wallS, uint64_t events);
+    /// complete (every flow finished: its last byte acknowledged, or for raw senders every
+    /// byte delivered or dropped), run_ends (what ends the run)
+    SummaryWriter& Ending(bool complete, RunEnds ends);
+    /// bytes_sent (payload bytes the senders had to send, or their applications handed to
+    /// their sockets), bytes_delivered (payload bytes the receivers got, in order)
+    SummaryWriter& Bytes(uint64_t sent, uint64_t delivered);
+    /// drops (object: packets dropped by reason, every reason listed, in its order) and
+    /// drops_total (their sum)
+    SummaryWriter& Drops(const std::vector<std::pair<std::string, uint64_t>>& byReason);
+    /// wire_limit_bps: the most payload bit/s the bottleneck link carries, its rate x payload /
+    /// (payload + the bytes each packet adds on that link's wire), at the largest payload
+    SummaryWriter& WireLimit(double bps);
+    /// marks: packets marked CE (ECN) by the switches or queue discs
+    SummaryWriter& Marks(uint64_t marks);
+    /// queue_max_bytes (the bottleneck queue's exact maximum, every change counted, not only
+    /// the samples), queue_avg_bytes (the mean of its samples, one every --sample)
+    SummaryWriter& Queue(uint64_t maxBytes, double avgBytes);
+    /**
+     * Appends invariants (ok, or the failures) and writes the summary to `path` (atomically).
+     * Stops the program if a shared key is missing or a key appears twice.
+     */
+    void Write(const std::string& path, const Invariants& inv);
+
+    /// \return the keys every summary.json has, in the order Write() expects them
+    static const std::vector<std::string>& SharedKeys();
+
+  private:
+    JsonObject m_obj; //!< the summary so far
+};
 
 /**
  * \return Jain's fairness index of `x`, (sum x)^2 / (n sum x^2): 1 when every value is equal,

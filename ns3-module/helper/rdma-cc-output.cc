@@ -365,6 +365,30 @@ JsonObject::Merge(const JsonObject& other)
     return *this;
 }
 
+bool
+JsonObject::Has(const std::string& key) const
+{
+    for (const auto& m : m_members)
+    {
+        if (m.first == key)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::vector<std::string>
+JsonObject::Keys() const
+{
+    std::vector<std::string> keys;
+    for (const auto& m : m_members)
+    {
+        keys.push_back(m.first);
+    }
+    return keys;
+}
+
 std::string
 JsonObject::ToString(int indent) const
 {

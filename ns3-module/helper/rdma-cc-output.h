@@ -198,6 +198,10 @@ class JsonObject
     JsonObject& Obj(const std::string& key, const JsonObject& v);
     /// Appends `other`'s members whose keys this object does not have yet.
     JsonObject& Merge(const JsonObject& other);
+    /// \return whether the object has a member `key`
+    bool Has(const std::string& key) const;
+    /// \return the members' keys, in insertion order (a key added twice is listed twice)
+    std::vector<std::string> Keys() const;
     /// \return the serialised object, indented by `indent` levels.
     std::string ToString(int indent = 0) const;
     /// Writes the object to `path`, atomically (`path`.partial, then renamed).

@@ -1180,11 +1180,6 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
                 (fabric.switches.size() > 1 ? "node " + std::to_string(s->GetId()) + ": " : "") + a;
         }
     }
-    rdmacc::JsonObject drops;
-    for (const auto& [reason, n] : dropList)
-    {
-        drops.UInt(reason, n);
-    }
     const Ptr<SwitchNode> bsw = bottleneckSwitch;
     const uint32_t sid = bsw->GetId();
     // exact maxima: overall = before and after the reset at the end of the first RTTs
@@ -1267,37 +1262,30 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         inv.Fail("goodput " + std::to_string(goodputActive) + " bit/s above the wire limit " +
                  std::to_string(wireLimit) + " bit/s");
     }
-    rdmacc::JsonObject s;
-    s.Str("scheme", Cc())
-        .UInt("seed", Seed())
-        .UInt("sim_time_ns", Simulator::Now().GetNanoSeconds())
-        .Num("wall_s", wall)
-        .UInt("events", events);
+    // example, scheme and seed first, then the example's keys (senders, ...), then the shared
+    // ones (rdmacc::SummaryWriter: the keys of every example's summary, and this scenario's)
+    rdmacc::SummaryWriter w(m_name, Cc(), Seed());
+    auto& s = w.Keys();
+    s.Merge(extra);
+    w.Run(Simulator::Now().GetNanoSeconds(), wall, events);
     if (CanonicalScheduler::IsActive())
     {
         // only then: the outputs of the default order stay as they were
         s.Str("event_order", "canonical").UInt("equal_time_events", ties);
     }
-    s.UInt("flows_total", flows.size())
-        .UInt("flows_done", done)
-        .Bool("complete", done == flows.size())
-        .Str("run_ends", timed ? "duration" : "flows_done")
-        .UInt("bytes_sent", sent)
-        .UInt("bytes_delivered", delivered)
-        .Obj("drops", drops)
-        .UInt("drops_total", dropTotal)
-        .UInt("stable_stage_drops", stableDrops)
+    s.UInt("flows_total", flows.size()).UInt("flows_done", done);
+    w.Ending(done == flows.size(), timed ? rdmacc::RunEnds::Duration : rdmacc::RunEnds::FlowsDone)
+        .Bytes(sent, delivered)
+        .Drops(dropList);
+    s.UInt("stable_stage_drops", stableDrops)
         .UInt("first_rtt_drops", firstRttDrops)
         .Int("stable_from_ns", stableFrom.GetNanoSeconds())
         .Int("first_done_ns", firstDone.GetNanoSeconds())
-        .Num("goodput_active_bps", goodputActive)
-        .Num("wire_limit_bps", wireLimit)
-        .UInt("pfc_pause_frames", m_monitor->PauseFrames())
-        .UInt("control_frames", controlForwarded)
-        .UInt("marks", marked)
-        .UInt("queue_max_bytes", qMax)
-        .UInt("queue_max_stable_bytes", stableFrom.IsStrictlyNegative() ? 0 : qStable)
-        .Num("queue_avg_bytes", qAvg)
+        .Num("goodput_active_bps", goodputActive);
+    w.WireLimit(wireLimit);
+    s.UInt("pfc_pause_frames", m_monitor->PauseFrames()).UInt("control_frames", controlForwarded);
+    w.Marks(marked).Queue(qMax, qAvg);
+    s.UInt("queue_max_stable_bytes", stableFrom.IsStrictlyNegative() ? 0 : qStable)
         .Obj("fct_ns", fct.ToJson())
         .Obj("slowdown", slow.ToJson())
         .UInt("retx_bytes", retx)
@@ -1325,12 +1313,7 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
             .UInt("non_monotone", is.nonMonotone);
         s.Obj("int", io);
     }
-    s.Str("invariants", inv.Text());
-    // scheme and seed first, then the example's keys (senders, ...), then the shared ones
-    rdmacc::JsonObject merged;
-    merged.Str("scheme", Cc()).UInt("seed", Seed());
-    merged.Merge(extra);
-    merged.Merge(s);
+    auto& merged = s;
     std::vector<std::string> bucketTable;
     if (m_buckets)
     {
@@ -1387,7 +1370,7 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         const auto t = rdmacc::ClassTable("by size", labels, figs);
         classTable.insert(classTable.end(), t.begin(), t.end());
     }
-    merged.WriteFile(Out() + "/summary.json");
+    w.Write(Out() + "/summary.json", inv);
     rdmacc::WriteFctCsv(Out() + "/fct.csv", flows, classes ? &m_classOf : nullptr);
 
     if (m_quiet)
