@@ -138,6 +138,8 @@ mod ffi {
         /// retransmissions)
         duplicate_bytes: u64,
         complete: bool,
+        /// data packets that arrived (duplicates and out-of-order ones included)
+        packets: u64,
     }
 
     extern "Rust" {
@@ -550,6 +552,7 @@ impl Receiver {
             received: self.0.received(),
             duplicate_bytes: self.0.stats().duplicate_bytes,
             complete: self.0.is_complete(),
+            packets: self.0.stats().packets,
         }
     }
 }

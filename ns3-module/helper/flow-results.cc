@@ -168,19 +168,33 @@ ClassTable(const std::string& title,
 
 void
 WriteFctCsv(const std::string& path,
-            std::vector<FlowRecord> flows,
+            const std::vector<FlowRecord>& records,
             const std::vector<std::string>* classOf)
 {
-    std::sort(flows.begin(),
-              flows.end(),
-              [](const FlowRecord& a, const FlowRecord& b) { return a.flowId < b.flowId; });
+    // in flow-id order, without a copy of the records (they are usually in that order)
+    std::vector<const FlowRecord*> flows;
+    flows.reserve(records.size());
+    for (const auto& r : records)
+    {
+        flows.push_back(&r);
+    }
+    if (!std::is_sorted(flows.begin(),
+                        flows.end(),
+                        [](const FlowRecord* a, const FlowRecord* b)
+                        { return a->flowId < b->flowId; }))
+    {
+        std::sort(flows.begin(),
+                  flows.end(),
+                  [](const FlowRecord* a, const FlowRecord* b) { return a->flowId < b->flowId; });
+    }
     std::ofstream f;
     OpenPartial(f, path);
     f << "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,"
          "retx_bytes,scheme"
       << (classOf ? ",class" : "") << '\n';
-    for (const auto& r : flows)
+    for (const FlowRecord* p : flows)
     {
+        const FlowRecord& r = *p;
         f << r.flowId << ',' << r.src << ',' << r.dst << ',' << r.size << ','
           << r.start.GetNanoSeconds() << ',';
         if (r.finish.IsStrictlyNegative())

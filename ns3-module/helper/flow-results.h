@@ -79,7 +79,7 @@ std::vector<std::string> ClassTable(const std::string& title,
  * fct.csv.partial and renamed when complete.
  */
 void WriteFctCsv(const std::string& path,
-                 std::vector<FlowRecord> flows,
+                 const std::vector<FlowRecord>& flows,
                  const std::vector<std::string>* classOf = nullptr);
 
 /**

@@ -612,10 +612,10 @@ RdmaScenario::OnDrop(
     if (h.kind == RoceHeader::DATA)
     {
         ((h.flags & RoceHeader::FLAG_FIRST_RTT) ? self->firstRttDrops : self->stableDrops)++;
-        auto it = self->m_flowOf.find((uint64_t(RoceHeader::IpToNode(h.srcIp)) << 32) | h.flowId);
-        if (it != self->m_flowOf.end())
+        const int64_t id = self->FlowOf(RoceHeader::IpToNode(h.srcIp), h.flowId);
+        if (id >= 0)
         {
-            self->dropsByFlow[it->second]++;
+            self->dropsByFlow[id]++;
         }
     }
 }
@@ -706,7 +706,13 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
                                                Lossless(),
                                                maxQueueing,
                                                intAll && switchHops > 0 ? switchHops : 0);
-    m_flowOf[(uint64_t(nics[srcHost]->GetNodeId()) << 32) | qp] = id;
+    const uint32_t srcNode = nics[srcHost]->GetNodeId();
+    if (srcNode >= m_hostOfNode.size())
+    {
+        m_hostOfNode.resize(srcNode + 1, UINT32_MAX);
+    }
+    m_hostOfNode[srcNode] = srcHost;
+    (void)qp;
     dropsByFlow.push_back(0);
     m_bytesTo[dstHost] += bytes;
     m_starts.push_back(start);
@@ -719,6 +725,17 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
                                  bytes,
                                  Mtu()))));
     return id;
+}
+
+int64_t
+RdmaScenario::FlowOf(uint32_t srcNode, uint32_t qp) const
+{
+    if (srcNode >= m_hostOfNode.size() || m_hostOfNode[srcNode] == UINT32_MAX)
+    {
+        return -1;
+    }
+    const Ptr<RdmaNic>& nic = nics[m_hostOfNode[srcNode]];
+    return qp < nic->GetNQps() ? int64_t(nic->GetFlowId(qp)) : -1;
 }
 
 Time
@@ -985,12 +1002,16 @@ RdmaScenario::GatherFlows()
                  << f.packetsSent << ' ' << f.probesSent << ' ' << f.timeouts << ' ' << f.nacks
                  << ' ' << f.scheme << '\n';
         }
-        for (const auto& r : nic->GetRxRecords())
+        // the receivers of this host, and those of its own flows retired on this rank
+        for (const auto& rs : {nic->GetRxRecords(), nic->GetRetiredRxRecords()})
         {
-            auto it = m_flowOf.find((uint64_t(r.srcNode) << 32) | r.qp);
-            if (it != m_flowOf.end())
+            for (const auto& r : rs)
             {
-                mine << "R " << it->second << ' ' << r.delivered << ' ' << r.duplicates << '\n';
+                const int64_t id = FlowOf(r.srcNode, r.qp);
+                if (id >= 0)
+                {
+                    mine << "R " << id << ' ' << r.delivered << ' ' << r.duplicates << '\n';
+                }
             }
         }
     }
@@ -1065,6 +1086,12 @@ RdmaScenario::Flows() const
         return m_gathered;
     }
     std::vector<FlowRecord> all;
+    size_t n = 0;
+    for (const auto& nic : nics)
+    {
+        n += nic->GetNQps();
+    }
+    all.reserve(n); // no copy of every record as the vector grows
     for (const auto& nic : nics)
     {
         for (const auto& f : nic->GetFlowRecords())

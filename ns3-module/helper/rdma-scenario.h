@@ -253,7 +253,9 @@ class RdmaScenario
         RdmaScenario* self, uint32_t flowId, double cw, uint64_t rate, Time srtt);
     void SampleFlows(Time every);
     uint64_t DeliveredNow() const;
-    std::map<uint64_t, uint32_t> m_flowOf;  //!< (src node << 32 | qp) -> flow id
+    /// \return the flow id of QP `qp` of node `srcNode` (-1: none)
+    int64_t FlowOf(uint32_t srcNode, uint32_t qp) const;
+    std::vector<uint32_t> m_hostOfNode;     //!< node id -> host index (UINT32_MAX: none)
     std::vector<Time> m_idealFct;           //!< per flow id: the FCT lower bound
     std::vector<Time> m_starts;             //!< per flow id: its start
     std::map<uint32_t, uint64_t> m_bytesTo; //!< bytes of every flow to each destination host

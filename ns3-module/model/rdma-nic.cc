@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -40,7 +41,48 @@ struct RdmaNic::Params
     std::shared_ptr<const rust::Box<rdmacc_ffi::NicParams>> snapshot;
 };
 
-/// One queue pair at its source.
+/// What a queue pair holds only while it sends (made when it starts, freed when it finishes).
+struct RdmaNic::Live
+{
+    rust::Box<rdmacc_ffi::Sender> sender;
+    bool inReady = false;
+    bool gotFeedback = false;
+    EventId timer;                 // the QP's one timer event
+    uint64_t timerAt = UINT64_MAX; // when it fires (ns)
+    FlowState last;                // last state reported by the traces
+    IntTag lastInt;                // INT: the previous ACK's records
+};
+
+/// What a finished queue pair keeps: its sender's final counters (the sender is freed).
+struct RdmaNic::Ended
+{
+    Time finish;
+    uint64_t retxBytes = 0;
+    uint64_t bytesSent = 0;
+    double minCw = 0;
+    uint64_t subPacketSends = 0;
+    uint64_t packetsSent = 0;
+    uint64_t probesSent = 0;
+    uint64_t timeouts = 0;
+    uint64_t nacks = 0;
+    FlowState finalState; // the sender's state when the flow finished
+    // the receiver's counts, once it is retired (RetireReceiver)
+    uint64_t rxDelivered = 0;
+    uint64_t rxDuplicates = 0;
+    bool rxRetired = false;
+};
+
+/// What a queue pair needs to start (freed when it starts).
+struct RdmaNic::Pending
+{
+    rdmacc_ffi::PathInfo path{};
+    // the attributes when added (shared by the flows added while they did not change)
+    std::shared_ptr<const rust::Box<rdmacc_ffi::NicParams>> params;
+};
+
+/// One queue pair at its source: a compact record (64 bytes) with what it needs to start until
+/// it starts (Pending), its sender while it sends (Live), its final counters once it finished
+/// (Ended).
 struct RdmaNic::Qp
 {
     uint32_t flowId = 0;
@@ -48,24 +90,20 @@ struct RdmaNic::Qp
     uint64_t size = 0;
     Time start;
     uint8_t prio = 0;
-    uint16_t srcPort = 0;
-    std::string scheme; // the Scheme attribute when the flow was added
-    rdmacc_ffi::PathInfo path{};
-    // the attributes when added (shared by the flows added while they did not change)
-    std::shared_ptr<const rust::Box<rdmacc_ffi::NicParams>> params;
-    std::optional<rust::Box<rdmacc_ffi::Sender>> sender;
-    bool inReady = false;
+    uint8_t schemeCode = 0; // SchemeCode of the Scheme attribute when the flow was added
     bool done = false;
-    bool gotFeedback = false;
-    EventId timer;                 // the QP's one timer event
-    uint64_t timerAt = UINT64_MAX; // when it fires (ns)
+    uint8_t intHops = 0; // INT: records each ACK should carry (0: no INT)
     Ptr<RdmaNic> dstNic;
-    uint8_t schemeCode = 0; // SchemeCode(scheme), carried by the data packets
-    FlowRecord finalRecord;
-    FlowState finalState; // the sender's state when the flow finished (its sender is freed)
-    FlowState last;       // last state reported by the traces
-    uint32_t intHops = 0; // INT: records each ACK should carry (0: no INT)
-    IntTag lastInt;       // INT: the previous ACK's records
+    std::unique_ptr<Pending> pending; // until it starts
+    std::unique_ptr<Live> live;       // from the start to the finish
+    std::unique_ptr<Ended> ended;     // after the finish
+
+    /// the UDP source port of the flow's packets
+    uint16_t
+    SrcPort() const
+    {
+        return static_cast<uint16_t>(10000 + flowId % 50000);
+    }
 };
 
 /// One flow at its destination.
@@ -78,6 +116,9 @@ struct RdmaNic::RxFlow
     uint32_t qp = 0;               //!< the sender's QP
     uint8_t prio = 0;              //!< the flow's priority
     uint16_t srcPort = 0;          //!< the flow's UDP source port
+    /// data packets the sender sent in all, once it finished (UINT64_MAX before)
+    uint64_t sentPackets = UINT64_MAX;
+    RdmaNic* srcNic = nullptr; //!< the sender's NIC, once it finished
 };
 
 TypeId
@@ -150,8 +191,11 @@ RdmaNic::DoDispose()
 {
     for (auto& q : m_qps)
     {
-        q->timer.Cancel();
-        q->dstNic = nullptr;
+        if (q.live)
+        {
+            q.live->timer.Cancel();
+        }
+        q.dstNic = nullptr;
     }
     for (auto& [key, rx] : m_rx)
     {
@@ -213,25 +257,17 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     {
         rdmacc::ConfigFatal("flow " + std::to_string(flowId), "invalid size = 0: must be > 0");
     }
-    auto q = std::make_unique<Qp>();
-    q->flowId = flowId;
-    q->dstNode = dst->m_nodeId;
-    q->size = size;
-    q->start = start;
-    q->prio = m_params->p->priority();
-    q->srcPort = static_cast<uint16_t>(10000 + flowId % 50000);
-    q->scheme = GetScheme();
-    q->path.line_rate_bps = m_dev->GetDataRate().GetBitRate();
-    q->path.base_rtt_ns = static_cast<uint64_t>(std::max<int64_t>(0, baseRtt.GetNanoSeconds()));
-    q->path.lossless = lossless;
-    q->path.max_queueing_ns =
+    auto pending = std::make_unique<Pending>();
+    rdmacc_ffi::PathInfo& path = pending->path;
+    path.line_rate_bps = m_dev->GetDataRate().GetBitRate();
+    path.base_rtt_ns = static_cast<uint64_t>(std::max<int64_t>(0, baseRtt.GetNanoSeconds()));
+    path.lossless = lossless;
+    path.max_queueing_ns =
         static_cast<uint64_t>(std::max<int64_t>(0, maxQueueing.GetNanoSeconds()));
-    q->path.int_telemetry = intHops > 0;
-    q->intHops = std::min<uint32_t>(intHops, IntTag::MAX_HOPS);
-    q->dstNic = dst;
+    path.int_telemetry = intHops > 0;
     try
     {
-        m_params->p->validate(q->path);
+        m_params->p->validate(path);
     }
     catch (const rust::Error& e)
     {
@@ -242,11 +278,21 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
         m_params->snapshot =
             std::make_shared<const rust::Box<rdmacc_ffi::NicParams>>(m_params->p->snapshot());
     }
-    q->params = m_params->snapshot;
-    q->finalRecord.finish = Seconds(-1);
+    pending->params = m_params->snapshot;
     const uint32_t idx = static_cast<uint32_t>(m_qps.size());
-    m_qps.push_back(std::move(q));
-    m_qps[idx]->schemeCode = SchemeCode(m_qps[idx]->scheme);
+    Qp& q = m_qps.emplace_back();
+    q.flowId = flowId;
+    q.dstNode = dst->m_nodeId;
+    q.size = size;
+    q.start = start;
+    q.prio = m_params->p->priority();
+    q.schemeCode = SchemeCode(GetScheme());
+    q.intHops = static_cast<uint8_t>(std::min<uint32_t>(intHops, IntTag::MAX_HOPS));
+    q.dstNic = dst;
+    if (m_local)
+    {
+        q.pending = std::move(pending); // a flow of another process's host never starts here
+    }
     // the receiver comes into being from the flow's first data packet (which carries the size
     // and the scheme): the destination may be simulated by another process (MPI)
     if (m_local)
@@ -336,18 +382,19 @@ RdmaNic::GetRxRecords() const
 void
 RdmaNic::StartQp(uint32_t idx)
 {
-    Qp& q = *m_qps[idx];
+    Qp& q = m_qps[idx];
     const uint64_t now = Simulator::Now().GetNanoSeconds();
     rdmacc::SyncLog();
     try
     {
-        q.sender = rdmacc_ffi::sender_new(**q.params, q.path, q.size, now);
+        q.live = std::make_unique<Live>(
+            Live{rdmacc_ffi::sender_new(**q.pending->params, q.pending->path, q.size, now)});
     }
     catch (const rust::Error& e)
     {
         rdmacc::ConfigFatal("ns3::RdmaNic", e.what());
     }
-    q.params.reset();
+    q.pending.reset();
     EmitState(q);
     MakeReady(idx);
 }
@@ -355,19 +402,19 @@ RdmaNic::StartQp(uint32_t idx)
 void
 RdmaNic::MakeReady(uint32_t idx)
 {
-    Qp& q = *m_qps[idx];
-    if (q.inReady || q.done || !q.sender)
+    Qp& q = m_qps[idx];
+    if (q.done || !q.live || q.live->inReady)
     {
         return;
     }
-    q.inReady = true;
+    q.live->inReady = true;
     m_dev->AddReadyFlow(q.prio, idx);
 }
 
 void
 RdmaNic::SetTimer(uint32_t idx, uint64_t at)
 {
-    Qp& q = *m_qps[idx];
+    Live& q = *m_qps[idx].live;
     if (at == q.timerAt)
     {
         return;
@@ -386,22 +433,22 @@ RdmaNic::SetTimer(uint32_t idx, uint64_t at)
 void
 RdmaNic::OnTimer(uint32_t idx)
 {
-    Qp& q = *m_qps[idx];
-    q.timerAt = UINT64_MAX;
+    Qp& q = m_qps[idx];
     if (q.done)
     {
         return;
     }
+    q.live->timerAt = UINT64_MAX;
     // one event per QP for every deadline it has (RTO, probe timeout, pacing / sub-packet
     // wait, the controller's own timers): the sender handles what has expired
-    AfterFeedback(idx, (*q.sender)->on_timer(Simulator::Now().GetNanoSeconds()));
+    AfterFeedback(idx, q.live->sender->on_timer(Simulator::Now().GetNanoSeconds()));
 }
 
 void
 RdmaNic::AfterFeedback(uint32_t idx, uint64_t nextTimer)
 {
-    Qp& q = *m_qps[idx];
-    if ((*q.sender)->is_done())
+    Qp& q = m_qps[idx];
+    if (q.live->sender->is_done())
     {
         EmitState(q);
         Finish(idx);
@@ -420,12 +467,13 @@ RdmaNic::EmitState(Qp& q)
     {
         return;
     }
-    const auto i = (*q.sender)->info();
+    Live& l = *q.live;
+    const auto i = l.sender->info();
     const Time srtt = NanoSeconds(static_cast<int64_t>(i.srtt_ns));
-    const bool cw = i.cw != q.last.cw;
-    const bool rate = i.rate_bps != q.last.rate;
-    const bool rtt = srtt != q.last.srtt;
-    q.last = FlowState{i.cw, i.rate_bps, srtt};
+    const bool cw = i.cw != l.last.cw;
+    const bool rate = i.rate_bps != l.last.rate;
+    const bool rtt = srtt != l.last.srtt;
+    l.last = FlowState{i.cw, i.rate_bps, srtt};
     if (cw)
     {
         m_windowTrace(q.flowId, i.cw);
@@ -447,36 +495,35 @@ RdmaNic::EmitState(Qp& q)
 RdmaNic::FlowState
 RdmaNic::GetFlowState(uint32_t qp) const
 {
-    const Qp& q = *m_qps.at(qp);
+    const Qp& q = m_qps.at(qp);
     if (q.done)
     {
-        return q.finalState;
+        return q.ended->finalState;
     }
-    if (!q.sender)
+    if (!q.live)
     {
         return FlowState{};
     }
-    const auto i = (*q.sender)->info();
+    const auto i = q.live->sender->info();
     return FlowState{i.cw, i.rate_bps, NanoSeconds(static_cast<int64_t>(i.srtt_ns))};
 }
 
 uint32_t
 RdmaNic::GetFlowId(uint32_t qp) const
 {
-    return m_qps.at(qp)->flowId;
+    return m_qps.at(qp).flowId;
 }
 
 Ptr<Packet>
 RdmaNic::PullData(uint32_t idx)
 {
     const uint64_t now = Simulator::Now().GetNanoSeconds();
-    Qp& q = *m_qps[idx];
+    Qp& q = m_qps[idx];
     if (q.done)
     {
-        q.inReady = false;
         return nullptr;
     }
-    const rdmacc_ffi::PollOut o = (*q.sender)->poll(now);
+    const rdmacc_ffi::PollOut o = q.live->sender->poll(now);
     SetTimer(idx, o.next_timer_ns);
     if (o.kind == rdmacc_ffi::PollKind::Send || o.kind == rdmacc_ffi::PollKind::Probe)
     {
@@ -484,7 +531,7 @@ RdmaNic::PullData(uint32_t idx)
         h.prio = q.prio;
         h.srcIp = RoceHeader::NodeToIp(m_nodeId);
         h.dstIp = RoceHeader::NodeToIp(q.dstNode);
-        h.srcPort = q.srcPort;
+        h.srcPort = q.SrcPort();
         h.flowId = idx;
         h.seq = o.seq;
         h.ts = now; // the send timestamp the receiver echoes in its (N)ACK
@@ -498,9 +545,9 @@ RdmaNic::PullData(uint32_t idx)
             h.flags = static_cast<uint8_t>((o.last ? RoceHeader::FLAG_LAST : 0) |
                                            (o.retx ? RoceHeader::FLAG_RETX : 0) |
                                            (o.ack_req ? RoceHeader::FLAG_ACKREQ : 0) |
-                                           (q.gotFeedback ? 0 : RoceHeader::FLAG_FIRST_RTT));
+                                           (q.live->gotFeedback ? 0 : RoceHeader::FLAG_FIRST_RTT));
             p = Create<Packet>(o.len);
-            if (q.path.int_telemetry)
+            if (q.intHops > 0)
             {
                 // INT: the switches fill the records in; the header counts on the wire
                 h.flags |= RoceHeader::FLAG_INT;
@@ -518,7 +565,7 @@ RdmaNic::PullData(uint32_t idx)
     }
     // Wait: the QP's one timer is at the end of the wait (next_timer_ns includes it);
     // Blocked: feedback or a timer brings it back
-    q.inReady = false;
+    q.live->inReady = false;
     if (o.kind == rdmacc_ffi::PollKind::Done)
     {
         Finish(idx);
@@ -529,20 +576,37 @@ RdmaNic::PullData(uint32_t idx)
 void
 RdmaNic::Finish(uint32_t idx)
 {
-    Qp& q = *m_qps[idx];
+    Qp& q = m_qps[idx];
     if (q.done)
     {
         return;
     }
-    q.finalState = GetFlowState(idx); // before done: read from the sender
+    const FlowState state = GetFlowState(idx); // before done: read from the sender
+    q.live->timer.Cancel();
+    const auto i = q.live->sender->info();
+    auto e = std::make_unique<Ended>();
+    e->finish =
+        i.done_ns != UINT64_MAX ? NanoSeconds(static_cast<int64_t>(i.done_ns)) : Seconds(-1);
+    e->retxBytes = i.retx_bytes;
+    e->bytesSent = i.bytes_sent;
+    e->minCw = i.min_cw;
+    e->subPacketSends = i.sub_packet_sends;
+    e->packetsSent = i.packets_sent;
+    e->probesSent = i.probes_sent;
+    e->timeouts = i.timeouts;
+    e->nacks = i.nacks;
+    e->finalState = state;
+    q.ended = std::move(e);
     q.done = true;
-    q.timer.Cancel();
-    q.timerAt = UINT64_MAX;
-    q.finalRecord = Record(q);
-    // a finished flow keeps its record, not its sender: memory follows the flows in progress
-    // (a 400 000-flow run no longer holds 400 000 senders)
-    q.sender.reset();
-    m_flowComplete(q.finalRecord);
+    // a finished flow keeps its counters, not its sender: memory follows the flows in
+    // progress (a 400 000-flow run no longer holds 400 000 senders)
+    q.live.reset();
+    const FlowRecord r = Record(q);
+    if (q.dstNic && q.dstNic->m_local)
+    {
+        q.dstNic->SenderDone(this, idx, q.ended->packetsSent);
+    }
+    m_flowComplete(r);
 }
 
 FlowRecord
@@ -555,10 +619,23 @@ RdmaNic::Record(const Qp& q) const
     r.size = q.size;
     r.start = q.start;
     r.finish = Seconds(-1);
-    r.scheme = q.scheme;
-    if (q.sender)
+    r.scheme = SchemeNames()[q.schemeCode];
+    if (q.ended)
     {
-        const auto i = (*q.sender)->info();
+        const Ended& e = *q.ended;
+        r.finish = e.finish;
+        r.retxBytes = e.retxBytes;
+        r.bytesSent = e.bytesSent;
+        r.minCw = e.minCw;
+        r.subPacketSends = e.subPacketSends;
+        r.packetsSent = e.packetsSent;
+        r.probesSent = e.probesSent;
+        r.timeouts = e.timeouts;
+        r.nacks = e.nacks;
+    }
+    else if (q.live)
+    {
+        const auto i = q.live->sender->info();
         if (i.done_ns != UINT64_MAX)
         {
             r.finish = NanoSeconds(static_cast<int64_t>(i.done_ns));
@@ -579,11 +656,17 @@ std::vector<FlowRecord>
 RdmaNic::GetFlowRecords() const
 {
     std::vector<FlowRecord> out;
+    out.reserve(m_qps.size());
     for (uint32_t i = 0; i < m_qps.size(); i++)
     {
-        const Qp& q = *m_qps[i];
-        FlowRecord r = q.done ? q.finalRecord : Record(q);
-        if (q.dstNic)
+        const Qp& q = m_qps[i];
+        FlowRecord r = Record(q);
+        if (q.ended && q.ended->rxRetired)
+        {
+            r.delivered = q.ended->rxDelivered;
+            r.dupBytes = q.ended->rxDuplicates;
+        }
+        else if (q.dstNic)
         {
             auto it = q.dstNic->m_rx.find((uint64_t(m_nodeId) << 32) | i);
             if (it != q.dstNic->m_rx.end())
@@ -596,6 +679,60 @@ RdmaNic::GetFlowRecords() const
         out.push_back(r);
     }
     return out;
+}
+
+std::vector<RdmaNic::RxRecord>
+RdmaNic::GetRetiredRxRecords() const
+{
+    std::vector<RxRecord> out;
+    for (uint32_t i = 0; i < m_qps.size(); i++)
+    {
+        const Qp& q = m_qps[i];
+        if (q.ended && q.ended->rxRetired)
+        {
+            out.push_back(RxRecord{m_nodeId, i, q.ended->rxDelivered, q.ended->rxDuplicates});
+        }
+    }
+    return out;
+}
+
+void
+RdmaNic::SenderDone(RdmaNic* src, uint32_t qp, uint64_t packets)
+{
+    const uint64_t key = (uint64_t(src->m_nodeId) << 32) | qp;
+    auto it = m_rx.find(key);
+    if (it == m_rx.end())
+    {
+        return;
+    }
+    it->second->sentPackets = packets;
+    it->second->srcNic = src;
+    RetireIfQuiet(key);
+}
+
+void
+RdmaNic::RetireIfQuiet(uint64_t key)
+{
+    auto it = m_rx.find(key);
+    if (it == m_rx.end())
+    {
+        return;
+    }
+    RxFlow& rx = *it->second;
+    if (rx.sentPackets == UINT64_MAX || rx.timerAt != UINT64_MAX)
+    {
+        return;
+    }
+    const auto ri = rx.receiver->info();
+    if (ri.packets < rx.sentPackets)
+    {
+        return; // data still in flight (or lost: the receiver then stays)
+    }
+    Ended& e = *rx.srcNic->m_qps.at(rx.qp).ended;
+    e.rxDelivered = ri.received;
+    e.rxDuplicates = ri.duplicate_bytes;
+    e.rxRetired = true;
+    m_rx.erase(it);
 }
 
 uint64_t
@@ -633,6 +770,10 @@ RdmaNic::OnRxTimer(RxFlow* rx)
     if (next != UINT64_MAX)
     {
         SetRxTimer(*rx, next);
+    }
+    else if (rx->sentPackets != UINT64_MAX)
+    {
+        RetireIfQuiet((uint64_t(rx->peer) << 32) | rx->qp);
     }
 }
 
@@ -718,6 +859,10 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
             rx.srcPort = h.srcPort;
             SetRxTimer(rx, o.next_timer_ns);
         }
+        if (rx.sentPackets != UINT64_MAX)
+        {
+            RetireIfQuiet((uint64_t(peer) << 32) | h.flowId); // a late packet of a finished flow
+        }
         break;
     }
     case RoceHeader::PROBE:
@@ -732,16 +877,16 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
         {
             return;
         }
-        Qp& q = *m_qps[h.flowId];
-        if (q.done || !q.sender)
+        Qp& q = m_qps[h.flowId];
+        if (q.done || !q.live)
         {
             return;
         }
-        rdmacc_ffi::Sender& s = **q.sender;
+        rdmacc_ffi::Sender& s = *q.live->sender;
         const bool ece = h.flags & RoceHeader::FLAG_ECE;
-        if (!q.gotFeedback && (h.kind == RoceHeader::ACK || h.kind == RoceHeader::NACK))
+        if (!q.live->gotFeedback && (h.kind == RoceHeader::ACK || h.kind == RoceHeader::NACK))
         {
-            q.gotFeedback = true;
+            q.live->gotFeedback = true;
             m_firstFeedback(q.flowId);
         }
         uint64_t next;
@@ -807,19 +952,20 @@ RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const In
     // (compared when both ACKs' packets crossed the same ports: with adaptive routing a flow's
     // packets may take different paths, and one that left a shared first hop earlier can
     // arrive later)
-    if (q.lastInt.nHops == n && SamePath(tag, q.lastInt))
+    IntTag& lastInt = q.live->lastInt;
+    if (lastInt.nHops == n && SamePath(tag, lastInt))
     {
         for (uint8_t j = 0; j < n; j++)
         {
-            if (tag.hops[j].txBytes < q.lastInt.hops[j].txBytes ||
-                tag.hops[j].tsNs < q.lastInt.hops[j].tsNs)
+            if (tag.hops[j].txBytes < lastInt.hops[j].txBytes ||
+                tag.hops[j].tsNs < lastInt.hops[j].tsNs)
             {
                 m_int.nonMonotone++;
                 break;
             }
         }
     }
-    q.lastInt = tag;
+    lastInt = tag;
     std::array<rdmacc_ffi::IntHop, IntTag::MAX_HOPS> hops{};
     for (uint8_t j = 0; j < n; j++)
     {
@@ -829,7 +975,7 @@ RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const In
         hops[j].line_rate_bps = tag.hops[j].lineRateBps;
         hops[j].port_id = (uint64_t{tag.hops[j].node} << 32) | tag.hops[j].port;
     }
-    return (*q.sender)->on_ack_int(
+    return q.live->sender->on_ack_int(
         now, h.seq, ece, h.ts, rust::Slice<const rdmacc_ffi::IntHop>(hops.data(), n));
 }
 

@@ -16,6 +16,7 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -157,8 +158,15 @@ class RdmaNic
         uint64_t duplicates; //!< payload bytes received twice
     };
 
-    /// \return the receivers of this host (one per flow that sent it data), by (source, QP)
+    /// \return the receivers of this host (one per flow that sent it data), by (source, QP),
+    ///         but those retired (see GetRetiredRxRecords)
     std::vector<RxRecord> GetRxRecords() const;
+    /**
+     * \return the counts of the retired receivers of this host's flows (a finished flow's
+     *         receiver on the same process, freed once no packet of the flow could arrive any
+     *         more): srcNode is this host
+     */
+    std::vector<RxRecord> GetRetiredRxRecords() const;
     /// \return the code data packets carry for `scheme` (process-wide, given in order of use)
     static uint8_t SchemeCode(const std::string& scheme);
     /**
@@ -214,8 +222,24 @@ class RdmaNic
 
   private:
     struct Qp;
+    struct Pending;
+    struct Live;
+    struct Ended;
     struct RxFlow;
     struct Params;
+
+    /**
+     * The sender of QP `qp` of `src` finished after sending `packets` data packets: once
+     * they have all arrived here and no receiver timer is pending, no packet of the flow can
+     * come any more, and its receiver is retired (RetireIfQuiet).
+     */
+    void SenderDone(RdmaNic* src, uint32_t qp, uint64_t packets);
+    /**
+     * Retires the receiver of key `key` when its sender finished, every data packet it sent has
+     * arrived and no timer is pending: its counts go to the sender's record, its state is freed
+     * (memory follows the flows in progress).
+     */
+    void RetireIfQuiet(uint64_t key);
 
     /// Makes the receiver of the sender `srcNode`'s QP `qp` (from its first data packet).
     RxFlow* NewReceiver(uint32_t srcNode, uint32_t qp, uint64_t size, uint8_t schemeCode);
@@ -247,9 +271,9 @@ class RdmaNic
     uint64_t AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const IntTag& tag);
     FlowRecord Record(const Qp& q) const;
 
-    Ptr<QbbNetDevice> m_dev;                                    //!< the host's device
-    uint32_t m_nodeId;                                          //!< this host
-    std::vector<std::unique_ptr<Qp>> m_qps;                     //!< flows sent by this host
+    Ptr<QbbNetDevice> m_dev; //!< the host's device
+    uint32_t m_nodeId;       //!< this host
+    std::deque<Qp> m_qps;    //!< flows sent by this host (a deque: a QP never moves)
     std::unordered_map<uint64_t, std::unique_ptr<RxFlow>> m_rx; //!< (src, qp) -> receiver
     uint64_t m_delivered;                                       //!< bytes delivered to this host
     IntStats m_int;                                             //!< INT records seen
