@@ -71,7 +71,7 @@ Declare(RdmaScenario& sc)
               1,
               "fat tree: oversubscription of the edge switches, r:1 (the links above the edge "
               "run at --rate / r) when --fabricRate is auto",
-              rdmacc::Options::Range::AtLeast(1))
+              rdmacc::Options::Range::Closed(1, 1000))
         .Rate("fabricRate",
               "auto",
               "fat tree: rate of the edge-aggregation and aggregation-core links",
@@ -217,6 +217,15 @@ main(int argc, char* argv[])
             const uint64_t fabricRate =
                 o.IsAuto("fabricRate") ? static_cast<uint64_t>(double(rate) / o.GetReal("oversub"))
                                        : o.GetRate("fabricRate");
+            if (fabricRate == 0)
+            {
+                // the fabric's rate derived from the options given: name them, not --fabricRate
+                rdmacc::ConfigFatal("command line",
+                                    "invalid --oversub = " + o.GetAsText("oversub") +
+                                        ": --rate / --oversub = " + o.GetAsText("rate") + " / " +
+                                        o.GetAsText("oversub") +
+                                        " is below 1 bit/s (the fabric's links need a rate)");
+            }
             oversub = double(rate) / double(fabricRate);
             const Time delay = o.GetTime("delay");
             const Time fabricDelay = o.IsAuto("fabricDelay") ? delay : o.GetTime("fabricDelay");
