@@ -41,9 +41,10 @@ Declare(RdmaScenario& sc)
         .Default("rate", "40Gbps")
         .Default("pfc", "true")
         .Default("sample", "10us")
-        .Text("schemes",
-              "none,dcqcn",
-              "schemes to run, one case each (comma-separated; --cc=X runs X alone)")
+        .ChoiceList("schemes",
+                    "none,dcqcn",
+                    sc.Opts().ChoicesOf("cc"),
+                    "schemes to run, one case each (comma-separated; --cc=X runs X alone)")
         .Duration(
             "duration", "100ms", "simulated time of each case", rdmacc::Options::Range::Above(0))
         .Duration(

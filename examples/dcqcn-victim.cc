@@ -48,10 +48,14 @@ Declare(RdmaScenario& sc)
         .Default("rate", "40Gbps")
         .Default("pfc", "true")
         .Default("sample", "10us")
-        .Text("schemes",
-              "none,dcqcn",
-              "schemes to run, one case each (comma-separated; --cc=X runs X alone)")
-        .Text("extra", "0,1,2", "senders under T3 (0-2), one case each (comma-separated)")
+        .ChoiceList("schemes",
+                    "none,dcqcn",
+                    sc.Opts().ChoicesOf("cc"),
+                    "schemes to run, one case each (comma-separated; --cc=X runs X alone)")
+        .ChoiceList("extra",
+                    "0,1,2",
+                    {"0", "1", "2"},
+                    "senders under T3 (0-2), one case each (comma-separated)")
         .Duration(
             "duration", "60ms", "simulated time of each case", rdmacc::Options::Range::Above(0))
         .Duration(
@@ -201,13 +205,6 @@ main(int argc, char* argv[])
         schemes = single ? std::vector<std::string>{probe.Cc()} : probe.Opts().GetList("schemes");
         for (const auto& e : probe.Opts().GetList("extra"))
         {
-            if (e != "0" && e != "1" && e != "2")
-            {
-                rdmacc::ConfigFatal("command line",
-                                    "invalid --extra = " + probe.Opts().GetText("extra") +
-                                        ": must be a comma-separated list of 0, 1, 2 (senders "
-                                        "under T3)");
-            }
             extras.push_back(static_cast<uint32_t>(std::stoul(e)));
         }
         out = probe.Out();

@@ -74,7 +74,7 @@ Declare(RdmaScenario& sc)
               1,
               "fat tree: oversubscription of the edge switches, r:1 (the links above the edge "
               "run at --rate / r) when --fabricRate is auto",
-              rdmacc::Options::Range::AtLeast(1))
+              rdmacc::Options::Range::Closed(1, 1000))
         .Rate("fabricRate",
               "auto",
               "fat tree: rate of the edge-aggregation and aggregation-core links",
@@ -250,6 +250,15 @@ main(int argc, char* argv[])
             const uint64_t fabricRate =
                 o.IsAuto("fabricRate") ? static_cast<uint64_t>(double(rate) / o.GetReal("oversub"))
                                        : o.GetRate("fabricRate");
+            if (fabricRate == 0)
+            {
+                // the fabric's rate derived from the options given: name them, not --fabricRate
+                rdmacc::ConfigFatal("command line",
+                                    "invalid --oversub = " + o.GetAsText("oversub") +
+                                        ": --rate / --oversub = " + o.GetAsText("rate") + " / " +
+                                        o.GetAsText("oversub") +
+                                        " is below 1 bit/s (the fabric's links need a rate)");
+            }
             // each tier: its own option, else the fabric's
             const uint64_t aggRate = o.IsAuto("aggRate") ? fabricRate : o.GetRate("aggRate");
             const uint64_t coreRate = o.IsAuto("coreRate") ? fabricRate : o.GetRate("coreRate");

@@ -185,6 +185,11 @@ main(int argc, char* argv[])
                  << seconds * 1e3 << " ms)";
             rdmacc::WarnCsvSize("queue.csv", size.str(), "raise --sample to make it smaller");
         }
+        rdmacc::WarnEventCsvSize(
+            static_cast<uint64_t>(
+                std::min(1e18, double(senders) * std::ceil(double(size) / double(payload)))),
+            pfc,
+            "use fewer senders or a smaller --size");
     }
     FabricMonitor mon(fabric, out, opts.GetTime("sample"), static_cast<uint8_t>(1u << prio));
     Simulator::Stop(limit);

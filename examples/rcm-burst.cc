@@ -61,10 +61,11 @@ Declare(RdmaScenario& sc)
         .Default("xoffStatic", "100KB")
         .Default("dcqcnPreset", "mellanox")
         .Default("rcmCfrMinHits", "4")
-        .Text("cases",
-              "dcqcn,rcm",
-              "cases to run, one each (comma-separated): dcqcn (--cc=dcqcn), rcm (--cc=dcqcn "
-              "--rcm=1); --rcm given runs that one case alone")
+        .ChoiceList("cases",
+                    "dcqcn,rcm",
+                    {"dcqcn", "rcm"},
+                    "cases to run, one each (comma-separated): dcqcn (--cc=dcqcn), rcm (--cc=dcqcn "
+                    "--rcm=1); --rcm given runs that one case alone")
         .Duration(
             "burstStart", "150us", "when the burst starts", rdmacc::Options::Range::AtLeast(0))
         .Bytes("burstBytes",
@@ -204,16 +205,8 @@ main(int argc, char* argv[])
         single = probe.Opts().Given("rcm") || probe.Opts().Given("cc");
         if (!single)
         {
-            for (const auto& c : probe.Opts().GetList("cases"))
-            {
-                if (c != "dcqcn" && c != "rcm")
-                {
-                    rdmacc::ConfigFatal("command line",
-                                        "invalid --cases = " + probe.Opts().GetText("cases") +
-                                            ": must be a comma-separated list of dcqcn, rcm");
-                }
-                cases.push_back(c);
-            }
+            // every name checked by the parser (a ChoiceList)
+            cases = probe.Opts().GetList("cases");
         }
         else
         {

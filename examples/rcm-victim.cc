@@ -56,10 +56,12 @@ Declare(RdmaScenario& sc)
         .Default("xoffBeta", "0")
         .Default("xoffStatic", "100KB")
         .Default("dcqcnPreset", "mellanox")
-        .Text("cases",
-              "pfc,dcqcn,rcm",
-              "cases to run, one each (comma-separated): pfc (--cc=none), dcqcn (--cc=dcqcn), rcm "
-              "(--cc=dcqcn --rcm=1); --cc or --rcm given run that one case alone")
+        .ChoiceList(
+            "cases",
+            "pfc,dcqcn,rcm",
+            {"pfc", "dcqcn", "rcm"},
+            "cases to run, one each (comma-separated): pfc (--cc=none), dcqcn (--cc=dcqcn), rcm "
+            "(--cc=dcqcn --rcm=1); --cc or --rcm given run that one case alone")
         .Duration(
             "duration", "10ms", "simulated time of each case", rdmacc::Options::Range::Above(0))
         .Duration(
@@ -176,16 +178,8 @@ main(int argc, char* argv[])
         single = probe.Opts().Given("cc") || probe.Opts().Given("rcm");
         if (!single)
         {
-            for (const auto& c : probe.Opts().GetList("cases"))
-            {
-                if (c != "pfc" && c != "dcqcn" && c != "rcm")
-                {
-                    rdmacc::ConfigFatal("command line",
-                                        "invalid --cases = " + probe.Opts().GetText("cases") +
-                                            ": must be a comma-separated list of pfc, dcqcn, rcm");
-                }
-                cases.push_back(c);
-            }
+            // every name checked by the parser (a ChoiceList)
+            cases = probe.Opts().GetList("cases");
         }
         else
         {

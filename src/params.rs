@@ -81,6 +81,9 @@ pub mod ffi {
         max_inclusive: bool,
         /// `|`-separated accepted names of a Choice.
         choices: String,
+        /// A Choice only: the value is a comma-separated list of distinct names, each one of
+        /// `choices` (e.g. the schemes to run, one case each).
+        list: bool,
         /// Non-empty: the value 0 (also written `auto`) is allowed whatever the bounds and
         /// means this.
         auto_meaning: String,
@@ -309,11 +312,45 @@ fn choices_of(s: &OptionSpec) -> Vec<&str> {
 fn option_parse(spec: &OptionSpec, text: &str) -> Result<ParamValue, ConfigError> {
     let choices = choices_of(spec);
     let s = core_spec(spec, &choices)?;
-    Ok(to_ffi(&s.parse(text, &format!("--{}", spec.name))?))
+    let field = format!("--{}", spec.name);
+    if !spec.list {
+        return Ok(to_ffi(&s.parse(text, &field)?));
+    }
+    // a list: every item one of the choices, each once; the error names the whole value and
+    // the first bad item
+    let shown = if text.is_empty() { "\"\"" } else { text };
+    let items: Vec<&str> = text.split(',').collect();
+    for (i, item) in items.iter().enumerate() {
+        let why = if !choices.contains(item) {
+            format!("{item:?} is not one of them")
+        } else if items[..i].contains(item) {
+            format!("{item} is named twice")
+        } else {
+            continue;
+        };
+        return Err(ConfigError::new(
+            &field,
+            shown,
+            format!("{} ({why})", list_requirement(&choices)),
+        ));
+    }
+    let mut v = to_ffi(&Value::Choice(String::new()));
+    v.text = text.to_string();
+    Ok(v)
+}
+
+fn list_requirement(choices: &[&str]) -> String {
+    format!(
+        "must be a comma-separated list of distinct names among {}",
+        choices.join(", ")
+    )
 }
 
 fn option_requirement(spec: &OptionSpec) -> String {
     let choices = choices_of(spec);
+    if spec.list {
+        return list_requirement(&choices);
+    }
     core_spec(spec, &choices).map_or_else(|e| e.to_string(), |s| s.requirement())
 }
 
@@ -349,7 +386,38 @@ mod tests {
             max: 100_000.0,
             max_inclusive: true,
             choices: String::new(),
+            list: false,
             auto_meaning: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_list_option_takes_distinct_choices_only() {
+        let s = OptionSpec {
+            kind: ParamKind::Choice,
+            choices: "none|dcqcn|hpcc".into(),
+            list: true,
+            has_min: false,
+            has_max: false,
+            ..spec(ParamKind::Choice)
+        };
+        assert_eq!(option_parse(&s, "dcqcn,none").unwrap().text, "dcqcn,none");
+        assert_eq!(option_parse(&s, "hpcc").unwrap().text, "hpcc");
+        for bad in [
+            "",
+            "foo",
+            "dcqcn,foo",
+            "dcqcn,",
+            ",dcqcn",
+            "dcqcn,dcqcn",
+            "DCQCN",
+        ] {
+            let e = option_parse(&s, bad).unwrap_err().to_string();
+            assert!(e.starts_with("invalid --senders = "), "{e}");
+            assert!(
+                e.contains("comma-separated list of distinct names among none, dcqcn, hpcc"),
+                "{e}"
+            );
         }
     }
 

@@ -28,7 +28,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import LONG, ExampleTest, read_bytes, read_csv, run_example, stable_summary, summary  # noqa: E402
+from common import (LONG, ExampleTest, output_dir, read_bytes, read_csv, run_example, stable_summary,  # noqa: E402
+                    summary)
 
 
 def draw_incast(rng):
@@ -211,7 +212,24 @@ BASE = {
                    "--warmup=10us", "--limit=500us"],
     "pfc-incast": ["--senders=2", "--size=20000"],
     "red-ecn-dumbbell": ["--senders=1", "--simTime=2ms"],
+    "ldcp-chain": ["--duration=50us", "--limit=1ms"],
+    "dcqcn-convergence": ["--flows=2", "--stagger=10us", "--duration=50us", "--limit=1ms"],
+    # one case each (a bad name of a list must still fail before any case runs)
+    "dcqcn-fairness": ["--schemes=dcqcn", "--duration=50us", "--limit=1ms"],
+    "dcqcn-victim": ["--schemes=dcqcn", "--extra=0", "--duration=50us", "--limit=1ms"],
+    "fat-tree-workload": ["--k=4", "--cdf=workloads/GoogleRPC2008.txt", "--duration=5us",
+                          "--load=0.1", "--limit=20ms"],
+    # hpcc-run: a small topology and flow file of its own (HPCC_TOPO, HPCC_FLOWS), written by
+    # the test: --maxFlows=0 runs every flow of the file
+    "hpcc-run": ["--limit=20ms"],
+    "rcm-burst": ["--cases=rcm", "--burstStart=10us", "--burstBytes=10KB", "--duration=50us",
+                  "--limit=1ms"],
+    "rcm-victim": ["--cases=rcm", "--duration=50us", "--limit=1ms"],
 }
+
+# one switch joining hosts 0, 1 (25 Gb/s) and 3 (100 Gb/s); two flows
+HPCC_TOPO = "4 1 3\n2\n0 2 25Gbps 1us 0\n1 2 25Gbps 1us 0\n3 2 100Gbps 1us 0\n"
+HPCC_FLOWS = "2\n3 0 3 100 20000 0\n1 3 3 100 10000 0.000001\n"
 
 PROBES = ["-1", "0", "1e30", "nan", "", "12abc"]
 # the same, written with the unit a duration or a rate needs (so the bounds are reached)
@@ -229,10 +247,12 @@ def options_of(example):
     return OPTION_RE.findall(p.stdout)
 
 
-def probe(example, option, value):
-    """(option, value, exit status or "timeout", output, files left in --out)"""
+def probe(example, option, value, base=None):
+    """(option, value, exit status or "timeout", output, files left in --out); base: the valid
+    run's options (default BASE[example])"""
     try:
-        p, out = run_example(example, *BASE[example], "--%s=%s" % (option, value), expect_rc=None, timeout=120)
+        p, out = run_example(example, *(BASE[example] if base is None else base), "--%s=%s" % (option, value),
+                             expect_rc=None, timeout=120)
     except subprocess.TimeoutExpired:
         return (option, value, "timeout", "", [])
     left = sorted(os.listdir(out)) if os.path.isdir(out) else []
@@ -240,10 +260,11 @@ def probe(example, option, value):
 
 
 class EveryOptionBadValues(ExampleTest):
-    def check_example(self, example):
+    def check_example(self, example, extra=()):
         options = options_of(example)
         self.assertGreater(len(options), 3, example)
-        jobs = [(example, o, v) for o, kind in options if o != "out"
+        base = BASE[example] + list(extra)
+        jobs = [(example, o, v, base) for o, kind in options if o != "out"
                 for v in PROBES + UNIT_PROBES.get(kind, [])]
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
             results = list(pool.map(lambda j: probe(*j), jobs))
@@ -257,6 +278,29 @@ class EveryOptionBadValues(ExampleTest):
                 self.assertFalse([f for f in left if f.endswith(".partial")], what)
                 self.assertIn("summary.json", left, what)
 
+    def test_a_bad_name_in_a_list_fails_before_any_case_runs(self):
+        # the first name is valid: its case must not run (no output) before the second is read
+        for example, option, good in (("dcqcn-fairness", "schemes", "dcqcn"),
+                                      ("dcqcn-victim", "schemes", "dcqcn"),
+                                      ("dcqcn-victim", "extra", "0"),
+                                      ("rcm-burst", "cases", "rcm"),
+                                      ("rcm-victim", "cases", "rcm")):
+            self.assertIn((option, "LIST"), options_of(example), example)
+            for value in (good + ",foo", good + ",", "," + good, good + "," + good, "x" + good):
+                with self.subTest(example=example, value=value):
+                    _, _, rc, text, left = probe(example, option, value)
+                    self.assertEqual(rc, 2, text)
+                    line = self.assert_config_error(text, left, "--%s = %s" % (option, value))
+                    self.assertIn("comma-separated list of distinct names among", line)
+
+    def test_a_huge_buffer_is_not_memory_until_frames_fill_it(self):
+        # the switch buffer is not allocated: a run's memory estimate counts at most the
+        # frames of its flows, so the two incasts accept the same --buffer
+        for example in ("ldcp-incast", "pfc-incast"):
+            with self.subTest(example=example):
+                _, out = run_example(example, *BASE[example], "--buffer=1e12")
+                self.assertEqual(summary(out)["invariants"], "ok")
+
     def test_ldcp_incast(self):
         self.check_example("ldcp-incast")
 
@@ -268,6 +312,36 @@ class EveryOptionBadValues(ExampleTest):
 
     def test_red_ecn_dumbbell(self):
         self.check_example("red-ecn-dumbbell")
+
+    def test_ldcp_chain(self):
+        self.check_example("ldcp-chain")
+
+    def test_dcqcn_convergence(self):
+        self.check_example("dcqcn-convergence")
+
+    def test_dcqcn_fairness(self):
+        self.check_example("dcqcn-fairness")
+
+    def test_dcqcn_victim(self):
+        self.check_example("dcqcn-victim")
+
+    def test_fat_tree_workload(self):
+        self.check_example("fat-tree-workload")
+
+    def test_hpcc_run(self):
+        d = output_dir("hpcc-files")
+        files = []
+        for name, text in (("t.txt", HPCC_TOPO), ("f.flows", HPCC_FLOWS)):
+            files.append(os.path.join(d, name))
+            with open(files[-1], "w") as f:
+                f.write(text)
+        self.check_example("hpcc-run", ["--topo=" + files[0], "--flows=" + files[1]])
+
+    def test_rcm_burst(self):
+        self.check_example("rcm-burst")
+
+    def test_rcm_victim(self):
+        self.check_example("rcm-victim")
 
 
 if __name__ == "__main__":

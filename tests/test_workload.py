@@ -314,6 +314,9 @@ class BadInput(ExampleTest):
         self.bad(["--topology=" + good, "--k=8"], "invalid --k = 8", "--topology replaces")
         self.bad(["--topology=" + good, "--coreRate=25Gbps"], "invalid --coreRate = 25Gbps", "--topology replaces")
         self.bad(["--fabricRate=50Gbps", "--oversub=2"], "invalid --oversub = 2")
+        # the fabric rate derived from --rate / --oversub: the error names what was given
+        self.bad(["--oversub=1e30"], "invalid --oversub = 1e30", "[1, 1000]")
+        self.bad(["--rate=100bps", "--oversub=1000"], "invalid --oversub = 1000", "--rate / --oversub")
         self.bad(["--maxFlows=5"], "invalid --maxFlows = 5")
 
 if __name__ == "__main__":

@@ -31,15 +31,17 @@ namespace rdmacc
 /// One declared option.
 struct Decl
 {
-    std::string name;                //!< option name, no dashes
-    rdmacc_ffi::OptionSpec spec;     //!< kind and bounds (example options)
-    std::string def;                 //!< default, as text
-    std::string help;                //!< help text
-    std::optional<ParamTable> table; //!< the Rust table of a table parameter (none: the example's)
-    std::size_t index = 0;           //!< its index in that table
-    rdmacc_ffi::ParamKind kind{};    //!< kind of value
-    std::string rule;                //!< what the value must satisfy
-    bool exampleDefault = false;     //!< a table option whose default the example chose
+    std::string name;                 //!< option name, no dashes
+    rdmacc_ffi::OptionSpec spec;      //!< kind and bounds (example options)
+    std::string def;                  //!< default, as text
+    std::string help;                 //!< help text
+    std::optional<ParamTable> table;  //!< the Rust table of a table parameter (none: the example's)
+    std::size_t index = 0;            //!< its index in that table
+    rdmacc_ffi::ParamKind kind{};     //!< kind of value
+    std::string rule;                 //!< what the value must satisfy
+    bool exampleDefault = false;      //!< a table option whose default the example chose
+    std::vector<std::string> choices; //!< the accepted names of a Choice or ChoiceList
+    bool list = false;                //!< a ChoiceList
 };
 
 struct Options::Impl
@@ -55,7 +57,8 @@ struct Options::Impl
                  const std::string& def,
                  const std::string& help,
                  const std::string& choices,
-                 const std::string& autoMeaning);
+                 const std::string& autoMeaning,
+                 bool list = false);
     /// Declares the options `names` of the Rust table `table` (`specs`), whose attributes
     /// belong to ns-3 type `type`; `attrInHelp`: the help names the attribute.
     void DeclareFromTable(ParamTable table,
@@ -121,7 +124,8 @@ Options::Impl::Declare(Options::Range r,
                        const std::string& def,
                        const std::string& help,
                        const std::string& choices,
-                       const std::string& autoMeaning)
+                       const std::string& autoMeaning,
+                       bool list)
 {
     Decl d;
     d.name = name;
@@ -138,7 +142,14 @@ Options::Impl::Declare(Options::Range r,
     d.spec.max = r.max;
     d.spec.max_inclusive = r.maxInclusive;
     d.spec.choices = choices;
+    d.spec.list = list;
+    d.list = list;
     d.spec.auto_meaning = autoMeaning;
+    std::stringstream in(choices);
+    for (std::string c; std::getline(in, c, '|');)
+    {
+        d.choices.push_back(c);
+    }
     d.rule = std::string(rdmacc_ffi::option_requirement(d.spec));
     Add(d);
     try
@@ -185,6 +196,10 @@ Options::Impl::DeclareFromTable(ParamTable table,
         }
         d.table = table;
         d.index = i;
+        for (const auto& c : s.choices)
+        {
+            d.choices.emplace_back(c);
+        }
         Add(d);
         values[name] = s.default_value;
     }
@@ -355,6 +370,33 @@ Options::Choice(const std::string& name,
 }
 
 Options&
+Options::ChoiceList(const std::string& name,
+                    const std::string& def,
+                    const std::vector<std::string>& choices,
+                    const std::string& help)
+{
+    std::string joined;
+    for (const auto& c : choices)
+    {
+        NS_ABORT_MSG_IF(c.empty() || c.find_first_of("|,") != std::string::npos,
+                        "--" << name << ": choice \"" << c << "\" cannot be in a list");
+        joined += (joined.empty() ? "" : "|") + c;
+    }
+    m_impl->Declare(Range::Any(), name, rdmacc_ffi::ParamKind::Choice, def, help, joined, "", true);
+    return *this;
+}
+
+std::vector<std::string>
+Options::ChoicesOf(const std::string& name) const
+{
+    auto it = m_impl->byName.find(name);
+    NS_ABORT_MSG_IF(it == m_impl->byName.end(), "no option --" << name);
+    const Decl& d = m_impl->decls[it->second];
+    NS_ABORT_MSG_IF(d.kind != rdmacc_ffi::ParamKind::Choice, "--" << name << " is not a choice");
+    return d.choices;
+}
+
+Options&
 Options::Text(const std::string& name, const std::string& def, const std::string& help)
 {
     RDMACC_DECLARE(Range::Any(), Text, def, "", "");
@@ -477,8 +519,9 @@ Options::Parse(int argc, char** argv)
             for (const auto& d : m_impl->decls)
             {
                 const bool stop = !d.help.empty() && d.help.back() == '.';
-                std::cout << "  --" << d.name << "=" << KindLabel(d.kind) << "\n      " << d.help
-                          << (stop ? "" : ".");
+                std::cout << "  --" << d.name << "="
+                          << (d.list ? std::string("LIST") : KindLabel(d.kind)) << "\n      "
+                          << d.help << (stop ? "" : ".");
                 if (!d.rule.empty())
                 {
                     std::cout << " Value: " << d.rule << ".";

@@ -105,6 +105,18 @@ class Options
                     const std::string& def,
                     const std::vector<std::string>& choices,
                     const std::string& help);
+    /**
+     * A comma-separated list of distinct names, each one of `choices` (not empty), checked
+     * whole at Parse, before anything runs: e.g. the schemes an example runs one case each,
+     * with ChoicesOf("cc") as `choices`. GetList returns the names.
+     */
+    Options& ChoiceList(const std::string& name,
+                        const std::string& def,
+                        const std::vector<std::string>& choices,
+                        const std::string& help);
+    /// \return the accepted names of the Choice option `name` (declared by the example or
+    /// from a Rust table, e.g. "cc": every scheme's name)
+    std::vector<std::string> ChoicesOf(const std::string& name) const;
     /// Free text (not empty).
     Options& Text(const std::string& name, const std::string& def, const std::string& help);
     /// Every parameter of ns3::RdmaNic that has a command-line option (Rust's NicConfig).

@@ -179,6 +179,31 @@ WarnCsvSize(const std::string& file, const std::string& size, const std::string&
     std::cerr << "rdma-cc: warning: " << file << " will take " << size << "; " << remedy << "\n";
 }
 
+void
+WarnEventCsvSize(uint64_t dataFrames, bool lossless, const std::string& remedy)
+{
+    // rows of about 40 B (drops.csv: time_ns,node,port,prio,reason,bytes) and 48 B (pfc.csv:
+    // time_ns,node,port,prio,kind,quanta,duration_ns)
+    const double limit = 1e9;
+    const double drops = double(dataFrames) * 40;
+    const double pfc = double(dataFrames) * 2 * 48;
+    if (!lossless && drops > limit)
+    {
+        WarnCsvSize("drops.csv",
+                    "up to about " + FormatBytes(static_cast<uint64_t>(drops)) +
+                        " (a row per dropped frame, at worst one per data frame of the flows, "
+                        "more with retransmissions)",
+                    remedy);
+    }
+    if (lossless && pfc > limit)
+    {
+        WarnCsvSize("pfc.csv",
+                    "up to about " + FormatBytes(static_cast<uint64_t>(pfc)) +
+                        " (a row per PFC frame, at worst a PAUSE and a RESUME per data frame)",
+                    remedy);
+    }
+}
+
 std::string
 DropCounts(const std::vector<std::pair<std::string, uint64_t>>& drops)
 {

@@ -140,6 +140,19 @@ void WarnCsvSize(const std::string& file, const std::string& size, const std::st
 
 /**
  * \ingroup rdma-cc
+ * Warns (WarnCsvSize), before a run, when the event files of FabricMonitor may take more than
+ * 1 GB: drops.csv on a lossy run (a row per dropped frame: at worst one per data frame of the
+ * flows, more with retransmissions) and pfc.csv on a lossless one (a PAUSE and a RESUME row per
+ * data frame at worst: each frame can push a queue over XOFF and its departure below XON).
+ * Both are estimates of the worst case, said so in the warning.
+ * \param dataFrames the data frames of every flow (sizes / payload per frame)
+ * \param lossless whether the data priority is lossless (PFC on)
+ * \param remedy how to make them smaller, e.g. "use fewer or shorter flows"
+ */
+void WarnEventCsvSize(uint64_t dataFrames, bool lossless, const std::string& remedy);
+
+/**
+ * \ingroup rdma-cc
  * \return " reason=n" for every reason of `drops` whose count n is not 0, in their order (the
  *         drop counts of a summary table)
  */

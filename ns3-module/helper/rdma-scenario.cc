@@ -329,7 +329,9 @@ constexpr uint64_t kPerBufferedFrame = 700;
 uint64_t
 RdmaScenario::MemoryEstimate(uint64_t hosts) const
 {
-    const uint64_t frames = m_opts.GetBytes("buffer") / (Mtu() + RoceHeader::DATA_OVERHEAD) + 1;
+    // the buffer is not allocated: it holds at most the frames of the flows added so far
+    const uint64_t frames = std::min<uint64_t>(
+        m_opts.GetBytes("buffer") / (Mtu() + RoceHeader::DATA_OVERHEAD) + 1, m_packets);
     return kBaseBytes + hosts * kPerHost + m_flowMemory + frames * kPerBufferedFrame;
 }
 
@@ -796,6 +798,7 @@ RdmaScenario::WarnOutputSize(Time lastStart, double busiestSeconds) const
         rdmacc::WarnCsvSize(
             "flows.csv", size.str(), "set --flowSample to a period, or --flowTrace=0");
     }
+    rdmacc::WarnEventCsvSize(m_packets, Lossless(), "use fewer or shorter flows");
 }
 
 void
