@@ -31,6 +31,8 @@ mod ffi {
         data_headers: u64,
         /// ACK extended transport header.
         aeth: u64,
+        /// Smallest Ethernet frame (a PFC frame's size: the switch's headroom counts it).
+        min_frame: u64,
     }
 
     extern "Rust" {
@@ -106,6 +108,7 @@ fn wire_constants() -> WireConstants {
     WireConstants {
         data_headers: wire::DATA_HEADERS,
         aeth: wire::AETH,
+        min_frame: wire::MIN_FRAME,
     }
 }
 
