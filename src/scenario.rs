@@ -8,7 +8,7 @@ use crate::switch::red_ecn_specs;
 use rdma_cc_core::param::{format_rate, format_time};
 use rdma_cc_core::wire::{self, Hop};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
-use rdma_cc_schemes::Scheme;
+use rdma_cc_schemes::{marking_auto_help, MarkingField, Scheme};
 use rdma_cc_switch::red::{EcnThresholds, NotEct, RedEcnConfig};
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
@@ -31,15 +31,17 @@ mod ffi {
         data_headers: u64,
         /// ACK extended transport header.
         aeth: u64,
-        /// Preamble, start-of-frame delimiter and inter-frame gap.
-        preamble_ifg: u64,
-        /// Smallest Ethernet frame.
+        /// Smallest Ethernet frame (a PFC frame's size: the switch's headroom counts it).
         min_frame: u64,
     }
 
     extern "Rust" {
         /// The framing constants of `rdma_cc_core::wire`.
         fn wire_constants() -> WireConstants;
+        /// Bytes a frame of `frame` bytes takes on the wire: padded to the smallest frame,
+        /// plus preamble, start-of-frame delimiter and inter-frame gap (the NIC's per-frame
+        /// serialisation time).
+        fn frame_on_wire(frame: u64) -> u64;
         /// The marking `scheme` starts from on a link of `rate_bps` and one-way `delay_ns`
         /// carrying frames of `frame` bytes.
         fn scheme_marking(
@@ -50,6 +52,10 @@ mod ffi {
         ) -> Result<Marking>;
         /// The marking `scheme` derives from a given threshold `k_min` (bytes).
         fn scheme_marking_from(scheme: &str, k_min: u64) -> Result<Marking>;
+        /// How every scheme derives `field` when it is not given: the help text of an
+        /// example's `auto`. Fields: the marking's (`k_min`, `k_max`, `p_max`, `k_fs`,
+        /// `buf_max`), `pfc` (lossless by default) and `int` (INT needed).
+        fn scheme_auto_help(field: &str) -> Result<String>;
         /// Whether `scheme` runs on a lossless (PFC) priority by default.
         fn scheme_lossless_by_default(scheme: &str) -> Result<bool>;
         /// Whether `scheme` needs INT hop records from the switches on its paths (HPCC): the
@@ -70,18 +76,25 @@ mod ffi {
         /// The least time a `size`-byte message can take over store-and-forward hops of
         /// `rates_bps[i]` and `delays_ns[i]` (sender's link first), ACK back included.
         fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u64;
-        /// Payload bit/s a link of `rate_bps` carries at most with `mtu`-byte payloads.
-        fn payload_limit_bps(rate_bps: u64, mtu: u64) -> f64;
-        /// Checks that a run limited to `limit_ns` of simulated time can carry `senders` x
-        /// `size` payload bytes (in `mtu`-byte packets, each with its RoCEv2 headers, padding,
-        /// preamble and gap) through one link of `rate_bps` at all; the error names `--limit`
-        /// and says how long the run needs at least.
-        fn incast_limit_check(
+        /// Payload bit/s a link of `rate_bps` carries at most with `mtu`-byte payloads, each
+        /// data frame `extra` bytes longer (INT's hop records; 0 without INT).
+        fn payload_limit_bps(rate_bps: u64, mtu: u64, extra: u64) -> f64;
+        /// Checks that a run limited to `limit_ns` of simulated time can carry its flows at
+        /// all. Flow `i` carries `sizes[i]` payload bytes in `mtu`-byte packets (each data
+        /// frame with its RoCEv2 headers, padding, preamble and gap, and `extra` bytes more:
+        /// INT's) to receiver `receivers[i]`, an index into `receiver_rates_bps` (that
+        /// receiver's link), and cannot finish before `finish_bounds_ns[i]` (its start plus its
+        /// completion-time lower bound; 0: none known). A receiver's link carries the frames of
+        /// every flow to it one after the other. The error names `--limit` and says how long
+        /// the run needs at least, and why.
+        fn run_limit_check(
             limit_ns: u64,
-            rate_bps: u64,
-            senders: u64,
-            size: u64,
+            finish_bounds_ns: &[u64],
+            sizes: &[u64],
+            receivers: &[u32],
+            receiver_rates_bps: &[u64],
             mtu: u64,
+            extra: u64,
         ) -> Result<()>;
         /// The longest a packet can queue along a lossless path without being lost: the sum,
         /// over its hops, of `buffers[i]` bytes (0 for a host's link) drained at `rates_bps[i]`.
@@ -95,9 +108,31 @@ fn wire_constants() -> WireConstants {
     WireConstants {
         data_headers: wire::DATA_HEADERS,
         aeth: wire::AETH,
-        preamble_ifg: wire::PREAMBLE_IFG,
         min_frame: wire::MIN_FRAME,
     }
+}
+
+fn scheme_auto_help(field: &str) -> Result<String, ConfigError> {
+    let names = |f: fn(Scheme) -> bool| {
+        Scheme::ALL
+            .into_iter()
+            .filter(|&s| f(s))
+            .map(Scheme::name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Ok(match field {
+        "pfc" => format!(
+            "as the scheme is deployed: {} lossy; {} lossless",
+            names(|s| !s.lossless_by_default()),
+            names(Scheme::lossless_by_default)
+        ),
+        "int" => format!(
+            "on when the scheme needs INT ({}), else off",
+            names(Scheme::needs_int)
+        ),
+        _ => marking_auto_help(field.parse::<MarkingField>()?),
+    })
 }
 
 fn scheme_marking(
@@ -189,50 +224,91 @@ fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u6
     wire::ideal_fct(&hops, size, mtu).0
 }
 
-fn payload_limit_bps(rate_bps: u64, mtu: u64) -> f64 {
-    wire::payload_limit(Rate(rate_bps), Bytes(mtu))
+#[inline]
+fn frame_on_wire(frame: u64) -> u64 {
+    wire::on_wire(Bytes(frame)).0
 }
 
-fn incast_limit_check(
+fn payload_limit_bps(rate_bps: u64, mtu: u64, extra: u64) -> f64 {
+    let limit = wire::payload_limit(Rate(rate_bps), Bytes(mtu));
+    if extra == 0 {
+        return limit;
+    }
+    // every data frame is `extra` bytes longer on the wire
+    let frame = wire::data_on_wire(Bytes(mtu)).0 as f64;
+    let longer = wire::data_on_wire(Bytes(mtu + extra)).0 as f64;
+    limit * frame / longer
+}
+
+fn run_limit_check(
     limit_ns: u64,
-    rate_bps: u64,
-    senders: u64,
-    size: u64,
+    finish_bounds_ns: &[u64],
+    sizes: &[u64],
+    receivers: &[u32],
+    receiver_rates_bps: &[u64],
     mtu: u64,
+    extra: u64,
 ) -> Result<(), ConfigError> {
-    if mtu == 0 || rate_bps == 0 {
+    if mtu == 0 || receiver_rates_bps.contains(&0) {
         return Err(ConfigError::new(
             "--rate",
-            format_rate(Rate(rate_bps)),
+            format_rate(Rate(receiver_rates_bps.iter().copied().min().unwrap_or(0))),
             "the rate and the payload per frame must be > 0",
         ));
     }
-    // one sender's message on the wire: full frames, and the shorter last one if any
-    let full = size / mtu;
-    let last = size % mtu;
-    let wire = (full as u128).saturating_mul(wire::data_on_wire(Bytes(mtu)).0 as u128)
-        + if last > 0 {
-            wire::data_on_wire(Bytes(last)).0 as u128
-        } else {
-            0
+    // per receiver: wire bytes, payload bytes and flows
+    let mut load = vec![(0u128, 0u128, 0u64); receiver_rates_bps.len()];
+    for (&size, &r) in sizes.iter().zip(receivers) {
+        let Some(l) = load.get_mut(r as usize) else {
+            return Err(ConfigError::new(
+                "receiver",
+                r.to_string(),
+                format!(
+                    "must be < {} (the receivers' links)",
+                    receiver_rates_bps.len()
+                ),
+            ));
         };
-    let bits = wire.saturating_mul(senders as u128).saturating_mul(8);
-    let need_ns = bits
-        .saturating_mul(1_000_000_000)
-        .div_ceil(rate_bps as u128);
-    if need_ns > limit_ns as u128 {
-        return Err(ConfigError::new(
-            "--limit",
-            format_time(Time(limit_ns)),
-            format!(
-                "the run needs at least {:.6} s of simulated time: {senders} x {size} B of \
-                 payload through the receiver's {} link; raise --limit",
-                need_ns as f64 * 1e-9,
-                format_rate(Rate(rate_bps))
-            ),
-        ));
+        // full frames, and the shorter last one if any
+        let frame = |payload: u64| wire::data_on_wire(Bytes(payload.saturating_add(extra))).0;
+        let (full, last) = (size / mtu, size % mtu);
+        l.0 = l.0.saturating_add(
+            u128::from(full) * u128::from(frame(mtu))
+                + if last > 0 { u128::from(frame(last)) } else { 0 },
+        );
+        l.1 += u128::from(size);
+        l.2 += 1;
     }
-    Ok(())
+    let bound = finish_bounds_ns.iter().copied().max().unwrap_or(0);
+    // the busiest receiver: the longest its link takes for the frames to it
+    let busiest = load
+        .iter()
+        .zip(receiver_rates_bps)
+        .map(|(l, &rate)| {
+            let ns = l.0.saturating_mul(8_000_000_000).div_ceil(u128::from(rate));
+            (ns, l.1, l.2, rate)
+        })
+        .max_by_key(|b| b.0);
+    let need = busiest.map_or(0, |b| b.0).max(u128::from(bound));
+    if need <= u128::from(limit_ns) {
+        return Ok(());
+    }
+    let why = match busiest {
+        Some((ns, payload, flows, rate)) if ns >= u128::from(bound) => format!(
+            "{payload} B of payload in {flows} flow{} through the receiver's {} link",
+            if flows == 1 { "" } else { "s" },
+            format_rate(Rate(rate))
+        ),
+        _ => "the latest flow's start plus the lower bound of its completion time".to_owned(),
+    };
+    Err(ConfigError::new(
+        "--limit",
+        format_time(Time(limit_ns)),
+        format!(
+            "the run needs at least {:.6} s of simulated time: {why}; raise --limit",
+            need as f64 * 1e-9
+        ),
+    ))
 }
 
 fn max_queueing_ns(rates_bps: &[u64], buffers: &[u64]) -> u64 {
@@ -288,19 +364,63 @@ mod tests {
     #[test]
     fn a_limit_shorter_than_the_wire_time_is_named() {
         // 8 x 4 MB at 100 Gb/s: 32 000 frames of 1082 B, 2.77 ms
-        incast_limit_check(1_000_000_000, 100_000_000_000, 8, 4_000_000, 1000).unwrap();
-        let e = incast_limit_check(2_000_000, 100_000_000_000, 8, 4_000_000, 1000)
-            .unwrap_err()
-            .to_string();
+        let incast = |limit_ns: u64, rate: u64| {
+            run_limit_check(
+                limit_ns,
+                &[0; 8],
+                &[4_000_000; 8],
+                &[0; 8],
+                &[rate],
+                1000,
+                0,
+            )
+        };
+        incast(1_000_000_000, 100_000_000_000).unwrap();
+        let e = incast(2_000_000, 100_000_000_000).unwrap_err().to_string();
         assert_eq!(
             e,
-            "invalid --limit = 2ms: the run needs at least 0.002770 s of simulated time: 8 x \
-             4000000 B of payload through the receiver's 100Gbps link; raise --limit"
+            "invalid --limit = 2ms: the run needs at least 0.002770 s of simulated time: \
+             32000000 B of payload in 8 flows through the receiver's 100Gbps link; raise --limit"
         );
         // 1 bit/s: hundreds of millions of seconds, no overflow
-        let e = incast_limit_check(1_000_000_000, 1, 8, 4_000_000, 1000).unwrap_err();
+        let e = incast(1_000_000_000, 1).unwrap_err();
         assert_eq!(e.field, "--limit");
-        assert!(incast_limit_check(u64::MAX, 1, u64::MAX, 1 << 53, 1000).is_err());
+        assert!(run_limit_check(u64::MAX, &[], &[u64::MAX; 4], &[0; 4], &[1], 1, 0).is_err());
+        assert_eq!(incast(1, 0).unwrap_err().field, "--rate");
+        // a short last frame is padded and carries its headers: 1001 B is 2 frames
+        let one = |size: u64, extra: u64, limit_ns: u64| {
+            run_limit_check(limit_ns, &[0], &[size], &[0], &[8_000_000_000], 1000, extra)
+        };
+        // 1082 + 84 (64 + 20) wire bytes at 1 B/ns
+        one(1001, 0, 1166).unwrap();
+        assert!(one(1001, 0, 1165).is_err());
+        // INT: 42 B more in each data frame: 1124 + 125 (1 + 42 + 62, padding not needed)
+        one(1001, 42, 1249).unwrap();
+        assert!(one(1001, 42, 1248).is_err());
+    }
+
+    #[test]
+    fn a_limit_below_a_flows_lower_bound_is_named() {
+        let rates = [100_000_000_000; 2];
+        let check = |limit_ns| {
+            run_limit_check(
+                limit_ns,
+                &[5_000, 30_000],
+                &[1000, 1000],
+                &[0, 1],
+                &rates,
+                1000,
+                0,
+            )
+        };
+        check(30_000).unwrap();
+        assert_eq!(
+            check(20_000).unwrap_err().to_string(),
+            "invalid --limit = 20us: the run needs at least 0.000030 s of simulated time: the \
+             latest flow's start plus the lower bound of its completion time; raise --limit"
+        );
+        let bad = run_limit_check(1, &[], &[1], &[2], &rates, 1000, 0).unwrap_err();
+        assert_eq!(bad.field, "receiver");
     }
 
     #[test]

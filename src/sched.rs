@@ -89,6 +89,10 @@ mod ffi {
         /// A scheduler with data policy `policy` ("rr", "strict" or "dwrr:w0,...,w7"); the
         /// error names the attribute DataScheduler.
         fn egress_scheduler_new(policy: &str) -> Result<Box<EgressScheduler>>;
+        /// The default of the DataScheduler attribute.
+        fn data_scheduler_default() -> String;
+        /// The help text of the DataScheduler attribute.
+        fn data_scheduler_help() -> String;
         /// Queues a frame (control kinds in the control class); returns whether it went to
         /// the control class.
         fn enqueue(self: &mut EgressScheduler, p: &TxPacket) -> bool;
@@ -149,6 +153,14 @@ fn packet_kind_is_control(kind: PacketKind) -> bool {
 
 /// Opaque handle owning one port's [`Scheduler`].
 pub struct EgressScheduler(Scheduler);
+
+fn data_scheduler_default() -> String {
+    DataPolicy::DEFAULT_FORM.to_owned()
+}
+
+fn data_scheduler_help() -> String {
+    DataPolicy::help()
+}
 
 fn egress_scheduler_new(policy: &str) -> Result<Box<EgressScheduler>, rdma_cc_core::ConfigError> {
     Ok(Box::new(EgressScheduler(Scheduler::new(

@@ -257,7 +257,7 @@ class TimeLimit(ExampleTest):
         # below the flows' lower bound, or 1 bit/s links that need 36 million seconds
         for args in (["--limit=20us"], ["--rate=1bps"]):
             p, out = run_example("ldcp-incast", *args, expect_rc=2)
-            self.assert_config_error(p.stdout, os.listdir(out), "invalid --limit = ", "the flows need at least")
+            self.assert_config_error(p.stdout, os.listdir(out), "invalid --limit = ", "the run needs at least")
 
 
 class BadInput(ExampleTest):

@@ -160,15 +160,9 @@ FabricHelper::SetEcnMap(const std::string& map)
 }
 
 void
-FabricHelper::SetNotEct(uint8_t mode, uint64_t kFs)
+FabricHelper::SetNotEct(rdmacc_ffi::NotEctMode mode, uint64_t kFs)
 {
-    if (mode > 2)
-    {
-        rdmacc::ConfigFatal("FabricHelper::SetNotEct",
-                            "invalid mode = " + std::to_string(mode) +
-                                ": must be 0 (Accept), 1 (ThresholdDrop) or 2 (RedDrop)");
-    }
-    m_policy->set_not_ect(static_cast<rdmacc_ffi::NotEctMode>(mode), kFs);
+    m_policy->set_not_ect(mode, kFs);
 }
 
 void

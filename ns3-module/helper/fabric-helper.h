@@ -138,9 +138,9 @@ class FabricHelper
      * entry of the largest speed not above its rate. Overrides SetEcn where it applies.
      */
     void SetEcnMap(const std::string& map);
-    /// Not-ECT treatment: 0 Accept, 1 ThresholdDrop at kFs, 2 RedDrop. Lossless
-    /// priorities always accept Not-ECT packets.
-    void SetNotEct(uint8_t mode, uint64_t kFs);
+    /// Not-ECT treatment (the Rust policy's modes: Accept, ThresholdDrop at kFs, RedDrop).
+    /// Lossless priorities always accept Not-ECT packets.
+    void SetNotEct(rdmacc_ffi::NotEctMode mode, uint64_t kFs);
 
     /**
      * Distributed runs (MPI): the rank (system id) of every node to be created, by node id (the

@@ -26,18 +26,46 @@ namespace rdmacc
 {
 
 double
-PayloadLimitBps(uint64_t rateBps, uint64_t payload)
+PayloadLimitBps(uint64_t rateBps, uint64_t payload, uint64_t extra)
 {
-    return rdmacc_ffi::payload_limit_bps(rateBps, payload);
+    return rdmacc_ffi::payload_limit_bps(rateBps, payload, extra);
+}
+
+void
+CheckRunLimit(uint64_t limitNs,
+              const std::vector<uint64_t>& finishBoundsNs,
+              const std::vector<uint64_t>& sizes,
+              const std::vector<uint32_t>& receivers,
+              const std::vector<uint64_t>& receiverRatesBps,
+              uint64_t payload,
+              uint64_t extra)
+{
+    OrConfigFatal(
+        "command line",
+        [&]
+        {
+            rdmacc_ffi::run_limit_check(
+                limitNs,
+                rust::Slice<const uint64_t>(finishBoundsNs.data(), finishBoundsNs.size()),
+                rust::Slice<const uint64_t>(sizes.data(), sizes.size()),
+                rust::Slice<const uint32_t>(receivers.data(), receivers.size()),
+                rust::Slice<const uint64_t>(receiverRatesBps.data(), receiverRatesBps.size()),
+                payload,
+                extra);
+        });
 }
 
 void
 CheckIncastLimit(
     uint64_t limitNs, uint64_t rateBps, uint64_t senders, uint64_t size, uint64_t payload)
 {
-    OrConfigFatal("command line",
-                  [&]
-                  { rdmacc_ffi::incast_limit_check(limitNs, rateBps, senders, size, payload); });
+    CheckRunLimit(limitNs,
+                  std::vector<uint64_t>(senders, 0),
+                  std::vector<uint64_t>(senders, size),
+                  std::vector<uint32_t>(senders, 0),
+                  {rateBps},
+                  payload,
+                  0);
 }
 
 void

@@ -50,16 +50,32 @@ OrConfigFatal(const std::string& where, F&& f) -> decltype(f())
 /**
  * \ingroup rdma-cc
  * \return payload bit/s a link of `rateBps` carries at most when every frame carries
- *         `payload` bytes (plus 62 B of RoCEv2 headers, padding to 64 B, 20 B of preamble and
- *         gap): the wire limit of goodput (Rust rdma_cc_core::wire::payload_limit)
+ *         `payload` bytes (plus the RoCEv2 headers, padding to the smallest frame, preamble
+ *         and gap) and `extra` bytes more (INT's hop records): the wire limit of goodput (Rust
+ *         rdma_cc_core::wire::payload_limit)
  */
-double PayloadLimitBps(uint64_t rateBps, uint64_t payload);
+double PayloadLimitBps(uint64_t rateBps, uint64_t payload, uint64_t extra = 0);
 
 /**
  * \ingroup rdma-cc
  * Stops the program with a message naming --limit (exit status 2) when a run limited to
- * `limitNs` of simulated time cannot carry `senders` x `size` payload bytes, in frames of
- * `payload` bytes, through one link of `rateBps` at all (the check is Rust's).
+ * `limitNs` of simulated time cannot carry its flows at all (the check is Rust's
+ * run_limit_check): flow i carries `sizes[i]` payload bytes, in frames of `payload` bytes each
+ * `extra` bytes longer (INT), to receiver `receivers[i]` (an index into `receiverRatesBps`, its
+ * link's rate), and cannot finish before `finishBoundsNs[i]` (0: none known).
+ */
+void CheckRunLimit(uint64_t limitNs,
+                   const std::vector<uint64_t>& finishBoundsNs,
+                   const std::vector<uint64_t>& sizes,
+                   const std::vector<uint32_t>& receivers,
+                   const std::vector<uint64_t>& receiverRatesBps,
+                   uint64_t payload,
+                   uint64_t extra);
+
+/**
+ * \ingroup rdma-cc
+ * CheckRunLimit for an incast: `senders` flows of `size` payload bytes, in frames of `payload`
+ * bytes, to one receiver behind a link of `rateBps`.
  */
 void CheckIncastLimit(
     uint64_t limitNs, uint64_t rateBps, uint64_t senders, uint64_t size, uint64_t payload);

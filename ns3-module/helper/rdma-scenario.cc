@@ -37,6 +37,19 @@
 namespace ns3
 {
 
+namespace
+{
+
+/// The help of an option's `auto`: how every scheme derives it (Rust's words).
+std::string
+AutoHelp(const char* field)
+{
+    return rdmacc::OrConfigFatal("RdmaScenario",
+                                 [&] { return std::string(rdmacc_ffi::scheme_auto_help(field)); });
+}
+
+} // namespace
+
 RdmaScenario::RdmaScenario(const std::string& n, const std::string& description) :
     m_name(n),
     m_opts(n, description)
@@ -53,22 +66,21 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                "auto",
                "ECN marking threshold K_min of the data queue",
                rdmacc::Options::Range::Any(),
-               "the scheme's starting point, half the BDP of one hop")
+               AutoHelp("k_min"))
         .Bytes("kmax",
                "auto",
                "ECN marking: every ECT packet is marked from K_max on",
                rdmacc::Options::Range::Any(),
-               "4 x K_min")
+               AutoHelp("k_max"))
         .RealAuto("pmax",
                   "ECN marking probability just below K_max",
                   rdmacc::Options::Range::Closed(0, 1),
-                  "the scheme's starting point")
+                  AutoHelp("p_max"))
         .Bytes("kfs",
                "auto",
                "WRED drop threshold of Not-ECT (LDCP first-RTT) packets on lossy runs",
                rdmacc::Options::Range::Any(),
-               "the scheme's: LDCP and none 12 x K_min (6 BDPs of one hop with the automatic "
-               "K_min), DCQCN K_min")
+               AutoHelp("k_fs"))
         .Text("ecnMap",
               "none",
               "per-link-speed marking GBPS:KMIN:KMAX:PMAX,... (bytes; a port uses the entry of "
@@ -78,17 +90,15 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                "auto",
                "egress queue limit of the data priority when lossy (tail drop)",
                rdmacc::Options::Range::AtLeast(1),
-               "160 x K_min, at least 2 MB: 80 BDPs of one hop with the automatic K_min (2 MB at "
-               "100Gbps and 1us, 8 MB at 400Gbps)")
-        .BoolAuto("pfc",
-                  "the data priority is lossless (PFC)",
-                  "as the scheme is deployed: LDCP lossy (PFC-free), line rate lossy; DCQCN, HPCC, "
-                  "TIMELY and DCTCP lossless")
+               AutoHelp("buf_max"))
+        .BoolAuto("pfc", "the data priority is lossless (PFC)", AutoHelp("pfc"))
         .BoolAuto("int",
                   "INT for HPCC: every switch egress appends a hop record (queue, bytes sent, "
                   "time, line rate) to the data packets, the receiver echoes them in its ACKs; "
-                  "data packets and ACKs carry 42 more bytes on the wire (ns3::SwitchNode::Int)",
-                  "on when the scheme needs INT (HPCC), else off")
+                  "data packets and ACKs carry " +
+                      std::to_string(rdmacc_ffi::int_bytes_on_wire()) +
+                      " more bytes on the wire (ns3::SwitchNode::Int)",
+                  AutoHelp("int"))
         .Duration("sample",
                   "1us",
                   "queue sampling interval (queue.csv, queue_avg_bytes)",
@@ -233,19 +243,8 @@ RdmaScenario::LinkPayloadLimit() const
 double
 RdmaScenario::PayloadLimitAt(uint64_t rateBps) const
 {
-    const double limit = rdmacc::PayloadLimitBps(rateBps, Mtu());
-    if (!m_int)
-    {
-        return limit;
-    }
-    // INT: every data frame is INT_BYTES longer on the wire
-    const double frame =
-        std::max<uint64_t>(Mtu() + RoceHeader::DATA_OVERHEAD, QbbNetDevice::MIN_FRAME) +
-        QbbNetDevice::PREAMBLE_IFG;
-    const double intFrame = std::max<uint64_t>(Mtu() + RoceHeader::DATA_OVERHEAD + IntBytes(),
-                                               QbbNetDevice::MIN_FRAME) +
-                            QbbNetDevice::PREAMBLE_IFG;
-    return limit * frame / intFrame;
+    // INT: every data frame is IntBytes() longer on the wire
+    return rdmacc::PayloadLimitBps(rateBps, Mtu(), IntBytes());
 }
 
 void
@@ -382,7 +381,7 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
         fh.SetEcnMap(m_opts.GetText("ecnMap"));
     }
     // LDCP: Not-ECT (first-RTT) packets meet WRED threshold drop at K_fs (lossy only)
-    fh.SetNotEct(1, kFsB);
+    fh.SetNotEct(rdmacc_ffi::NotEctMode::ThresholdDrop, kFsB);
     fh.SetNodeRanks(m_nodeRanks);
     fabric = build(fh);
     const uint32_t nHosts = fabric.hosts.GetN();
@@ -726,6 +725,8 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
                                  rust::Slice<const uint64_t>(delays.data(), delays.size()),
                                  bytes,
                                  Mtu()))));
+    m_flowBytes.push_back(bytes);
+    m_flowDst.push_back(dstHost);
     return id;
 }
 
@@ -811,28 +812,28 @@ RdmaScenario::Run(uint32_t bottleneckPort)
     }
     // a limit the flows cannot finish within is a configuration error, not a cut run: the
     // least a run takes is the latest flow's start plus its FCT lower bound, and the busiest
-    // receiver's bytes on its link
-    Time need = Seconds(0);
+    // receiver's frames on its link (Rust's check, pfc-incast's too)
+    std::vector<uint64_t> bounds;
+    std::vector<uint32_t> receivers;
+    std::vector<uint64_t> rates;
+    std::map<uint32_t, uint32_t> receiverOf; // destination host -> index into rates
     for (uint32_t id = 0; id < m_nextFlowId; id++)
     {
-        need = std::max(need, m_starts[id] + m_idealFct[id]);
+        bounds.push_back((m_starts[id] + m_idealFct[id]).GetNanoSeconds());
+        const auto [it, added] = receiverOf.emplace(m_flowDst[id], rates.size());
+        if (added)
+        {
+            rates.push_back(HostRateBps(m_flowDst[id]));
+        }
+        receivers.push_back(it->second);
     }
-    // every receiver's bytes at its own link's payload rate
-    for (const auto& [dst, bytes] : m_bytesTo)
-    {
-        const double limit = PayloadLimitAt(HostRateBps(dst));
-        need = std::max(need, NanoSeconds(int64_t(double(bytes) * 8 / limit * 1e9)));
-    }
-    if (need > m_opts.GetTime("limit"))
-    {
-        std::ostringstream needText;
-        needText << std::setprecision(4) << need.GetSeconds() << " s";
-        rdmacc::ConfigFatal("command line",
-                            "invalid --limit = " + m_opts.GetAsText("limit") +
-                                ": the flows need at least " + needText.str() +
-                                " of simulated time (their lower bounds, and the busiest "
-                                "receiver's bytes at the link's payload rate); raise --limit");
-    }
+    rdmacc::CheckRunLimit(m_opts.GetTime("limit").GetNanoSeconds(),
+                          bounds,
+                          m_flowBytes,
+                          receivers,
+                          rates,
+                          Mtu(),
+                          IntBytes());
     Simulator::Stop(m_opts.GetTime("limit"));
     if (!m_distributed)
     {

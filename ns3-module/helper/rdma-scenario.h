@@ -33,8 +33,8 @@ namespace ns3
  * parameter of the Rust tables, outputs), a single-switch fabric of hosts with RdmaNics, flows,
  * a run that ends when every flow is done (or at --limit, which says so), and the shared
  * outputs (summary.json, fct.csv, queue/pfc/drop CSVs). The switch's marking defaults to the
- * scheme's starting point (Rust: K_min = half the BDP of one hop, K_max = 4 K_min, P_max = 0.2,
- * K_fs = K_min); every option is parsed strictly (rdmacc::Options).
+ * scheme's starting point (Rust's Scheme::marking; the README's option table and the options'
+ * --help give each scheme's derivation); every option is parsed strictly (rdmacc::Options).
  */
 class RdmaScenario
 {
@@ -258,6 +258,8 @@ class RdmaScenario
     std::vector<uint32_t> m_hostOfNode;     //!< node id -> host index (UINT32_MAX: none)
     std::vector<Time> m_idealFct;           //!< per flow id: the FCT lower bound
     std::vector<Time> m_starts;             //!< per flow id: its start
+    std::vector<uint64_t> m_flowBytes;      //!< per flow id: its bytes
+    std::vector<uint32_t> m_flowDst;        //!< per flow id: its destination host
     std::map<uint32_t, uint64_t> m_bytesTo; //!< bytes of every flow to each destination host
     uint64_t m_packets = 0;                 //!< data packets of every flow (sizes / MTU)
     /**

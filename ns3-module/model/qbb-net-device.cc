@@ -15,6 +15,7 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include "rdma-cc/src/scenario.rs.h"
 #include "rdma-cc/src/sched.rs.h"
 #include "rust/cxx.h"
 
@@ -77,13 +78,10 @@ QbbNetDevice::GetTypeId()
                           DoubleValue(0.5),
                           MakeDoubleAccessor(&QbbNetDevice::m_refreshFraction),
                           MakeDoubleChecker<double>(0.01, 0.99))
+            // default and help are the Rust policy's (DataPolicy)
             .AddAttribute("DataScheduler",
-                          "How the 8 data classes share the port (the control class always "
-                          "goes first): rr (round robin over the classes with frames, per "
-                          "frame), strict (highest priority first, IEEE 802.1Q), or "
-                          "dwrr:w0,w1,...,w7 (deficit weighted round robin; class c's quantum "
-                          "is w_c x 1500 B, weights integers >= 1).",
-                          StringValue("rr"),
+                          std::string(rdmacc_ffi::data_scheduler_help()),
+                          StringValue(std::string(rdmacc_ffi::data_scheduler_default())),
                           MakeStringAccessor(&QbbNetDevice::SetDataScheduler,
                                              &QbbNetDevice::GetDataScheduler),
                           MakeStringChecker())
@@ -514,8 +512,8 @@ QbbNetDevice::AppendIntRecord(Ptr<Packet> p, uint64_t nowNs)
 Time
 QbbNetDevice::WireTime(uint32_t frameBytes) const
 {
-    const uint64_t wire = std::max(frameBytes, MIN_FRAME) + PREAMBLE_IFG;
-    return m_rate.CalculateBytesTxTime(static_cast<uint32_t>(wire));
+    return m_rate.CalculateBytesTxTime(
+        static_cast<uint32_t>(rdmacc_ffi::frame_on_wire(frameBytes)));
 }
 
 void
@@ -523,7 +521,10 @@ QbbNetDevice::TransmitStart(Ptr<Packet> p)
 {
     NS_ASSERT(m_busy);
     const uint64_t size = p->GetSize();
-    const uint64_t wireBits = (std::max<uint64_t>(size, MIN_FRAME) + PREAMBLE_IFG) * 8;
+    // the frame's bytes on the wire are Rust's (padding, preamble and gap): one call per frame,
+    // about 11 instructions more than the formula written out here (callgrind: this function
+    // +1.1 %, a 64-sender incast's whole run unchanged)
+    const uint64_t wireBits = rdmacc_ffi::frame_on_wire(size) * 8;
     // exact serialisation in picoseconds, carried over so the long-run rate is exact
     const uint64_t bps = m_rate.GetBitRate();
     const unsigned __int128 ps = static_cast<unsigned __int128>(wireBits) * 1000000000000ULL / bps;

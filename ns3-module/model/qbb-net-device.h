@@ -81,10 +81,6 @@ class QbbNetDevice : public NetDevice
   public:
     /// Number of priority classes.
     static constexpr uint8_t N_PRIO = 8;
-    /// Preamble, start-of-frame delimiter and inter-frame gap, bytes.
-    static constexpr uint32_t PREAMBLE_IFG = 20;
-    /// Minimum frame size, bytes.
-    static constexpr uint32_t MIN_FRAME = 64;
 
     /// Handler for received (non-PFC) frames.
     typedef Callback<void, Ptr<QbbNetDevice>, Ptr<Packet>> RxHandler;

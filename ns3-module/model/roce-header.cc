@@ -3,6 +3,7 @@
  */
 #include "roce-header.h"
 
+#include "pfc-header.h"
 #include "qbb-net-device.h"
 
 #include "rdma-cc/src/scenario.rs.h"
@@ -26,8 +27,7 @@ RoceHeader::CheckWireConstants()
     };
     check("DATA_OVERHEAD", DATA_OVERHEAD, w.data_headers);
     check("AETH", AETH, w.aeth);
-    check("PREAMBLE_IFG", QbbNetDevice::PREAMBLE_IFG, w.preamble_ifg);
-    check("MIN_FRAME", QbbNetDevice::MIN_FRAME, w.min_frame);
+    check("PfcHeader::FRAME_SIZE", PfcHeader::FRAME_SIZE, w.min_frame);
     check("INT_BYTES", INT_BYTES, rdmacc_ffi::int_bytes_on_wire());
     check("IntTag::MAX_HOPS", IntTag::MAX_HOPS, rdmacc_ffi::int_max_hops());
     RoceHeader h;

@@ -96,9 +96,10 @@ class RoceHeader : public Header
     }
 
     /**
-     * \return "" when the framing constants of this header and of QbbNetDevice (DATA_OVERHEAD,
-     *         AETH, PREAMBLE_IFG, MIN_FRAME) are the ones the Rust side computes with
-     *         (rust/core wire), else which differ
+     * \return "" when the framing constants of this header (DATA_OVERHEAD, AETH, INT_BYTES)
+     *         and PfcHeader::FRAME_SIZE are the ones the Rust side computes with (rust/core
+     *         wire), else which differ;
+     *         padding, preamble and gap are Rust's only (QbbNetDevice asks frame_on_wire)
      */
     static std::string CheckWireConstants();
 

@@ -16,6 +16,7 @@
 #include "rdma-cc/src/params.rs.h"
 #include "rdma-cc/src/sched.rs.h"
 #include "rdma-cc/src/switch.rs.h"
+#include "rdma-cc/src/transport.rs.h"
 #include "rust/cxx.h"
 
 #include <algorithm>
@@ -73,10 +74,14 @@ SwitchNode::GetTypeId()
                               "port appends a hop record (bytes queued in its data classes "
                               "after the dequeue, frame bytes sent before the packet, dequeue "
                               "time, line rate) to each data packet of an INT flow it sends, up "
-                              "to 5 per packet. A flow is an INT flow when every switch on its "
-                              "path has Int: its data packets and ACKs then carry 42 more bytes "
-                              "on the wire (RoceHeader::INT_BYTES). The examples' --int turns "
-                              "it on for every switch (auto: when the scheme needs INT, HPCC).",
+                              "to " +
+                                  std::to_string(rdmacc_ffi::int_max_hops()) +
+                                  " per packet. A flow is an INT flow when every switch on its "
+                                  "path has Int: its data packets and ACKs then carry " +
+                                  std::to_string(rdmacc_ffi::int_bytes_on_wire()) +
+                                  " more bytes on the wire (RoceHeader::INT_BYTES). The "
+                                  "examples' --int turns it on for every switch (auto: when the "
+                                  "scheme needs INT, HPCC).",
                               BooleanValue(false),
                               MakeBooleanAccessor(&SwitchNode::m_int),
                               MakeBooleanChecker())

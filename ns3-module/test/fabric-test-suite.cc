@@ -21,7 +21,10 @@ namespace
 
 const uint32_t kPayload = 1000;
 const uint32_t kFrame = kPayload + RoceHeader::DATA_OVERHEAD; // 1062
-const double kEfficiency = double(kPayload) / (kFrame + QbbNetDevice::PREAMBLE_IFG);
+/// IEEE 802.3 preamble, start-of-frame delimiter and inter-frame gap (bytes): the test's own
+/// expectation, not the model's (Rust's) constant
+const uint32_t kPreambleIfg = 20;
+const double kEfficiency = double(kPayload) / (kFrame + kPreambleIfg);
 
 /// Arrival times of data frames at a device (rx handler after RawHost's).
 struct ArrivalLog
@@ -84,7 +87,7 @@ struct HostPair
 Time
 FrameTime()
 {
-    return DataRate("100Gbps").CalculateBytesTxTime(kFrame + QbbNetDevice::PREAMBLE_IFG);
+    return DataRate("100Gbps").CalculateBytesTxTime(kFrame + kPreambleIfg);
 }
 
 } // namespace

@@ -67,7 +67,7 @@ RunClos(const std::string& cc, bool pfc, uint64_t bytes, uint64_t egressLimit, b
     const uint32_t intBytes = intOn ? RoceHeader::INT_BYTES : 0;
     fh.SetQueuePriorities(0x08);
     fh.SetEcn(12500, 50000, 0.2);
-    fh.SetNotEct(1, 12500);
+    fh.SetNotEct(rdmacc_ffi::NotEctMode::ThresholdDrop, 12500);
     Fabric f = fh.Clos(2, 2, 2, 2, 4);
     std::vector<Ptr<RdmaNic>> nics;
     for (uint32_t i = 0; i < f.hosts.GetN(); i++)

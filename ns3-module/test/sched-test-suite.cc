@@ -20,12 +20,12 @@ namespace
 const uint32_t kPayload = 1000;
 const uint32_t kFrame = kPayload + RoceHeader::DATA_OVERHEAD; // 1062
 
-/// Wire time of `bytes` at 100 Gb/s (padding, preamble and gap included).
+/// Wire time of `bytes` at 100 Gb/s (the test's own IEEE 802.3 numbers: padding to 64 B,
+/// 20 B of preamble, start-of-frame delimiter and gap).
 Time
 Wire(uint32_t bytes)
 {
-    return DataRate("100Gbps").CalculateBytesTxTime(std::max<uint32_t>(bytes, 64) +
-                                                    QbbNetDevice::PREAMBLE_IFG);
+    return DataRate("100Gbps").CalculateBytesTxTime(std::max<uint32_t>(bytes, 64) + 20);
 }
 
 /// A RoCE frame of kind `kind` from node `src` to node `dst`.
@@ -107,7 +107,8 @@ class AckNotDroppedAtKfsTestCase : public TestCase
         fh.SetSwitchAttribute("PfcPriorities", UintegerValue(0));
         fh.SetQueuePriorities(0x08);
         fh.SetEcn(12500, 50000, 0.2);
-        fh.SetNotEct(1, 0); // every Not-ECT packet meets the WRED drop
+        fh.SetNotEct(rdmacc_ffi::NotEctMode::ThresholdDrop,
+                     0); // every Not-ECT packet meets the WRED drop
         Fabric f = fh.SingleSwitch(2);
         std::vector<Ptr<RdmaNic>> nics;
         for (uint32_t i = 0; i < 2; i++)

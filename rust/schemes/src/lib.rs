@@ -412,6 +412,16 @@ pub struct Marking {
 /// every first-RTT packet under churn.
 const LDCP_K_FS_PER_K_MIN: u64 = 12;
 
+/// LDCP's `K_max` in units of `K_min` (2 hop BDPs with `K_min` half a hop's BDP), chosen by
+/// the sweep in the README ("LDCP defaults").
+const LDCP_K_MAX_PER_K_MIN: u64 = 4;
+
+/// LDCP's marking probability just below `K_max`, chosen by the sweep in the README.
+const LDCP_P_MAX: f64 = 0.2;
+
+/// DCTCP's step: every ECT packet at or above `K` is marked (DCTCP §3.1).
+const DCTCP_P_MAX: f64 = 1.0;
+
 /// The lossy queue limit in units of `K_min` (80 hop BDPs: 2 MB at 100 Gb/s with 1 µs links,
 /// 8 MB at 400 Gb/s), at least [`BUF_MAX_FLOOR`]; chosen by the sweep in the README: no
 /// stable-stage (ECT) packet is lost in a 1000-sender incast at 25, 100 or 400 Gb/s.
@@ -534,7 +544,7 @@ impl Scheme {
             Scheme::Dctcp => Marking {
                 k_min,
                 k_max: k_min,
-                p_max: 1.0,
+                p_max: DCTCP_P_MAX,
                 k_fs: k_min,
                 buf_max: buf_max_for(k_min, k_min),
             },
@@ -547,12 +557,101 @@ impl Scheme {
             },
             Scheme::Ldcp | Scheme::LdcpRate | Scheme::None => Marking {
                 k_min,
-                k_max: k_min.saturating_mul(4),
-                p_max: 0.2,
+                k_max: k_min.saturating_mul(LDCP_K_MAX_PER_K_MIN),
+                p_max: LDCP_P_MAX,
                 k_fs: k_min.saturating_mul(LDCP_K_FS_PER_K_MIN),
-                buf_max: buf_max_for(k_min, k_min.saturating_mul(4)),
+                buf_max: buf_max_for(k_min, k_min.saturating_mul(LDCP_K_MAX_PER_K_MIN)),
             },
         }
+    }
+}
+
+/// A value of [`Marking`] an example derives from the scheme when the user does not give it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkingField {
+    /// [`Marking::k_min`].
+    KMin,
+    /// [`Marking::k_max`].
+    KMax,
+    /// [`Marking::p_max`].
+    PMax,
+    /// [`Marking::k_fs`].
+    KFs,
+    /// [`Marking::buf_max`].
+    BufMax,
+}
+
+impl FromStr for MarkingField {
+    type Err = ConfigError;
+
+    /// Parses a field name as [`Marking`] spells it (`k_min`, `k_max`, `p_max`, `k_fs`,
+    /// `buf_max`); the error names the field `marking field`.
+    fn from_str(s: &str) -> Result<MarkingField, ConfigError> {
+        match s {
+            "k_min" => Ok(MarkingField::KMin),
+            "k_max" => Ok(MarkingField::KMax),
+            "p_max" => Ok(MarkingField::PMax),
+            "k_fs" => Ok(MarkingField::KFs),
+            "buf_max" => Ok(MarkingField::BufMax),
+            _ => Err(ConfigError::new(
+                "marking field",
+                s,
+                "must be one of k_min, k_max, p_max, k_fs, buf_max",
+            )),
+        }
+    }
+}
+
+/// `bytes` in KB, or MB when a whole number of them (help texts).
+fn kb(bytes: u64) -> String {
+    if bytes.is_multiple_of(1_000_000) {
+        format!("{} MB", bytes / 1_000_000)
+    } else {
+        format!("{} KB", bytes as f64 / 1e3)
+    }
+}
+
+/// `rate` in Gb/s (help texts).
+fn gbps(rate: Rate) -> String {
+    format!("{} Gb/s", rate.0 as f64 / 1e9)
+}
+
+/// How every scheme derives `field` when it is not given ([`Scheme::marking`] with the
+/// automatic `K_min`, [`Scheme::marking_from`] with a given one), in words: the help text of
+/// an example's `auto` value. Written from the same constants, so the numbers cannot drift.
+pub fn marking_auto_help(field: MarkingField) -> String {
+    const LDCP: &str = "ldcp, ldcp-rate and none";
+    const DCQCN: &str = "dcqcn, timely and hpcc";
+    match field {
+        MarkingField::KMin => format!(
+            "the scheme's starting point, at least one frame: {LDCP} half the BDP of one hop; \
+             {DCQCN} {} per {} of link rate (DCQCN §5); dctcp {} per {}",
+            kb(DCQCN_K_MIN),
+            gbps(DCQCN_MARKING_RATE),
+            kb(DCTCP_K_PER_10G),
+            gbps(DCTCP_MARKING_RATE)
+        ),
+        MarkingField::KMax => format!(
+            "the scheme's: {LDCP} {LDCP_K_MAX_PER_K_MIN} x K_min; {DCQCN} {} x K_min ({} per {} \
+             with the automatic K_min); dctcp K_min (a step)",
+            DCQCN_K_MAX / DCQCN_K_MIN,
+            kb(DCQCN_K_MAX),
+            gbps(DCQCN_MARKING_RATE)
+        ),
+        MarkingField::PMax => {
+            format!("the scheme's: {LDCP} {LDCP_P_MAX}; {DCQCN} {DCQCN_P_MAX}; dctcp {DCTCP_P_MAX}")
+        }
+        MarkingField::KFs => format!(
+            "the scheme's: {LDCP} {LDCP_K_FS_PER_K_MIN} x K_min ({} BDPs of one hop with the \
+             automatic K_min); dcqcn, timely, hpcc and dctcp K_min",
+            LDCP_K_FS_PER_K_MIN / 2
+        ),
+        MarkingField::BufMax => format!(
+            "{BUF_MAX_PER_K_MIN} x K_min, at least {} and K_max ({} BDPs of one hop with LDCP's \
+             automatic K_min)",
+            kb(BUF_MAX_FLOOR),
+            BUF_MAX_PER_K_MIN / 2
+        ),
     }
 }
 
@@ -1288,5 +1387,38 @@ mod tests {
         c.receiver.ack_every = 4;
         let r = c.receiver_for(Scheme::LdcpRate);
         assert_eq!((r.mtu, r.ack_every, r.send_cnp), (Bytes(4000), 4, true));
+    }
+
+    #[test]
+    fn marking_help_states_the_numbers_marking_from_uses() {
+        let ldcp = Scheme::Ldcp.marking_from(1000);
+        let dcqcn = Scheme::Dcqcn.marking_from(1000);
+        let dctcp = Scheme::Dctcp.marking_from(1000);
+        let help = |f| marking_auto_help(f);
+        assert!(help(MarkingField::KMax).contains(&format!(
+            "ldcp, ldcp-rate and none {} x K_min; dcqcn, timely and hpcc {} x K_min",
+            ldcp.k_max / 1000,
+            dcqcn.k_max / 1000
+        )));
+        assert_eq!(dctcp.k_max, 1000);
+        assert!(help(MarkingField::KFs).contains(&format!(
+            "ldcp, ldcp-rate and none {} x K_min",
+            ldcp.k_fs / 1000
+        )));
+        assert_eq!((dcqcn.k_fs, dctcp.k_fs), (1000, 1000));
+        assert!(help(MarkingField::PMax).contains(&format!(
+            "ldcp, ldcp-rate and none {}; dcqcn, timely and hpcc {}; dctcp {}",
+            ldcp.p_max, dcqcn.p_max, dctcp.p_max
+        )));
+        // K_min 100 KB: 160 x K_min is above the 2 MB floor
+        assert_eq!(Scheme::Ldcp.marking_from(100_000).buf_max, 16_000_000);
+        assert!(help(MarkingField::BufMax).starts_with("160 x K_min, at least 2 MB and K_max"));
+        // DCQCN at 40 Gb/s: the paper's K_min
+        let d = Scheme::Dcqcn.marking(Rate::gbps(40), Time(1000), 1000);
+        assert_eq!((d.k_min, d.k_max), (5_000, 200_000));
+        assert!(help(MarkingField::KMin).contains("dcqcn, timely and hpcc 5 KB per 40 Gb/s"));
+        assert!(help(MarkingField::KMin).contains("dctcp 30 KB per 10 Gb/s"));
+        assert!("k_fs".parse::<MarkingField>().is_ok());
+        assert!("kfs".parse::<MarkingField>().is_err());
     }
 }

@@ -130,8 +130,8 @@ impl Default for RedEcnConfig {
     /// - Not-ECT packets accepted: without LDCP's fast start, an ECN-incapable packet is
     ///   ordinary traffic.
     /// - `K_fs` 5 KB, the default `K_min`: where the LDCP draft's fast start meets the queue
-    ///   the marking already signals (draft-dai-tsvwg-ldcp-01 §2.3; the starting point of a
-    ///   sweep, as `rdma-cc-schemes`' marking starts from `K_fs = K_min`).
+    ///   the marking already signals (draft-dai-tsvwg-ldcp-01 §2.3; the draft's starting point:
+    ///   `rdma-cc-schemes`' marking derives each scheme's own, LDCP's `12·K_min` from a sweep).
     /// - `buf_max` 1 MB: a queue limit above anything the marking lets build, so that tail
     ///   drop is the exception.
     fn default() -> Self {

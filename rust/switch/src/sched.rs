@@ -101,6 +101,21 @@ pub enum DataPolicy {
 }
 
 impl DataPolicy {
+    /// The attribute form of the default policy ([`DataPolicy::RoundRobin`]).
+    pub const DEFAULT_FORM: &'static str = "rr";
+
+    /// The help text of the attribute form [`Self::parse`] reads.
+    pub fn help() -> String {
+        format!(
+            "How the {DATA_CLASSES} data classes share the port (the control class always goes \
+             first): rr (round robin over the classes with frames, per frame), strict (highest \
+             priority first, IEEE 802.1Q), or dwrr:w0,w1,...,w{} (deficit weighted round robin; \
+             class c's quantum is w_c x {} B, weights integers in [1, {DWRR_MAX_WEIGHT}]).",
+            DATA_CLASSES - 1,
+            DWRR_WEIGHT_UNIT.0
+        )
+    }
+
     /// Parses the ns-3 attribute form (`DataScheduler`): `rr`, `strict`, or
     /// `dwrr:w0,w1,...,w7` with eight integer weights in `[1, DWRR_MAX_WEIGHT]` (class `c`'s
     /// quantum = `w_c` × [`DWRR_WEIGHT_UNIT`]). The error names the field `DataScheduler`.
@@ -782,6 +797,15 @@ mod tests {
             Pick::Flow { prio, .. } => Some(Class::Data(prio)),
             _ => None,
         }
+    }
+
+    #[test]
+    fn default_form_parses_to_the_default_and_help_names_the_unit() {
+        assert_eq!(
+            DataPolicy::parse(DataPolicy::DEFAULT_FORM).unwrap(),
+            DataPolicy::default()
+        );
+        assert!(DataPolicy::help().contains("quantum is w_c x 1500 B"));
     }
 
     #[test]
