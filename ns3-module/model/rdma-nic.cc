@@ -72,6 +72,22 @@ struct RdmaNic::Ended
     bool rxRetired = false;
 };
 
+RdmaNic::Ended
+RdmaNic::SenderCounters(const rdmacc_ffi::SenderInfo& i)
+{
+    Ended e;
+    e.finish = i.done_ns != UINT64_MAX ? NanoSeconds(static_cast<int64_t>(i.done_ns)) : Seconds(-1);
+    e.retxBytes = i.retx_bytes;
+    e.bytesSent = i.bytes_sent;
+    e.minCw = i.min_cw;
+    e.subPacketSends = i.sub_packet_sends;
+    e.packetsSent = i.packets_sent;
+    e.probesSent = i.probes_sent;
+    e.timeouts = i.timeouts;
+    e.nacks = i.nacks;
+    return e;
+}
+
 /// What a queue pair needs to start (freed when it starts).
 struct RdmaNic::Pending
 {
@@ -583,18 +599,7 @@ RdmaNic::Finish(uint32_t idx)
     }
     const FlowState state = GetFlowState(idx); // before done: read from the sender
     q.live->timer.Cancel();
-    const auto i = q.live->sender->info();
-    auto e = std::make_unique<Ended>();
-    e->finish =
-        i.done_ns != UINT64_MAX ? NanoSeconds(static_cast<int64_t>(i.done_ns)) : Seconds(-1);
-    e->retxBytes = i.retx_bytes;
-    e->bytesSent = i.bytes_sent;
-    e->minCw = i.min_cw;
-    e->subPacketSends = i.sub_packet_sends;
-    e->packetsSent = i.packets_sent;
-    e->probesSent = i.probes_sent;
-    e->timeouts = i.timeouts;
-    e->nacks = i.nacks;
+    auto e = std::make_unique<Ended>(SenderCounters(q.live->sender->info()));
     e->finalState = state;
     q.ended = std::move(e);
     q.done = true;
@@ -620,9 +625,10 @@ RdmaNic::Record(const Qp& q) const
     r.start = q.start;
     r.finish = Seconds(-1);
     r.scheme = SchemeNames()[q.schemeCode];
-    if (q.ended)
+    if (q.ended || q.live)
     {
-        const Ended& e = *q.ended;
+        // a finished flow's kept counters, or a running sender's current ones
+        const Ended e = q.ended ? *q.ended : SenderCounters(q.live->sender->info());
         r.finish = e.finish;
         r.retxBytes = e.retxBytes;
         r.bytesSent = e.bytesSent;
@@ -632,22 +638,6 @@ RdmaNic::Record(const Qp& q) const
         r.probesSent = e.probesSent;
         r.timeouts = e.timeouts;
         r.nacks = e.nacks;
-    }
-    else if (q.live)
-    {
-        const auto i = q.live->sender->info();
-        if (i.done_ns != UINT64_MAX)
-        {
-            r.finish = NanoSeconds(static_cast<int64_t>(i.done_ns));
-        }
-        r.retxBytes = i.retx_bytes;
-        r.bytesSent = i.bytes_sent;
-        r.minCw = i.min_cw;
-        r.subPacketSends = i.sub_packet_sends;
-        r.packetsSent = i.packets_sent;
-        r.probesSent = i.probes_sent;
-        r.timeouts = i.timeouts;
-        r.nacks = i.nacks;
     }
     return r;
 }

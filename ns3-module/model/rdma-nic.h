@@ -27,6 +27,7 @@ namespace rdmacc_ffi
 struct Sender;
 struct Receiver;
 struct NicParams;
+struct SenderInfo;
 struct ParamValue;
 } // namespace rdmacc_ffi
 
@@ -225,6 +226,10 @@ class RdmaNic
     struct Pending;
     struct Live;
     struct Ended;
+
+    /// The counters a flow record reports (finish time, bytes, packets, ...) from a sender's
+    /// `info()`: kept as the flow's Ended record when it finishes, read live before.
+    static Ended SenderCounters(const rdmacc_ffi::SenderInfo& i);
     struct RxFlow;
     struct Params;
 
