@@ -5,12 +5,11 @@ and a lossless incast with far fewer PAUSEs than PFC alone."""
 
 import json
 import os
-import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import BUILD, ROOT, ExampleTest, output_dir, read_csv, run_example, summary  # noqa: E402
+from common import ExampleTest, run_compare, output_dir, read_csv, run_example, summary  # noqa: E402
 
 
 def top_summary(out):
@@ -187,18 +186,14 @@ class DcqcnIncast(ExampleTest):
 class Compare(ExampleTest):
     def test_compare_runs_every_scheme_and_prints_one_table(self):
         out = output_dir("compare")
-        p = subprocess.run(
-            [sys.executable, os.path.join(ROOT, "tools", "compare.py"), "--build", BUILD, "--out", out,
-             "--run", "ldcp-incast --senders=8 --size=200000", "--schemes=ldcp,dcqcn,none"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600,
-        )
-        self.assertEqual(p.returncode, 0, p.stdout)
-        lines = p.stdout.splitlines()
+        rc, stdout = run_compare(out, "ldcp-incast --senders=8 --size=200000", "ldcp,dcqcn,none")
+        self.assertEqual(rc, 0, stdout)
+        lines = stdout.splitlines()
         head = [i for i, l in enumerate(lines) if l.split()[:1] == ["scheme"]]
-        self.assertEqual(len(head), 1, p.stdout)
+        self.assertEqual(len(head), 1, stdout)
         rows = [l.split() for l in lines[head[0] + 1 : head[0] + 4]]
-        self.assertEqual([r[0] for r in rows], ["ldcp", "dcqcn", "none"], p.stdout)
-        self.assertTrue(all(r[1] == "8/8" for r in rows), p.stdout)
+        self.assertEqual([r[0] for r in rows], ["ldcp", "dcqcn", "none"], stdout)
+        self.assertTrue(all(r[1] == "8/8" for r in rows), stdout)
         for cc in ("ldcp", "dcqcn", "none"):
             s = summary(os.path.join(out, "ldcp-incast-" + cc))
             self.assertEqual(s["scheme"], cc, s)
@@ -211,16 +206,12 @@ class Compare(ExampleTest):
         # overflows its 2 MB lossy buffer); on PFC it drops nothing and ends as the lossless
         # line-rate run the LDCP tests compare with.
         out = output_dir("compare-pfc")
-        p = subprocess.run(
-            [sys.executable, os.path.join(ROOT, "tools", "compare.py"), "--build", BUILD, "--out", out,
-             "--run", "ldcp-incast", "--schemes=none,none+pfc"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600,
-        )
-        self.assertEqual(p.returncode, 0, p.stdout)
-        lines = p.stdout.splitlines()
+        rc, stdout = run_compare(out, "ldcp-incast", "none,none+pfc")
+        self.assertEqual(rc, 0, stdout)
+        lines = stdout.splitlines()
         head = [i for i, l in enumerate(lines) if l.split()[:1] == ["scheme"]]
-        self.assertEqual(len(head), 1, p.stdout)
-        self.assertEqual([l.split()[0] for l in lines[head[0] + 1 : head[0] + 3]], ["none", "none+pfc"], p.stdout)
+        self.assertEqual(len(head), 1, stdout)
+        self.assertEqual([l.split()[0] for l in lines[head[0] + 1 : head[0] + 3]], ["none", "none+pfc"], stdout)
         lossy = summary(os.path.join(out, "ldcp-incast-none"))
         pfc = summary(os.path.join(out, "ldcp-incast-none+pfc"))
         _, direct = run_example("ldcp-incast", "--cc=none", "--pfc=1")

@@ -12,7 +12,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import BUILD, ROOT, ExampleTest, output_dir, read_csv, run_example  # noqa: E402
+from common import ROOT, ExampleTest, run_compare, output_dir, read_csv, run_example  # noqa: E402
 
 
 def plot(*dirs):
@@ -34,12 +34,8 @@ class Plots(ExampleTest):
             "--flowTrace", "--flowSample=2us", "--rateSample=5us", "--cc=ldcp",
         )
         cls.compare = output_dir("plot-compare")
-        p = subprocess.run(
-            [sys.executable, os.path.join(ROOT, "tools", "compare.py"), "--build", BUILD, "--out", cls.compare,
-             "--run", "fat-tree-workload --k=4 --duration=200us", "--schemes=ldcp,dcqcn,none"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600,
-        )
-        assert p.returncode == 0, p.stdout
+        rc, stdout = run_compare(cls.compare, "fat-tree-workload --k=4 --duration=200us", "ldcp,dcqcn,none")
+        assert rc == 0, stdout
         cls.result = plot(cls.pfc, cls.flows, cls.compare)
 
     def image(self, path):

@@ -26,12 +26,11 @@ The README's RCM section has the numbers (and the full-size k = 12 runs)."""
 
 import math
 import os
-import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import BUILD, ROOT, ExampleTest, output_dir, read_csv, run_example, summary  # noqa: E402
+from common import ExampleTest, run_compare, output_dir, read_csv, run_example, summary  # noqa: E402
 
 # NPC 2017 section 4.1: 100 Gb/s links, 100 KB per queue, DCQCN with the Mellanox 100G defaults
 SETTING = ["--k=6", "--load=0.6", "--cc=dcqcn", "--xoffBeta=0", "--xoffStatic=100KB",
@@ -201,19 +200,15 @@ class CompareWithRcm(ExampleTest):
     def test_compare_runs_dcqcn_and_dcqcn_with_rcm(self):
         # ./waf compare's SCHEME+rcm: --cc=SCHEME --rcm=1, the same flows, the class tables
         out = output_dir("compare-rcm")
-        p = subprocess.run(
-            [sys.executable, os.path.join(ROOT, "tools", "compare.py"), "--build", BUILD, "--out", out,
-             "--run", " ".join(["fat-tree-workload", "--k=4", "--duration=200us"] + PATTERNS["hotspot"]
-                               + [a for a in SETTING[1:] if not a.startswith("--cc=")]),
-             "--schemes=dcqcn,dcqcn+rcm"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600,
-        )
-        self.assertEqual(p.returncode, 0, p.stdout)
+        run = " ".join(["fat-tree-workload", "--k=4", "--duration=200us"] + PATTERNS["hotspot"]
+                       + [a for a in SETTING[1:] if not a.startswith("--cc=")])
+        rc, stdout = run_compare(out, run, "dcqcn,dcqcn+rcm")
+        self.assertEqual(rc, 0, stdout)
         for scheme, rcm in (("dcqcn", False), ("dcqcn+rcm", True)):
             s = summary(os.path.join(out, "fat-tree-workload-" + scheme))
             self.assertEqual((s["scheme"], s["rcm"]["enabled"], s["invariants"]), ("dcqcn", rcm, "ok"), s)
-        self.assertIn("fct_by_size", p.stdout)
-        self.assertIn("fct_by_class", p.stdout)
+        self.assertIn("fct_by_size", stdout)
+        self.assertIn("fct_by_class", stdout)
 
 
 if __name__ == "__main__":

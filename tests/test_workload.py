@@ -8,12 +8,11 @@ rust/workload (generator.rs)."""
 
 import math
 import os
-import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import BUILD, ROOT, ExampleTest, output_dir, read_csv, run_example, stable_summary, summary  # noqa: E402
+from common import ROOT, ExampleTest, run_compare, output_dir, read_csv, run_example, stable_summary, summary  # noqa: E402
 
 TOPO = os.path.join(ROOT, "workloads", "fat-tree-320.txt")
 FLOWS = os.path.join(ROOT, "workloads", "websearch-320hosts-load30-5ms.flows")
@@ -200,12 +199,8 @@ class Hpcc320(ExampleTest):
 class Compare(ExampleTest):
     def test_compare_runs_fat_tree_workload_under_two_schemes(self):
         out = output_dir("compare-ft")
-        p = subprocess.run(
-            [sys.executable, os.path.join(ROOT, "tools", "compare.py"), "--build", BUILD, "--out", out,
-             "--run", "fat-tree-workload --k=4 --duration=200us", "--schemes=ldcp,dcqcn"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600,
-        )
-        self.assertEqual(p.returncode, 0, p.stdout)
+        rc, stdout = run_compare(out, "fat-tree-workload --k=4 --duration=200us", "ldcp,dcqcn")
+        self.assertEqual(rc, 0, stdout)
         flows = []
         for cc in ("ldcp", "dcqcn"):
             d = os.path.join(out, "fat-tree-workload-" + cc)
