@@ -89,7 +89,29 @@ pub mod ffi {
         auto_meaning: String,
     }
 
+    /// A run's recorded configuration (`config.json`), for `--config=FILE`
+    /// (`rdma_cc_core::runconfig::RunConfig`).
+    #[derive(Debug, Clone)]
+    struct RunConfigFile {
+        /// The example that wrote it.
+        example: String,
+        /// Its command line, without the program name.
+        command_line: Vec<String>,
+        /// Every option's name (sorted) ...
+        option_names: Vec<String>,
+        /// ... and its effective value, as text.
+        option_values: Vec<String>,
+        /// The case of a multi-case example the file records (empty: the whole run).
+        case_name: String,
+    }
+
     extern "Rust" {
+        /// Reads the `config.json` at `path`; the error is one line naming the file and what
+        /// is wrong with it (missing, a directory, unreadable, not such a file).
+        fn run_config_read(path: &str) -> Result<RunConfigFile>;
+        /// The one of `candidates` that `name` is most likely a misspelling of ("" if none is
+        /// close): the "did you mean" of an unknown option or name.
+        fn closest_name(name: &str, candidates: &[String]) -> String;
         /// Parses `text` for option `--NAME` of `spec`: a full-string match, the kind's unit
         /// rules, the bounds. The error is one line naming the option, the value and the rule.
         fn option_parse(spec: &OptionSpec, text: &str) -> Result<ParamValue>;
@@ -103,7 +125,52 @@ pub mod ffi {
     impl Vec<ParamInfo> {}
 }
 
-pub use ffi::{OptionSpec, ParamInfo, ParamKind, ParamValue};
+pub use ffi::{OptionSpec, ParamInfo, ParamKind, ParamValue, RunConfigFile};
+
+fn run_config_read(path: &str) -> Result<RunConfigFile, ConfigError> {
+    let what = format!("--config={path}");
+    let md = std::fs::metadata(path).map_err(|e| {
+        ConfigError::new(
+            &what,
+            path,
+            match e.kind() {
+                std::io::ErrorKind::NotFound => "no such file".to_string(),
+                _ => format!("cannot read it ({e})"),
+            },
+        )
+    })?;
+    if md.is_dir() {
+        return Err(ConfigError::new(
+            &what,
+            path,
+            "is a directory: give its config.json",
+        ));
+    }
+    let bytes = std::fs::read(path)
+        .map_err(|e| ConfigError::new(&what, path, format!("cannot read it ({e})")))?;
+    let c = rdma_cc_core::runconfig::RunConfig::from_json(&bytes).map_err(|e| {
+        ConfigError::new(
+            &what,
+            path,
+            format!("{} {}: {}", e.field, e.value, e.requirement),
+        )
+    })?;
+    let (option_names, option_values) = c.options.into_iter().unzip();
+    Ok(RunConfigFile {
+        example: c.example,
+        command_line: c.command_line,
+        option_names,
+        option_values,
+        case_name: c.case,
+    })
+}
+
+fn closest_name(name: &str, candidates: &[String]) -> String {
+    let c: Vec<&str> = candidates.iter().map(String::as_str).collect();
+    rdma_cc_core::runconfig::closest(name, &c)
+        .unwrap_or("")
+        .to_string()
+}
 
 impl From<Kind> for ParamKind {
     fn from(k: Kind) -> ParamKind {
@@ -276,6 +343,11 @@ pub fn to_options(e: ConfigError, specs: &[&ParamSpec], options: &[String]) -> C
     for s in specs {
         if let Some(o) = option(s) {
             e.requirement = replace_word(&e.requirement, s.attr, &o);
+            // a rule written with the Rust field (`must be < t_high`): a snake_case name is
+            // distinctive enough to be the field wherever it stands as a word
+            if s.name.contains('_') {
+                e.requirement = replace_word(&e.requirement, s.name, &o);
+            }
         }
     }
     e
@@ -322,7 +394,10 @@ fn option_parse(spec: &OptionSpec, text: &str) -> Result<ParamValue, ConfigError
     let items: Vec<&str> = text.split(',').collect();
     for (i, item) in items.iter().enumerate() {
         let why = if !choices.contains(item) {
-            format!("{item:?} is not one of them")
+            match rdma_cc_core::runconfig::closest(item, &choices) {
+                Some(c) => format!("{item:?} is not one of them; did you mean {c}?"),
+                None => format!("{item:?} is not one of them"),
+            }
         } else if items[..i].contains(item) {
             format!("{item} is named twice")
         } else {

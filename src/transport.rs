@@ -255,11 +255,30 @@ fn as_attribute(e: ConfigError) -> ConfigError {
 
 /// The command-line option of the Rust field in `e`.
 fn as_option(e: ConfigError) -> ConfigError {
-    rdma_cc_core::param::rename_field(e, |name| {
+    let field = NicConfig::spec_by_name(&e.field).filter(|s| !s.option.is_empty());
+    let mut e = rdma_cc_core::param::rename_field(e, |name| {
         NicConfig::spec_by_name(name)
             .filter(|s| !s.option.is_empty())
             .map(|s| format!("--{}", s.option))
-    })
+    });
+    // a rule that names another field of the same scheme (`must be < t_high`) names its option
+    // too: the fields whose option shares the field's scheme prefix (`timely` of `timelyTLow`)
+    if let Some(f) = field {
+        let prefix: String = f
+            .option
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase())
+            .collect();
+        for s in NicConfig::param_specs() {
+            // `timely.t_high` is written `t_high` in its own rules
+            let short = s.name.rsplit('.').next().unwrap_or(s.name);
+            if short.contains('_') && !s.option.is_empty() && s.option.starts_with(&prefix) {
+                e.requirement =
+                    crate::params::replace_word(&e.requirement, short, &format!("--{}", s.option));
+            }
+        }
+    }
+    e
 }
 
 fn no_nic_param(index: usize) -> ConfigError {

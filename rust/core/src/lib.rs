@@ -5,9 +5,10 @@
 //! wire-overhead constants of a RoCEv2 packet ([`wire`]), the kind of a frame and whether it
 //! travels in the control class ([`PacketKind`]), the INT hop records HPCC's
 //! switches write ([`int`]), and [`ConfigError`], the error every configuration's
-//! `validate()` returns, naming the field and the offending value.
+//! `validate()` returns, naming the field and the offending value; a run's recorded
+//! configuration read back for a replay ([`runconfig`]).
 //!
-//! No clocks, no randomness, no I/O: callers pass time and random draws in.
+//! No clocks, no randomness, no I/O: callers pass time, random draws and file bytes in.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -17,6 +18,7 @@ mod error;
 pub mod int;
 mod kind;
 pub mod param;
+pub mod runconfig;
 mod units;
 pub mod wire;
 

@@ -372,7 +372,10 @@ impl<'a> ParamSpec<'a> {
                 if self.choices.contains(&text) {
                     ParamValue::Choice(text.to_string())
                 } else {
-                    return Err(err(self.kind_requirement()));
+                    let hint = crate::runconfig::closest(text, self.choices)
+                        .map(|c| format!(" (did you mean {c}?)"))
+                        .unwrap_or_default();
+                    return Err(err(format!("{}{hint}", self.kind_requirement())));
                 }
             }
             ParamKind::Text => {
