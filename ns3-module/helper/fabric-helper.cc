@@ -52,11 +52,16 @@ Fabric::NextHops(uint32_t node, uint32_t dst) const
 std::vector<Fabric::PathLink>
 Fabric::PathLinks(uint32_t srcHost, uint32_t dstHost) const
 {
+    NS_ABORT_MSG_IF(srcHost >= hosts.GetN() || dstHost >= hosts.GetN(),
+                    "Fabric::PathLinks(" << srcHost << ", " << dstHost
+                                         << "): host indices must be below " << hosts.GetN()
+                                         << " (the fabric's hosts; not node ids)");
     std::vector<PathLink> out;
-    uint32_t node = srcHost;
-    for (int hops = 0; node != dstHost && hops < 64; hops++)
+    const uint32_t dstNode = hosts.Get(dstHost)->GetId();
+    uint32_t node = hosts.Get(srcHost)->GetId();
+    for (int hops = 0; node != dstNode && hops < 64; hops++)
     {
-        auto next = NextHops(node, dstHost);
+        auto next = NextHops(node, dstNode);
         if (next.empty())
         {
             return {};
@@ -67,7 +72,7 @@ Fabric::PathLinks(uint32_t srcHost, uint32_t dstHost) const
         Ptr<QbbChannel> ch = DynamicCast<QbbChannel>(dev->GetChannel());
         node = ch->GetPeer(dev)->GetNode()->GetId();
     }
-    return node == dstHost ? out : std::vector<PathLink>{};
+    return node == dstNode ? out : std::vector<PathLink>{};
 }
 
 Time

@@ -59,12 +59,13 @@ struct Fabric
     std::shared_ptr<rdmacc_ffi::Topology> topology; //!< the graph with routes (Rust)
 
     /// \return the ports of switch or host `node` on shortest paths to host `dst`, ascending
-    ///         (a host's one port when it reaches `dst`)
+    ///         (a host's one port when it reaches `dst`); both are ns-3 node ids
     std::vector<uint32_t> NextHops(uint32_t node, uint32_t dst) const;
-    /// \return the base RTT between two hosts along the path of first next hops (every
-    ///         shortest path has the same hop count): propagation both ways plus the
-    ///         serialisation of one `frameBytes` data frame per hop and one ACK per hop back;
-    ///         -1 s when `dstHost` is unreachable
+    /// \return the base RTT between host indices `srcHost` and `dstHost` (indices into
+    ///         `hosts`, not node ids; stops the program on an index out of range) along the path of
+    ///         first next hops (every shortest path has the same hop count): propagation both ways
+    ///         plus the serialisation of one `frameBytes` data frame per hop and one ACK per hop
+    ///         back; -1 s when `dstHost` is unreachable
     Time BaseRtt(uint32_t srcHost, uint32_t dstHost, uint32_t frameBytes, uint32_t ackBytes) const;
 
     /// One link of a path, in the direction of travel.
@@ -75,9 +76,10 @@ struct Fabric
         Time delay;               //!< the link's one-way delay
     };
 
-    /// \return the links from host `srcHost` to host `dstHost` along the first of the
-    ///         shortest paths (every path has the same hops in the built topologies); empty if
-    ///         there is no path
+    /// \return the links from host index `srcHost` to host index `dstHost` (indices into
+    ///         `hosts`, not node ids; stops the program on an index out of range) along the first
+    ///         of the shortest paths (every path has the same hops in the built topologies); empty
+    ///         if there is no path
     std::vector<PathLink> PathLinks(uint32_t srcHost, uint32_t dstHost) const;
     /// \return the base RTT along `links` (a path of PathLinks), as BaseRtt computes it; -1 s
     ///         when `links` is empty (no path)

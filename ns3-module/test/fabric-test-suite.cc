@@ -596,8 +596,8 @@ class ClosRoutesTestCase : public TestCase
         // 6 links between pods, 2 under one ToR: each 2 x 1 us + one data frame + one ACK
         const Ptr<QbbNetDevice> d = f.hostDevices[0];
         const Time perLink = 2 * d->GetDelay() + d->WireTime(kFrame) + d->WireTime(66);
-        NS_TEST_ASSERT_MSG_EQ(f.BaseRtt(id(0), id(16), kFrame, 66), 6 * perLink, "across pods");
-        NS_TEST_ASSERT_MSG_EQ(f.BaseRtt(id(0), id(1), kFrame, 66), 2 * perLink, "same ToR");
+        NS_TEST_ASSERT_MSG_EQ(f.BaseRtt(0, 16, kFrame, 66), 6 * perLink, "across pods");
+        NS_TEST_ASSERT_MSG_EQ(f.BaseRtt(0, 1, kFrame, 66), 2 * perLink, "same ToR");
         Simulator::Destroy();
     }
 };
@@ -638,7 +638,7 @@ class FatTreeTestCase : public TestCase
                 {
                     continue;
                 }
-                const auto path = f.PathLinks(f.hosts.Get(a)->GetId(), f.hosts.Get(b)->GetId());
+                const auto path = f.PathLinks(a, b);
                 const uint32_t hops = a / 2 == b / 2 ? 2 : a / 4 == b / 4 ? 4 : 6;
                 NS_TEST_ASSERT_MSG_EQ(path.size(),
                                       hops,
@@ -654,16 +654,13 @@ class FatTreeTestCase : public TestCase
             }
         }
         // across pods: 6 links each 2 x 1 us + one data frame + one ACK at its rate
-        const auto path = f.PathLinks(f.hosts.Get(0)->GetId(), f.hosts.Get(15)->GetId());
+        const auto path = f.PathLinks(0, 15);
         Time rtt = Seconds(0);
         for (const auto& l : path)
         {
             rtt += MicroSeconds(2) + l.device->WireTime(kFrame) + l.device->WireTime(66);
         }
-        NS_TEST_ASSERT_MSG_EQ(
-            f.BaseRtt(f.hosts.Get(0)->GetId(), f.hosts.Get(15)->GetId(), kFrame, 66),
-            rtt,
-            "base RTT of a 6-hop path");
+        NS_TEST_ASSERT_MSG_EQ(f.BaseRtt(0, 15, kFrame, 66), rtt, "base RTT of a 6-hop path");
         NS_TEST_ASSERT_MSG_EQ((rtt > MicroSeconds(12)), true, "at least the propagation");
         Simulator::Destroy();
     }
@@ -712,7 +709,7 @@ class FromTopologyTestCase : public TestCase
         }
         NS_TEST_ASSERT_MSG_EQ(f.HostRate(1), DataRate("25Gbps"), "host 3's own rate");
         NS_TEST_ASSERT_MSG_EQ(f.HostRate(), DataRate("100Gbps"), "host 1's");
-        const auto path = f.PathLinks(base + 1, base + 3);
+        const auto path = f.PathLinks(f.hostOfFileId[1], f.hostOfFileId[3]);
         NS_TEST_ASSERT_MSG_EQ(path.size(), 3, "1 -> 0 -> 2 -> 3");
         NS_TEST_ASSERT_MSG_EQ(path[0].rate, DataRate("100Gbps"), "host 1's link");
         NS_TEST_ASSERT_MSG_EQ(path[1].rate, DataRate("400Gbps"), "0 - 2");

@@ -88,8 +88,8 @@ RunClos(const std::string& cc, bool pfc, uint64_t bytes, uint64_t egressLimit, b
     for (uint32_t i = 0; i < n; i++)
     {
         const uint32_t j = (i + n / 2) % n;
-        const Time rtt = f.BaseRtt(f.hosts.Get(i)->GetId(),
-                                   f.hosts.Get(j)->GetId(),
+        const Time rtt = f.BaseRtt(i,
+                                   j,
                                    1000 + RoceHeader::DATA_OVERHEAD + intBytes,
                                    RoceHeader::DATA_OVERHEAD + RoceHeader::AETH + intBytes);
         // every flow crosses a spine: ToR, leaf, spine, leaf, ToR

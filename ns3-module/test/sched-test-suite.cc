@@ -116,9 +116,7 @@ class AckNotDroppedAtKfsTestCase : public TestCase
             nics.push_back(CreateObject<RdmaNic>());
             nics.back()->Attach(f.hostDevices[i], f.hosts.Get(i)->GetId());
         }
-        const uint32_t src = f.hosts.Get(1)->GetId();
-        const uint32_t dst = f.hosts.Get(0)->GetId();
-        const Time rtt = f.BaseRtt(src, dst, kFrame, RoceHeader::DATA_OVERHEAD + RoceHeader::AETH);
+        const Time rtt = f.BaseRtt(1, 0, kFrame, RoceHeader::DATA_OVERHEAD + RoceHeader::AETH);
         nics[1]->AddFlow(nics[0], 20000, Seconds(0), rtt, 0);
         Simulator::Stop(MilliSeconds(10));
         Simulator::Run();
@@ -168,8 +166,7 @@ class ControlNotPausedTestCase : public TestCase
         nicB->SetAttribute("Scheme", StringValue("none"));
         nicA->Attach(devA, a->GetId());
         nicB->Attach(devB, b->GetId());
-        const Time rtt =
-            f.BaseRtt(a->GetId(), b->GetId(), kFrame, RoceHeader::DATA_OVERHEAD + RoceHeader::AETH);
+        const Time rtt = f.BaseRtt(0, 1, kFrame, RoceHeader::DATA_OVERHEAD + RoceHeader::AETH);
         // B pauses A's priority 3 (refreshed) from t = 0 to 100 us (A is paused from 1 us, when
         // the PAUSE arrives); meanwhile B sends 50 KB to A (A must ACK it) and A wants to send
         // 50 KB to B from 10 us (it must wait)
