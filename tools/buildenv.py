@@ -99,6 +99,33 @@ def error(text):
 PLOT_REQUIREMENTS = ["matplotlib==3.10.3"]
 
 
+def dry_run(cmd, env):
+    """Checks one planned run before any runs: CMD (a program and its arguments, without --out)
+    with --dryRun in a scratch --out, so the example checks every option and value and builds
+    its fabric, then stops without simulating. Returns None when it would run, else the
+    example's one-line refusal."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    scratch = tempfile.mkdtemp(prefix="rdmacc-dryrun-")
+    try:
+        p = subprocess.run(
+            list(cmd) + ["--out=" + scratch, "--dryRun"],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if p.returncode == 0:
+        return None
+    lines = [line for line in p.stdout.splitlines() if line.strip()]
+    return lines[-1] if lines else "exit status %d" % p.returncode
+
+
 def ensure_plotting():
     """Makes matplotlib importable: installs PLOT_REQUIREMENTS into this Python when it is a
     virtual environment (./waf's .waf-env) and matplotlib is missing. Returns None when it is

@@ -139,6 +139,12 @@ def main():
     env = buildenv.run_env(info)
     schemes = [x for x in opts.schemes.split(",") if x]
     prog = buildenv.program_path(info, name)
+    # every scheme name and option checked (and every case's fabric built) before the first run
+    for cc in schemes:
+        refused = buildenv.dry_run([prog] + argv[1:] + scheme_args(cc), env)
+        if refused:
+            buildenv.error("--schemes %s: %s (nothing was run)" % (cc, refused))
+            return 2
     rows = []
     for cc in schemes:
         out = os.path.join(opts.out, "%s-%s" % (name, cc))

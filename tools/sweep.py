@@ -465,6 +465,17 @@ def sweep(opts):
     if not os.path.exists(prog):
         raise SweepError("%s not found: run ./waf build (or pass --build DIR of a built tree)" % prog, 2)
     runs = plan(prog, args, grids, seeds, out)
+    # every grid value and option checked (and each point's fabric built) before the first run:
+    # one dry run per grid point (a seed changes no option's validity)
+    env = buildenv.run_env(info)
+    checked = set()
+    for r in runs:
+        if r.point in checked:
+            continue
+        checked.add(r.point)
+        refused = buildenv.dry_run([c for c in r.cmd if not c.startswith("--out=")], env)
+        if refused:
+            raise SweepError("%s: %s (nothing was run)" % (command_text([c for c in r.cmd if not c.startswith("--out=")]), refused), 2)
     os.makedirs(out, exist_ok=True)
     csv_path = os.path.join(out, "sweep.csv")
     if os.path.exists(csv_path):
