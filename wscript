@@ -395,6 +395,25 @@ def _write_build_info(bld):
         node.write(text)
 
 
+def _write_revision(bld):
+    """BUILD/include/rdma-cc-revision.h: the checkout's revision (git describe --always --dirty),
+    that config.json records; rewritten only when it changed, so that only
+    helper/rdma-cc-revision.cc is compiled again."""
+    try:
+        rev = subprocess.check_output(
+            ["git", "-C", bld.path.abspath(), "describe", "--always", "--dirty", "--abbrev=12"],
+            stderr=subprocess.DEVNULL,
+        ).decode().strip()
+    except (OSError, subprocess.CalledProcessError):
+        rev = "unknown"
+    text = '#define RDMACC_REVISION "%s"\n' % rev.replace('"', "")
+    node = bld.bldnode.make_node("include/rdma-cc-revision.h")
+    if not os.path.exists(node.abspath()) or node.read() != text:
+        node.parent.mkdir()
+        node.write(text)
+    return node
+
+
 def _cargo_build(task):
     bld = task.generator.bld
     cmd = bld.env.CARGO + ["build", "--release", "--locked", "-p", "rdma-cc"]
@@ -433,6 +452,7 @@ def build(bld):
     rust_lib = os.path.join(rel, "librdma_cc.a")
     cxxbridge_inc = os.path.join(rel, "cxxbridge", "include")
     _write_build_info(bld)
+    revision = _write_revision(bld)
 
     # group 1: Rust static library and the generated bridge headers; ns-3-style headers: as in
     # ns-3's own CMake build (>= 3.36), include/ns3/NAME.h is a stub that includes the source
@@ -478,8 +498,10 @@ def build(bld):
         lib=["pthread", "dl", "m"],
         # no undefined symbols; the Rust library's symbols stay inside (not exported)
         linkflags=["-Wl,--no-undefined", "-Wl,--exclude-libs,ALL"],
+        defines=["RDMACC_HAS_REVISION"],
         name="ns3-rdma-cc",
     )
+    bld.add_manual_dependency(bld.path.find_node("ns3-module/helper/rdma-cc-revision.cc"), revision)
     # relink when the Rust library changes
     bld.add_manual_dependency(bld.path.find_or_declare("lib/libns3-rdma-cc.so"), bld.root.make_node(rust_lib))
     # recompile every C++ file when a bridge header changes (see _bridge_headers_sig)

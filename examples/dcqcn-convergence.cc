@@ -31,13 +31,14 @@ struct QueueMean
 {
     Ptr<SwitchNode> sw;
     uint32_t port = 0;
+    uint8_t prio = 0; //!< the data priority
     double sum = 0;
     uint64_t n = 0;
 
     void
     Sample(Time every)
     {
-        sum += double(sw->GetEgressBytes(port, 3));
+        sum += double(sw->GetEgressBytes(port, prio));
         n++;
         Simulator::Schedule(every, &QueueMean::Sample, this, every);
     }
@@ -83,7 +84,7 @@ main(int argc, char* argv[])
     }
     sc.SetBottleneck(sc.sw, 0, 0); // host 0's switch port
     sc.EnableRateSeries(sc.Opts().GetTime("rateSample"));
-    QueueMean q{sc.sw, 0};
+    QueueMean q{sc.sw, 0, sc.DataPriority()};
     const Time half = duration / 2;
     Simulator::Schedule(half, &QueueMean::Sample, &q, sc.Opts().GetTime("sample"));
     sc.RunFor(duration);

@@ -121,11 +121,12 @@ main(int argc, char* argv[])
     std::vector<std::string> schemes;
     std::string out;
     bool single = false;
+    RdmaScenario probe(kName, kHelp);
     {
-        RdmaScenario probe(kName, kHelp);
         Declare(probe);
         probe.Opts().Parse(argc, argv);
         single = probe.Opts().Given("cc");
+        probe.Opts().RefuseTogether("cc", "schemes");
         schemes = single ? std::vector<std::string>{probe.Cc()} : probe.Opts().GetList("schemes");
         out = probe.Out();
     }
@@ -162,6 +163,8 @@ main(int argc, char* argv[])
     if (!single)
     {
         all.WriteFile(out + "/summary.json");
+        // the run's own config.json (each case's directory has the case's)
+        probe.Opts().WriteConfig(out, rdmacc::JsonObject().StrList("cases", all.Keys()));
         std::cout << "  wrote " << out << "/summary.json and " << out << "/SCHEME/\n";
     }
     return status;

@@ -197,11 +197,12 @@ main(int argc, char* argv[])
     std::vector<uint32_t> extras;
     std::string out;
     bool single = false;
+    RdmaScenario probe(kName, kHelp);
     {
-        RdmaScenario probe(kName, kHelp);
         Declare(probe);
         probe.Opts().Parse(argc, argv);
         single = probe.Opts().Given("cc");
+        probe.Opts().RefuseTogether("cc", "schemes");
         schemes = single ? std::vector<std::string>{probe.Cc()} : probe.Opts().GetList("schemes");
         for (const auto& e : probe.Opts().GetList("extra"))
         {
@@ -238,6 +239,8 @@ main(int argc, char* argv[])
         all.Obj(r.scheme + "-extra" + std::to_string(r.extra), c);
     }
     all.WriteFile(out + "/summary.json");
+    // the run's own config.json (each case's directory has the case's)
+    probe.Opts().WriteConfig(out, rdmacc::JsonObject().StrList("cases", all.Keys()));
     std::cout << "  wrote " << out << "/summary.json and " << out << "/CASE/\n";
     return status;
 }

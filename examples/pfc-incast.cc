@@ -113,6 +113,10 @@ main(int argc, char* argv[])
                "random seed (ns-3 run number): the senders' start jitter",
                Range::Closed(1, 4294967295.0))
         .Text("out", "results/pfc-incast", "output directory");
+    // the attributes the fabric takes from the options above
+    opts.Covers("ns3::QbbNetDevice::DataRate", "rate")
+        .Covers("ns3::QbbChannel::Delay", "delay")
+        .Covers("ns3::SwitchNode::PfcPriorities", "pfc");
     opts.Parse(argc, argv);
 
     const auto senders = static_cast<uint32_t>(opts.GetCount("senders"));
@@ -170,6 +174,8 @@ main(int argc, char* argv[])
     raw[0]->TraceConnectWithoutContext("Rx", MakeBoundCallback(&Progress::OnRx, &progress));
     sw->TraceConnectWithoutContext("Drop", MakeBoundCallback(&Progress::OnDrop, &progress));
 
+    // every attribute the command line set holds in the built run; a dry run ends here
+    opts.CheckBeforeRun();
     // queue.csv: a row per --sample while the receiver's port is busy, which it is for at least
     // the senders' bytes at the link's payload rate (a lower estimate)
     {
@@ -320,8 +326,21 @@ main(int argc, char* argv[])
         .UInt("headroom_bytes", headroom)
         .UInt("headroom_max_used_bytes", c.max_headroom_used)
         .UInt("switch_occupancy_end_bytes", c.occupancy);
+    rdmacc::JsonObject setup;
+    setup.Str("scheme", "none")
+        .Str("preset", "none")
+        .UInt("rate_bps", rateBps)
+        .Int("delay_ns", delay.GetNanoSeconds())
+        .Bool("pfc", pfc)
+        .UInt("priority", prio)
+        .UInt("mtu_bytes", payload)
+        .UInt("buffer_bytes", opts.GetBytes("buffer"))
+        .Bool("int", false)
+        .UInt("seed", seed);
+    w.Keys().Obj("setup", setup);
     w.Write(out + "/summary.json", inv);
-    std::cout << "  wrote " << out << "/{summary.json,pfc.csv,drops.csv,queue.csv}\n";
+    opts.WriteConfig(out, setup);
+    std::cout << "  wrote " << out << "/{summary.json,config.json,pfc.csv,drops.csv,queue.csv}\n";
     const int status = inv.Report();
     Simulator::Destroy();
     return status;

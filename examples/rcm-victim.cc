@@ -171,11 +171,13 @@ main(int argc, char* argv[])
     std::vector<std::string> cases;
     std::string out;
     bool single = false;
+    RdmaScenario probe(kName, kHelp);
     {
-        RdmaScenario probe(kName, kHelp);
         Declare(probe);
         probe.Opts().Parse(argc, argv);
         single = probe.Opts().Given("cc") || probe.Opts().Given("rcm");
+        probe.Opts().RefuseTogether("cc", "cases");
+        probe.Opts().RefuseTogether("rcm", "cases");
         if (!single)
         {
             // every name checked by the parser (a ChoiceList)
@@ -219,6 +221,11 @@ main(int argc, char* argv[])
         all.Obj(r.name, c);
     }
     all.WriteFile(out + "/summary.json");
+    if (!single)
+    {
+        // the run's own config.json (each case's directory has the case's)
+        probe.Opts().WriteConfig(out, rdmacc::JsonObject().StrList("cases", all.Keys()));
+    }
     std::cout << "  wrote " << out << "/summary.json and " << out << "/CASE/\n";
     return status;
 }

@@ -597,6 +597,9 @@ main(int argc, char* argv[])
                Range::AtLeast(1))
         .Count("seed", 1, "random seed (ns-3 run number)", Range::Closed(1, 4294967295.0))
         .Text("out", "results/red-ecn-dumbbell", "output directory");
+    // the attributes the links take from the options above
+    opts.Covers("ns3::PointToPointNetDevice::DataRate", "accessRate or --bottleneckRate")
+        .Covers("ns3::PointToPointChannel::Delay", "delay");
     opts.Parse(argc, argv);
 
     const uint32_t senders = static_cast<uint32_t>(opts.GetCount("senders"));
@@ -798,6 +801,8 @@ main(int argc, char* argv[])
     const uint64_t ev0 = Simulator::GetEventCount();
     auto wall0 = std::chrono::steady_clock::now();
     line.Start();
+    // every attribute the command line set holds in the built run; a dry run ends here
+    opts.CheckBeforeRun();
     Simulator::Run();
     line.Stop();
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -943,8 +948,19 @@ main(int argc, char* argv[])
         .UInt("queue_max_sampled_bytes", sampler.Max())
         .UInt("queue_p99_bytes", sampler.P99())
         .UInt("queue_samples", sampler.Samples());
+    rdmacc::JsonObject setup;
+    setup.Str("scheme", tcp ? "tcp-dctcp" : "none")
+        .Str("preset", "none")
+        .UInt("rate_bps", opts.GetRate("accessRate"))
+        .UInt("bottleneck_rate_bps", bottleneckBps)
+        .Int("delay_ns", linkDelay.GetNanoSeconds())
+        .Bool("pfc", false)
+        .UInt("seed", seed);
+    w.Keys().Obj("setup", setup);
     w.Write(out + "/summary.json", inv);
-    std::cout << "  wrote " << out << "/summary.json, " << out << "/queue.csv\n";
+    opts.WriteConfig(out, setup);
+    std::cout << "  wrote " << out << "/summary.json, " << out << "/config.json, " << out
+              << "/queue.csv\n";
     const int status = inv.Report();
     Simulator::Destroy();
     return status;

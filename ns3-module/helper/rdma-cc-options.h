@@ -6,6 +6,8 @@
 #ifndef RDMA_CC_OPTIONS_H
 #define RDMA_CC_OPTIONS_H
 
+#include "rdma-cc-output.h"
+
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -31,8 +33,17 @@ namespace rdmacc
  * (a full-string match; whole numbers where a count or bytes are expected; durations and rates
  * need their unit; the bounds) and stops the program on the first bad argument with one line
  * naming the option, the value and the rule, exit status 2. `--help` lists the options with
- * their rules and defaults and exits 0. `--ns3::Type::Attribute=value` sets an ns-3 attribute
- * default (Config::SetDefault), also with a named error.
+ * their rules and defaults and exits 0.
+ *
+ * One way in per parameter: `--ns3::Type::Attribute=value` of an attribute that has an option
+ * here (`--ns3::RdmaNic::Scheme=dcqcn` and `--cc=dcqcn`) IS that option, and setting both
+ * to different values is an error naming both. Another attribute becomes the default of its
+ * type (Config::SetDefault), and CheckBeforeRun verifies that the run's objects hold it; one
+ * the example sets itself (Covers) is refused at once, naming the option to use. ns-3's
+ * `--PrintAttributes=TYPE`, `--PrintTypeIds`, `--PrintGlobals`, `--PrintGroups`,
+ * `--PrintGroup=GROUP` work as in any ns-3 program. `--config=FILE` replays a run's
+ * config.json (options given beside it override the file's); `--dryRun` checks everything
+ * and builds the run, then stops before simulating (CheckBeforeRun).
  */
 class Options
 {
@@ -144,9 +155,19 @@ class Options
      * value. Stops the program on a bad argument (exit 2) or after --help (exit 0).
      */
     void Parse(int argc, char** argv);
+    /// Prints --help and exits 0.
+    [[noreturn]] void PrintHelp() const;
 
     /// \return whether the user gave option `name`
     bool Given(const std::string& name) const;
+    /// \return whether option `name` is declared
+    bool Has(const std::string& name) const;
+    /**
+     * After Parse: stops (exit 2, one line naming both) when the user gave both `a` and `b`,
+     * options of which one makes the other meaningless (e.g. --cc, one scheme, and --schemes,
+     * the list of cases: one would be ignored).
+     */
+    void RefuseTogether(const std::string& a, const std::string& b) const;
     /**
      * \return whether option `name` (declared with an automatic value) is `auto`: not given
      *         and `auto` by default, or given as `auto`. An explicit 0 is not auto.
@@ -225,6 +246,39 @@ class Options
      * the defaults of every ns3::RedEcnQueueDisc created afterwards.
      */
     void ApplyRedEcnDefaults() const;
+
+    /**
+     * Declares that the example sets attribute `attribute` (`ns3::Type::Attr`) of the objects
+     * it builds itself, from option `option`: a `--ns3::Type::Attr=VALUE` would be overwritten,
+     * so Parse refuses it (exit 2) and names the option that sets it. Call before Parse.
+     */
+    Options& Covers(const std::string& attribute, const std::string& option);
+
+    /// \return the data priority of the run's flows (--priority, ns3::RdmaNic::Priority)
+    uint8_t DataPriority() const;
+
+    /**
+     * Just before the simulation starts, when every object of the run exists (the fabric, its
+     * NICs): checks that every ns-3 attribute the command line set (`--ns3::Type::Attr=VALUE`,
+     * and every given option of a Rust table) holds that value in every object of that type
+     * the run built, and that the run built at least one. An attribute the example overwrote,
+     * or one no object of the run has, changed nothing: the run stops with one line naming it
+     * (exit 2). With --dryRun the program then stops, exit 0, before simulating (every option
+     * checked, the fabric built, nothing written).
+     */
+    void CheckBeforeRun() const;
+
+    /**
+     * Writes `dir`/config.json: the example, the command line (that `--config=` replays), the
+     * effective value of every option, `resolved` (values the example computed: `auto`
+     * options, derived settings), the ns-3 attributes the command line set, every attribute of
+     * the run's rdma-cc objects as they hold it, the seed's global values, the rdma-cc revision
+     * and the ns-3 version. `caseName`: the file records that case of a run of several (each
+     * case's directory has one; the run's own, in the directory above, is the one to replay).
+     */
+    void WriteConfig(const std::string& dir,
+                     const JsonObject& resolved,
+                     const std::string& caseName = "") const;
 
   private:
     struct Impl;

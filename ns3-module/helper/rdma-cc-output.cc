@@ -357,6 +357,18 @@ JsonObject::UIntList(const std::string& key, const std::vector<uint64_t>& v)
 }
 
 JsonObject&
+JsonObject::StrList(const std::string& key, const std::vector<std::string>& v)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); i++)
+    {
+        s += (i ? ", " : "") + Quote(v[i]);
+    }
+    m_members.emplace_back(key, s + "]");
+    return *this;
+}
+
+JsonObject&
 JsonObject::Num(const std::string& key, double v)
 {
     if (!std::isfinite(v))

@@ -203,6 +203,13 @@ class Invariants
     std::vector<std::string> m_failed; //!< the failures, in the order found
 };
 
+/// \return the rdma-cc revision this program was built from (`git describe --always --dirty`
+///         at build time; "unknown" where the build did not record it)
+std::string RdmaCcRevision();
+
+/// \return the ns-3 version this program was built against ("3.37")
+std::string Ns3Version();
+
 /**
  * \ingroup rdma-cc
  * Writes a JSON object whose values are numbers, strings or nested objects, in insertion order,
@@ -217,6 +224,8 @@ class JsonObject
     JsonObject& UInt(const std::string& key, uint64_t v);
     /// Adds an array of unsigned integers.
     JsonObject& UIntList(const std::string& key, const std::vector<uint64_t>& v);
+    /// A list of strings.
+    JsonObject& StrList(const std::string& key, const std::vector<std::string>& v);
     /// Adds a floating-point member (printed with 6 significant decimals, "null" if not finite).
     JsonObject& Num(const std::string& key, double v);
     /// Adds a boolean member.

@@ -122,6 +122,14 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
         .AddSwitchParams({"buffer", "headroom", "allowHeadroomOverrun", "xoffBeta", "xoffStatic"})
         .AddRcmParams()
         .AddNicParams();
+    // attributes the fabric takes from the options above: a --ns3:: form of them is refused,
+    // naming the option
+    m_opts.Covers("ns3::QbbNetDevice::DataRate", "rate")
+        .Covers("ns3::QbbChannel::Delay", "delay")
+        .Covers("ns3::SwitchNode::PfcPriorities", "pfc")
+        .Covers("ns3::SwitchNode::EgressLimit", "bufMax")
+        .Covers("ns3::SwitchNode::MmuMtu", "mtu")
+        .Covers("ns3::SwitchNode::Int", "int");
 }
 
 RdmaScenario::~RdmaScenario() = default;
@@ -192,6 +200,53 @@ bool
 RdmaScenario::IntOn() const
 {
     return m_int;
+}
+
+rdmacc::JsonObject
+RdmaScenario::Setup() const
+{
+    const std::string preset = Cc().substr(0, Cc().find('-')) + "Preset";
+    rdmacc::JsonObject j;
+    j.Str("scheme", Cc())
+        .Str("preset", m_opts.Has(preset) ? m_opts.GetText(preset) : "none")
+        .UInt("rate_bps", RateBps())
+        .Int("delay_ns", m_opts.GetTime("delay").GetNanoSeconds())
+        .Bool("pfc", Lossless())
+        .UInt("priority", DataPriority())
+        .UInt("mtu_bytes", Mtu())
+        .UInt("buffer_bytes", m_opts.GetBytes("buffer"))
+        .Bool("int", m_int)
+        .UInt("seed", Seed());
+    return j;
+}
+
+rdmacc::JsonObject
+RdmaScenario::Resolved() const
+{
+    rdmacc::JsonObject j = Setup();
+    j.UInt("k_min_bytes", kMinB)
+        .UInt("k_max_bytes", kMaxB)
+        .UInt("k_fs_bytes", kFsB)
+        .UInt("buf_max_bytes", bufMaxB)
+        .Num("p_max", pMax)
+        .Str("fabric",
+             m_fabricText.empty()
+                 ? m_opts.GetAsText("rate") + " links, " + m_opts.GetAsText("delay") + " delay"
+                 : m_fabricText)
+        .UInt("hosts", fabric.hosts.GetN())
+        .UInt("switches", fabric.switches.size())
+        .UInt("flows", m_nextFlowId);
+    if (fabric.hosts.GetN() > 1)
+    {
+        j.Int("base_rtt_ns", BaseRtt(1, 0).GetNanoSeconds());
+    }
+    return j;
+}
+
+uint8_t
+RdmaScenario::DataPriority() const
+{
+    return m_opts.DataPriority();
 }
 
 RdmaScenario::IntSummary
@@ -366,15 +421,17 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
     fh.SetChannelAttribute("Delay", TimeValue(m_opts.GetTime("delay")));
     // the switch options checked together on every switch's links (errors name the options),
     // then the defaults of the switches built below
-    m_opts.ApplySwitchDefaults(switches, Lossless() ? 0x08 : 0);
+    // one data class, the NICs' priority: marked, and paused when the run is lossless
+    const uint8_t dataMask = static_cast<uint8_t>(1u << DataPriority());
+    m_opts.ApplySwitchDefaults(switches, Lossless() ? dataMask : 0);
     fh.SetSwitchAttribute("EgressLimit", UintegerValue(bufMaxB));
     fh.SetSwitchAttribute("MmuMtu", UintegerValue(Mtu() + RoceHeader::DATA_OVERHEAD + IntBytes()));
     if (m_int)
     {
         fh.SetSwitchAttribute("Int", BooleanValue(true));
     }
-    fh.SetSwitchAttribute("PfcPriorities", UintegerValue(Lossless() ? 0x08 : 0));
-    fh.SetQueuePriorities(0x08);
+    fh.SetSwitchAttribute("PfcPriorities", UintegerValue(Lossless() ? dataMask : 0));
+    fh.SetQueuePriorities(dataMask);
     fh.SetEcn(kMinB, kMaxB, pMax);
     if (m_opts.GetText("ecnMap") != "none")
     {
@@ -421,7 +478,7 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
         }
         nics.push_back(nic);
     }
-    m_monitor = std::make_unique<FabricMonitor>(fabric, Out(), m_opts.GetTime("sample"), 0x08);
+    m_monitor = std::make_unique<FabricMonitor>(fabric, Out(), m_opts.GetTime("sample"), dataMask);
     if (m_opts.GetBool("flowTrace"))
     {
         rdmacc::OpenPartial(m_flowsCsv, Out() + "/flows.csv");
@@ -645,7 +702,8 @@ RdmaScenario::OnFirstFeedback(RdmaScenario* self, uint32_t flowId)
     {
         self->stableFrom = Simulator::Now();
         self->deliveredAtStable = self->DeliveredNow();
-        self->m_overallMax = self->bottleneckSwitch->GetMaxEgressBytes(self->m_bottleneck, 3);
+        self->m_overallMax =
+            self->bottleneckSwitch->GetMaxEgressBytes(self->m_bottleneck, self->DataPriority());
         self->bottleneckSwitch->ResetMaxEgress();
     }
 }
@@ -653,8 +711,7 @@ RdmaScenario::OnFirstFeedback(RdmaScenario* self, uint32_t flowId)
 Time
 RdmaScenario::BaseRtt(uint32_t srcHost, uint32_t dstHost) const
 {
-    return PathRtt(
-        fabric.PathLinks(fabric.hosts.Get(srcHost)->GetId(), fabric.hosts.Get(dstHost)->GetId()));
+    return PathRtt(fabric.PathLinks(srcHost, dstHost));
 }
 
 Time
@@ -675,14 +732,12 @@ uint32_t
 RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start)
 {
     const uint32_t id = m_nextFlowId++;
-    const uint32_t src = fabric.hosts.Get(srcHost)->GetId();
-    const uint32_t dst = fabric.hosts.Get(dstHost)->GetId();
     std::vector<uint64_t> rates;
     std::vector<uint64_t> delays;
     std::vector<uint64_t> buffers;
     uint32_t switchHops = 0; // switch egresses on the path
     bool intAll = true;      // every one of them writes INT
-    const auto links = fabric.PathLinks(src, dst);
+    const auto links = fabric.PathLinks(srcHost, dstHost);
     for (const auto& l : links)
     {
         rates.push_back(l.rate.GetBitRate());
@@ -865,16 +920,19 @@ RdmaScenario::StartRun()
     {
         busiestSeconds = std::max(busiestSeconds, double(bytes) * 8 / double(HostRateBps(dst)));
     }
+    rdmacc::CheckMemory(MemoryEstimate(nics.size()),
+                        std::to_string(nics.size()) + " hosts and " + std::to_string(m_nextFlowId) +
+                            " flows",
+                        "use fewer or shorter flows");
+    // every attribute the command line set holds in the built run (or the run stops, naming
+    // it); a dry run ends here
+    m_opts.CheckBeforeRun();
     WarnOutputSize(lastStart, busiestSeconds);
     if (FirstStart().IsStrictlyPositive())
     {
         // no queue to sample before the first flow starts
         m_monitor->StartSamplingAt(FirstStart());
     }
-    rdmacc::CheckMemory(MemoryEstimate(nics.size()),
-                        std::to_string(nics.size()) + " hosts and " + std::to_string(m_nextFlowId) +
-                            " flows",
-                        "use fewer or shorter flows");
     for (const auto& nic : nics)
     {
         nic->TraceConnectWithoutContext("FirstFeedback",
@@ -1214,9 +1272,9 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
     const Ptr<SwitchNode> bsw = bottleneckSwitch;
     const uint32_t sid = bsw->GetId();
     // exact maxima: overall = before and after the reset at the end of the first RTTs
-    const uint64_t qStable = bsw->GetMaxEgressBytes(bottleneckPort, 3);
+    const uint64_t qStable = bsw->GetMaxEgressBytes(bottleneckPort, DataPriority());
     const uint64_t qMax = std::max(m_overallMax, qStable);
-    const double qAvg = m_monitor->AvgQueue(sid, bottleneckPort, 3);
+    const double qAvg = m_monitor->AvgQueue(sid, bottleneckPort, DataPriority());
 
     // goodput at the bottleneck's receiver while every flow is active and past its first RTT:
     // from stableFrom to the first completion (0 when that interval does not exist)
@@ -1330,7 +1388,8 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
         .UInt("k_max_bytes", kMaxB)
         .UInt("k_fs_bytes", kFsB)
         .UInt("buf_max_bytes", bufMaxB)
-        .Obj("rcm", RcmSummary());
+        .Obj("rcm", RcmSummary())
+        .Obj("setup", Setup());
     if (m_int)
     {
         // only with INT: runs without it keep their outputs
@@ -1403,6 +1462,7 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
     }
     w.Write(Out() + "/summary.json", inv);
     rdmacc::WriteFctCsv(Out() + "/fct.csv", flows, classes ? &m_classOf : nullptr);
+    m_opts.WriteConfig(Out(), Resolved(), m_case);
 
     if (m_quiet)
     {

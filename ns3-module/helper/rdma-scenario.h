@@ -201,6 +201,14 @@ class RdmaScenario
     uint64_t RateBps() const; //!< --rate
     bool Lossless() const;    //!< --pfc
     bool IntOn() const;       //!< --int: the switches write INT hop records
+    /// the data priority of every flow (--priority, ns3::RdmaNic::Priority): the class the
+    /// switches mark, and pause when the run is lossless
+    uint8_t DataPriority() const;
+    /// \return summary.json's `setup`: the figures that shaped the run (scheme, preset, rate,
+    ///         delay, PFC, priority, MTU, buffer, INT, seed)
+    rdmacc::JsonObject Setup() const;
+    /// \return config.json's `resolved`: Setup() and what the run derived (marking, fabric)
+    rdmacc::JsonObject Resolved() const;
     /// INT records seen by every NIC, summed (hopsMin/Max over NICs with INT ACKs)
     typedef RdmaNic::IntStats IntSummary;
     /// \return the INT statistics of every NIC together

@@ -43,14 +43,21 @@ ForgetPartialFile(const std::string& path)
 }
 
 void
-ConfigFatal(const std::string& where, const std::string& message)
+RemovePartialFiles()
 {
-    // no output of a stopped run may look like one being written: remove the partial files
-    // (a file already renamed, or never created, is simply not there)
+    // a file already renamed, or never created, is simply not there
     for (const auto& f : PartialFiles())
     {
         std::remove(f.c_str());
     }
+    PartialFiles().clear();
+}
+
+void
+ConfigFatal(const std::string& where, const std::string& message)
+{
+    // no output of a stopped run may look like one being written: remove the partial files
+    RemovePartialFiles();
     std::cout.flush();
     std::cerr << "rdma-cc: configuration error in " << where << ": " << message << std::endl;
     std::fflush(nullptr);

@@ -42,6 +42,13 @@ void RegisterPartialFile(const std::string& path);
  */
 void ForgetPartialFile(const std::string& path);
 
+/**
+ * \ingroup rdma-cc
+ * Removes every registered file not yet forgotten (a run that stops on purpose before its
+ * outputs are complete, as a dry run does).
+ */
+void RemovePartialFiles();
+
 } // namespace rdmacc
 } // namespace ns3
 
