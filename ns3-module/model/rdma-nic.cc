@@ -365,7 +365,7 @@ RdmaNic::NewReceiver(uint32_t srcNode, uint32_t qp, uint64_t size, uint8_t schem
     try
     {
         auto rx = std::make_unique<RxFlow>(
-            RxFlow{rdmacc_ffi::receiver_new(*m_params->p, names[schemeCode], size)});
+            RxFlow{rdmacc_ffi::receiver_new(*m_params->p, names[schemeCode], size, m_nodeId)});
         rx->peer = srcNode;
         rx->qp = qp;
         RxFlow* r = rx.get();
@@ -403,8 +403,8 @@ RdmaNic::StartQp(uint32_t idx)
     rdmacc::SyncLog();
     try
     {
-        q.live = std::make_unique<Live>(
-            Live{rdmacc_ffi::sender_new(**q.pending->params, q.pending->path, q.size, now)});
+        q.live = std::make_unique<Live>(Live{rdmacc_ffi::sender_new(
+            **q.pending->params, q.pending->path, q.size, now, m_nodeId, q.flowId)});
     }
     catch (const rust::Error& e)
     {
