@@ -125,8 +125,8 @@ MeasureBridgeCost(uint64_t n)
     path.line_rate_bps = 100000000000ULL;
     path.base_rtt_ns = 4000;
     const uint64_t size = (n + 1) * 1000;
-    auto snd = rdmacc_ffi::sender_new(*params, path, size, 0);
-    auto rcv = rdmacc_ffi::receiver_new(*params, "none", size);
+    auto snd = rdmacc_ffi::sender_new(*params, path, size, 0, 1, 0);
+    auto rcv = rdmacc_ffi::receiver_new(*params, "none", size, 2);
     t0 = std::chrono::steady_clock::now();
     for (uint64_t i = 0; i < n; i++)
     {

@@ -21,9 +21,12 @@ namespace rdmacc_ffi
 // Defined by the generated log.rs.h (a cxx shared enum, #[repr(u8)]).
 enum class LogSeverity : std::uint8_t;
 
-/// Writes one record of log component `component` (an index into the bridge's table).
+/// Writes one record of log component `component` (an index into the bridge's table), with
+/// its context: the node and the flow it belongs to (UINT32_MAX: none).
 using LogSink = void (*)(std::size_t component,
                          LogSeverity severity,
+                         std::uint32_t node,
+                         std::uint32_t flow,
                          rust::Str module,
                          rust::Str message);
 
@@ -39,11 +42,16 @@ log_sink()
 
 /// Called by Rust for every record that passed its level check.
 inline void
-log_write(std::size_t component, LogSeverity severity, rust::Str module, rust::Str message)
+log_write(std::size_t component,
+          LogSeverity severity,
+          std::uint32_t node,
+          std::uint32_t flow,
+          rust::Str module,
+          rust::Str message)
 {
     if (LogSink sink = log_sink())
     {
-        sink(component, severity, module, message);
+        sink(component, severity, node, flow, module, message);
     }
 }
 

@@ -18,10 +18,19 @@
 //! The levels are copied from the ns-3 components by [`log_set_levels`], which the module
 //! calls (`rdmacc::SyncLog`) wherever it builds Rust objects; see `rdma-cc-log.h`.
 //!
+//! Context: a record says which node and flow it belongs to. The algorithm crates know neither
+//! (they are sans-IO and keep no global state), so the bridge knows them: each opaque object
+//! (a flow's sender, a receiver, a switch) is built with its [`LogContext`], given by C++ as
+//! plain values, and every bridge method runs the crate code [`in_context`]. The module prints
+//! the context as ns-3 models print `NS_LOG_APPEND_CONTEXT`: `[node 3 flow 7] ` after the time
+//! and node prefixes. While no level is enabled, `in_context` is the same relaxed load and
+//! compare as a `log` macro, and stores nothing.
+//!
 //! cxx cannot pass a C++ function pointer to Rust, so the sink stays on the C++ side, in this
 //! crate's header-only `src/log.h`: the module sets it, Rust calls `log_write`. Without the
 //! module (`cargo test`) nothing sets it and records are dropped.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use log::{Level, LevelFilter, Log, Metadata, Record};
@@ -75,7 +84,15 @@ mod ffi {
         include!("rdma-cc/src/log.h");
 
         /// Writes one record through the sink the ns-3 module installed (none: dropped).
-        fn log_write(component: usize, severity: LogSeverity, module: &str, message: &str);
+        /// `node` and `flow` are the record's context ([`LogContext`]; `u32::MAX`: none).
+        fn log_write(
+            component: usize,
+            severity: LogSeverity,
+            node: u32,
+            flow: u32,
+            module: &str,
+            message: &str,
+        );
     }
 
     extern "Rust" {
@@ -91,6 +108,86 @@ mod ffi {
 }
 
 pub use ffi::{LogComponentLevels, LogSeverity};
+
+/// Which node and flow the records of a bridge object belong to (`NONE` for an unknown one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LogContext {
+    /// ns-3 node id
+    pub node: u32,
+    /// global flow id (as given to `RdmaNic::AddFlow`)
+    pub flow: u32,
+}
+
+impl LogContext {
+    /// No node or flow.
+    pub const NONE: u32 = u32::MAX;
+    /// Records with no context (the host's own, before any bridge object).
+    pub const UNKNOWN: LogContext = LogContext {
+        node: Self::NONE,
+        flow: Self::NONE,
+    };
+
+    /// The context of a node's own records (a switch).
+    pub const fn node(node: u32) -> Self {
+        LogContext {
+            node,
+            flow: Self::NONE,
+        }
+    }
+
+    /// The context of one flow's records at `node`.
+    pub const fn flow(node: u32, flow: u32) -> Self {
+        LogContext { node, flow }
+    }
+}
+
+thread_local! {
+    /// The context of the bridge call now running (simulations run on one thread; an MPI rank
+    /// is a process).
+    static CONTEXT: Cell<LogContext> = const { Cell::new(LogContext::UNKNOWN) };
+}
+
+/// Runs `f` with `ctx` as the context of the records it writes. While every level is off this
+/// costs one relaxed load and a branch (as a `log` macro does) and stores nothing; `f` is
+/// inlined once, on both paths.
+#[inline]
+pub fn in_context<R>(ctx: LogContext, f: impl FnOnce() -> R) -> R {
+    let _scope = ContextScope::enter(ctx);
+    f()
+}
+
+/// The outer context while a bridge call runs in its own (`None`: nothing was stored).
+struct ContextScope(Option<LogContext>);
+
+impl ContextScope {
+    #[inline]
+    fn enter(ctx: LogContext) -> Self {
+        if log::max_level() == LevelFilter::Off {
+            return ContextScope(None);
+        }
+        ContextScope(Some(swap_context(ctx)))
+    }
+}
+
+impl Drop for ContextScope {
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(outer) = self.0 {
+            swap_context(outer);
+        }
+    }
+}
+
+/// Makes `ctx` the current context; returns the one it replaces.
+#[cold]
+fn swap_context(ctx: LogContext) -> LogContext {
+    CONTEXT.with(|c| c.replace(ctx))
+}
+
+/// The context of the record being written.
+fn current_context() -> LogContext {
+    CONTEXT.with(Cell::get)
+}
 
 /// Levels in order of verbosity; bit `level as usize` of a component's mask enables `level`.
 const LEVELS: [Level; 5] = [
@@ -184,9 +281,17 @@ impl Log for Ns3Log {
         }
         let module = function_name(record.module_path().unwrap_or(record.target()));
         let sev = severity(record.level());
+        let ctx = current_context();
         match record.args().as_str() {
-            Some(text) => ffi::log_write(i, sev, module, text),
-            None => ffi::log_write(i, sev, module, &record.args().to_string()),
+            Some(text) => ffi::log_write(i, sev, ctx.node, ctx.flow, module, text),
+            None => ffi::log_write(
+                i,
+                sev,
+                ctx.node,
+                ctx.flow,
+                module,
+                &record.args().to_string(),
+            ),
         }
     }
 
@@ -333,9 +438,19 @@ mod tests {
         assert!(!enabled("rdma_cc_transport::sender", Level::Trace));
         assert!(!enabled("rdma_cc_switch::mmu", Level::Debug));
         assert!(!enabled("other_crate", Level::Error));
+        // with a level on, in_context sets the context and restores the outer one
+        let (outer, inner) = (LogContext::node(4), LogContext::flow(2, 9));
+        in_context(outer, || {
+            assert_eq!(current_context(), outer);
+            in_context(inner, || assert_eq!(current_context(), inner));
+            assert_eq!(current_context(), outer);
+        });
+        assert_eq!(current_context(), LogContext::UNKNOWN);
         log_set_levels(&[]);
         assert_eq!(log::max_level(), LevelFilter::Off);
         assert!(!enabled("rdma_cc_transport::sender", Level::Debug));
+        // with every level off it stores nothing
+        in_context(inner, || assert_eq!(current_context(), LogContext::UNKNOWN));
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //!   to do through `rcm_pop_event` (a CN to send, whose payload `rcm_cn_payload` gives; an RCC
 //!   budget to set at a port's scheduler) and when to wake it (`rcm_next_timeout`).
 
+use crate::log::{in_context, LogContext};
 use crate::params::{self, from_ffi, infos, to_attr, to_options};
 use rdma_cc_core::param::{ParamSpec, Params};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
@@ -808,7 +809,8 @@ impl Topology {
 
 /// Opaque handle owning one switch's [`Core`], with the encoded payload of the last CN RCM
 /// asked to send.
-pub struct SwitchCore(Core, CnOut);
+/// (Its log records name the switch's node: `LogContext::node`.)
+pub struct SwitchCore(Core, CnOut, LogContext);
 
 /// The payload of the last CN popped (`rcm_cn_payload`) and the congestion flows of the last
 /// RCC event (`rcm_event_flows`).
@@ -870,6 +872,7 @@ fn switch_core_new(
             len: 0,
             flows: rdma_cc_rcm::FlowList::new(),
         },
+        LogContext::node(node),
     )))
 }
 
@@ -893,7 +896,7 @@ impl SwitchCore {
 
     #[inline]
     fn on_arrival(&mut self, p: &SwitchPacket) -> SwitchDecision {
-        decision(self.0.on_arrival(&PacketMeta {
+        let meta = PacketMeta {
             in_port: p.in_port,
             prio: p.prio,
             dst_node: p.dst_node,
@@ -910,13 +913,14 @@ impl SwitchCore {
             draw: p.draw,
             flow: p.flow,
             now: Time(p.now_ns),
-        }))
+        };
+        decision(in_context(self.2, || self.0.on_arrival(&meta)))
     }
 
     #[inline]
     fn on_departure(&mut self, p: &crate::sched::TxPacket, out_port: u32) -> PfcAction {
-        self.0
-            .on_departure(
+        in_context(self.2, || {
+            self.0.on_departure(
                 p.in_port,
                 out_port,
                 p.prio,
@@ -925,7 +929,8 @@ impl SwitchCore {
                 p.flow,
                 Bytes(p.rcc_held),
             )
-            .into()
+        })
+        .into()
     }
 
     fn rcm_enabled(&self) -> bool {
@@ -933,11 +938,12 @@ impl SwitchCore {
     }
 
     fn on_control(&mut self, now_ns: u64, port: u32, payload: &[u8]) -> bool {
-        self.0.on_control(Time(now_ns), port, payload)
+        in_context(self.2, || self.0.on_control(Time(now_ns), port, payload))
     }
 
     fn rcm_pop_event(&mut self) -> RcmEvent {
-        let Some(e) = self.0.rcm_pop_event() else {
+        let ctx = self.2;
+        let Some(e) = in_context(ctx, || self.0.rcm_pop_event()) else {
             return NO_RCM_EVENT;
         };
         match e {
@@ -996,7 +1002,7 @@ impl SwitchCore {
     }
 
     fn rcm_on_timeout(&mut self, now_ns: u64) {
-        self.0.rcm_on_timeout(Time(now_ns));
+        in_context(self.2, || self.0.rcm_on_timeout(Time(now_ns)));
     }
 
     fn rcm_counters(&self) -> RcmCounters {
@@ -1024,7 +1030,9 @@ impl SwitchCore {
     }
 
     fn originate(&mut self, out_port: u32, size: u64) -> SwitchDecision {
-        decision(self.0.originate(out_port, Bytes(size)))
+        decision(in_context(self.2, || {
+            self.0.originate(out_port, Bytes(size))
+        }))
     }
 
     fn counters(&self) -> SwitchCounters {

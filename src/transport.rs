@@ -8,6 +8,7 @@
 //!   call takes and returns plain `Copy` values; nothing allocates per packet. Calls that can
 //!   move the sender's timers return its next deadline, so the NIC never asks twice.
 
+use crate::log::{in_context, LogContext};
 use crate::params::{self, from_ffi, infos, to_attr};
 use rdma_cc_core::{ConfigError, HopRecord, IntRecords, Rate, Time};
 use rdma_cc_schemes::{NicConfig, Scheme, SchemeController};
@@ -119,6 +120,8 @@ mod ffi {
         acks: u64,
         ece_acks: u64,
         nacks: u64,
+        /// NACKs that changed nothing (stale, or a duplicate within the hold-off)
+        nacks_ignored: u64,
         timeouts: u64,
         cnps: u64,
         min_cw: f64,
@@ -172,12 +175,15 @@ mod ffi {
         /// Sending side of one queue pair.
         type Sender;
         /// Validates and builds the sender of a `flow_size`-byte message of the NIC's scheme
-        /// on `path`, starting at `now_ns`.
+        /// on `path`, starting at `now_ns`: flow `flow` (global id) of host `node`, which its
+        /// log records name.
         fn sender_new(
             p: &NicParams,
             path: &PathInfo,
             flow_size: u64,
             now_ns: u64,
+            node: u32,
+            flow: u32,
         ) -> Result<Box<Sender>>;
         /// The next action at `now_ns` (and the next timer deadline).
         fn poll(self: &mut Sender, now_ns: u64) -> PollOut;
@@ -220,8 +226,13 @@ mod ffi {
         /// Receiving side of one queue pair.
         type Receiver;
         /// Validates and builds the receiver of a `flow_size`-byte message of `scheme` with
-        /// this (receiving) NIC's ACK/CNP policy.
-        fn receiver_new(p: &NicParams, scheme: &str, flow_size: u64) -> Result<Box<Receiver>>;
+        /// this (receiving) NIC's ACK/CNP policy, at host `node` (which its log records name).
+        fn receiver_new(
+            p: &NicParams,
+            scheme: &str,
+            flow_size: u64,
+            node: u32,
+        ) -> Result<Box<Receiver>>;
         /// A data packet arrived.
         fn on_data(
             self: &mut Receiver,
@@ -357,19 +368,24 @@ impl NicParams {
     }
 }
 
-/// Opaque handle owning a [`QpSender`] with the controller its scheme names.
-pub struct Sender(QpSender<SchemeController>);
+/// Opaque handle owning a [`QpSender`] with the controller its scheme names, and the context
+/// of its log records.
+pub struct Sender(QpSender<SchemeController>, LogContext);
 
 fn sender_new(
     p: &NicParams,
     path: &PathInfo,
     flow_size: u64,
     now_ns: u64,
+    node: u32,
+    flow: u32,
 ) -> Result<Box<Sender>, ConfigError> {
-    let q =
+    let ctx = LogContext::flow(node, flow);
+    let q = in_context(ctx, || {
         p.0.build_sender(&path_of(path), flow_size, Time(now_ns))
-            .map_err(as_attribute)?;
-    Ok(Box::new(Sender(q)))
+    })
+    .map_err(as_attribute)?;
+    Ok(Box::new(Sender(q, ctx)))
 }
 
 const NO_POLL: PollOut = PollOut {
@@ -387,7 +403,7 @@ const NO_POLL: PollOut = PollOut {
 impl Sender {
     #[inline]
     fn poll(&mut self, now_ns: u64) -> PollOut {
-        let out = match self.0.poll(Time(now_ns)) {
+        let out = match in_context(self.1, || self.0.poll(Time(now_ns))) {
             Poll::Send(t) => PollOut {
                 kind: PollKind::Send,
                 seq: t.seq,
@@ -422,8 +438,10 @@ impl Sender {
 
     #[inline]
     fn on_ack(&mut self, now_ns: u64, ack_seq: u64, ece: bool, echo_ns: u64) -> u64 {
-        self.0
-            .on_ack_echo(Time(now_ns), ack_seq, ece, Some(Time(echo_ns)));
+        in_context(self.1, || {
+            self.0
+                .on_ack_echo(Time(now_ns), ack_seq, ece, Some(Time(echo_ns)))
+        });
         self.next_timer()
     }
 
@@ -448,29 +466,31 @@ impl Sender {
                 break;
             }
         }
-        self.0
-            .on_ack_int(Time(now_ns), ack_seq, ece, Some(Time(echo_ns)), &int);
+        in_context(self.1, || {
+            self.0
+                .on_ack_int(Time(now_ns), ack_seq, ece, Some(Time(echo_ns)), &int)
+        });
         self.next_timer()
     }
 
     #[inline]
     fn on_nack(&mut self, now_ns: u64, expected_seq: u64, ece: bool) -> u64 {
-        self.0.on_nack(Time(now_ns), expected_seq, ece);
+        in_context(self.1, || self.0.on_nack(Time(now_ns), expected_seq, ece));
         self.next_timer()
     }
 
     fn on_cnp(&mut self, now_ns: u64) -> u64 {
-        self.0.on_cnp(Time(now_ns));
+        in_context(self.1, || self.0.on_cnp(Time(now_ns)));
         self.next_timer()
     }
 
     fn on_probe_response(&mut self, now_ns: u64, probe_id: u64) -> u64 {
-        self.0.on_probe_response(Time(now_ns), probe_id);
+        in_context(self.1, || self.0.on_probe_response(Time(now_ns), probe_id));
         self.next_timer()
     }
 
     fn on_timer(&mut self, now_ns: u64) -> u64 {
-        self.0.on_timer(Time(now_ns));
+        in_context(self.1, || self.0.on_timer(Time(now_ns)));
         self.next_timer()
     }
 
@@ -497,6 +517,7 @@ impl Sender {
             acks: s.acks,
             ece_acks: s.ece_acks,
             nacks: s.nacks,
+            nacks_ignored: s.nacks_ignored,
             timeouts: s.timeouts,
             cnps: s.cnps,
             min_cw: s.min_cw,
@@ -507,14 +528,21 @@ impl Sender {
     }
 }
 
-/// Opaque handle owning a [`QpReceiver`].
-pub struct Receiver(QpReceiver);
+/// Opaque handle owning a [`QpReceiver`], and the context of its log records (the receiving
+/// host: a data packet names its sender's queue pair, not the global flow id).
+pub struct Receiver(QpReceiver, LogContext);
 
-fn receiver_new(p: &NicParams, scheme: &str, flow_size: u64) -> Result<Box<Receiver>, ConfigError> {
+fn receiver_new(
+    p: &NicParams,
+    scheme: &str,
+    flow_size: u64,
+    node: u32,
+) -> Result<Box<Receiver>, ConfigError> {
     let scheme: Scheme = scheme.parse().map_err(as_attribute)?;
     let cfg = p.0.receiver_for(scheme);
     Ok(Box::new(Receiver(
         QpReceiver::new(&cfg, flow_size).map_err(as_attribute)?,
+        LogContext::node(node),
     )))
 }
 
@@ -535,9 +563,10 @@ impl Receiver {
         last: bool,
         ack_req: bool,
     ) -> RxOut {
-        let a = self
-            .0
-            .on_data_req(Time(now_ns), seq, len, ce, last, ack_req);
+        let a = in_context(self.1, || {
+            self.0
+                .on_data_req(Time(now_ns), seq, len, ce, last, ack_req)
+        });
         let conv = |x: Option<rdma_cc_transport::AckOut>| {
             x.map_or(NO_ACK, |x| AckInfo {
                 seq: x.seq,
@@ -558,7 +587,7 @@ impl Receiver {
 
     #[inline]
     fn on_timer(&mut self, now_ns: u64) -> bool {
-        self.0.on_timeout(Time(now_ns))
+        in_context(self.1, || self.0.on_timeout(Time(now_ns)))
     }
 
     #[inline]
@@ -663,8 +692,8 @@ mod tests {
     fn sender_and_receiver_exchange_a_short_message() {
         let p = nic_params_new();
         p.validate(&path()).unwrap();
-        let mut s = sender_new(&p, &path(), 3000, 0).unwrap();
-        let mut r = receiver_new(&p, &p.scheme_name(), 3000).unwrap();
+        let mut s = sender_new(&p, &path(), 3000, 0, 1, 0).unwrap();
+        let mut r = receiver_new(&p, &p.scheme_name(), 3000, 2).unwrap();
         let mut sent = Vec::new();
         loop {
             let o = s.poll(0);
@@ -689,7 +718,7 @@ mod tests {
         assert!(s.is_done() && r.info().complete);
         assert_eq!(s.info().done_ns, 2000);
         assert_eq!(s.next_timer(), u64::MAX);
-        assert!(receiver_new(&p, "cubic", 1).is_err());
+        assert!(receiver_new(&p, "cubic", 1, 2).is_err());
     }
 
     #[test]
@@ -708,14 +737,14 @@ mod tests {
             .unwrap_err()
             .to_string()
             .starts_with("invalid Scheme = hpcc: HPCC needs INT"));
-        assert!(sender_new(&p, &path(), 3000, 0).is_err());
+        assert!(sender_new(&p, &path(), 3000, 0, 1, 0).is_err());
         // with INT: the records reach the controller
         let int_path = PathInfo {
             int_telemetry: true,
             ..path()
         };
         p.validate(&int_path).unwrap();
-        let mut s = sender_new(&p, &int_path, 100_000, 0).unwrap();
+        let mut s = sender_new(&p, &int_path, 100_000, 0, 1, 0).unwrap();
         let mut end = 0;
         for t in 0..3 {
             let o = s.poll(100 * t);

@@ -5,6 +5,7 @@
 
 #include "hpcc-files.h"
 #include "rdma-cc-error.h"
+#include "rdma-cc-log.h"
 
 #include "ns3/log.h"
 #include "ns3/node-list.h"
@@ -113,6 +114,8 @@ FabricHelper::FabricHelper() :
     m_policy(rdmacc_ffi::red_ecn_params_new()),
     m_printWarnings(true)
 {
+    NS_LOG_FUNCTION(this);
+    rdmacc::SyncLog(); // the model's log gates follow the levels set so far
     m_switchFactory.SetTypeId("ns3::SwitchNode");
     m_deviceFactory.SetTypeId("ns3::QbbNetDevice");
     m_channelFactory.SetTypeId("ns3::QbbChannel");
@@ -194,26 +197,31 @@ FabricHelper::NextRank() const
 Ptr<Node>
 FabricHelper::AddHost()
 {
+    NS_LOG_FUNCTION(this);
     Ptr<Node> n = CreateObject<Node>(NextRank());
     m_hostIndex[n->GetId()] = m_fabric.hosts.GetN();
     m_fabric.hosts.Add(n);
     m_fabric.hostDevices.push_back(nullptr);
+    NS_LOG_DEBUG("host " << m_fabric.hosts.GetN() - 1 << " is node " << n->GetId());
     return n;
 }
 
 Ptr<SwitchNode>
 FabricHelper::AddSwitch()
 {
+    NS_LOG_FUNCTION(this);
     SwitchNode::SetNextSystemId(NextRank());
     Ptr<SwitchNode> s = m_switchFactory.Create<SwitchNode>();
     SwitchNode::SetNextSystemId(0);
     m_fabric.switches.push_back(s);
+    NS_LOG_DEBUG("switch " << m_fabric.switches.size() - 1 << " is node " << s->GetId());
     return s;
 }
 
 void
 FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay)
 {
+    NS_LOG_FUNCTION(this << a << b << rate << delay);
     Ptr<QbbChannel> ch;
 #ifdef NS3_MPI
     if (a->GetSystemId() != b->GetSystemId())
@@ -262,11 +270,15 @@ FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay)
     Ptr<QbbNetDevice> d0 = DynamicCast<QbbNetDevice>(a->GetDevice(ports[0]));
     m_fabric.links.push_back(Fabric::Link{
         a->GetId(), ports[0], b->GetId(), ports[1], d0->GetDataRate(), ch->GetDelay()});
+    NS_LOG_DEBUG("link: node " << a->GetId() << " port " << ports[0] << " <-> node " << b->GetId()
+                               << " port " << ports[1] << ", " << d0->GetDataRate() << ", "
+                               << ch->GetDelay().As(Time::NS));
 }
 
 Fabric
 FabricHelper::Finalize()
 {
+    NS_LOG_FUNCTION(this);
     const uint32_t nNodes = NodeList::GetNNodes();
     if (nNodes >= (1u << 24))
     {
@@ -334,6 +346,7 @@ FabricHelper::Finalize()
         }
         for (const auto& w : sw->ConfigWarnings(marking, marking ? minKMin : 0))
         {
+            NS_LOG_WARN("switch " << sw->GetId() << ": " << w);
             const std::string msg = "switch " + std::to_string(sw->GetId()) + ": " + w;
             if (std::find(m_warnings.begin(), m_warnings.end(), msg) == m_warnings.end())
             {
@@ -367,6 +380,8 @@ FabricHelper::Finalize()
             std::cerr << ": " << text << "\n";
         }
     }
+    NS_LOG_INFO("fabric: " << m_fabric.hosts.GetN() << " hosts, " << m_fabric.switches.size()
+                           << " switches, " << m_fabric.links.size() << " links, routes computed");
     Fabric f = m_fabric;
     m_fabric = Fabric();
     m_hostIndex.clear();
@@ -376,6 +391,7 @@ FabricHelper::Finalize()
 Fabric
 FabricHelper::SingleSwitch(uint32_t nHosts)
 {
+    NS_LOG_FUNCTION(this << nHosts);
     Ptr<SwitchNode> sw = AddSwitch();
     for (uint32_t i = 0; i < nHosts; i++)
     {
@@ -387,6 +403,7 @@ FabricHelper::SingleSwitch(uint32_t nHosts)
 Fabric
 FabricHelper::Dumbbell(uint32_t nLeft, uint32_t nRight, DataRate bottleneck)
 {
+    NS_LOG_FUNCTION(this << nLeft << nRight << bottleneck);
     Ptr<SwitchNode> l = AddSwitch();
     Ptr<SwitchNode> r = AddSwitch();
     for (uint32_t i = 0; i < nLeft; i++)
@@ -409,6 +426,8 @@ FabricHelper::Clos(uint32_t pods,
                    uint32_t hostsPerTor,
                    DataRate fabricRate)
 {
+    NS_LOG_FUNCTION(this << pods << torsPerPod << leavesPerPod << spines << hostsPerTor
+                         << fabricRate);
     std::vector<Ptr<SwitchNode>> spineNodes;
     for (uint32_t s = 0; s < spines; s++)
     {
@@ -444,6 +463,7 @@ FabricHelper::Clos(uint32_t pods,
 Fabric
 FabricHelper::FatTree(uint32_t k, DataRate hostRate, DataRate fabricRate)
 {
+    NS_LOG_FUNCTION(this << k << hostRate << fabricRate);
     if (k < 2 || k % 2 != 0)
     {
         rdmacc::ConfigFatal("FabricHelper::FatTree",
@@ -486,6 +506,7 @@ FabricHelper::FatTree(uint32_t k, DataRate hostRate, DataRate fabricRate)
 Fabric
 FabricHelper::FromTopology(const HpccTopology& topology)
 {
+    NS_LOG_FUNCTION(this << &topology);
     // from the switch ids (a topology built by hand need not fill isSwitch)
     std::vector<bool> isSwitch(topology.nodes, false);
     for (uint32_t s : topology.switches)

@@ -67,10 +67,17 @@ Ns3Level(rdmacc_ffi::LogSeverity severity)
     }
 }
 
-/// Writes a record as NS_LOG writes its own (log-macros-enabled.h): time, node, function
-/// (the Rust module path), level prefixes as the component enables them, then the message.
+/// Writes a record as NS_LOG writes its own (log-macros-enabled.h): time and node prefixes as
+/// the component enables them, the record's context as NS_LOG_APPEND_CONTEXT does in ns-3's
+/// models ("[node 3 flow 7] ", "[node 12] "), function (the Rust module path) and level
+/// prefixes, then the message.
 void
-Write(std::size_t component, rdmacc_ffi::LogSeverity severity, rust::Str module, rust::Str message)
+Write(std::size_t component,
+      rdmacc_ffi::LogSeverity severity,
+      uint32_t node,
+      uint32_t flow,
+      rust::Str module,
+      rust::Str message)
 {
     const auto& components = Components();
     if (component >= components.size())
@@ -99,6 +106,7 @@ Write(std::size_t component, rdmacc_ffi::LogSeverity severity, rust::Str module,
             std::clog << " ";
         }
     }
+    WriteContext(std::clog, node, flow);
     if (c.IsEnabled(LOG_PREFIX_FUNC))
     {
         std::clog << c.Name() << ":" << module << "(): ";
@@ -113,8 +121,52 @@ Write(std::size_t component, rdmacc_ffi::LogSeverity severity, rust::Str module,
 } // namespace
 
 void
+WriteContext(std::ostream& os, uint32_t node, uint32_t flow)
+{
+    if (node == NO_ID)
+    {
+        return;
+    }
+    os << "[node " << node;
+    if (flow != NO_ID)
+    {
+        os << " flow " << flow;
+    }
+    os << "] ";
+}
+
+namespace
+{
+/// The gates made so far (file-scope objects of the module: they live as long as it).
+std::vector<LogGate*>&
+Gates()
+{
+    static std::vector<LogGate*> gates;
+    return gates;
+}
+} // namespace
+
+LogGate::LogGate(const LogComponent& component) :
+    m_component(component),
+    m_on(false)
+{
+    Gates().push_back(this);
+    Refresh();
+}
+
+void
+LogGate::Refresh()
+{
+    m_on = m_component.IsEnabled(LOG_ALL);
+}
+
+void
 SyncLog()
 {
+    for (LogGate* gate : Gates())
+    {
+        gate->Refresh();
+    }
     static const bool installed = []
     {
         rdmacc_ffi::log_sink() = &Write;

@@ -32,6 +32,14 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RdmaNic");
 NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
 
+// every line names its host, as ns-3's models do ("[node 3] "); lines about a flow name it
+// off, a statement costs one load and a branch (rdma-cc-log.h)
+static rdmacc::LogGate g_logGate(g_log);
+#undef NS_LOG_CONDITION
+#define NS_LOG_CONDITION if (g_logGate.On())
+#undef NS_LOG_APPEND_CONTEXT
+#define NS_LOG_APPEND_CONTEXT rdmacc::WriteContext(std::clog, m_nodeId);
+
 /// The NIC's parameters (the Rust NicConfig behind the attributes).
 struct RdmaNic::Params
 {
@@ -205,6 +213,7 @@ RdmaNic::GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const
 void
 RdmaNic::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     for (auto& q : m_qps)
     {
         if (q.live)
@@ -228,6 +237,7 @@ RdmaNic::DoDispose()
 void
 RdmaNic::Attach(Ptr<QbbNetDevice> dev, uint32_t nodeId)
 {
+    NS_LOG_FUNCTION(this << dev << nodeId);
     m_dev = dev;
     m_nodeId = nodeId;
     dev->SetDataSource(this);
@@ -268,6 +278,8 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
                  Time maxQueueing,
                  uint32_t intHops)
 {
+    NS_LOG_FUNCTION(this << dst << size << start << baseRtt << flowId << lossless << maxQueueing
+                         << intHops);
     NS_ABORT_MSG_UNLESS(m_dev && dst && dst->m_dev, "RdmaNic::AddFlow before Attach");
     if (size == 0)
     {
@@ -305,6 +317,12 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     q.schemeCode = SchemeCode(GetScheme());
     q.intHops = static_cast<uint8_t>(std::min<uint32_t>(intHops, IntTag::MAX_HOPS));
     q.dstNic = dst;
+    NS_LOG_DEBUG("flow " << flowId << " added as QP " << idx << ": to node " << q.dstNode << ", "
+                         << size << " B at " << start.As(Time::US) << ", "
+                         << SchemeNames()[q.schemeCode] << ", priority " << int(q.prio)
+                         << (lossless ? ", lossless" : ", lossy") << ", base RTT "
+                         << baseRtt.As(Time::US)
+                         << (m_local ? "" : " (host of another process: not started here)"));
     if (m_local)
     {
         q.pending = std::move(pending); // a flow of another process's host never starts here
@@ -346,6 +364,7 @@ RdmaNic::SchemeNames()
 void
 RdmaNic::SetLocal(bool local)
 {
+    NS_LOG_FUNCTION(this << local);
     m_local = local;
 }
 
@@ -365,7 +384,9 @@ RdmaNic::NewReceiver(uint32_t srcNode, uint32_t qp, uint64_t size, uint8_t schem
     try
     {
         auto rx = std::make_unique<RxFlow>(
-            RxFlow{rdmacc_ffi::receiver_new(*m_params->p, names[schemeCode], size)});
+            RxFlow{rdmacc_ffi::receiver_new(*m_params->p, names[schemeCode], size, m_nodeId)});
+        NS_LOG_DEBUG("receiver for node " << srcNode << " QP " << qp << ": " << size << " B, "
+                                          << names[schemeCode]);
         rx->peer = srcNode;
         rx->qp = qp;
         RxFlow* r = rx.get();
@@ -398,13 +419,16 @@ RdmaNic::GetRxRecords() const
 void
 RdmaNic::StartQp(uint32_t idx)
 {
+    NS_LOG_FUNCTION(this << idx);
     Qp& q = m_qps[idx];
     const uint64_t now = Simulator::Now().GetNanoSeconds();
     rdmacc::SyncLog();
+    NS_LOG_INFO("flow " << q.flowId << " start: node " << m_nodeId << " -> node " << q.dstNode
+                        << ", " << q.size << " B, " << SchemeNames()[q.schemeCode]);
     try
     {
-        q.live = std::make_unique<Live>(
-            Live{rdmacc_ffi::sender_new(**q.pending->params, q.pending->path, q.size, now)});
+        q.live = std::make_unique<Live>(Live{rdmacc_ffi::sender_new(
+            **q.pending->params, q.pending->path, q.size, now, m_nodeId, q.flowId)});
     }
     catch (const rust::Error& e)
     {
@@ -457,7 +481,22 @@ RdmaNic::OnTimer(uint32_t idx)
     q.live->timerAt = UINT64_MAX;
     // one event per QP for every deadline it has (RTO, probe timeout, pacing / sub-packet
     // wait, the controller's own timers): the sender handles what has expired
-    AfterFeedback(idx, q.live->sender->on_timer(Simulator::Now().GetNanoSeconds()));
+    rdmacc_ffi::Sender& s = *q.live->sender;
+    if (!RDMACC_LOG_ENABLED(LOG_INFO))
+    {
+        AfterFeedback(idx, s.on_timer(Simulator::Now().GetNanoSeconds()));
+        return;
+    }
+    const rdmacc_ffi::SenderInfo before = s.info();
+    const uint64_t next = s.on_timer(Simulator::Now().GetNanoSeconds());
+    const rdmacc_ffi::SenderInfo after = s.info();
+    if (after.timeouts > before.timeouts)
+    {
+        NS_LOG_INFO("flow " << q.flowId << " retransmits from seq " << after.snd_una
+                            << " (timeout; sent up to " << before.snd_una + before.in_flight
+                            << ")");
+    }
+    AfterFeedback(idx, next);
 }
 
 void
@@ -562,6 +601,8 @@ RdmaNic::PullData(uint32_t idx)
                                            (o.retx ? RoceHeader::FLAG_RETX : 0) |
                                            (o.ack_req ? RoceHeader::FLAG_ACKREQ : 0) |
                                            (q.live->gotFeedback ? 0 : RoceHeader::FLAG_FIRST_RTT));
+            NS_LOG_LOGIC("flow " << q.flowId << " sends seq " << o.seq << " len " << o.len
+                                 << (o.retx ? " (retransmission)" : "") << (o.last ? " last" : ""));
             p = Create<Packet>(o.len);
             if (q.intHops > 0)
             {
@@ -572,6 +613,7 @@ RdmaNic::PullData(uint32_t idx)
         }
         else
         {
+            NS_LOG_LOGIC("flow " << q.flowId << " sends RTT probe " << o.seq);
             h.kind = RoceHeader::PROBE;
             h.ecn = 2;
             p = Create<Packet>();
@@ -607,6 +649,10 @@ RdmaNic::Finish(uint32_t idx)
     // progress (a 400 000-flow run no longer holds 400 000 senders)
     q.live.reset();
     const FlowRecord r = Record(q);
+    NS_LOG_INFO("flow " << r.flowId << " finish: node " << r.src << " -> node " << r.dst << ", "
+                        << r.size << " B, FCT " << (r.finish - r.start).GetNanoSeconds() << " ns"
+                        << ", retransmitted " << r.retxBytes << " B, " << r.timeouts
+                        << " timeouts, " << r.nacks << " NACKs");
     if (q.dstNic && q.dstNic->m_local)
     {
         q.dstNic->SenderDone(this, idx, q.ended->packetsSent);
@@ -718,6 +764,8 @@ RdmaNic::RetireIfQuiet(uint64_t key)
     {
         return; // data still in flight (or lost: the receiver then stays)
     }
+    NS_LOG_DEBUG("receiver for node " << rx.peer << " QP " << rx.qp << " retired: " << ri.received
+                                      << " B delivered, " << ri.duplicate_bytes << " B duplicate");
     Ended& e = *rx.srcNic->m_qps.at(rx.qp).ended;
     e.rxDelivered = ri.received;
     e.rxDuplicates = ri.duplicate_bytes;
@@ -754,6 +802,7 @@ RdmaNic::OnRxTimer(RxFlow* rx)
     if (rx->receiver->on_timer(now))
     {
         // DCQCN's NP: the CNP deferred to the end of its interval
+        NS_LOG_LOGIC("CNP to node " << rx->peer << " QP " << rx->qp << " (deferred)");
         SendControl(RoceHeader::CNP, rx->peer, rx->qp, 0, 0, rx->prio, rx->srcPort);
     }
     const uint64_t next = rx->receiver->next_timer();
@@ -801,9 +850,30 @@ RdmaNic::SendControl(uint8_t kind,
     m_dev->Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), 0);
 }
 
+namespace
+{
+/// The name of a feedback kind, for the log.
+const char*
+FeedbackName(uint8_t kind)
+{
+    switch (kind)
+    {
+    case RoceHeader::ACK:
+        return "ACK";
+    case RoceHeader::NACK:
+        return "NACK";
+    case RoceHeader::CNP:
+        return "CNP";
+    default:
+        return "probe response";
+    }
+}
+} // namespace
+
 void
 RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
 {
+    NS_LOG_FUNCTION(this << dev << p);
     RoceHeader h;
     p->RemoveHeader(h);
     const uint64_t now = Simulator::Now().GetNanoSeconds();
@@ -822,6 +892,10 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
                                                          h.flags & RoceHeader::FLAG_LAST,
                                                          h.flags & RoceHeader::FLAG_ACKREQ);
         m_delivered += o.delivered;
+        NS_LOG_LOGIC("data from node " << peer << " QP " << h.flowId << ": seq " << h.seq << " len "
+                                       << p->GetSize() << (h.ecn == 3 ? " CE" : "")
+                                       << (o.accepted ? "" : " (out of order)") << ", "
+                                       << int(o.n_acks) << " (N)ACKs" << (o.cnp ? ", CNP" : ""));
         const rdmacc_ffi::AckInfo acks[2] = {o.ack1, o.ack2};
         // INT: an ACK echoes the records of the data packet that triggered it
         IntTag records;
@@ -865,11 +939,15 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     {
         if (h.flowId >= m_qps.size())
         {
+            NS_LOG_WARN("feedback (kind " << int(h.kind) << ") from node " << peer << " for QP "
+                                          << h.flowId << ", which does not exist");
             return;
         }
         Qp& q = m_qps[h.flowId];
         if (q.done || !q.live)
         {
+            NS_LOG_LOGIC("flow " << q.flowId << ": feedback after the finish (kind " << int(h.kind)
+                                 << ") ignored");
             return;
         }
         rdmacc_ffi::Sender& s = *q.live->sender;
@@ -881,6 +959,8 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
         }
         uint64_t next;
         IntTag records;
+        NS_LOG_LOGIC("flow " << q.flowId << " " << FeedbackName(h.kind) << " seq " << h.seq
+                             << (ece ? " ECE" : ""));
         if (h.kind == RoceHeader::ACK && (h.flags & RoceHeader::FLAG_INT) &&
             p->PeekPacketTag(records))
         {
@@ -892,10 +972,20 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
         }
         else if (h.kind == RoceHeader::NACK)
         {
-            next = s.on_nack(now, h.seq, ece);
+            if (RDMACC_LOG_ENABLED(LOG_INFO) || RDMACC_LOG_ENABLED(LOG_LOGIC))
+            {
+                const rdmacc_ffi::SenderInfo before = s.info();
+                next = s.on_nack(now, h.seq, ece);
+                LogNack(q, h.seq, before, s.info());
+            }
+            else
+            {
+                next = s.on_nack(now, h.seq, ece);
+            }
         }
         else if (h.kind == RoceHeader::CNP)
         {
+            NS_LOG_LOGIC("flow " << q.flowId << " CNP");
             next = s.on_cnp(now);
         }
         else
@@ -937,6 +1027,8 @@ RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const In
     if (n != q.intHops)
     {
         m_int.hopMismatch++;
+        NS_LOG_WARN("flow " << q.flowId << ": ACK with " << int(n) << " INT records, the path has "
+                            << int(q.intHops) << " switches");
     }
     // one path, FIFO at every hop: each port's counters only grow from one ACK to the next
     // (compared when both ACKs' packets crossed the same ports: with adaptive routing a flow's
@@ -951,6 +1043,8 @@ RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const In
                 tag.hops[j].tsNs < lastInt.hops[j].tsNs)
             {
                 m_int.nonMonotone++;
+                NS_LOG_WARN("flow " << q.flowId << ": INT record of hop " << int(j)
+                                    << " below the previous ACK's");
                 break;
             }
         }
@@ -967,6 +1061,25 @@ RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const In
     }
     return q.live->sender->on_ack_int(
         now, h.seq, ece, h.ts, rust::Slice<const rdmacc_ffi::IntHop>(hops.data(), n));
+}
+
+void
+RdmaNic::LogNack(const Qp& q,
+                 uint64_t seq,
+                 const rdmacc_ffi::SenderInfo& before,
+                 const rdmacc_ffi::SenderInfo& after) const
+{
+    if (after.nacks_ignored > before.nacks_ignored)
+    {
+        NS_LOG_LOGIC("flow " << q.flowId << " NACK for seq " << seq
+                             << " ignored (below the acknowledged bytes or a duplicate)");
+    }
+    else if (after.done_ns == UINT64_MAX)
+    {
+        // go-back-N restarts at the NACKed sequence, now the lowest unacknowledged byte
+        NS_LOG_INFO("flow " << q.flowId << " retransmits from seq " << after.snd_una
+                            << " (NACK; sent up to " << before.snd_una + before.in_flight << ")");
+    }
 }
 
 RdmaNic::IntStats

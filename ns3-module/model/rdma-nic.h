@@ -272,6 +272,12 @@ class RdmaNic
                      uint16_t srcPort,
                      uint64_t ts = 0,
                      const IntTag* intRecords = nullptr);
+    /// Logs what a NACK did to `q`'s sender (its info() before and after): a retransmission
+    /// (LOG_INFO) or nothing (LOG_LOGIC).
+    void LogNack(const Qp& q,
+                 uint64_t seq,
+                 const rdmacc_ffi::SenderInfo& before,
+                 const rdmacc_ffi::SenderInfo& after) const;
     /// INT: checks the records of an ACK of `q` (IntStats) and passes them to its sender.
     uint64_t AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const IntTag& tag);
     FlowRecord Record(const Qp& q) const;

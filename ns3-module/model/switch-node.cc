@@ -27,6 +27,14 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("SwitchNode");
 NS_OBJECT_ENSURE_REGISTERED(SwitchNode);
 
+// every line names its switch, as ns-3's models name their node ("[node 12] ")
+// off, a statement costs one load and a branch (rdma-cc-log.h)
+static rdmacc::LogGate g_logGate(g_log);
+#undef NS_LOG_CONDITION
+#define NS_LOG_CONDITION if (g_logGate.On())
+#undef NS_LOG_APPEND_CONTEXT
+#define NS_LOG_APPEND_CONTEXT rdmacc::WriteContext(std::clog, GetId());
+
 namespace
 {
 
@@ -139,6 +147,7 @@ SwitchNode::~SwitchNode() = default;
 void
 SwitchNode::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_rcmTimer.Cancel();
     m_ports.clear();
     Node::DoDispose();
@@ -147,6 +156,7 @@ SwitchNode::DoDispose()
 uint32_t
 SwitchNode::AddPort(Ptr<QbbNetDevice> dev)
 {
+    NS_LOG_FUNCTION(this << dev);
     AddDevice(dev);
     m_ports.push_back(dev);
     dev->SetRxHandler(MakeCallback(&SwitchNode::ReceiveFromPort, this));
@@ -202,6 +212,7 @@ SwitchNode::ValidateConfig() const
 void
 SwitchNode::Setup(const rdmacc_ffi::Topology& topo)
 {
+    NS_LOG_FUNCTION(this);
     rdmacc::SyncLog();
     // each port's link: its PFC headroom follows from the rate and the delay
     const auto [rates, delays] = PortLinks();
@@ -219,6 +230,10 @@ SwitchNode::Setup(const rdmacc_ffi::Topology& topo)
         rdmacc::ConfigFatal("ns3::SwitchNode " + std::to_string(GetId()), e.what());
     }
     m_rcm = (*m_core)->rcm_enabled();
+    NS_LOG_DEBUG("set up: " << m_ports.size() << " ports, buffer " << m_params->buffer_size()
+                            << " B, PFC priorities 0x" << std::hex
+                            << int(m_params->pfc_priorities()) << std::dec << (m_rcm ? ", RCM" : "")
+                            << (m_int ? ", INT" : ""));
     for (const auto& port : m_ports)
     {
         port->SetIntTelemetry(m_int);
@@ -245,6 +260,8 @@ SwitchNode::SetQueuePolicy(uint32_t port, uint8_t prio, const rdmacc_ffi::RedEcn
                                 std::to_string(port) + " priority " + std::to_string(prio),
                             e.what());
     }
+    NS_LOG_DEBUG("port " << port << " priority " << int(prio) << ": RED/ECN policy, K_min "
+                         << policy.k_min() << " B, buffer max " << policy.buf_max() << " B");
 }
 
 int64_t
@@ -257,6 +274,7 @@ SwitchNode::AssignStreams(int64_t stream)
 void
 SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
 {
+    NS_LOG_FUNCTION(this << dev << p);
     NS_ASSERT_MSG(m_core, "SwitchNode " << GetId() << " received a frame before Setup");
     RoceHeader h;
     p->PeekHeader(h);
@@ -286,7 +304,8 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     case rdmacc_ffi::Action::Drop:
     {
         const char* reason = RedEcnQueueDisc::DropReasonName(d.reason);
-        NS_LOG_LOGIC("switch " << GetId() << " drop " << reason << " " << h);
+        NS_LOG_INFO("drop (" << reason << ") from port " << inPort << " priority " << int(h.prio)
+                             << ", " << m.size << " B: " << h);
         m_dropTrace(p, inPort, h.prio, reason);
         return;
     }
@@ -308,8 +327,10 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
         p->RemoveHeader(h);
         h.ecn = 3;
         p->AddHeader(h);
+        NS_LOG_LOGIC("port " << inPort << " -> " << d.out_port << ", marked CE: " << h);
         break;
     default:
+        NS_LOG_LOGIC("port " << inPort << " -> " << d.out_port << ": " << h);
         break;
     }
     if (m_rcm)
@@ -337,6 +358,8 @@ SwitchNode::DrainRcm()
             h.prio = e.prio;
             h.srcIp = RoceHeader::NodeToIp(GetId());
             p->AddHeader(h);
+            NS_LOG_LOGIC("RCM: CN to port " << e.port << " priority " << int(e.prio) << ", degree "
+                                            << int(e.degree) << ", " << e.flows << " flows");
             SendControlFrame(e.port, p);
             break;
         }
@@ -357,6 +380,9 @@ SwitchNode::DrainRcm()
             const char* role = e.kind == rdmacc_ffi::RcmEventKind::RccOn
                                    ? n.roles.at(static_cast<uint8_t>(e.role)).c_str()
                                    : "";
+            NS_LOG_LOGIC("RCM: RCC " << n.events.at(static_cast<uint8_t>(e.kind)) << " port "
+                                     << e.port << " priority " << int(e.prio) << " " << role
+                                     << " W " << e.w << " W_c " << e.w_c);
             m_rccTrace(e.port,
                        e.prio,
                        n.events.at(static_cast<uint8_t>(e.kind)).c_str(),
@@ -425,7 +451,10 @@ SwitchNode::SendControlFrame(uint32_t port, Ptr<Packet> p)
     const rdmacc_ffi::SwitchDecision d = (*m_core)->originate(port, p->GetSize());
     if (d.action == rdmacc_ffi::Action::Drop)
     {
-        m_dropTrace(p, port, h.prio, RedEcnQueueDisc::DropReasonName(d.reason));
+        const char* reason = RedEcnQueueDisc::DropReasonName(d.reason);
+        NS_LOG_INFO("drop (" << reason << ") of its own control frame for port " << port << ": "
+                             << h);
+        m_dropTrace(p, port, h.prio, reason);
         return false;
     }
     m_ports[port]->Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), port);
@@ -473,6 +502,9 @@ SwitchNode::OnDequeue(Ptr<QbbNetDevice> dev, const rdmacc_ffi::TxPacket& t)
 void
 SwitchNode::ApplyPfc(uint32_t port, uint8_t prio, rdmacc_ffi::PfcAction action)
 {
+    NS_LOG_LOGIC((action == rdmacc_ffi::PfcAction::Pause ? "PAUSE" : "RESUME")
+                 << " port " << port << " priority " << int(prio)
+                 << " (the MMU's ingress accounting)");
     m_ports[port]->SendPfc(prio, action == rdmacc_ffi::PfcAction::Pause);
 }
 
