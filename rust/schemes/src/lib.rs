@@ -723,11 +723,12 @@ const NIC_PARAMS: &[Param<NicConfig>] = &[
             max: Limit::incl(7.0),
             ..ParamSpec::new(
                 "priority",
-                "",
+                "priority",
                 "Priority",
                 ParamKind::Count,
-                "Priority class (0-7) of new flows' data; control frames (ACK, NACK, CNP) use \
-                 the control class.",
+                "Priority class (0-7) of new flows' data: the class the switches mark, and \
+                 pause when the run is lossless; control frames (ACK, NACK, CNP) use the \
+                 control class.",
             )
         },
         get: |c| ParamValue::Count(c.priority.into()),
