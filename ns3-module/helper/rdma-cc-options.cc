@@ -253,6 +253,15 @@ Options::Range::AboveAtMost(double lo, double hi)
 }
 
 Options::Range
+Options::Range::Open(double lo, double hi)
+{
+    Range r = Closed(lo, hi);
+    r.minInclusive = false;
+    r.maxInclusive = false;
+    return r;
+}
+
+Options::Range
 Options::Range::AtLeast(double lo)
 {
     Range r;
@@ -512,6 +521,13 @@ Options::Parse(int argc, char** argv)
     for (int a = 1; a < argc; a++)
     {
         const std::string arg(argv[a]);
+        // every value reaches Rust as text: bytes that are not UTF-8 are refused here
+        OrConfigFatal("command line",
+                      [&]
+                      {
+                          rdmacc_ffi::argument_check(rust::Slice<const uint8_t>(
+                              reinterpret_cast<const uint8_t*>(arg.data()), arg.size()));
+                      });
         if (arg == "--help" || arg == "-h" || arg == "--PrintHelp")
         {
             std::cout << "Usage: " << m_impl->program << " [--OPTION=VALUE ...]\n\n"
@@ -725,7 +741,10 @@ Options::ApplySwitchDefaults(uint32_t ports,
 }
 
 void
-Options::ApplySwitchDefaults(const std::vector<SwitchLinks>& switches, uint8_t pfcPriorities) const
+Options::ApplySwitchDefaults(const std::vector<SwitchLinks>& switches,
+                             uint8_t pfcPriorities,
+                             uint64_t mmuMtu,
+                             uint64_t egressLimit) const
 {
     const std::vector<rust::String> declared = m_impl->Declared(ParamTable::Switch);
     for (const auto& s : switches)
@@ -735,6 +754,8 @@ Options::ApplySwitchDefaults(const std::vector<SwitchLinks>& switches, uint8_t p
             m_impl->sw->validate_options(
                 rust::Slice<const rust::String>(declared.data(), declared.size()),
                 pfcPriorities,
+                mmuMtu,
+                egressLimit,
                 rust::Slice<const uint64_t>(s.ratesBps.data(), s.ratesBps.size()),
                 rust::Slice<const uint64_t>(s.delaysNs.data(), s.delaysNs.size()));
         }

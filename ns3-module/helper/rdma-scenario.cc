@@ -366,9 +366,10 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
     fh.SetChannelAttribute("Delay", TimeValue(m_opts.GetTime("delay")));
     // the switch options checked together on every switch's links (errors name the options),
     // then the defaults of the switches built below
-    m_opts.ApplySwitchDefaults(switches, Lossless() ? 0x08 : 0);
+    const uint64_t mmuMtu = rdmacc_ffi::largest_frame(Mtu(), IntBytes());
+    m_opts.ApplySwitchDefaults(switches, Lossless() ? 0x08 : 0, mmuMtu, bufMaxB);
     fh.SetSwitchAttribute("EgressLimit", UintegerValue(bufMaxB));
-    fh.SetSwitchAttribute("MmuMtu", UintegerValue(Mtu() + RoceHeader::DATA_OVERHEAD + IntBytes()));
+    fh.SetSwitchAttribute("MmuMtu", UintegerValue(mmuMtu));
     if (m_int)
     {
         fh.SetSwitchAttribute("Int", BooleanValue(true));
@@ -892,6 +893,8 @@ RdmaScenario::StartRun()
     const uint64_t ev0 = Simulator::GetEventCount();
     auto t0 = std::chrono::steady_clock::now();
     progress.Start();
+    // every check passed: the warnings about the run, then the run
+    rdmacc::FlushWarnings();
     Simulator::Run();
     progress.Stop();
     if (m_distributed)
