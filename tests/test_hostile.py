@@ -131,8 +131,8 @@ class HostileFiles(ExampleTest):
         targets = [
             ("hpcc-run", "--topo", ["--flows=" + flows, "--limit=20ms"], read(TOPO_320), "fat-tree-320"),
             ("hpcc-run", "--flows", ["--topo=" + topo, "--limit=20ms"], HPCC_FLOWS, None),
-            ("fat-tree-workload", "--topology", fat_base + ["--cdf=" + web], read(TOPO_320), "fat-tree-320"),
-            ("fat-tree-workload", "--flows", fat_base[1:] + ["--topology=" + TOPO_320], read(FLOWS_320), "flows-320"),
+            ("fat-tree-workload", "--topology", fat_base[1:] + ["--cdf=" + web], read(TOPO_320), "fat-tree-320"),
+            ("fat-tree-workload", "--flows", ["--limit=20ms", "--topology=" + TOPO_320], read(FLOWS_320), "flows-320"),
             ("fat-tree-workload", "--cdf", fat_base, read(web), None),
             ("ldcp-churn", "--cdf", churn_base, read(web), None),
         ]
@@ -262,15 +262,17 @@ class HelpRangesAreEnforced(ExampleTest):
                 rule = rest.split("Value: ", 1)[1] if "Value: " in rest else ""
                 bounds = bounds_of(rule)
                 whole = kind in ("COUNT", "BYTES", "DURATION", "RATE")
+                # "(or 0/auto: ...)": 0 is a value of its own, outside the bounds
+                zero_too = "or 0" in rule
                 for i, (b, closed) in enumerate(bounds):
                     step = 1 if whole else max(abs(b) * 1e-6, 1e-9)
                     outside = b - step if i == 0 else b + step
                     if closed:
                         # the bound itself is accepted, the value just outside refused
                         jobs.append((example, name, text(b, kind), True, rule))
-                        if not (whole and outside < 0) and abs(outside) < 1.8e19:
+                        if not (whole and outside < 0) and abs(outside) < 1.8e19 and not (zero_too and outside == 0):
                             jobs.append((example, name, text(outside, kind), False, rule))
-                    else:
+                    elif not (zero_too and b == 0):
                         jobs.append((example, name, text(b, kind), False, rule))
 
         def probe(job):
