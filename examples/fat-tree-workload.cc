@@ -117,7 +117,7 @@ Declare(RdmaScenario& sc)
               0.3,
               "generator: payload each host offers, a fraction of its link rate (incast: of the "
               "receiver's)",
-              rdmacc::Options::Range::Any())
+              rdmacc::Options::Range::AboveAtMost(0, 1))
         .Text("cdf",
               "workloads/WebSearch_distribution.txt",
               "generator: flow-size CDF file (size_bytes cdf_percent a line)")
@@ -127,17 +127,27 @@ Declare(RdmaScenario& sc)
                 "generator: destinations: uniform (any other host), group (within groups of "
                 "--group hosts), hotspot (--hotspotTraffic of the flows to --hotspotHosts of the "
                 "hosts), incast (--incastSenders hosts send to one together)")
-        .Duration("duration", "1ms", "generator: flows arrive during [0, duration)")
-        .Count("group", 4, "generator, group: hosts per group")
+        .Duration("duration",
+                  "1ms",
+                  "generator: flows arrive during [0, duration)",
+                  rdmacc::Options::Range::Above(0))
+        .Count("group",
+               4,
+               "generator, group: hosts per group, at most the hosts (16 for --k=4, k^3/4)",
+               rdmacc::Options::Range::AtLeast(2))
         .Real("hotspotTraffic",
               0.5,
               "generator, hotspot: share of the flows that go to the hot hosts",
-              rdmacc::Options::Range::Any())
+              rdmacc::Options::Range::Closed(0, 1))
         .Real("hotspotHosts",
               0.1,
               "generator, hotspot: share of the hosts that are hot",
-              rdmacc::Options::Range::Any())
-        .Count("incastSenders", 8, "generator, incast: senders of each burst")
+              rdmacc::Options::Range::Open(0, 1))
+        .Count("incastSenders",
+               8,
+               "generator, incast: senders of each burst, fewer than the hosts (at most 15 for "
+               "--k=4)",
+               rdmacc::Options::Range::AtLeast(1))
         .Duration("rateSample",
                   "0",
                   "write rates.csv: every flow's delivered bytes and rate at this interval (0: "

@@ -100,6 +100,8 @@ main(int argc, char* argv[])
     const double meanSize = fromCdf ? cdf->MeanBytes() : (double(minB) + double(maxB)) / 2;
     // payload bytes/s of the bottleneck, the same for every scheme (INT's bytes not counted)
     const double capacity = sc.LinkPayloadLimit() / 8;
+    // bounded work: the expected arrivals are checked before any is drawn
+    rdmacc::CheckChurnArrivals(nLong, load, capacity * 8, meanSize, churnT, o.GetAsText("churn"));
     uint32_t nShort = 0;
     if (load > 0)
     {
@@ -135,6 +137,7 @@ main(int argc, char* argv[])
             nShort++;
         }
     }
+    rdmacc::CheckChurnFlows(nLong, nShort, o.GetAsText("churn"));
     sc.Run(0);
 
     const auto flows = sc.Flows();

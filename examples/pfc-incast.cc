@@ -203,6 +203,8 @@ main(int argc, char* argv[])
     const uint64_t ev0 = Simulator::GetEventCount();
     auto wall0 = std::chrono::steady_clock::now();
     line.Start();
+    // every check passed: the warnings about the run, then the run
+    rdmacc::FlushWarnings();
     Simulator::Run();
     line.Stop();
     const double wall =

@@ -803,6 +803,8 @@ main(int argc, char* argv[])
     line.Start();
     // every attribute the command line set holds in the built run; a dry run ends here
     opts.CheckBeforeRun();
+    // every check passed: the warnings about the run, then the run
+    rdmacc::FlushWarnings();
     Simulator::Run();
     line.Stop();
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

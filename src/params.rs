@@ -112,6 +112,10 @@ pub mod ffi {
         /// The one of `candidates` that `name` is most likely a misspelling of ("" if none is
         /// close): the "did you mean" of an unknown option or name.
         fn closest_name(name: &str, candidates: &[String]) -> String;
+        /// Checks that command-line argument `arg` (its bytes) is UTF-8 text, before anything
+        /// reads it as text; the error is one line showing the argument with the bad bytes
+        /// replaced (`invalid argument --cc=\u{fffd}: must be UTF-8 text`).
+        fn argument_check(arg: &[u8]) -> Result<()>;
         /// Parses `text` for option `--NAME` of `spec`: a full-string match, the kind's unit
         /// rules, the bounds. The error is one line naming the option, the value and the rule.
         fn option_parse(spec: &OptionSpec, text: &str) -> Result<ParamValue>;
@@ -378,6 +382,30 @@ fn choices_of(s: &OptionSpec) -> Vec<&str> {
         Vec::new()
     } else {
         s.choices.split('|').collect()
+    }
+}
+
+fn argument_check(arg: &[u8]) -> Result<(), String> {
+    match std::str::from_utf8(arg) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let shown: String = String::from_utf8_lossy(arg)
+                .chars()
+                .map(|c| {
+                    if c.is_control() {
+                        c.escape_debug().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect();
+            Err(format!(
+                "invalid argument {shown}: must be UTF-8 text (byte 0x{:02X} at position {} is \
+                 not)",
+                arg.get(e.valid_up_to()).copied().unwrap_or(0),
+                e.valid_up_to() + 1
+            ))
+        }
     }
 }
 

@@ -42,6 +42,10 @@ mod ffi {
         /// plus preamble, start-of-frame delimiter and inter-frame gap (the NIC's per-frame
         /// serialisation time).
         fn frame_on_wire(frame: u64) -> u64;
+        /// The largest frame a switch receives (its `MmuMtu`) when data packets carry
+        /// `payload` bytes and `int_bytes` of INT records: the headers added, padded to the
+        /// smallest Ethernet frame (a 1-byte payload makes a 64-byte frame on the wire).
+        fn largest_frame(payload: u64, int_bytes: u64) -> u64;
         /// The marking `scheme` starts from on a link of `rate_bps` and one-way `delay_ns`
         /// carrying frames of `frame` bytes.
         fn scheme_marking(
@@ -222,6 +226,13 @@ fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u6
         })
         .collect();
     wire::ideal_fct(&hops, size, mtu).0
+}
+
+fn largest_frame(payload: u64, int_bytes: u64) -> u64 {
+    payload
+        .saturating_add(wire::DATA_HEADERS)
+        .saturating_add(int_bytes)
+        .max(wire::MIN_FRAME)
 }
 
 #[inline]

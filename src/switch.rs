@@ -296,12 +296,16 @@ mod ffi {
         fn set_option(self: &mut SwitchParams, index: usize, text: &str) -> Result<()>;
         /// Checks these parameters together, with the priorities of `pfc_mask` lossless, for a
         /// switch whose port `p` has a link of `rates_bps[p]` and one-way `delays_ns[p]` (e.g.
-        /// an explicit headroom below a link's need); errors name the command-line options of
-        /// `options` (names without dashes) and the attributes otherwise.
+        /// an explicit headroom below a link's need); `mmu_mtu` and `egress_limit`, when not 0,
+        /// replace MmuMtu and EgressLimit (what the scenario will set from its own options);
+        /// errors name the command-line options of `options` (names without dashes) and the
+        /// attributes otherwise.
         fn validate_options(
             self: &SwitchParams,
             options: &[String],
             pfc_mask: u8,
+            mmu_mtu: u64,
+            egress_limit: u64,
             rates_bps: &[u64],
             delays_ns: &[u64],
         ) -> Result<()>;
@@ -584,10 +588,20 @@ impl SwitchParams {
         &self,
         options: &[String],
         pfc_mask: u8,
+        mmu_mtu: u64,
+        egress_limit: u64,
         rates_bps: &[u64],
         delays_ns: &[u64],
     ) -> Result<(), ConfigError> {
         let mut c = self.0;
+        // the frame and egress limit the scenario sets from its own options (0: the table's),
+        // so that the buffer is checked here, naming --buffer, against the switch it builds
+        if mmu_mtu > 0 {
+            c.mmu.mtu = Bytes(mmu_mtu);
+        }
+        if egress_limit > 0 {
+            c.mmu.egress_limit = Bytes(egress_limit);
+        }
         for (p, l) in c.mmu.lossless.iter_mut().enumerate() {
             *l = pfc_mask & (1 << p) != 0;
         }
@@ -1478,7 +1492,7 @@ mod tests {
         p.set_option(headroom, "3000").unwrap();
         let opts = vec!["headroom".to_string(), "allowHeadroomOverrun".to_string()];
         let e = p
-            .validate_options(&opts, 0x08, &RATES, &DELAYS)
+            .validate_options(&opts, 0x08, 0, 0, &RATES, &DELAYS)
             .unwrap_err()
             .to_string();
         assert!(
@@ -1490,13 +1504,16 @@ mod tests {
             "{e}"
         );
         // without the options, the attributes
-        let e = p.validate_options(&[], 0x08, &RATES, &DELAYS).unwrap_err();
+        let e = p
+            .validate_options(&[], 0x08, 0, 0, &RATES, &DELAYS)
+            .unwrap_err();
         assert_eq!(e.field, "Headroom");
         // lossy: no headroom needed
-        p.validate_options(&opts, 0, &RATES, &DELAYS).unwrap();
+        p.validate_options(&opts, 0, 0, 0, &RATES, &DELAYS).unwrap();
         let allow = index_of(&specs, "AllowHeadroomOverrun");
         p.set_option(allow, "1").unwrap();
-        p.validate_options(&opts, 0x08, &RATES, &DELAYS).unwrap();
+        p.validate_options(&opts, 0x08, 0, 0, &RATES, &DELAYS)
+            .unwrap();
         // the core reports the headroom it uses and warns about the overrun it accepts
         let mut topo = topology_new(3);
         topo.set_host(0).unwrap();
@@ -1520,7 +1537,7 @@ mod tests {
             .expect("too small");
         assert_eq!(e.field, "BufferSize");
         let e = small
-            .validate_options(&["buffer".to_string()], 0x08, &RATES, &DELAYS)
+            .validate_options(&["buffer".to_string()], 0x08, 0, 0, &RATES, &DELAYS)
             .unwrap_err();
         assert_eq!(e.field, "--buffer");
         assert!(

@@ -4,10 +4,13 @@
 //! the k-ary fat tree as such a topology; the Poisson flow generator from a flow-size CDF file;
 //! and the slowdown table per flow-size bucket.
 
+use cxx::CxxString;
 use rdma_cc_core::{ConfigError, Rate, Time};
 use rdma_cc_workload::{
-    parse_flows, Cdf, FatTreeSpec, GeneratorConfig, ParseError, Pattern, Rng, Topology, MAX_NODES,
+    decode_text, parse_flows, Cdf, FatTreeSpec, GeneratorConfig, ParseError, Pattern, Rng,
+    Topology, MAX_NODES, MAX_TEXT_BYTES,
 };
+use std::io::{ErrorKind, Read};
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
 mod ffi {
@@ -158,6 +161,29 @@ mod ffi {
     }
 
     extern "Rust" {
+        /// The text of the file at `path` (bytes, as the user wrote it) given as option
+        /// `option` (`--topo`): read whole, at most `MAX_TEXT_BYTES`, and checked to be UTF-8
+        /// text without a byte-order mark or NUL byte. Errors, one line each, name the option
+        /// and the path (`invalid --topo = x: is a directory, not a file`: missing, unreadable,
+        /// a directory, too large, changed while read, a path that is not UTF-8) or the file,
+        /// line and byte (`x:3: invalid text = byte 0xFF at column 7: ...`).
+        fn read_text_file(path: &CxxString, option: &str) -> Result<String>;
+        /// ldcp-churn, before its short flows are drawn: `long_flows` long flows and short flows
+        /// arriving for `churn_ns` (`churn` as written) at `load` of `capacity_bps` (payload
+        /// bit/s) with a mean size of `mean_bytes`. Refuses a run of no flow at all (`--long`
+        /// 0 and no arrivals) and an expected count above the workload crate's
+        /// `MAX_EXPECTED_FLOWS`, naming the option to change and the estimate.
+        fn churn_arrivals_check(
+            long_flows: u64,
+            load: f64,
+            capacity_bps: f64,
+            mean_bytes: f64,
+            churn_ns: u64,
+            churn: &str,
+        ) -> Result<()>;
+        /// ldcp-churn, after drawing: refuses a run of no flow (`--long` 0 and no short flow
+        /// drawn), naming `--churn` (`churn` as written).
+        fn churn_flows_check(long_flows: u64, short_flows: u64, churn: &str) -> Result<()>;
         /// Parses and checks the text of topology file `file` (`file` names it in errors).
         fn hpcc_topology_parse(file: &str, text: &str) -> Result<HpccTopology>;
         /// The k-ary fat tree as a topology (node ids and link order as FabricHelper::FatTree
@@ -187,6 +213,137 @@ mod ffi {
             topology: &HpccTopology,
         ) -> Result<Vec<HpccFlow>>;
     }
+}
+
+/// `path` as a message shows it: control characters escaped, so the message stays one line.
+fn shown_path(path: &[u8]) -> String {
+    String::from_utf8_lossy(path)
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// What an I/O error says to the user (without the OS error number).
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        ErrorKind::NotFound => "no such file".into(),
+        ErrorKind::PermissionDenied => "cannot be read: permission denied".into(),
+        _ => {
+            let text = e.to_string();
+            let text = text.split(" (os error").next().unwrap_or(&text).to_string();
+            format!("cannot be read: {}", text.to_lowercase())
+        }
+    }
+}
+
+fn read_text_file(path: &CxxString, option: &str) -> Result<String, String> {
+    read_text(path.as_bytes(), option)
+}
+
+/// [`read_text_file`] of a path given as bytes.
+fn read_text(path: &[u8], option: &str) -> Result<String, String> {
+    use std::os::unix::ffi::OsStrExt;
+    let shown = shown_path(path);
+    let refuse = |rule: String| ConfigError::new(option, &shown, rule).to_string();
+    if path.is_empty() {
+        return Err(refuse("names no file".into()));
+    }
+    if std::str::from_utf8(path).is_err() {
+        return Err(refuse("the path must be UTF-8 text".into()));
+    }
+    let os = std::ffi::OsStr::from_bytes(path);
+    let meta = std::fs::metadata(os).map_err(|e| refuse(io_reason(&e)))?;
+    if meta.is_dir() {
+        return Err(refuse("is a directory, not a file".into()));
+    }
+    let file = std::fs::File::open(os).map_err(|e| refuse(io_reason(&e)))?;
+    // a regular file is read up to its size and one byte more (a byte more: it grew); a pipe
+    // or a device up to the limit and one byte more
+    let regular = meta.is_file();
+    if regular && meta.len() > MAX_TEXT_BYTES {
+        return Err(refuse(format!(
+            "is {} bytes: a text input is at most {MAX_TEXT_BYTES} bytes (256 MiB)",
+            meta.len()
+        )));
+    }
+    let cap = if regular { meta.len() } else { MAX_TEXT_BYTES };
+    let mut bytes = Vec::new();
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| refuse(io_reason(&e)))?;
+    let read = bytes.len() as u64;
+    if !regular && read > MAX_TEXT_BYTES {
+        return Err(refuse(format!(
+            "gives more than {MAX_TEXT_BYTES} bytes (256 MiB): a text input is at most that"
+        )));
+    }
+    let now = std::fs::metadata(os).map(|m| m.len()).unwrap_or(read);
+    if regular && (read != meta.len() || now != meta.len()) {
+        return Err(refuse(format!(
+            "changed while it was read ({} bytes when opened, {} now): read it once it is \
+             complete",
+            meta.len(),
+            now.max(read)
+        )));
+    }
+    decode_text(&shown, &bytes)
+        .map(str::to_string)
+        .map_err(|e| e.to_string())
+}
+
+fn churn_arrivals_check(
+    long_flows: u64,
+    load: f64,
+    capacity_bps: f64,
+    mean_bytes: f64,
+    churn_ns: u64,
+    churn: &str,
+) -> Result<(), ConfigError> {
+    if load <= 0.0 || churn_ns == 0 {
+        let (field, value) = if load <= 0.0 {
+            ("--load", load.to_string())
+        } else {
+            ("--churn", churn.to_string())
+        };
+        return ConfigError::check(
+            long_flows > 0,
+            field,
+            value,
+            "with --long = 0 gives no flow to simulate: give long flows (--long) or short ones \
+             (--load and --churn above 0)",
+        );
+    }
+    let expected = load * capacity_bps / 8.0 / mean_bytes * (churn_ns as f64 * 1e-9);
+    let expected = if expected.is_finite() {
+        expected
+    } else {
+        f64::INFINITY
+    };
+    rdma_cc_workload::flow_budget(
+        expected,
+        "--churn",
+        churn,
+        &format!(
+            "--load of the bottleneck's {capacity_bps:.3e} bit/s of payload, short flows of \
+             {mean_bytes:.0} B on average"
+        ),
+        "shorten it, lower --load or use larger short flows",
+    )
+}
+
+fn churn_flows_check(long_flows: u64, short_flows: u64, churn: &str) -> Result<(), ConfigError> {
+    ConfigError::check(
+        long_flows + short_flows > 0,
+        "--churn",
+        churn,
+        "draws no short flow and --long = 0: no flow to simulate; lengthen it or raise --load",
+    )
 }
 
 pub use ffi::{
@@ -492,5 +649,82 @@ mod tests {
             links: vec![],
         };
         assert!(hpcc_flows_parse("w", "0\n", &huge).is_err());
+    }
+
+    #[test]
+    fn files_are_read_as_bytes_and_every_fault_is_one_line_naming_the_option() {
+        let dir = std::env::temp_dir().join(format!("rdmacc-read-text-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let put = |name: &str, bytes: &[u8]| {
+            let p = dir.join(name);
+            std::fs::write(&p, bytes).unwrap();
+            p.to_str().unwrap().to_string()
+        };
+        let read = |p: &str| read_text(p.as_bytes(), "--topo");
+        let ok = put("ok.txt", TOPO.as_bytes());
+        assert_eq!(read(&ok).unwrap(), TOPO);
+        let d = dir.to_str().unwrap().to_string();
+        assert_eq!(
+            read(&d).unwrap_err(),
+            format!("invalid --topo = {d}: is a directory, not a file")
+        );
+        let missing = format!("{d}/none.txt");
+        assert_eq!(
+            read(&missing).unwrap_err(),
+            format!("invalid --topo = {missing}: no such file")
+        );
+        assert_eq!(read("").unwrap_err(), "invalid --topo = : names no file");
+        let bom = put(
+            "bom.txt",
+            &[b"\xEF\xBB\xBF".as_slice(), TOPO.as_bytes()].concat(),
+        );
+        assert!(read(&bom)
+            .unwrap_err()
+            .starts_with(&format!("{bom}:1: invalid text = byte-order mark EF BB BF")));
+        let bin = put("bin.txt", b"4 1 3\n\x9f\x00\x01");
+        assert!(read(&bin)
+            .unwrap_err()
+            .starts_with(&format!("{bin}:2: invalid text = NUL byte at column 2")));
+        let e = read_text(b"/tmp/\xFFx\n", "--cdf").unwrap_err();
+        assert_eq!(
+            e,
+            "invalid --cdf = /tmp/\u{fffd}x\\n: the path must be UTF-8 text"
+        );
+        // a device is read up to the limit, never without end
+        assert!(read("/dev/zero")
+            .unwrap_err()
+            .starts_with("invalid --topo = /dev/zero: gives more than 268435456 bytes"));
+        for e in [read(&d), read(&missing), read(&bom), read(&bin)] {
+            assert!(!e.unwrap_err().contains('\n'));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn churn_runs_are_bounded_and_never_empty() {
+        // ldcp-churn --long=2 --longSize=50000 --churn=100s --load=1 --minShort=1 --maxShort=1
+        let e = churn_arrivals_check(2, 1.0, 1e11, 1.0, 100_000_000_000_000, "100s")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("invalid --churn = 100s: gives about 1.25e15 flows"),
+            "{e}"
+        );
+        assert!(
+            e.contains("at most 4e6 flows; shorten it, lower --load"),
+            "{e}"
+        );
+        let e = churn_arrivals_check(0, 0.0, 1e11, 1000.0, 1000, "1us")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("invalid --load = 0: with --long = 0 gives no flow"),
+            "{e}"
+        );
+        assert!(churn_arrivals_check(0, 0.3, 1e11, 1000.0, 0, "0").is_err());
+        assert!(churn_arrivals_check(1, 0.0, 1e11, 1000.0, 1000, "1us").is_ok());
+        assert!(churn_arrivals_check(0, 0.3, 1e11, 35000.0, 1_000_000, "1ms").is_ok());
+        assert!(churn_flows_check(0, 0, "1ns").is_err());
+        assert!(churn_flows_check(0, 1, "1ns").is_ok());
     }
 }

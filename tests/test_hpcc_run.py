@@ -182,7 +182,7 @@ class HpccRunBadFiles(ExampleTest):
     def test_a_missing_file_names_the_option(self):
         d = output_dir("hpcc-missing")
         p, out = run_example("hpcc-run", "--topo=" + os.path.join(d, "nope.txt"), expect_rc=2)
-        self.assert_config_error(p.stdout, os.listdir(out), "cannot read --topo = ", "nope.txt: No such file or directory")
+        self.assert_config_error(p.stdout, os.listdir(out), "invalid --topo = ", "nope.txt: no such file")
 
 
 if __name__ == "__main__":

@@ -299,7 +299,8 @@ class BadInput(ExampleTest):
         self.bad(["--topology=" + good, "--flows=" + flows], "flow file: " + flows + ":3: invalid dst = 2: is a switch")
         cdf = write(d, "c.txt", "0 0\n5000 60\n4000 100\n")
         self.bad(["--cdf=" + cdf], "CDF file: " + cdf + ":3: invalid size_bytes = 4000")
-        self.bad(["--cdf=" + os.path.join(d, "missing.txt")], "cannot read --cdf")
+        missing = os.path.join(d, "missing.txt")
+        self.bad(["--cdf=" + missing], "invalid --cdf = " + missing + ": no such file")
         self.bad(["--k=3"], "invalid --k = 3")
         self.bad(["--load=1.5"], "invalid --load = 1.5")
         self.bad(["--pattern=group", "--group=5"], "invalid --group = 5")  # 16 hosts: one alone

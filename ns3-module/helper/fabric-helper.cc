@@ -367,17 +367,18 @@ FabricHelper::Finalize()
     {
         for (const auto& [text, ids] : byText)
         {
-            std::cerr << "rdma-cc: warning: switch" << (ids.size() > 1 ? "es " : " ");
+            std::string line =
+                std::string("rdma-cc: warning: switch") + (ids.size() > 1 ? "es " : " ");
             const size_t shown = std::min<size_t>(ids.size(), 8);
             for (size_t i = 0; i < shown; i++)
             {
-                std::cerr << (i ? ", " : "") << ids[i];
+                line += (i ? ", " : "") + std::to_string(ids[i]);
             }
             if (ids.size() > shown)
             {
-                std::cerr << " and " << ids.size() - shown << " more";
+                line += " and " + std::to_string(ids.size() - shown) + " more";
             }
-            std::cerr << ": " << text << "\n";
+            rdmacc::Warn(line + ": " + text);
         }
     }
     NS_LOG_INFO("fabric: " << m_fabric.hosts.GetN() << " hosts, " << m_fabric.switches.size()

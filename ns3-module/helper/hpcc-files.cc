@@ -8,33 +8,16 @@
 #include "rdma-cc/src/workload.rs.h"
 #include "rust/cxx.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 namespace ns3
 {
 namespace rdmacc
 {
 
 std::string
-ReadTextFile(const std::string& path, const std::string& option)
+ReadTextFile(const std::string& path, const std::string& option, const std::string& what)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        ConfigFatal("command line",
-                    "cannot read " + option + " = " + path + ": " + std::strerror(errno));
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad())
-    {
-        ConfigFatal("command line",
-                    "cannot read " + option + " = " + path + ": " + std::strerror(errno));
-    }
-    return text.str();
+    return std::string(
+        OrConfigFatal(what, [&] { return rdmacc_ffi::read_text_file(path, option); }));
 }
 
 namespace
@@ -81,7 +64,7 @@ FromFfi(const rdmacc_ffi::HpccTopology& f)
 HpccTopology
 ReadHpccTopology(const std::string& path, const std::string& option)
 {
-    const std::string text = ReadTextFile(path, option);
+    const std::string text = ReadTextFile(path, option, "topology file");
     return FromFfi(OrConfigFatal("topology file",
                                  [&] { return rdmacc_ffi::hpcc_topology_parse(path, text); }));
 }
@@ -102,7 +85,7 @@ FatTreeTopology(uint32_t k, const FatTreeTiers& tiers)
 std::vector<HpccFlow>
 ReadHpccFlows(const std::string& path, const HpccTopology& topology, const std::string& option)
 {
-    const std::string text = ReadTextFile(path, option);
+    const std::string text = ReadTextFile(path, option, "flow file");
     const rdmacc_ffi::HpccTopology t = ToFfi(topology);
     const rust::Vec<rdmacc_ffi::HpccFlow> f =
         OrConfigFatal("flow file", [&] { return rdmacc_ffi::hpcc_flows_parse(path, text, t); });

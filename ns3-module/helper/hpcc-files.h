@@ -62,12 +62,19 @@ namespace rdmacc
 
 /**
  * \ingroup rdma-cc
- * \return the whole text of file `path`; when it cannot be read, stops the program (exit 2)
- *         with "configuration error in command line: cannot read OPTION = PATH: REASON"
+ * \return the whole text of file `path`, read as bytes and checked by Rust (the one reader of
+ *         every example's input files: `read_text_file`). When it cannot be read or is not
+ *         text, stops the program (exit 2) with one line: "configuration error in WHAT:
+ *         invalid OPTION = PATH: is a directory, not a file" (missing, unreadable, a
+ *         directory, too large, changed while read) or "...: PATH:3: invalid text = byte 0xFF
+ *         at column 7: must be UTF-8 text ..." (invalid UTF-8, a byte-order mark, a NUL byte).
  * \param path the file
  * \param option the option that named it (e.g. "--topo")
+ * \param what what the file is, for the message (e.g. "topology file")
  */
-std::string ReadTextFile(const std::string& path, const std::string& option);
+std::string ReadTextFile(const std::string& path,
+                         const std::string& option,
+                         const std::string& what);
 
 /**
  * \ingroup rdma-cc

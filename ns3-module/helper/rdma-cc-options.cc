@@ -314,6 +314,15 @@ Options::Range::AboveAtMost(double lo, double hi)
 }
 
 Options::Range
+Options::Range::Open(double lo, double hi)
+{
+    Range r = Closed(lo, hi);
+    r.minInclusive = false;
+    r.maxInclusive = false;
+    return r;
+}
+
+Options::Range
 Options::Range::AtLeast(double lo)
 {
     Range r;
@@ -852,6 +861,13 @@ Options::Parse(int argc, char** argv)
     std::vector<std::string> args(argv + 1, argv + argc);
     for (const auto& arg : args)
     {
+        // every value reaches Rust as text: bytes that are not UTF-8 are refused here
+        OrConfigFatal("command line",
+                      [&]
+                      {
+                          rdmacc_ffi::argument_check(rust::Slice<const uint8_t>(
+                              reinterpret_cast<const uint8_t*>(arg.data()), arg.size()));
+                      });
         if (arg == "--help" || arg == "-h" || arg == "--PrintHelp")
         {
             PrintHelp();
@@ -1387,7 +1403,10 @@ Options::ApplySwitchDefaults(uint32_t ports,
 }
 
 void
-Options::ApplySwitchDefaults(const std::vector<SwitchLinks>& switches, uint8_t pfcPriorities) const
+Options::ApplySwitchDefaults(const std::vector<SwitchLinks>& switches,
+                             uint8_t pfcPriorities,
+                             uint64_t mmuMtu,
+                             uint64_t egressLimit) const
 {
     const std::vector<rust::String> declared = m_impl->Declared(ParamTable::Switch);
     for (const auto& s : switches)
@@ -1397,6 +1416,8 @@ Options::ApplySwitchDefaults(const std::vector<SwitchLinks>& switches, uint8_t p
             m_impl->sw->validate_options(
                 rust::Slice<const rust::String>(declared.data(), declared.size()),
                 pfcPriorities,
+                mmuMtu,
+                egressLimit,
                 rust::Slice<const uint64_t>(s.ratesBps.data(), s.ratesBps.size()),
                 rust::Slice<const uint64_t>(s.delaysNs.data(), s.delaysNs.size()));
         }

@@ -67,6 +67,8 @@ class Options
         static Range Closed(double lo, double hi);
         /// (lo, hi]
         static Range AboveAtMost(double lo, double hi);
+        /// (lo, hi)
+        static Range Open(double lo, double hi);
         /// >= lo
         static Range AtLeast(double lo);
         /// > lo
@@ -237,8 +239,14 @@ class Options
      * a topology file gives; an error is followed by the switch's label in parentheses).
      * \param switches every switch's port links
      * \param pfcPriorities mask of the lossless priorities
+     * \param mmuMtu the MmuMtu the caller will set (0: the attribute's), so that --buffer is
+     *        checked here against the frames the switches will take
+     * \param egressLimit the EgressLimit the caller will set (0: the attribute's)
      */
-    void ApplySwitchDefaults(const std::vector<SwitchLinks>& switches, uint8_t pfcPriorities) const;
+    void ApplySwitchDefaults(const std::vector<SwitchLinks>& switches,
+                             uint8_t pfcPriorities,
+                             uint64_t mmuMtu = 0,
+                             uint64_t egressLimit = 0) const;
 
     /**
      * After Parse: checks the RED/ECN parameters of AddRedEcnParams together (e.g. --kmin <=

@@ -204,7 +204,7 @@ CheckMemory(uint64_t estimateBytes,
 void
 WarnCsvSize(const std::string& file, const std::string& size, const std::string& remedy)
 {
-    std::cerr << "rdma-cc: warning: " << file << " will take " << size << "; " << remedy << "\n";
+    Warn("rdma-cc: warning: " + file + " will take " + size + "; " + remedy);
 }
 
 void

@@ -423,9 +423,10 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
     // then the defaults of the switches built below
     // one data class, the NICs' priority: marked, and paused when the run is lossless
     const uint8_t dataMask = static_cast<uint8_t>(1u << DataPriority());
-    m_opts.ApplySwitchDefaults(switches, Lossless() ? dataMask : 0);
+    const uint64_t mmuMtu = rdmacc_ffi::largest_frame(Mtu(), IntBytes());
+    m_opts.ApplySwitchDefaults(switches, Lossless() ? dataMask : 0, mmuMtu, bufMaxB);
     fh.SetSwitchAttribute("EgressLimit", UintegerValue(bufMaxB));
-    fh.SetSwitchAttribute("MmuMtu", UintegerValue(Mtu() + RoceHeader::DATA_OVERHEAD + IntBytes()));
+    fh.SetSwitchAttribute("MmuMtu", UintegerValue(mmuMtu));
     if (m_int)
     {
         fh.SetSwitchAttribute("Int", BooleanValue(true));
@@ -950,6 +951,8 @@ RdmaScenario::StartRun()
     const uint64_t ev0 = Simulator::GetEventCount();
     auto t0 = std::chrono::steady_clock::now();
     progress.Start();
+    // every check passed: the warnings about the run, then the run
+    rdmacc::FlushWarnings();
     Simulator::Run();
     progress.Stop();
     if (m_distributed)

@@ -162,17 +162,18 @@ AddFileFlows(RdmaScenario& sc,
     }
     if (otherPriority > 0)
     {
-        std::cerr << "rdma-cc: note: " << otherPriority << " of " << n << " flows of " << path
-                  << " ask for another priority than " << nicPrio.Get()
-                  << ", the NIC's data priority, which every flow uses (the file's priority is "
-                     "not honoured)\n";
+        Warn("rdma-cc: note: " + std::to_string(otherPriority) + " of " + std::to_string(n) +
+             " flows of " + path + " ask for another priority than " +
+             std::to_string(nicPrio.Get()) +
+             ", the NIC's data priority, which every flow uses (the file's priority is not "
+             "honoured)");
     }
     return otherPriority;
 }
 
 SizeCdf::SizeCdf(const std::string& path, const std::string& option) :
     m_path(path),
-    m_text(ReadTextFile(path, option)),
+    m_text(ReadTextFile(path, option, "CDF file")),
     m_mean(OrConfigFatal("CDF file", [&] { return rdmacc_ffi::cdf_mean_bytes(m_path, m_text); }))
 {
 }
@@ -191,10 +192,38 @@ SizeCdf::Sample(uint64_t n, uint64_t seed) const
     return std::vector<uint64_t>(v.begin(), v.end());
 }
 
+void
+CheckChurnArrivals(uint64_t longFlows,
+                   double load,
+                   double capacityBps,
+                   double meanBytes,
+                   Time churn,
+                   const std::string& churnText)
+{
+    OrConfigFatal("command line",
+                  [&]
+                  {
+                      rdmacc_ffi::churn_arrivals_check(
+                          longFlows,
+                          load,
+                          capacityBps,
+                          meanBytes,
+                          static_cast<uint64_t>(std::max<int64_t>(0, churn.GetNanoSeconds())),
+                          churnText);
+                  });
+}
+
+void
+CheckChurnFlows(uint64_t longFlows, uint64_t shortFlows, const std::string& churnText)
+{
+    OrConfigFatal("command line",
+                  [&] { rdmacc_ffi::churn_flows_check(longFlows, shortFlows, churnText); });
+}
+
 GeneratedWorkload
 AddGeneratedFlows(RdmaScenario& sc, const GeneratorSettings& s)
 {
-    const std::string text = ReadTextFile(s.cdfPath, s.cdfOption);
+    const std::string text = ReadTextFile(s.cdfPath, s.cdfOption, "CDF file");
     OrConfigFatal("CDF file", [&] { return rdmacc_ffi::cdf_mean_bytes(s.cdfPath, text); });
     const uint32_t nHosts = sc.fabric.hosts.GetN();
     std::vector<uint64_t> rates(nHosts);

@@ -110,6 +110,35 @@ struct GeneratedWorkload
 GeneratedWorkload AddGeneratedFlows(RdmaScenario& sc, const GeneratorSettings& settings);
 
 /**
+ * \ingroup rdma-cc
+ * ldcp-churn, before its short flows are drawn (bounded work, no empty run): stops the program
+ * (exit 2, one line naming the option and the estimate) when the expected arrivals exceed the
+ * workload crate's MAX_EXPECTED_FLOWS, or when no flow at all would run (Rust
+ * `churn_arrivals_check`).
+ * \param longFlows the long flows
+ * \param load the short flows' load, a fraction of `capacityBps`
+ * \param capacityBps the bottleneck's payload bit/s
+ * \param meanBytes the short flows' mean size
+ * \param churn the arrival window
+ * \param churnText --churn as written
+ */
+void CheckChurnArrivals(uint64_t longFlows,
+                        double load,
+                        double capacityBps,
+                        double meanBytes,
+                        Time churn,
+                        const std::string& churnText);
+
+/**
+ * \ingroup rdma-cc
+ * ldcp-churn, after drawing: stops the program (exit 2) when no flow was made.
+ * \param longFlows the long flows
+ * \param shortFlows the short flows drawn
+ * \param churnText --churn as written
+ */
+void CheckChurnFlows(uint64_t longFlows, uint64_t shortFlows, const std::string& churnText);
+
+/**
  * A flow-size CDF file, read and checked once (a bad file stops the run: exit 2, one line
  * naming the file, the line and the field; a missing file names `option`).
  */

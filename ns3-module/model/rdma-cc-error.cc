@@ -23,7 +23,45 @@ PartialFiles()
     static std::vector<std::string> files;
     return files;
 }
+/// Warnings not yet printed.
+struct PendingWarnings
+{
+    std::vector<std::string> lines;
+
+    ~PendingWarnings()
+    {
+        // a program that ends without running the simulator still says what it warned about
+        for (const auto& l : lines)
+        {
+            std::cerr << l << "\n";
+        }
+    }
+};
+
+PendingWarnings&
+Pending()
+{
+    static PendingWarnings pending;
+    return pending;
+}
 } // namespace
+
+void
+Warn(const std::string& line)
+{
+    Pending().lines.push_back(line);
+}
+
+void
+FlushWarnings()
+{
+    auto& p = Pending();
+    for (const auto& l : p.lines)
+    {
+        std::cerr << l << "\n";
+    }
+    p.lines.clear();
+}
 
 void
 RegisterPartialFile(const std::string& path)
@@ -58,6 +96,8 @@ ConfigFatal(const std::string& where, const std::string& message)
 {
     // no output of a stopped run may look like one being written: remove the partial files
     RemovePartialFiles();
+    // the refusal is the only line: warnings about a run that will not happen are dropped
+    Pending().lines.clear();
     std::cout.flush();
     std::cerr << "rdma-cc: configuration error in " << where << ": " << message << std::endl;
     std::fflush(nullptr);

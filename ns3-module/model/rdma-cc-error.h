@@ -28,6 +28,23 @@ namespace rdmacc
 
 /**
  * \ingroup rdma-cc
+ * Prints `line` ("rdma-cc: warning: ...") on standard error when the simulation starts
+ * (FlushWarnings(), called just before Simulator::Run; at exit when the simulator never runs).
+ * A configuration refused by ConfigFatal() before that prints its one error line only: its
+ * pending warnings are dropped.
+ * \param line the whole line, without its newline
+ */
+void Warn(const std::string& line);
+
+/**
+ * \ingroup rdma-cc
+ * Prints the warnings Warn() holds now: call it once every check has passed, just before
+ * Simulator::Run (harmless when there are none).
+ */
+void FlushWarnings();
+
+/**
+ * \ingroup rdma-cc
  * Registers `path`, an output file being written under its temporary name (`NAME.partial`,
  * renamed to NAME when complete), for removal by ConfigFatal(). Every place that creates such
  * a file registers it (rdmacc::OpenPartial does).

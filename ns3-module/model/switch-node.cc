@@ -199,6 +199,8 @@ SwitchNode::ValidateConfig() const
     {
         m_params->validate_options(rust::Slice<const rust::String>(),
                                    m_params->pfc_priorities(),
+                                   0,
+                                   0,
                                    rust::Slice<const uint64_t>(rates.data(), rates.size()),
                                    rust::Slice<const uint64_t>(delays.data(), delays.size()));
     }

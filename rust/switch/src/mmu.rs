@@ -588,13 +588,20 @@ impl Mmu {
         let ports = links.len();
         let b = cfg.buffer_size.0 as u128;
         ConfigError::check(
-            (1..MAX_PORTS).contains(&ports) && ports as u128 * cfg.mtu.0 as u128 <= b,
+            (1..MAX_PORTS).contains(&ports),
             "Ports",
             ports,
+            &format!("a switch needs 1 to {MAX_PORTS} ports"),
+        )?;
+        // the buffer is what the user sets (--buffer): name it, not the ports
+        ConfigError::check(
+            ports as u128 * cfg.mtu.0 as u128 <= b,
+            "BufferSize",
+            cfg.buffer_size,
             &format!(
-                "a switch needs 1 to {MAX_PORTS} ports, each able to hold one frame of MmuMtu \
-                 ({}) in BufferSize ({})",
-                cfg.mtu, cfg.buffer_size
+                "must hold one frame of MmuMtu ({}) per port: {ports} ports need {} B",
+                cfg.mtu,
+                ports as u128 * cfg.mtu.0 as u128
             ),
         )?;
         let reserved = (ports as u128)
@@ -1826,8 +1833,8 @@ mod tests {
             ),
             "Reserve"
         );
-        // 77 ports cannot each hold a 1000 B frame in 76 000 B
-        assert_eq!(field(base, 77), "Ports");
+        // 77 ports cannot each hold a 1000 B frame in 76 000 B: the buffer is at fault
+        assert_eq!(field(base, 77), "BufferSize");
         assert_eq!(
             field(
                 MmuConfig {

@@ -5,6 +5,10 @@ use crate::text::records;
 use rdma_cc_core::param::{parse_real, parse_whole};
 use rdma_cc_core::{Bytes, ConfigError};
 
+/// Largest flow, bytes: 2^40 (1 TiB, 88 s at 100 Gb/s). A run sums its flows' bytes in 64-bit
+/// counters: [`MAX_EXPECTED_FLOWS`](crate::MAX_EXPECTED_FLOWS) flows of this size still fit.
+pub const MAX_FLOW_BYTES: u64 = 1 << 40;
+
 /// A flow-size distribution: points `(size_bytes, cdf_percent)`, the percentage of flows of at
 /// most that size, as the HPCC simulator's traffic generator reads them (one point a line,
 /// `30000 30`), with the inverse-transform sampler that generator uses.
@@ -12,7 +16,9 @@ use rdma_cc_core::{Bytes, ConfigError};
 /// Sizes and percents never decrease; percents are in [0, 100] and the last is 100. The first
 /// percent may be above 0: that share of flows has exactly the first size. (The HPCC
 /// generator requires a first percent of 0 and strictly increasing points; equal neighbours
-/// are accepted here, as a step or a flat part of the curve.)
+/// are accepted here, as a step or a flat part of the curve.) A size is at most
+/// [`MAX_FLOW_BYTES`], and no share of the flows may have 0 bytes (a point `0 P` has `P` 0):
+/// a distribution whose flows are all empty would make arrivals without end.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cdf {
     sizes: Vec<u64>,
@@ -85,6 +91,25 @@ impl Cdf {
                 "cdf_percent",
                 percent.to_string(),
                 "must be a number in [0, 100]".into(),
+            ));
+        }
+        if size > MAX_FLOW_BYTES {
+            return Err((
+                "size_bytes",
+                size.to_string(),
+                format!(
+                    "must be at most {MAX_FLOW_BYTES} (2^40 bytes, 1 TiB): a run counts its \
+                     flows' bytes in 64 bits"
+                ),
+            ));
+        }
+        if size == 0 && percent > 0.0 {
+            return Err((
+                "cdf_percent",
+                percent.to_string(),
+                "gives flows of size_bytes 0: a flow has at least 1 byte (only 0 % of the \
+                 flows may be at size 0)"
+                    .into(),
             ));
         }
         if let (Some(&s), Some(&p)) = (self.sizes.last(), self.percents.last()) {
@@ -305,5 +330,32 @@ mod tests {
             "invalid point 1 size_bytes = 4: must not be below the previous point's size (5)"
         );
         assert!(Cdf::new(&[]).is_err());
+    }
+
+    #[test]
+    fn degenerate_distributions_are_refused() {
+        // every flow of 0 bytes: arrivals without end
+        assert_eq!(
+            parse("0 100\n").unwrap_err(),
+            "c.txt:1: invalid cdf_percent = 100: gives flows of size_bytes 0: a flow has at \
+             least 1 byte (only 0 % of the flows may be at size 0)"
+        );
+        assert!(parse("0 0\n0 100\n")
+            .unwrap_err()
+            .starts_with("c.txt:2: invalid cdf_percent = 100: gives flows of size_bytes 0"));
+        assert!(parse("0 0\n0 30\n100 100\n")
+            .unwrap_err()
+            .starts_with("c.txt:2: invalid cdf_percent = 30"));
+        // beyond the byte counters
+        assert_eq!(
+            parse("18446744073709551615 100\n").unwrap_err(),
+            "c.txt:1: invalid size_bytes = 18446744073709551615: must be at most 1099511627776 \
+             (2^40 bytes, 1 TiB): a run counts its flows' bytes in 64 bits"
+        );
+        assert!(parse("0 0\n1099511627777 100\n").is_err());
+        // the limits themselves are fine
+        let c = parse("0 0\n1099511627776 100\n").unwrap();
+        assert_eq!(c.max_size(), Bytes(MAX_FLOW_BYTES));
+        assert!(parse("0 0\n1 100\n").unwrap().mean_bytes() > 0.0);
     }
 }

@@ -1,5 +1,6 @@
 //! The HPCC simulator's flow file.
 
+use crate::cdf::MAX_FLOW_BYTES;
 use crate::error::ParseError;
 use crate::text::{parse_digits, records};
 use rdma_cc_core::param::{parse_real, parse_whole};
@@ -69,6 +70,15 @@ pub fn parse_flows(file: &str, text: &str, is_host: &[bool]) -> Result<Vec<Flow>
             "the first line must be the number of flows, a whole number",
         )
     })?;
+    if count == 0 {
+        return Err(ParseError::at(
+            file,
+            l1,
+            "count",
+            0,
+            "the file declares no flow: a run needs at least one",
+        ));
+    }
     let host = |l: usize, name: &str, text: &str| -> Result<u32, ParseError> {
         let id = parse_digits(text).ok_or_else(|| {
             ParseError::at(file, l, name, text, "must be a node id (digits only)")
@@ -129,15 +139,20 @@ pub fn parse_flows(file: &str, text: &str, is_host: &[bool]) -> Result<Vec<Flow>
         let dport = parse_digits(f[3])
             .and_then(|p| u16::try_from(p).ok())
             .ok_or_else(|| ParseError::at(file, l, "dport", f[3], "must be in [0, 65535]"))?;
-        let bytes = parse_whole(f[4]).filter(|&b| b >= 1).ok_or_else(|| {
-            ParseError::at(
-                file,
-                l,
-                "bytes",
-                f[4],
-                "must be a whole number of bytes, at least 1",
-            )
-        })?;
+        let bytes = parse_whole(f[4])
+            .filter(|&b| (1..=MAX_FLOW_BYTES).contains(&b))
+            .ok_or_else(|| {
+                ParseError::at(
+                    file,
+                    l,
+                    "bytes",
+                    f[4],
+                    format!(
+                        "must be a whole number of bytes in [1, {MAX_FLOW_BYTES}] (2^40, 1 TiB: \
+                         a run counts its flows' bytes in 64 bits)"
+                    ),
+                )
+            })?;
         let start = parse_real(f[5])
             .filter(|&s| (0.0..=MAX_START_S).contains(&s))
             .ok_or_else(|| {
@@ -225,7 +240,11 @@ mod tests {
         assert!(parse("x\n")
             .unwrap_err()
             .starts_with("w.flows:1: invalid count = x"));
-        assert_eq!(parse("0\n").unwrap(), vec![]);
+        // no empty success: a file of no flow is refused
+        assert_eq!(
+            parse("0\n").unwrap_err(),
+            "w.flows:1: invalid count = 0: the file declares no flow: a run needs at least one"
+        );
     }
 
     #[test]
@@ -248,7 +267,11 @@ mod tests {
             ),
             (
                 "0 1 3 100 0 2",
-                "invalid bytes = 0: must be a whole number of bytes, at least 1",
+                "invalid bytes = 0: must be a whole number of bytes in [1, 1099511627776]",
+            ),
+            (
+                "0 1 3 100 18446744073709551615 2",
+                "invalid bytes = 18446744073709551615: must be a whole number of bytes in [1,",
             ),
             ("0 1 3 100 1.5 2", "invalid bytes = 1.5"),
             (

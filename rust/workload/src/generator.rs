@@ -51,10 +51,40 @@ impl Pattern {
     }
 }
 
-/// Most flows a workload may hold (expected count, from the load, the hosts' rates, the
-/// distribution's mean and the duration): 20 million, about 1.6 GB of flow records here and
-/// far more in a simulation, which a run could not hold.
-pub const MAX_EXPECTED_FLOWS: f64 = 2e7;
+/// Memory a flow costs a run, bytes, for the estimate [`flow_budget`] gives: a finished flow
+/// keeps a compact record of about 570 B (tests/test_memory.py measures it), the generated
+/// flow and its copies across the bridge come on top while the run is built.
+pub const FLOW_MEMORY_BYTES: f64 = 600.0;
+
+/// Most flows a run that draws arrivals may expect (from the load, the hosts' rates, the
+/// distribution's mean and the arrival window): 4 million, about 2.4 GB at
+/// [`FLOW_MEMORY_BYTES`], and minutes of building before the first event.
+pub const MAX_EXPECTED_FLOWS: f64 = 4e6;
+
+/// Checks, before anything is drawn, that `expected` flows (a run's estimate) fit
+/// [`MAX_EXPECTED_FLOWS`]; the error names `field` = `value`, the estimate and its memory,
+/// `basis` (what the estimate comes from) and `fix` (the options to change), e.g.
+/// `invalid --churn = 100s: gives about 1.2e12 flows, about 7.5e14 B of memory (...): at most
+/// 4e6 flows; shorten it or lower --load`.
+pub fn flow_budget(
+    expected: f64,
+    field: &str,
+    value: impl std::fmt::Display,
+    basis: &str,
+    fix: &str,
+) -> Result<(), ConfigError> {
+    // NaN (no arrivals defined) counts as too many: it is never below the bound
+    ConfigError::check(
+        expected <= MAX_EXPECTED_FLOWS,
+        field,
+        value,
+        &format!(
+            "gives about {expected:.2e} flows, about {:.2e} B of memory ({basis}): at most \
+             {MAX_EXPECTED_FLOWS:.0e} flows; {fix}",
+            expected * FLOW_MEMORY_BYTES
+        ),
+    )
+}
 
 /// A Poisson workload: flows arrive at each sending host as a Poisson process, sizes from a
 /// [`Cdf`], destinations from a [`Pattern`], so that the **payload** each sender offers is
@@ -216,15 +246,12 @@ impl GeneratorConfig {
                 )?;
             }
         }
-        let expected = self.expected_flows(host_rates, mean_bytes);
-        ConfigError::check(
-            expected <= MAX_EXPECTED_FLOWS,
+        flow_budget(
+            self.expected_flows(host_rates, mean_bytes),
             "duration",
             format!("{}ns", self.duration.0),
-            &format!(
-                "gives about {expected:.3e} flows (load, hosts' rates, the distribution's mean \
-                 of {mean_bytes:.0} B): at most {MAX_EXPECTED_FLOWS:.0e}; shorten it"
-            ),
+            &format!("load, hosts' rates, the distribution's mean of {mean_bytes:.0} B, duration"),
+            "shorten it, lower --load or use larger flows",
         )?;
         Ok(())
     }
@@ -372,6 +399,17 @@ impl GeneratorConfig {
         debug_assert!(flows
             .iter()
             .all(|f| f.src != f.dst && f.src < n && f.dst < n));
+        // no empty success: a run of no flow simulates nothing
+        ConfigError::check(
+            !flows.is_empty(),
+            "duration",
+            format!("{}ns", self.duration.0),
+            &format!(
+                "draws no flow (about {:.2e} expected: load, hosts' rates, the distribution's \
+                 mean of {mean:.0} B): lengthen it, raise --load or use smaller flows",
+                self.expected_flows(host_rates, mean)
+            ),
+        )?;
         out.flows = flows;
         Ok(out)
     }

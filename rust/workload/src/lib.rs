@@ -34,11 +34,14 @@ mod text;
 mod topology;
 
 pub use buckets::{slowdown_buckets, BucketStats, SIZE_BUCKETS};
-pub use cdf::Cdf;
+pub use cdf::{Cdf, MAX_FLOW_BYTES};
 pub use error::ParseError;
 pub use fat_tree::FatTreeSpec;
 pub use flows::{parse_flows, Flow};
-pub use generator::{GeneratedFlow, GeneratorConfig, Pattern, Workload, MAX_EXPECTED_FLOWS};
+pub use generator::{
+    flow_budget, GeneratedFlow, GeneratorConfig, Pattern, Workload, FLOW_MEMORY_BYTES,
+    MAX_EXPECTED_FLOWS,
+};
 pub use rng::Rng;
-pub use text::{parse_data_rate, parse_delay};
+pub use text::{decode_text, parse_data_rate, parse_delay, MAX_TEXT_BYTES};
 pub use topology::{Link, Topology, MAX_NODES};

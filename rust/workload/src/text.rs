@@ -1,5 +1,6 @@
 //! Lines, fields and the unit-carrying values of the files.
 
+use crate::error::ParseError;
 use rdma_cc_core::param::{parse_real, parse_time_ns};
 use rdma_cc_core::{Rate, Time};
 
@@ -11,6 +12,62 @@ pub(crate) fn records(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> {
         .enumerate()
         .map(|(i, l)| (i + 1, l.split_whitespace().collect::<Vec<_>>()))
         .filter(|(_, f)| !f.is_empty())
+}
+
+/// Largest file the examples read, bytes (256 MiB: a flow file of millions of flows, far more
+/// than a run can simulate; a larger input is a mistake, e.g. a device or a log).
+pub const MAX_TEXT_BYTES: u64 = 256 << 20;
+
+/// The text of file `file` (the name is used in messages only), checked to be plain UTF-8
+/// text: no byte-order mark (it would hide in the first field: `invalid nodes = \u{feff}376`),
+/// no NUL byte and valid UTF-8 throughout. The error names the line, the column (in bytes,
+/// from 1) and the byte at fault (`t.txt:3: invalid text = byte 0xFF at column 7: must be
+/// UTF-8 text ...`), so a binary file given by mistake gets the same answer as any other
+/// malformed file.
+pub fn decode_text<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, ParseError> {
+    // line and column (both from 1) of byte offset `at`
+    let place = |at: usize| {
+        let before = &bytes[..at.min(bytes.len())];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = at
+            - before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1)
+            + 1;
+        (line, column)
+    };
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        return Err(ParseError::at(
+            file,
+            1,
+            "text",
+            "byte-order mark EF BB BF",
+            "must be plain UTF-8 text without a byte-order mark (save the file without BOM)",
+        ));
+    }
+    if let Some(at) = bytes.iter().position(|&b| b == 0) {
+        let (line, column) = place(at);
+        return Err(ParseError::at(
+            file,
+            line,
+            "text",
+            format!("NUL byte at column {column}"),
+            "must be text without NUL bytes (is it a binary file?)",
+        ));
+    }
+    std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        let (line, column) = place(at);
+        let byte = bytes.get(at).copied().unwrap_or(0);
+        ParseError::at(
+            file,
+            line,
+            "text",
+            format!("byte 0x{byte:02X} at column {column}"),
+            "must be UTF-8 text (is it a binary file?)",
+        )
+    })
 }
 
 /// A whole number written with digits only (`17`; not `+17`, `1e3` or `17.0`): node ids,
@@ -170,6 +227,46 @@ mod tests {
         }
         for bad in ["1000", "1ps", "0.5ns", "-1us", "1 us", "1min"] {
             assert_eq!(parse_delay(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn text_must_be_utf8_without_bom_or_nul() {
+        assert_eq!(decode_text("t", b"4 1 3\n"), Ok("4 1 3\n"));
+        assert_eq!(
+            decode_text("t", "caf\u{e9} 1\n".as_bytes()),
+            Ok("caf\u{e9} 1\n")
+        );
+        let e = |b: &[u8]| decode_text("t.txt", b).unwrap_err().to_string();
+        assert_eq!(
+            e(b"\xEF\xBB\xBF376 1 2\n"),
+            "t.txt:1: invalid text = byte-order mark EF BB BF: must be plain UTF-8 text without \
+             a byte-order mark (save the file without BOM)"
+        );
+        assert_eq!(
+            e(b"1 2\n3 \x004\n"),
+            "t.txt:2: invalid text = NUL byte at column 3: must be text without NUL bytes (is \
+             it a binary file?)"
+        );
+        assert_eq!(
+            e(b"1 2\n\n34 5\xFF\n"),
+            "t.txt:3: invalid text = byte 0xFF at column 5: must be UTF-8 text (is it a binary \
+             file?)"
+        );
+        // a truncated multi-byte character at the end
+        assert!(e(b"1 \xC3").starts_with("t.txt:1: invalid text = byte 0xC3 at column 3"));
+        // any bytes at all: an answer, never a panic
+        let mut x: u64 = 1;
+        for _ in 0..200 {
+            let junk: Vec<u8> = (0..64)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (x >> 56) as u8
+                })
+                .collect();
+            let _ = decode_text("j", &junk);
         }
     }
 }
