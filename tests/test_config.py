@@ -208,6 +208,21 @@ class AttributesTheRunDoesNotHold(ExampleTest):
         self.assert_config_error(p.stdout, os.listdir(out), "--schemes", "did you mean dcqcn?")
 
 
+class EcmpSeed(ExampleTest):
+    def test_ecmp_seed_changes_the_mapping_of_flows_to_paths_and_seed_does_not(self):
+        # DCQCN Fig. 3: PFC only, 4 senders to R; which senders share a path decides the shares
+        def shares(*args):
+            _, out = run_example("dcqcn-fairness", "--cc=none", "--pfc=1", "--duration=2ms", *args)
+            return json.load(open(os.path.join(out, "summary.json")))["throughput_bps"]
+
+        base = shares()
+        self.assertEqual(base, shares("--seed=2"), "--seed leaves ECMP alone (--help says so)")
+        self.assertEqual(base, shares("--ecmpSeed=0"), "0: each switch's seed from its node id alone")
+        moved = [shares("--ecmpSeed=%d" % s) for s in (1, 2, 3)]
+        self.assertTrue(any(m != base for m in moved), "another --ecmpSeed, another mapping")
+        self.assertEqual(shares("--ecmpSeed=3"), shares("--ns3::SwitchNode::EcmpSeed=3"))
+
+
 class Priority(ExampleTest):
     def test_priority_5_runs_lossless_on_class_5_with_the_same_fcts(self):
         _, o3 = run_example("ldcp-incast", "--cc=dcqcn", "--senders=64")

@@ -59,7 +59,8 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
         .Duration("delay", "1us", "one-way propagation delay of every link")
         .Count("seed",
                1,
-               "random seed (ns-3 run number): ECMP hashing, RED draws, random arrivals",
+               "random seed (ns-3 run number): RED draws, random arrivals and sizes (the ECMP "
+               "mapping of flows to paths is --ecmpSeed's)",
                rdmacc::Options::Range::Closed(1, 4294967295.0))
         .Text("out", "results/" + n, "output directory")
         .Bytes("kmin",
@@ -119,7 +120,8 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
                   "0",
                   "with --flowTrace: sample every flow at this interval (0: a row whenever a "
                   "flow's window, rate or srtt changes)")
-        .AddSwitchParams({"buffer", "headroom", "allowHeadroomOverrun", "xoffBeta", "xoffStatic"})
+        .AddSwitchParams(
+            {"buffer", "headroom", "allowHeadroomOverrun", "xoffBeta", "xoffStatic", "ecmpSeed"})
         .AddRcmParams()
         .AddNicParams();
     // attributes the fabric takes from the options above: a --ns3:: form of them is refused,

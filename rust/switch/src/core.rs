@@ -220,13 +220,15 @@ impl Default for SwitchConfig {
 const SWITCH_PARAMS: &[Param<SwitchConfig>] = &[
     Param {
         spec: ParamSpec {
-            auto: Some("derived from the node id, so that switches hash differently"),
+            auto: Some("derived from the node id alone, so that switches hash differently"),
             ..ParamSpec::new(
                 "ecmp_seed",
-                "",
+                "ecmpSeed",
                 "EcmpSeed",
                 ParamKind::Count,
-                "Seed of this switch's ECMP hash of the 5-tuple (a flow keeps its path).",
+                "Seed of the ECMP mapping of flows to paths: every switch hashes the 5-tuple \
+                 under a seed of its own, derived from its node id and this value (a flow keeps \
+                 its path; another value, another mapping, as the DCQCN paper's Fig. 3/4 vary).",
             )
         },
         get: |c| ParamValue::Count(c.ecmp_seed.unwrap_or(0)),
@@ -314,11 +316,16 @@ impl SwitchConfig {
             .find(|s| s.name == name || s.attr == name)
     }
 
-    /// The ECMP seed of node `node`: [`Self::ecmp_seed`], or `node`'s own (a Fibonacci-hash
-    /// multiple of `node + 1`, so that neighbouring ids give unrelated seeds).
+    /// The ECMP seed of node `node`: its own (a Fibonacci-hash multiple of `node + 1`, so that
+    /// neighbouring ids give unrelated seeds), perturbed by [`Self::ecmp_seed`] when one is set:
+    /// another mapping of the flows to paths, every switch still hashing differently (one seed
+    /// shared by every switch would make them all choose alike, polarising the paths).
     pub fn seed_for(&self, node: u32) -> u64 {
-        self.ecmp_seed
-            .unwrap_or_else(|| 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(u64::from(node) + 1))
+        let own = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(u64::from(node) + 1);
+        match self.ecmp_seed {
+            None => own,
+            Some(s) => own ^ s.wrapping_mul(0xBF58_476D_1CE4_E5B9).rotate_left(29),
+        }
     }
 
     /// Checks what can be checked without the ports (the MMU's [`MmuConfig::validate`] and the
@@ -1172,9 +1179,14 @@ mod tests {
         c.set(at("BufferSize"), &ParamValue::Bytes(Bytes(1000)))
             .unwrap();
         assert_eq!((c.ecmp_seed, c.mmu.buffer_size), (Some(5), Bytes(1000)));
-        assert_eq!(c.seed_for(3), 5);
+        // a set seed changes every switch's seed, and the switches still differ
         assert_eq!(d.seed_for(0), 0x9E37_79B9_7F4A_7C15);
         assert_ne!(d.seed_for(1), d.seed_for(2));
+        assert_ne!(c.seed_for(3), d.seed_for(3));
+        assert_ne!(c.seed_for(1), c.seed_for(2));
+        let mut e = c;
+        e.set(at("EcmpSeed"), &ParamValue::Count(6)).unwrap();
+        assert_ne!(e.seed_for(3), c.seed_for(3));
         assert_eq!(
             c.set(at("ControlBuffer"), &ParamValue::Bytes(Bytes::ZERO))
                 .unwrap_err()
