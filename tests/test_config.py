@@ -264,7 +264,7 @@ class RunsRecordThemselves(ExampleTest):
                         self.assertIn(key, s["setup"])
 
     def test_fat_tree_workload_records_its_rate(self):
-        _, out = run_example("fat-tree-workload", "--k=4", "--duration=50us", "--rate=25Gbps")
+        _, out = run_example("fat-tree-workload", "--k=4", "--duration=500us", "--rate=25Gbps")
         s = json.load(open(os.path.join(out, "summary.json")))
         self.assertEqual(s["setup"]["rate_bps"], 25 * 10**9)
         c = json.load(open(os.path.join(out, "config.json")))
