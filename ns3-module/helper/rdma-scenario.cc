@@ -594,18 +594,30 @@ RdmaScenario::TakeRateSample()
         }
     }
     const Time now = Simulator::Now();
-    const bool first = m_rateTimes.empty();
-    const double dt = first ? 0 : (now - m_rateTimes.back()).GetSeconds();
     for (uint32_t id = 0; id < m_nextFlowId; id++)
     {
-        const uint64_t prev =
-            (first || id >= m_rateDelivered.back().size()) ? 0 : m_rateDelivered.back()[id];
-        const double rate = dt > 0 ? double(delivered[id] - prev) * 8 / dt : 0;
-        m_ratesCsv << now.GetNanoSeconds() << ',' << id << ',' << delivered[id] << ','
-                   << static_cast<uint64_t>(rate) << '\n';
+        // a row only while the flow is active: from its start, until its finish (whose own
+        // row OnFlowComplete writes)
+        if (m_starts[id] <= now && !m_done[id])
+        {
+            WriteRateRow(id, delivered[id]);
+        }
     }
     m_rateTimes.push_back(now);
     m_rateDelivered.push_back(std::move(delivered));
+}
+
+void
+RdmaScenario::WriteRateRow(uint32_t id, uint64_t delivered)
+{
+    const Time now = Simulator::Now();
+    const bool first = m_rateTimes.empty();
+    const double dt = first ? 0 : (now - m_rateTimes.back()).GetSeconds();
+    const uint64_t prev =
+        (first || id >= m_rateDelivered.back().size()) ? 0 : m_rateDelivered.back()[id];
+    const double rate = dt > 0 ? double(delivered - prev) * 8 / dt : 0;
+    m_ratesCsv << now.GetNanoSeconds() << ',' << id << ',' << delivered << ','
+               << static_cast<uint64_t>(rate) << '\n';
 }
 
 void
@@ -645,18 +657,19 @@ RdmaScenario::OnFlowState(RdmaScenario* self, uint32_t flowId, double cw, uint64
 }
 
 void
+RdmaScenario::WriteFlowRow(uint32_t id)
+{
+    const auto st = nics[m_flowSrc[id]]->GetFlowState(m_flowQp[id]);
+    OnFlowState(this, id, st.cw, st.rate, st.srtt);
+}
+
+void
 RdmaScenario::SampleFlows(Time every)
 {
-    for (const auto& nic : nics)
+    // the flows past their first ACK and not finished: the cost of a sample is theirs alone
+    for (const uint32_t id : m_sampled)
     {
-        for (uint32_t qp = 0; qp < nic->GetNQps(); qp++)
-        {
-            const auto st = nic->GetFlowState(qp);
-            if (st.srtt.IsStrictlyPositive())
-            {
-                OnFlowState(this, nic->GetFlowId(qp), st.cw, st.rate, st.srtt);
-            }
-        }
+        WriteFlowRow(id);
     }
     if (m_completed < m_nextFlowId)
     {
@@ -691,6 +704,21 @@ void
 RdmaScenario::OnFlowComplete(RdmaScenario* self, const FlowRecord& r)
 {
     self->m_completed++;
+    if (r.flowId < self->m_done.size())
+    {
+        self->m_done[r.flowId] = true;
+        self->m_sampled.erase(r.flowId);
+        // every trace's last row of a flow is at its finish
+        if (self->m_ratesCsv.is_open())
+        {
+            // finished: its last byte is acknowledged, so every byte was delivered
+            self->WriteRateRow(r.flowId, r.size);
+        }
+        if (self->m_flowsCsv.is_open())
+        {
+            self->WriteFlowRow(r.flowId);
+        }
+    }
     if (self->firstDone.IsStrictlyNegative())
     {
         self->firstDone = Simulator::Now();
@@ -701,6 +729,11 @@ RdmaScenario::OnFlowComplete(RdmaScenario* self, const FlowRecord& r)
 void
 RdmaScenario::OnFirstFeedback(RdmaScenario* self, uint32_t flowId)
 {
+    if (self->m_flowsCsv.is_open() && self->m_opts.GetTime("flowSample").IsStrictlyPositive() &&
+        flowId < self->m_done.size() && !self->m_done[flowId])
+    {
+        self->m_sampled.insert(flowId);
+    }
     if (++self->m_firstFeedbacks == self->m_nextFlowId)
     {
         self->stableFrom = Simulator::Now();
@@ -771,7 +804,9 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
         m_hostOfNode.resize(srcNode + 1, UINT32_MAX);
     }
     m_hostOfNode[srcNode] = srcHost;
-    (void)qp;
+    m_flowQp.push_back(qp);
+    m_flowSrc.push_back(srcHost);
+    m_done.push_back(false);
     dropsByFlow.push_back(0);
     m_bytesTo[dstHost] += bytes;
     m_starts.push_back(start);

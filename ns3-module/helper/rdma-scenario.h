@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -263,11 +264,19 @@ class RdmaScenario
     uint64_t DeliveredNow() const;
     /// \return the flow id of QP `qp` of node `srcNode` (-1: none)
     int64_t FlowOf(uint32_t srcNode, uint32_t qp) const;
-    std::vector<uint32_t> m_hostOfNode;     //!< node id -> host index (UINT32_MAX: none)
-    std::vector<Time> m_idealFct;           //!< per flow id: the FCT lower bound
-    std::vector<Time> m_starts;             //!< per flow id: its start
-    std::vector<uint64_t> m_flowBytes;      //!< per flow id: its bytes
-    std::vector<uint32_t> m_flowDst;        //!< per flow id: its destination host
+    std::vector<uint32_t> m_hostOfNode; //!< node id -> host index (UINT32_MAX: none)
+    std::vector<Time> m_idealFct;       //!< per flow id: the FCT lower bound
+    std::vector<Time> m_starts;         //!< per flow id: its start
+    std::vector<uint64_t> m_flowBytes;  //!< per flow id: its bytes
+    std::vector<uint32_t> m_flowDst;    //!< per flow id: its destination host
+    std::vector<uint32_t> m_flowSrc;    //!< per flow id: its source host
+    std::vector<uint32_t> m_flowQp;     //!< per flow id: its QP at the source's NIC
+    std::vector<bool> m_done;           //!< per flow id: finished (FlowComplete fired)
+    std::set<uint32_t> m_sampled; //!< flows.csv sampling: flows past their first ACK, not done
+    /// rates.csv: flow `id`'s row now, `delivered` bytes (rate since the last sample)
+    void WriteRateRow(uint32_t id, uint64_t delivered);
+    /// flows.csv: flow `id`'s row now (its window, rate and srtt)
+    void WriteFlowRow(uint32_t id);
     std::map<uint32_t, uint64_t> m_bytesTo; //!< bytes of every flow to each destination host
     uint64_t m_packets = 0;                 //!< data packets of every flow (sizes / MTU)
     /**
