@@ -39,7 +39,7 @@ use rdma_cc_core::param::{
     Field, FlatTable, Limit, Param, ParamKind, ParamSpec, ParamValue, Params,
 };
 use rdma_cc_core::{Bytes, ConfigError, Ecn, IntRecords, Rate, Time};
-use rdma_cc_dcqcn::{Dcqcn, DcqcnConfig};
+use rdma_cc_dcqcn::{Dcqcn, DcqcnConfig, RpModel};
 use rdma_cc_dctcp::{Dctcp, DctcpConfig};
 use rdma_cc_hpcc::{Hpcc, HpccConfig};
 use rdma_cc_ldcp::{FastStartExit, Ldcp, LdcpConfig, LdcpRate, Stage};
@@ -151,6 +151,11 @@ pub const DCQCN_CNP_INTERVAL: Time = Time::us(50);
 /// one at the message's end (see [`SchemeConfig::receiver`]).
 pub const DCQCN_ACK_INTERVAL: Bytes = Bytes(65536);
 
+/// The HPCC simulator's receiver repeats a NACK for the same sequence after 500 µs
+/// (`rdma-hw.cc`, attribute `NACK Generation Interval`, default 500 µs, which its `third.cc`
+/// leaves as is): the receiver's automatic `renack_interval` under the `hpcc-sim` DCQCN preset.
+pub const HPCC_SIM_NACK_INTERVAL: Time = Time::us(500);
+
 /// A scheme with its constants: builds the controller of each flow that uses it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SchemeConfig {
@@ -247,7 +252,25 @@ impl SchemeConfig {
     ///   simulator's `L2_ACK_INTERVAL 1` gives TIMELY, DCTCP and HPCC), no CNPs; DCTCP reads
     ///   the ECN-Echo of each ACK, TIMELY the send timestamp it echoes, HPCC the INT hop
     ///   records it echoes.
+    ///
+    /// DCQCN under its `hpcc-sim` preset ([`RpModel::HpccSim`]) takes the HPCC simulator's
+    /// receiver instead (`rdma-hw.cc` `ReceiveUdp` / `ReceiverCheckSeq`, its `run.py`
+    /// `L2_ACK_INTERVAL 1`): every packet is ACKed (`ack_every`, default 1; no ACK by bytes),
+    /// the ACK's ECN-Echo is the CE of the packet it answers (the peer's CNP flag, which the
+    /// sender treats as a CNP), no CNP packets, and a NACK repeated after 500 µs
+    /// (`NACK Generation Interval`, default 500 µs). What the NIC sets explicitly still wins:
+    /// `ack_interval` ACKs by bytes (ECE: any covered packet marked), `cnp_interval` sends CNP
+    /// packets as well (the sender reacts to both the same way), `renack_interval` its own.
     pub fn receiver(&self, base: &ReceiverConfig) -> ReceiverConfig {
+        if let SchemeConfig::Dcqcn(c) = self {
+            if c.resolved().model == RpModel::HpccSim {
+                return ReceiverConfig {
+                    send_cnp: base.cnp_interval.is_some(),
+                    renack_interval: base.renack_interval.or(Some(HPCC_SIM_NACK_INTERVAL)),
+                    ..*base
+                };
+            }
+        }
         let (cnp_interval, ack_interval) = match self {
             SchemeConfig::Dcqcn(_) => (
                 base.cnp_interval.or(Some(DCQCN_CNP_INTERVAL)),
@@ -907,6 +930,76 @@ mod tests {
         assert!(r.send_cnp);
         assert_eq!((r.cnp_interval, r.ack_interval), (None, None));
         assert!(!nic(Scheme::Ldcp).receiver_for(Scheme::Ldcp).send_cnp);
+    }
+
+    fn hpcc_sim_dcqcn() -> NicConfig {
+        NicConfig {
+            scheme: Scheme::Dcqcn,
+            dcqcn: DcqcnConfig {
+                preset: rdma_cc_dcqcn::Preset::HpccSim,
+                ..DcqcnConfig::default()
+            },
+            ..NicConfig::default()
+        }
+    }
+
+    #[test]
+    fn hpcc_sim_dcqcn_receivers_ack_every_packet_echo_ce_and_send_no_cnp_packets() {
+        let r = hpcc_sim_dcqcn().receiver_for(Scheme::Dcqcn);
+        // rdma-hw.cc ReceiveUdp with L2_ACK_INTERVAL 1: an ACK per packet, CNP flag = CE
+        assert_eq!((r.ack_every, r.ack_interval), (1, None));
+        assert!(!r.send_cnp);
+        assert_eq!(r.cnp_interval, None);
+        // NACK Generation Interval 500 µs
+        assert_eq!(r.renack_interval, Some(Time::us(500)));
+        let mut rx = rdma_cc_transport::QpReceiver::new(&r, 10_000).unwrap();
+        for (i, ce) in [false, true, false, true].into_iter().enumerate() {
+            let a = rx.on_data(Time::us(i as u64), i as u64 * 1000, 1000, ce, false);
+            let acks: Vec<_> = a.acks().collect();
+            assert_eq!(acks.len(), 1, "one ACK per packet");
+            assert_eq!((acks[0].seq, acks[0].ece), ((i as u64 + 1) * 1000, ce));
+            assert!(!a.cnp);
+        }
+        assert_eq!((rx.stats().acks, rx.stats().cnps), (4, 0));
+    }
+
+    #[test]
+    fn hpcc_sim_dcqcn_receivers_keep_what_the_nic_sets() {
+        let mut nic = hpcc_sim_dcqcn();
+        nic.receiver.ack_every = 4;
+        nic.receiver.ack_interval = Some(Bytes(4096));
+        nic.receiver.cnp_interval = Some(Time::us(4));
+        nic.receiver.renack_interval = Some(Time::us(20));
+        let r = nic.receiver_for(Scheme::Dcqcn);
+        assert_eq!(
+            (
+                r.ack_every,
+                r.ack_interval,
+                r.cnp_interval,
+                r.renack_interval
+            ),
+            (4, Some(Bytes(4096)), Some(Time::us(4)), Some(Time::us(20)))
+        );
+        // a CNP interval given: CNP packets as well
+        assert!(r.send_cnp);
+        // the other presets keep DCQCN's coalesced receiver
+        for preset in [
+            rdma_cc_dcqcn::Preset::Paper,
+            rdma_cc_dcqcn::Preset::Mellanox,
+        ] {
+            let mut nic = hpcc_sim_dcqcn();
+            nic.dcqcn.preset = preset;
+            let r = nic.receiver_for(Scheme::Dcqcn);
+            assert_eq!(
+                (
+                    r.send_cnp,
+                    r.cnp_interval,
+                    r.ack_interval,
+                    r.renack_interval
+                ),
+                (true, Some(Time::us(50)), Some(Bytes(65536)), None)
+            );
+        }
     }
 
     #[test]
