@@ -224,15 +224,17 @@ impl DcqcnParams {
     };
 
     /// The HPCC simulator's DCQCN with its 100 Gb/s settings (the reference runs of the field:
-    /// its `run.py` / `config.txt` for DCQCN and the "Mellanox's version" of its `rdma-hw.cc`):
-    /// EWMA gain g = 1/256, α starts at 1 and is updated every `ALPHA_RESUME_INTERVAL` = 1 µs
-    /// ([`AlphaMode::Periodic`]), rate-increase timer `RP_TIMER` = 300 µs, no byte counter
-    /// (increases come from the timer only: B is set beyond any flow, 1 PB), fast recovery
-    /// `FAST_RECOVERY_TIMES` = 1, `RATE_AI` = 20 Mb/s, `RATE_HAI` = 200 Mb/s, `MIN_RATE` =
-    /// 1 Gb/s, at most one cut per `RATE_DECREASE_INTERVAL` = 4 µs, `CLAMP_TARGET_RATE` = 0
-    /// (the target rate is kept unless the rate rose since the last cut). Its switches mark
-    /// with K_min/K_max = 400/1600 KB at 100 Gb/s (1600/6400 KB at 400 Gb/s), P_max = 0.2, on
-    /// 32 MB buffers: `--ecnMap` and `--buffer` (the README's benchmark commands).
+    /// its `run.py` for `--cc dcqcn` and the "Mellanox's version" of its `rdma-hw.cc`, run by
+    /// [`RpModel::HpccSim`]): EWMA gain g = 1/256, α starts at 1 at the first CNP and is
+    /// updated every `ALPHA_RESUME_INTERVAL` = 1 µs ([`AlphaMode::Periodic`]), rate-increase
+    /// timer `RP_TIMER` = 300 µs, no byte counter (B is set beyond any flow, 1 PB, and not
+    /// used), fast recovery `FAST_RECOVERY_TIMES` = 1, `RATE_AI` = 20 Mb/s and `RATE_HAI` =
+    /// 200 Mb/s (5 and 50 Mb/s × 100/25), `MIN_RATE` = 1 Gb/s, a decrease check every
+    /// `RATE_DECREASE_INTERVAL` = 4 µs, `CLAMP_TARGET_RATE` = 0. The preset also sets the
+    /// receiver (an ACK per packet with the CE echoed, no CNP packets: `rdma-cc-schemes`'
+    /// `SchemeConfig::receiver`) and the switches' marking (K_min/K_max = 400/1600 KB at
+    /// 100 Gb/s, P_max = 0.2: `hpcc_sim_dcqcn_marking`). The documentation's "Presets" section
+    /// lists every rule with its source line.
     pub const HPCC_SIM: DcqcnParams = DcqcnParams {
         g: 1.0 / 256.0,
         alpha_init: 1.0,

@@ -39,6 +39,8 @@ use rdma_cc_core::param::{
     Field, FlatTable, Limit, Param, ParamKind, ParamSpec, ParamValue, Params,
 };
 use rdma_cc_core::{Bytes, ConfigError, Ecn, IntRecords, Rate, Time};
+/// DCQCN's presets (the bridge picks the marking of `hpcc-sim` by name).
+pub use rdma_cc_dcqcn::Preset as DcqcnPreset;
 use rdma_cc_dcqcn::{Dcqcn, DcqcnConfig, RpModel};
 use rdma_cc_dctcp::{Dctcp, DctcpConfig};
 use rdma_cc_hpcc::{Hpcc, HpccConfig};
@@ -490,6 +492,40 @@ fn scaled(bytes: u64, rate: Rate, at: Rate) -> u64 {
 const DCTCP_K_PER_10G: u64 = 30_000;
 /// The port speed [`DCTCP_K_PER_10G`] is for.
 const DCTCP_MARKING_RATE: Rate = Rate::gbps(10);
+
+/// The link speed the HPCC simulator's per-speed DCQCN marking maps are written for: its
+/// `run.py` writes `KMIN_MAP` / `KMAX_MAP` as `100 KB × bw / 25` and `400 KB × bw / 25` for a
+/// NIC speed of `bw` Gb/s (and 4 × for the 4 × faster core links), `PMAX_MAP 0.2`.
+const HPCC_SIM_MARKING_RATE: Rate = Rate::gbps(25);
+/// The HPCC simulator's DCQCN `K_min` per 25 Gb/s (`run.py`: `100*bw/25` KB; 400 KB at 100 Gb/s).
+const HPCC_SIM_K_MIN_PER_25G: u64 = 100_000;
+/// The HPCC simulator's DCQCN `K_max` per 25 Gb/s (`run.py`: `400*bw/25` KB; 1600 KB at 100 Gb/s).
+const HPCC_SIM_K_MAX_PER_25G: u64 = 400_000;
+/// The HPCC simulator's DCQCN `P_max` (`run.py`: `PMAX_MAP ... 0.2`).
+const HPCC_SIM_P_MAX: f64 = 0.2;
+
+/// The switch settings of DCQCN under its `hpcc-sim` preset on a link of `rate` carrying frames
+/// of `frame` bytes: the HPCC simulator's per-speed maps (`run.py`, `cc == "dcqcn"`), `K_min` =
+/// 100 KB and `K_max` = 400 KB per 25 Gb/s, `P_max` = 0.2 (`K_min` at least one frame);
+/// `K_fs = K_min`, the queue limit as every scheme's.
+pub fn hpcc_sim_dcqcn_marking(rate: Rate, frame: u64) -> Marking {
+    hpcc_sim_dcqcn_marking_from(
+        scaled(HPCC_SIM_K_MIN_PER_25G, rate, HPCC_SIM_MARKING_RATE).max(frame),
+    )
+}
+
+/// [`hpcc_sim_dcqcn_marking`] from a given `K_min`: `K_max = 4·K_min` (the maps' ratio),
+/// `P_max` = 0.2, `K_fs = K_min`.
+pub fn hpcc_sim_dcqcn_marking_from(k_min: u64) -> Marking {
+    let k_max = k_min.saturating_mul(HPCC_SIM_K_MAX_PER_25G / HPCC_SIM_K_MIN_PER_25G);
+    Marking {
+        k_min,
+        k_max,
+        p_max: HPCC_SIM_P_MAX,
+        k_fs: k_min,
+        buf_max: buf_max_for(k_min, k_max),
+    }
+}
 
 impl Scheme {
     /// Whether the scheme runs on a lossless (PFC) priority as deployed: LDCP is PFC-free
@@ -1000,6 +1036,21 @@ mod tests {
                 (true, Some(Time::us(50)), Some(Bytes(65536)), None)
             );
         }
+    }
+
+    #[test]
+    fn hpcc_sim_dcqcn_marking_is_the_peers_per_speed_map() {
+        // run.py: KMIN_MAP 400 KB, KMAX_MAP 1600 KB, PMAX_MAP 0.2 at 100 Gb/s; 1600/6400 KB at
+        // 400 Gb/s; 100/400 KB at 25 Gb/s
+        for (gbps, k_min) in [(25, 100_000), (100, 400_000), (400, 1_600_000)] {
+            let m = hpcc_sim_dcqcn_marking(Rate::gbps(gbps), 1062);
+            assert_eq!(
+                (m.k_min, m.k_max, m.p_max, m.k_fs),
+                (k_min, 4 * k_min, 0.2, k_min)
+            );
+        }
+        let m = hpcc_sim_dcqcn_marking_from(50_000);
+        assert_eq!((m.k_min, m.k_max, m.p_max), (50_000, 200_000, 0.2));
     }
 
     #[test]
