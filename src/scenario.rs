@@ -8,7 +8,10 @@ use crate::switch::red_ecn_specs;
 use rdma_cc_core::param::{format_rate, format_time};
 use rdma_cc_core::wire::{self, Hop};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
-use rdma_cc_schemes::{marking_auto_help, MarkingField, Scheme};
+use rdma_cc_schemes::{
+    hpcc_sim_dcqcn_marking, hpcc_sim_dcqcn_marking_from, marking_auto_help, DcqcnPreset,
+    MarkingField, Scheme,
+};
 use rdma_cc_switch::red::{EcnThresholds, NotEct, RedEcnConfig};
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
@@ -46,16 +49,18 @@ mod ffi {
         /// `payload` bytes and `int_bytes` of INT records: the headers added, padded to the
         /// smallest Ethernet frame (a 1-byte payload makes a 64-byte frame on the wire).
         fn largest_frame(payload: u64, int_bytes: u64) -> u64;
-        /// The marking `scheme` starts from on a link of `rate_bps` and one-way `delay_ns`
-        /// carrying frames of `frame` bytes.
+        /// The marking `scheme` under `preset` (the scheme's preset name; "" or "none": its
+        /// default) starts from on a link of `rate_bps` and one-way `delay_ns` carrying frames
+        /// of `frame` bytes.
         fn scheme_marking(
             scheme: &str,
+            preset: &str,
             rate_bps: u64,
             delay_ns: u64,
             frame: u64,
         ) -> Result<Marking>;
-        /// The marking `scheme` derives from a given threshold `k_min` (bytes).
-        fn scheme_marking_from(scheme: &str, k_min: u64) -> Result<Marking>;
+        /// The marking `scheme` under `preset` derives from a given threshold `k_min` (bytes).
+        fn scheme_marking_from(scheme: &str, preset: &str, k_min: u64) -> Result<Marking>;
         /// How every scheme derives `field` when it is not given: the help text of an
         /// example's `auto`. Fields: the marking's (`k_min`, `k_max`, `p_max`, `k_fs`,
         /// `buf_max`), `pfc` (lossless by default) and `int` (INT needed).
@@ -139,19 +144,33 @@ fn scheme_auto_help(field: &str) -> Result<String, ConfigError> {
     })
 }
 
+/// Whether `scheme` under `preset` marks as the HPCC simulator's DCQCN (its per-speed maps).
+fn hpcc_sim_dcqcn(s: Scheme, preset: &str) -> bool {
+    s == Scheme::Dcqcn && DcqcnPreset::from_name(preset) == Some(DcqcnPreset::HpccSim)
+}
+
 fn scheme_marking(
     scheme: &str,
+    preset: &str,
     rate_bps: u64,
     delay_ns: u64,
     frame: u64,
 ) -> Result<Marking, ConfigError> {
     let s: Scheme = scheme.parse()?;
-    Ok(to_ffi(s.marking(Rate(rate_bps), Time(delay_ns), frame)))
+    Ok(to_ffi(if hpcc_sim_dcqcn(s, preset) {
+        hpcc_sim_dcqcn_marking(Rate(rate_bps), frame)
+    } else {
+        s.marking(Rate(rate_bps), Time(delay_ns), frame)
+    }))
 }
 
-fn scheme_marking_from(scheme: &str, k_min: u64) -> Result<Marking, ConfigError> {
+fn scheme_marking_from(scheme: &str, preset: &str, k_min: u64) -> Result<Marking, ConfigError> {
     let s: Scheme = scheme.parse()?;
-    Ok(to_ffi(s.marking_from(k_min)))
+    Ok(to_ffi(if hpcc_sim_dcqcn(s, preset) {
+        hpcc_sim_dcqcn_marking_from(k_min)
+    } else {
+        s.marking_from(k_min)
+    }))
 }
 
 fn to_ffi(m: rdma_cc_schemes::Marking) -> Marking {
@@ -437,19 +456,19 @@ mod tests {
     #[test]
     fn ldcp_marking_starts_at_half_a_hop_bdp_and_k_fs_at_six() {
         // 100 Gb/s, 1 µs: one hop's BDP is 25 KB
-        let m = scheme_marking("ldcp", 100_000_000_000, 1000, 1062).unwrap();
+        let m = scheme_marking("ldcp", "none", 100_000_000_000, 1000, 1062).unwrap();
         assert_eq!(
             (m.k_min, m.k_max, m.k_fs, m.buf_max),
             (12_500, 50_000, 150_000, 2_000_000)
         );
-        assert!(scheme_marking("cubic", 1, 1, 1).is_err());
+        assert!(scheme_marking("cubic", "", 1, 1, 1).is_err());
         // a given K_min: K_max and K_fs follow it
-        let m = scheme_marking_from("ldcp", 30_000).unwrap();
+        let m = scheme_marking_from("ldcp", "", 30_000).unwrap();
         assert_eq!(
             (m.k_min, m.k_max, m.p_max, m.k_fs, m.buf_max),
             (30_000, 120_000, 0.2, 360_000, 4_800_000)
         );
-        assert_eq!(scheme_marking_from("none", 0).unwrap().k_max, 0);
-        assert!(scheme_marking_from("cubic", 1).is_err());
+        assert_eq!(scheme_marking_from("none", "", 0).unwrap().k_max, 0);
+        assert!(scheme_marking_from("cubic", "", 1).is_err());
     }
 }

@@ -51,6 +51,7 @@ RUNS = [
     ("rcm-victim", "rcm-victim", ""),
     ("fat-tree", "fat-tree-workload", "--k=4 --load=0.5 --duration=200us"),
     ("hpcc", "ldcp-incast", "--cc=hpcc"),
+    ("dcqcn-hpcc-sim", "ldcp-incast", "--cc=dcqcn --dcqcnPreset=hpcc-sim"),
     ("fat-tree-hpcc", "fat-tree-workload", "--k=4 --load=0.6 --duration=300us --cc=hpcc"),
     ("fat-tree-hpcc-sar", "fat-tree-workload", "--k=4 --load=0.6 --duration=300us --cc=hpcc --rcm=1 --rcmSarMode=packet --pattern=group"),
 ]

@@ -330,13 +330,17 @@ RdmaScenario::Parse(int argc, char** argv)
     const bool kfsAuto = m_opts.IsAuto("kfs");
     // the scheme's marking, from a given K_min (K_max and K_fs follow it) or its own; given
     // values win
+    // (the scheme's preset may have its own: DCQCN's hpcc-sim marks as the HPCC simulator)
+    const std::string presetOpt = Cc().substr(0, Cc().find('-')) + "Preset";
+    const std::string preset = m_opts.Has(presetOpt) ? m_opts.GetText(presetOpt) : "none";
     const rdmacc_ffi::Marking m = rdmacc::OrConfigFatal(
         "command line",
         [&]
         {
             return kminAuto
-                       ? rdmacc_ffi::scheme_marking(Cc(), RateBps(), delay.GetNanoSeconds(), frame)
-                       : rdmacc_ffi::scheme_marking_from(Cc(), m_opts.GetBytes("kmin"));
+                       ? rdmacc_ffi::scheme_marking(
+                             Cc(), preset, RateBps(), delay.GetNanoSeconds(), frame)
+                       : rdmacc_ffi::scheme_marking_from(Cc(), preset, m_opts.GetBytes("kmin"));
         });
     kMinB = m.k_min;
     kMaxB = kmaxAuto ? m.k_max : m_opts.GetBytes("kmax");

@@ -111,6 +111,36 @@ impl AlphaMode {
     }
 }
 
+/// Which reaction-point state machine runs the constants: the paper's Figure 7 or the HPCC
+/// simulator's `rdma-hw.cc` ("Mellanox's version of DCQCN"). Set by the [`Preset`] only: a
+/// preset named after a simulator is that simulator's model in every rule that shapes results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RpModel {
+    /// DCQCN §3.1 and Figure 7 (see the module documentation of [`crate::dcqcn`]): cuts on
+    /// CNP packets, at once when `min_cut_interval` has passed since the last cut; timer and
+    /// byte counter, counts compared after they are incremented; hyper increase by
+    /// `i·R_HAI`.
+    #[default]
+    Figure7,
+    /// The HPCC simulator's (alibaba-edu/High-Precision-Congestion-Control,
+    /// `simulation/src/point-to-point/model/rdma-hw.cc`, `CC_MODE 1`):
+    /// - an ACK or NACK whose ECN-Echo (the peer's CNP flag, set by the receiver on the ACK of
+    ///   a marked packet, `ReceiveUdp`) is set counts as a CNP (`ReceiveAck` →
+    ///   `cnp_received_mlx`);
+    /// - the first CNP sets α to `alpha_init`, starts the α timer (every `alpha_period`) and
+    ///   the decrease check, `min_cut_interval` + 1 ns later and then every
+    ///   `min_cut_interval`; the first CNP does not count for α's first period
+    ///   (`cnp_received_mlx`);
+    /// - a check cuts only if a CNP arrived since the previous check (`CheckRateDecreaseMlx`);
+    ///   at a cut `Rt ← Rc` unless no rate-increase event happened since the last cut
+    ///   (`CLAMP_TARGET_RATE 0`: `m_rpTimeStage == 0`);
+    /// - rate increase by the timer only (no byte counter), the stage compared before it is
+    ///   incremented: stage < F fast recovery, = F additive (`Rt += R_AI`), > F hyper
+    ///   (`Rt += R_HAI`, a fixed step) (`RateIncEventMlx`).
+    HpccSim,
+}
+
 /// The DCQCN constants in effect (every "auto" resolved): what [`Dcqcn`] runs with.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DcqcnParams {
@@ -141,6 +171,8 @@ pub struct DcqcnParams {
     pub first_cnp_rate: Option<Rate>,
     /// How `α` is updated.
     pub alpha_mode: AlphaMode,
+    /// The reaction point's state machine (the preset's; not a parameter of its own).
+    pub model: RpModel,
 }
 
 impl DcqcnParams {
@@ -163,6 +195,7 @@ impl DcqcnParams {
         keep_target_after_cut: false,
         first_cnp_rate: None,
         alpha_mode: AlphaMode::OnCnp,
+        model: RpModel::Figure7,
     };
 
     /// NVIDIA/Mellanox ConnectX-4-and-later firmware defaults (NVIDIA, "DCQCN CC
@@ -187,18 +220,21 @@ impl DcqcnParams {
         keep_target_after_cut: true,
         first_cnp_rate: None,
         alpha_mode: AlphaMode::Periodic,
+        model: RpModel::Figure7,
     };
 
     /// The HPCC simulator's DCQCN with its 100 Gb/s settings (the reference runs of the field:
-    /// its `run.py` / `config.txt` for DCQCN and the "Mellanox's version" of its `rdma-hw.cc`):
-    /// EWMA gain g = 1/256, α starts at 1 and is updated every `ALPHA_RESUME_INTERVAL` = 1 µs
-    /// ([`AlphaMode::Periodic`]), rate-increase timer `RP_TIMER` = 300 µs, no byte counter
-    /// (increases come from the timer only: B is set beyond any flow, 1 PB), fast recovery
-    /// `FAST_RECOVERY_TIMES` = 1, `RATE_AI` = 20 Mb/s, `RATE_HAI` = 200 Mb/s, `MIN_RATE` =
-    /// 1 Gb/s, at most one cut per `RATE_DECREASE_INTERVAL` = 4 µs, `CLAMP_TARGET_RATE` = 0
-    /// (the target rate is kept unless the rate rose since the last cut). Its switches mark
-    /// with K_min/K_max = 400/1600 KB at 100 Gb/s (1600/6400 KB at 400 Gb/s), P_max = 0.2, on
-    /// 32 MB buffers: `--ecnMap` and `--buffer` (the README's benchmark commands).
+    /// its `run.py` for `--cc dcqcn` and the "Mellanox's version" of its `rdma-hw.cc`, run by
+    /// [`RpModel::HpccSim`]): EWMA gain g = 1/256, α starts at 1 at the first CNP and is
+    /// updated every `ALPHA_RESUME_INTERVAL` = 1 µs ([`AlphaMode::Periodic`]), rate-increase
+    /// timer `RP_TIMER` = 300 µs, no byte counter (B is set beyond any flow, 1 PB, and not
+    /// used), fast recovery `FAST_RECOVERY_TIMES` = 1, `RATE_AI` = 20 Mb/s and `RATE_HAI` =
+    /// 200 Mb/s (5 and 50 Mb/s × 100/25), `MIN_RATE` = 1 Gb/s, a decrease check every
+    /// `RATE_DECREASE_INTERVAL` = 4 µs, `CLAMP_TARGET_RATE` = 0. The preset also sets the
+    /// receiver (an ACK per packet with the CE echoed, no CNP packets: `rdma-cc-schemes`'
+    /// `SchemeConfig::receiver`) and the switches' marking (K_min/K_max = 400/1600 KB at
+    /// 100 Gb/s, P_max = 0.2: `hpcc_sim_dcqcn_marking`). The documentation's "Presets" section
+    /// lists every rule with its source line.
     pub const HPCC_SIM: DcqcnParams = DcqcnParams {
         g: 1.0 / 256.0,
         alpha_init: 1.0,
@@ -213,6 +249,7 @@ impl DcqcnParams {
         keep_target_after_cut: true,
         first_cnp_rate: None,
         alpha_mode: AlphaMode::Periodic,
+        model: RpModel::HpccSim,
     };
 
     /// Checks every value on its own; the error names the [`DcqcnConfig`] field.
@@ -623,6 +660,7 @@ impl DcqcnConfig {
                 .unwrap_or(base.keep_target_after_cut),
             first_cnp_rate: self.first_cnp_rate.or(base.first_cnp_rate),
             alpha_mode: self.alpha_mode.unwrap_or(base.alpha_mode),
+            model: base.model,
         }
     }
 

@@ -64,10 +64,26 @@
 //!   reports sent ([`Controller::on_sent`]), retransmissions included.
 //! - **Losses.** NACKs and retransmission timeouts do not change the rate: DCQCN runs on a
 //!   lossless (PFC) priority and defines no reaction to them.
+//!
+//! # The HPCC simulator's model ([`RpModel::HpccSim`], the `hpcc-sim` preset)
+//! The same state, run by the rules of the peer's `rdma-hw.cc` (`CC_MODE 1`) instead of
+//! Figure 7's where they differ (each rule is cited beside its code):
+//! - the CNP is the ECN-Echo of an ACK or NACK (the peer's receiver sets the CNP flag on the
+//!   ACK of every marked packet and ACKs every packet, `L2_ACK_INTERVAL 1`); a CNP packet,
+//!   where a receiver still sends one, is handled the same way;
+//! - cuts happen on a grid: a check `min_cut_interval` + 1 ns after the first CNP, then every
+//!   `min_cut_interval`; a check cuts if a CNP arrived since the previous check. Checks with
+//!   nothing to do are not simulator events (the grid is kept, the timer is armed only while a
+//!   CNP waits);
+//! - α: set to `alpha_init` by the first CNP, which does not count for the first period;
+//! - increase: the timer only (the byte counter is not used), stage = timer events since the
+//!   last cut, compared before it is incremented (`< F` fast recovery, `= F` additive, `> F`
+//!   hyper by a fixed `R_HAI`); at a cut `Rt ← Rc` only if some increase event happened since
+//!   the last cut (`keep_target_after_cut`).
 
-use crate::config::{AlphaMode, DcqcnConfig, DcqcnParams};
+use crate::config::{AlphaMode, DcqcnConfig, DcqcnParams, RpModel};
 use rdma_cc_core::{ConfigError, Rate, Time};
-use rdma_cc_transport::{Controller, SenderConfig, TxPacket};
+use rdma_cc_transport::{AckEvent, Controller, NackEvent, SenderConfig, TxPacket};
 
 /// Counters of a [`Dcqcn`] flow (for traces and tests).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -89,6 +105,15 @@ pub struct DcqcnStats {
 enum Trigger {
     Timer,
     Bytes,
+}
+
+/// One rate-increase step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    FastRecovery,
+    Additive,
+    /// Hyper increase of the target rate by this many bit/s.
+    Hyper(u64),
 }
 
 /// Owed α updates beyond which the decay is applied in one step (see the module
@@ -176,6 +201,11 @@ pub struct Dcqcn {
     cut_pending: bool,
     /// An increase event raised `Rc` since the last cut.
     rose_since_cut: bool,
+    /// [`RpModel::HpccSim`]: the first decrease check (the grid's origin); `None` before the
+    /// first CNP.
+    first_check: Option<Time>,
+    /// [`RpModel::HpccSim`]: the decrease check a waiting CNP is due at.
+    check_at: Option<Time>,
     stats: DcqcnStats,
 }
 
@@ -205,6 +235,8 @@ impl Dcqcn {
             last_cut: None,
             cut_pending: false,
             rose_since_cut: true,
+            first_check: None,
+            check_at: None,
             stats: DcqcnStats::default(),
         })
     }
@@ -256,8 +288,12 @@ impl Dcqcn {
         if !self.cut_pending {
             return None;
         }
-        self.last_cut
-            .map(|t| t.saturating_add(self.p.min_cut_interval))
+        match self.p.model {
+            RpModel::Figure7 => self
+                .last_cut
+                .map(|t| t.saturating_add(self.p.min_cut_interval)),
+            RpModel::HpccSim => self.check_at,
+        }
     }
 
     /// Handles every timer due by `now`, in time order (the rate-increase timer first at the
@@ -280,33 +316,69 @@ impl Dcqcn {
         let next = at.saturating_add(self.p.increase_timer);
         // a deadline that cannot move (time saturated) is dropped rather than looped on
         self.increase_at = (next > at).then_some(next);
-        // DCQCN Figure 7: "Timer expires: Reset(Timer); T++"
-        self.t_cnt = self.t_cnt.saturating_add(1);
-        self.increase(Trigger::Timer);
+        match self.p.model {
+            RpModel::Figure7 => {
+                // DCQCN Figure 7: "Timer expires: Reset(Timer); T++"
+                self.t_cnt = self.t_cnt.saturating_add(1);
+                self.increase(Trigger::Timer);
+            }
+            RpModel::HpccSim => {
+                // rdma-hw.cc RateIncEventTimerMlx: RateIncEventMlx(q) with the stage as it
+                // is, then m_rpTimeStage++
+                self.increase(Trigger::Timer);
+                self.t_cnt = self.t_cnt.saturating_add(1);
+            }
+        }
     }
 
-    /// One rate-increase event (DCQCN Figure 7), the count already incremented.
-    fn increase(&mut self, trigger: Trigger) {
+    /// The step of one rate-increase event.
+    fn step(&self) -> Step {
         let f = u64::from(self.p.fast_recovery_steps);
-        let hi = self.t_cnt.max(self.bc_cnt);
-        let lo = self.t_cnt.min(self.bc_cnt);
+        match self.p.model {
+            RpModel::Figure7 => {
+                // DCQCN Figure 7, the count already incremented
+                let hi = self.t_cnt.max(self.bc_cnt);
+                let lo = self.t_cnt.min(self.bc_cnt);
+                if hi < f {
+                    Step::FastRecovery
+                } else if lo > f {
+                    // Figure 7 hyper increase: Rt ← Rt + i·R_HAI, i = min(T, BC) − F
+                    Step::Hyper((lo - f).saturating_mul(self.p.rate_hai.0))
+                } else {
+                    Step::Additive
+                }
+            }
+            // rdma-hw.cc RateIncEventMlx: m_rpTimeStage < m_rpgThreshold fast recovery, == it
+            // active increase, else hyper increase (Rt += m_rhai, a fixed step)
+            RpModel::HpccSim => match self.t_cnt.cmp(&f) {
+                std::cmp::Ordering::Less => Step::FastRecovery,
+                std::cmp::Ordering::Equal => Step::Additive,
+                std::cmp::Ordering::Greater => Step::Hyper(self.p.rate_hai.0),
+            },
+        }
+    }
+
+    /// One rate-increase event (DCQCN Figure 7, or the HPCC simulator's stages).
+    fn increase(&mut self, trigger: Trigger) {
         let line = self.line_rate.0;
         let before = self.rc;
-        let kind = if hi < f {
-            // DCQCN §3.1 eq. (3): fast recovery, Rc ← (Rt + Rc)/2
-            self.stats.fast_recoveries += 1;
-            "fast recovery"
-        } else if lo > f {
-            // DCQCN Figure 7 hyper increase: Rt ← Rt + i·R_HAI, i = min(T, BC) − F
-            let step = (lo - f).saturating_mul(self.p.rate_hai.0);
-            self.rt = Rate(self.rt.0.saturating_add(step).min(line));
-            self.stats.hyper_increases += 1;
-            "hyper increase"
-        } else {
-            // DCQCN §3.1 eq. (4): additive increase, Rt ← Rt + R_AI
-            self.rt = Rate(self.rt.0.saturating_add(self.p.rate_ai.0).min(line));
-            self.stats.additive_increases += 1;
-            "additive increase"
+        let kind = match self.step() {
+            Step::FastRecovery => {
+                // DCQCN §3.1 eq. (3): fast recovery, Rc ← (Rt + Rc)/2
+                self.stats.fast_recoveries += 1;
+                "fast recovery"
+            }
+            Step::Hyper(step) => {
+                self.rt = Rate(self.rt.0.saturating_add(step).min(line));
+                self.stats.hyper_increases += 1;
+                "hyper increase"
+            }
+            Step::Additive => {
+                // DCQCN §3.1 eq. (4): additive increase, Rt ← Rt + R_AI
+                self.rt = Rate(self.rt.0.saturating_add(self.p.rate_ai.0).min(line));
+                self.stats.additive_increases += 1;
+                "additive increase"
+            }
         };
         // eq. (3)–(4): Rc ← (Rt + Rc)/2
         self.rc = Rate(halfway_up(self.rt.0, self.rc.0));
@@ -347,8 +419,14 @@ impl Dcqcn {
                 self.rt = r;
             }
             _ => {
-                // eq. (1): Rt ← Rc (with keep_target_after_cut: only if the rate rose)
-                if !self.p.keep_target_after_cut || self.rose_since_cut {
+                // eq. (1): Rt ← Rc (with keep_target_after_cut: only if the rate rose;
+                // rdma-hw.cc CheckRateDecreaseMlx: only if m_rpTimeStage != 0, an increase
+                // event happened since the last cut)
+                let increased = match self.p.model {
+                    RpModel::Figure7 => self.rose_since_cut,
+                    RpModel::HpccSim => self.t_cnt > 0,
+                };
+                if !self.p.keep_target_after_cut || increased {
                     self.rt = self.rc;
                 }
                 // eq. (1): Rc ← Rc·(1 − α/2), at least min_rate
@@ -372,6 +450,7 @@ impl Dcqcn {
         self.bytes = 0;
         self.last_cut = Some(now);
         self.cut_pending = false;
+        self.check_at = None;
         self.rose_since_cut = false;
         self.stats.cuts += 1;
         if self.rc == self.line_rate && self.rt == self.line_rate {
@@ -392,6 +471,45 @@ impl Dcqcn {
         self.debug_check();
     }
 
+    /// A CNP under [`RpModel::HpccSim`] (rdma-hw.cc `cnp_received_mlx`).
+    fn cnp_hpcc_sim(&mut self, now: Time) {
+        let period = self.p.min_cut_interval;
+        let is_first = self.first_check.is_none();
+        let first = match self.first_check {
+            Some(first) => first,
+            None => {
+                // first CNP: α = 1 (alpha_init), m_alpha_cnp_arrived = false (this CNP does
+                // not count for the first α period), ScheduleUpdateAlphaMlx, and
+                // ScheduleDecreaseRateMlx(q, 1): the first check interval + 1 ns later
+                self.a = AlphaState {
+                    alpha: self.p.alpha_init,
+                    next: Some(now.saturating_add(self.p.alpha_period)),
+                    cnp_in_period: false,
+                };
+                let first = now.saturating_add(period).saturating_add(Time(1));
+                self.first_check = Some(first);
+                first
+            }
+        };
+        if !is_first {
+            // m_alpha_cnp_arrived = true for the α period under way
+            self.a = self.a.at(now, &self.p);
+            self.a.cnp_in_period = true;
+        }
+        // m_decrease_cnp_arrived = true: the next check on the grid cuts
+        let due = if now < first || period == Time::ZERO {
+            first.max(now)
+        } else {
+            let k = (now.0 - first.0) / period.0 + 1;
+            Time(first.0.saturating_add(k.saturating_mul(period.0)))
+        };
+        self.cut_pending = true;
+        self.check_at = Some(self.check_at.map_or(due, |t| t.min(due)));
+        if due <= now {
+            self.advance(now);
+        }
+    }
+
     #[inline]
     fn debug_check(&self) {
         debug_assert!(self.p.min_rate <= self.rc, "rc {:?} < min", self.rc);
@@ -408,7 +526,8 @@ impl Controller for Dcqcn {
 
     fn on_sent(&mut self, now: Time, pkt: &TxPacket) {
         self.advance(now);
-        if !self.increasing {
+        // rdma-hw.cc has no byte counter: increases come from RateIncEventTimerMlx only
+        if !self.increasing || self.p.model == RpModel::HpccSim {
             return;
         }
         self.bytes = self.bytes.saturating_add(u64::from(pkt.len));
@@ -421,9 +540,28 @@ impl Controller for Dcqcn {
         }
     }
 
+    fn on_ack(&mut self, ack: &AckEvent) {
+        // rdma-hw.cc ReceiveAck: an ACK with the CNP flag (the receiver's echo of a marked
+        // packet, ReceiveUdp) → cnp_received_mlx
+        if self.p.model == RpModel::HpccSim && ack.ece {
+            self.on_cnp(ack.now);
+        }
+    }
+
+    fn on_nack(&mut self, nack: &NackEvent) {
+        // rdma-hw.cc ReceiveAck handles NACKs (0xFD) the same way, CNP flag included
+        if self.p.model == RpModel::HpccSim && nack.ece {
+            self.on_cnp(nack.now);
+        }
+    }
+
     fn on_cnp(&mut self, now: Time) {
         self.advance(now);
         self.stats.cnps += 1;
+        if self.p.model == RpModel::HpccSim {
+            self.cnp_hpcc_sim(now);
+            return;
+        }
         if self.p.alpha_mode == AlphaMode::Periodic {
             // the α periods start with the first CNP, which counts for the one it opens
             self.a = match self.a.next {
@@ -460,7 +598,7 @@ impl Controller for Dcqcn {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Preset;
+    use crate::config::{Preset, RpModel};
     use rdma_cc_core::{Bytes, Ecn};
     use rdma_cc_transport::Path;
 
@@ -879,5 +1017,209 @@ mod tests {
         }
         assert_eq!(c.stats().fast_recoveries, 0);
         assert_eq!(c.stats().additive_increases, 1);
+    }
+
+    // ---- the HPCC simulator's model (hpcc-sim preset, rdma-hw.cc CC_MODE 1) ----
+
+    fn hpcc_sim() -> Dcqcn {
+        ctl_with(
+            Rate::gbps(100),
+            DcqcnConfig {
+                preset: Preset::HpccSim,
+                ..DcqcnConfig::default()
+            },
+        )
+    }
+
+    fn ack(now: Time, ece: bool) -> AckEvent {
+        AckEvent {
+            now,
+            rtt: None,
+            newly_acked: 1,
+            ece,
+            snd_una: 0,
+            acked_packets: 0,
+        }
+    }
+
+    #[test]
+    fn hpcc_sim_preset_is_the_peers_model_with_its_run_py_constants() {
+        let p = DcqcnConfig {
+            preset: Preset::HpccSim,
+            ..DcqcnConfig::default()
+        }
+        .resolved();
+        assert_eq!(p.model, RpModel::HpccSim);
+        assert_eq!(p.g, 1.0 / 256.0); // EWMA_GAIN 0.00390625
+        assert_eq!(p.alpha_init, 1.0); // cnp_received_mlx: m_alpha = 1
+        assert_eq!(p.alpha_period, Time::us(1)); // ALPHA_RESUME_INTERVAL 1
+        assert_eq!(p.increase_timer, Time::us(300)); // RP_TIMER 300
+        assert_eq!(p.min_cut_interval, Time::us(4)); // RATE_DECREASE_INTERVAL 4
+        assert_eq!(p.fast_recovery_steps, 1); // FAST_RECOVERY_TIMES 1
+        assert_eq!(p.rate_ai, Rate::mbps(20)); // RATE_AI 5 × 100/25 Mb/s
+        assert_eq!(p.rate_hai, Rate::mbps(200)); // RATE_HAI 50 × 100/25 Mb/s
+        assert_eq!(p.min_rate, Rate::gbps(1)); // MIN_RATE 1000Mb/s
+        assert!(p.keep_target_after_cut); // CLAMP_TARGET_RATE 0
+        assert_eq!(p.first_cnp_rate, None); // RateOnFirstCnp 1.0: the rate is kept
+        assert_eq!(p.alpha_mode, AlphaMode::Periodic);
+        for other in [Preset::Paper, Preset::Mellanox] {
+            assert_eq!(other.params().model, RpModel::Figure7);
+        }
+    }
+
+    #[test]
+    fn hpcc_sim_an_ack_with_ece_is_a_cnp_and_the_cut_waits_for_the_check_4us_1ns_later() {
+        let mut c = hpcc_sim();
+        let t0 = Time::us(10);
+        c.on_ack(&ack(t0, true));
+        assert_eq!(c.stats().cnps, 1);
+        // the first CNP keeps the rate (RateOnFirstCnp 1.0) and schedules the check
+        assert_eq!(c.rate(), Rate::gbps(100));
+        let check = Time(t0.0 + 4_000 + 1);
+        assert_eq!(c.next_timeout(), Some(check));
+        c.on_timeout(Time(check.0 - 1));
+        assert_eq!(c.stats().cuts, 0);
+        c.on_timeout(check);
+        assert_eq!(c.stats().cuts, 1);
+        // α = 1 at the first CNP, which does not count: 4 periods of 1 µs without a CNP
+        let alpha = (1.0 - G).powi(4);
+        assert!((c.alpha() - alpha).abs() < 1e-12, "{}", c.alpha());
+        let want = (100e9 * (1.0 - alpha / 2.0)).round() as u64;
+        assert_eq!(c.rate(), Rate(want));
+    }
+
+    #[test]
+    fn hpcc_sim_an_ack_without_ece_changes_nothing_and_the_paper_preset_ignores_ece() {
+        let mut c = hpcc_sim();
+        c.on_ack(&ack(Time::us(1), false));
+        assert_eq!((c.stats().cnps, c.next_timeout()), (0, None));
+        let mut p = paper40();
+        p.on_ack(&ack(Time::us(1), true));
+        assert_eq!((p.stats().cnps, p.next_timeout()), (0, None));
+        assert_eq!(p.rate(), Rate::gbps(40));
+    }
+
+    #[test]
+    fn hpcc_sim_a_nack_with_ece_is_a_cnp() {
+        let mut c = hpcc_sim();
+        c.on_nack(&NackEvent {
+            now: Time::us(2),
+            expected_seq: 0,
+            ece: true,
+            acked_packets: 0,
+        });
+        assert_eq!(c.stats().cnps, 1);
+        assert_eq!(c.next_timeout(), Some(Time(6_001)));
+    }
+
+    #[test]
+    fn hpcc_sim_cuts_at_most_once_per_4us_on_the_grid_of_the_first_cnp() {
+        let mut c = hpcc_sim();
+        // a marked ACK every 100 ns from 10 µs to 30 µs (every packet ACKed, every one marked)
+        let mut cut_times = Vec::new();
+        let mut t = Time::us(10);
+        while t <= Time::us(30) {
+            while let Some(d) = c.next_timeout().filter(|&d| d <= t) {
+                let before = c.stats().cuts;
+                c.on_timeout(d);
+                if c.stats().cuts > before {
+                    cut_times.push(d);
+                }
+            }
+            c.on_ack(&ack(t, true));
+            t = Time(t.0 + 100);
+        }
+        assert_eq!(c.stats().cnps, 201);
+        assert_eq!(
+            cut_times,
+            vec![Time(14_001), Time(18_001), Time(22_001), Time(26_001)]
+        );
+    }
+
+    #[test]
+    fn hpcc_sim_a_cnp_after_a_quiet_spell_cuts_at_the_next_grid_point() {
+        let mut c = hpcc_sim();
+        c.on_ack(&ack(Time::us(10), true));
+        c.on_timeout(Time(14_001));
+        assert_eq!(c.stats().cuts, 1);
+        // no CNP for a while: checks at 18 µs + 1 ns ... do nothing (no event asked for)
+        let inc = c.next_timeout().unwrap();
+        assert_eq!(inc, Time(14_001 + 300_000));
+        c.on_ack(&ack(Time(50_000), true));
+        assert_eq!(c.next_timeout(), Some(Time(50_001)));
+        // a CNP at a grid point: the check due then runs first, the CNP waits for the next
+        c.on_ack(&ack(Time(50_001), true));
+        assert_eq!(c.stats().cuts, 2);
+        assert_eq!(c.next_timeout(), Some(Time(54_001)));
+    }
+
+    #[test]
+    fn hpcc_sim_first_increase_is_fast_recovery_and_a_cut_after_it_sets_the_target() {
+        let mut c = hpcc_sim();
+        c.on_ack(&ack(Time::us(10), true));
+        c.on_timeout(Time(14_001));
+        let (rc, rt) = (c.rate(), c.target_rate());
+        assert_eq!(rt, Rate::gbps(100));
+        // stage 0 < F = 1: fast recovery
+        let t1 = fire(&mut c);
+        assert_eq!(t1, Time(314_001));
+        assert_eq!(c.target_rate(), rt);
+        assert_eq!(c.rate(), Rate(halfway_up(rt.0, rc.0)));
+        assert_eq!(c.stats().fast_recoveries, 1);
+        // a cut now keeps nothing of the old target: an increase event happened, Rt ← Rc
+        let mut d = c.clone();
+        d.on_ack(&ack(Time(400_000), true));
+        d.on_timeout(d.next_timeout().unwrap());
+        assert_eq!(d.stats().cuts, 2);
+        assert!(d.target_rate() < Rate::gbps(100));
+    }
+
+    #[test]
+    fn hpcc_sim_hyper_increase_adds_r_hai_once_per_event_not_i_times() {
+        // a target below line rate: cut twice with an increase between
+        let mut c = hpcc_sim();
+        c.on_ack(&ack(Time::us(10), true));
+        c.on_timeout(Time(14_001));
+        fire(&mut c); // fast recovery (stage 0)
+        c.on_ack(&ack(Time(320_000), true));
+        let d = c.next_timeout().unwrap();
+        c.on_timeout(d);
+        assert_eq!(c.stats().cuts, 2);
+        let rt0 = c.target_rate();
+        assert!(rt0 < Rate(99_000_000_000), "{rt0:?}");
+        fire(&mut c); // stage 0: fast recovery
+        assert_eq!(c.target_rate(), rt0);
+        fire(&mut c); // stage 1: additive
+        assert_eq!(c.target_rate(), Rate(rt0.0 + 20_000_000));
+        fire(&mut c); // stage 2: hyper
+        assert_eq!(c.target_rate(), Rate(rt0.0 + 220_000_000));
+        fire(&mut c); // stage 3: hyper, the same step
+        assert_eq!(c.target_rate(), Rate(rt0.0 + 420_000_000));
+        assert_eq!(c.stats().hyper_increases, 2);
+    }
+
+    #[test]
+    fn hpcc_sim_has_no_byte_counter() {
+        let mut c = hpcc_sim();
+        c.on_ack(&ack(Time::us(10), true));
+        c.on_timeout(Time(14_001));
+        let rc = c.rate();
+        for i in 0..100_000u64 {
+            c.on_sent(Time(14_001 + i), &pkt(1000));
+        }
+        assert_eq!(c.increase_counts(), (0, 0));
+        assert_eq!(c.rate(), rc);
+    }
+
+    #[test]
+    fn hpcc_sim_min_rate_is_1gbps() {
+        let mut c = hpcc_sim();
+        let mut t = Time::us(10);
+        for _ in 0..2000 {
+            c.on_ack(&ack(t, true));
+            c.on_timeout(c.next_timeout().unwrap());
+            t = Time(t.0 + 4_000);
+        }
+        assert_eq!(c.rate(), Rate::gbps(1));
     }
 }

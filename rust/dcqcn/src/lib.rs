@@ -25,5 +25,5 @@
 pub mod config;
 pub mod dcqcn;
 
-pub use config::{AlphaMode, DcqcnConfig, DcqcnParams, Preset};
+pub use config::{AlphaMode, DcqcnConfig, DcqcnParams, Preset, RpModel};
 pub use dcqcn::{Dcqcn, DcqcnStats};

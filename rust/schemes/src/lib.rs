@@ -39,7 +39,9 @@ use rdma_cc_core::param::{
     Field, FlatTable, Limit, Param, ParamKind, ParamSpec, ParamValue, Params,
 };
 use rdma_cc_core::{Bytes, ConfigError, Ecn, IntRecords, Rate, Time};
-use rdma_cc_dcqcn::{Dcqcn, DcqcnConfig};
+/// DCQCN's presets (the bridge picks the marking of `hpcc-sim` by name).
+pub use rdma_cc_dcqcn::Preset as DcqcnPreset;
+use rdma_cc_dcqcn::{Dcqcn, DcqcnConfig, RpModel};
 use rdma_cc_dctcp::{Dctcp, DctcpConfig};
 use rdma_cc_hpcc::{Hpcc, HpccConfig};
 use rdma_cc_ldcp::{FastStartExit, Ldcp, LdcpConfig, LdcpRate, Stage};
@@ -151,6 +153,11 @@ pub const DCQCN_CNP_INTERVAL: Time = Time::us(50);
 /// one at the message's end (see [`SchemeConfig::receiver`]).
 pub const DCQCN_ACK_INTERVAL: Bytes = Bytes(65536);
 
+/// The HPCC simulator's receiver repeats a NACK for the same sequence after 500 µs
+/// (`rdma-hw.cc`, attribute `NACK Generation Interval`, default 500 µs, which its `third.cc`
+/// leaves as is): the receiver's automatic `renack_interval` under the `hpcc-sim` DCQCN preset.
+pub const HPCC_SIM_NACK_INTERVAL: Time = Time::us(500);
+
 /// A scheme with its constants: builds the controller of each flow that uses it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SchemeConfig {
@@ -247,7 +254,25 @@ impl SchemeConfig {
     ///   simulator's `L2_ACK_INTERVAL 1` gives TIMELY, DCTCP and HPCC), no CNPs; DCTCP reads
     ///   the ECN-Echo of each ACK, TIMELY the send timestamp it echoes, HPCC the INT hop
     ///   records it echoes.
+    ///
+    /// DCQCN under its `hpcc-sim` preset ([`RpModel::HpccSim`]) takes the HPCC simulator's
+    /// receiver instead (`rdma-hw.cc` `ReceiveUdp` / `ReceiverCheckSeq`, its `run.py`
+    /// `L2_ACK_INTERVAL 1`): every packet is ACKed (`ack_every`, default 1; no ACK by bytes),
+    /// the ACK's ECN-Echo is the CE of the packet it answers (the peer's CNP flag, which the
+    /// sender treats as a CNP), no CNP packets, and a NACK repeated after 500 µs
+    /// (`NACK Generation Interval`, default 500 µs). What the NIC sets explicitly still wins:
+    /// `ack_interval` ACKs by bytes (ECE: any covered packet marked), `cnp_interval` sends CNP
+    /// packets as well (the sender reacts to both the same way), `renack_interval` its own.
     pub fn receiver(&self, base: &ReceiverConfig) -> ReceiverConfig {
+        if let SchemeConfig::Dcqcn(c) = self {
+            if c.resolved().model == RpModel::HpccSim {
+                return ReceiverConfig {
+                    send_cnp: base.cnp_interval.is_some(),
+                    renack_interval: base.renack_interval.or(Some(HPCC_SIM_NACK_INTERVAL)),
+                    ..*base
+                };
+            }
+        }
         let (cnp_interval, ack_interval) = match self {
             SchemeConfig::Dcqcn(_) => (
                 base.cnp_interval.or(Some(DCQCN_CNP_INTERVAL)),
@@ -467,6 +492,40 @@ fn scaled(bytes: u64, rate: Rate, at: Rate) -> u64 {
 const DCTCP_K_PER_10G: u64 = 30_000;
 /// The port speed [`DCTCP_K_PER_10G`] is for.
 const DCTCP_MARKING_RATE: Rate = Rate::gbps(10);
+
+/// The link speed the HPCC simulator's per-speed DCQCN marking maps are written for: its
+/// `run.py` writes `KMIN_MAP` / `KMAX_MAP` as `100 KB × bw / 25` and `400 KB × bw / 25` for a
+/// NIC speed of `bw` Gb/s (and 4 × for the 4 × faster core links), `PMAX_MAP 0.2`.
+const HPCC_SIM_MARKING_RATE: Rate = Rate::gbps(25);
+/// The HPCC simulator's DCQCN `K_min` per 25 Gb/s (`run.py`: `100*bw/25` KB; 400 KB at 100 Gb/s).
+const HPCC_SIM_K_MIN_PER_25G: u64 = 100_000;
+/// The HPCC simulator's DCQCN `K_max` per 25 Gb/s (`run.py`: `400*bw/25` KB; 1600 KB at 100 Gb/s).
+const HPCC_SIM_K_MAX_PER_25G: u64 = 400_000;
+/// The HPCC simulator's DCQCN `P_max` (`run.py`: `PMAX_MAP ... 0.2`).
+const HPCC_SIM_P_MAX: f64 = 0.2;
+
+/// The switch settings of DCQCN under its `hpcc-sim` preset on a link of `rate` carrying frames
+/// of `frame` bytes: the HPCC simulator's per-speed maps (`run.py`, `cc == "dcqcn"`), `K_min` =
+/// 100 KB and `K_max` = 400 KB per 25 Gb/s, `P_max` = 0.2 (`K_min` at least one frame);
+/// `K_fs = K_min`, the queue limit as every scheme's.
+pub fn hpcc_sim_dcqcn_marking(rate: Rate, frame: u64) -> Marking {
+    hpcc_sim_dcqcn_marking_from(
+        scaled(HPCC_SIM_K_MIN_PER_25G, rate, HPCC_SIM_MARKING_RATE).max(frame),
+    )
+}
+
+/// [`hpcc_sim_dcqcn_marking`] from a given `K_min`: `K_max = 4·K_min` (the maps' ratio),
+/// `P_max` = 0.2, `K_fs = K_min`.
+pub fn hpcc_sim_dcqcn_marking_from(k_min: u64) -> Marking {
+    let k_max = k_min.saturating_mul(HPCC_SIM_K_MAX_PER_25G / HPCC_SIM_K_MIN_PER_25G);
+    Marking {
+        k_min,
+        k_max,
+        p_max: HPCC_SIM_P_MAX,
+        k_fs: k_min,
+        buf_max: buf_max_for(k_min, k_max),
+    }
+}
 
 impl Scheme {
     /// Whether the scheme runs on a lossless (PFC) priority as deployed: LDCP is PFC-free
@@ -907,6 +966,91 @@ mod tests {
         assert!(r.send_cnp);
         assert_eq!((r.cnp_interval, r.ack_interval), (None, None));
         assert!(!nic(Scheme::Ldcp).receiver_for(Scheme::Ldcp).send_cnp);
+    }
+
+    fn hpcc_sim_dcqcn() -> NicConfig {
+        NicConfig {
+            scheme: Scheme::Dcqcn,
+            dcqcn: DcqcnConfig {
+                preset: rdma_cc_dcqcn::Preset::HpccSim,
+                ..DcqcnConfig::default()
+            },
+            ..NicConfig::default()
+        }
+    }
+
+    #[test]
+    fn hpcc_sim_dcqcn_receivers_ack_every_packet_echo_ce_and_send_no_cnp_packets() {
+        let r = hpcc_sim_dcqcn().receiver_for(Scheme::Dcqcn);
+        // rdma-hw.cc ReceiveUdp with L2_ACK_INTERVAL 1: an ACK per packet, CNP flag = CE
+        assert_eq!((r.ack_every, r.ack_interval), (1, None));
+        assert!(!r.send_cnp);
+        assert_eq!(r.cnp_interval, None);
+        // NACK Generation Interval 500 µs
+        assert_eq!(r.renack_interval, Some(Time::us(500)));
+        let mut rx = rdma_cc_transport::QpReceiver::new(&r, 10_000).unwrap();
+        for (i, ce) in [false, true, false, true].into_iter().enumerate() {
+            let a = rx.on_data(Time::us(i as u64), i as u64 * 1000, 1000, ce, false);
+            let acks: Vec<_> = a.acks().collect();
+            assert_eq!(acks.len(), 1, "one ACK per packet");
+            assert_eq!((acks[0].seq, acks[0].ece), ((i as u64 + 1) * 1000, ce));
+            assert!(!a.cnp);
+        }
+        assert_eq!((rx.stats().acks, rx.stats().cnps), (4, 0));
+    }
+
+    #[test]
+    fn hpcc_sim_dcqcn_receivers_keep_what_the_nic_sets() {
+        let mut nic = hpcc_sim_dcqcn();
+        nic.receiver.ack_every = 4;
+        nic.receiver.ack_interval = Some(Bytes(4096));
+        nic.receiver.cnp_interval = Some(Time::us(4));
+        nic.receiver.renack_interval = Some(Time::us(20));
+        let r = nic.receiver_for(Scheme::Dcqcn);
+        assert_eq!(
+            (
+                r.ack_every,
+                r.ack_interval,
+                r.cnp_interval,
+                r.renack_interval
+            ),
+            (4, Some(Bytes(4096)), Some(Time::us(4)), Some(Time::us(20)))
+        );
+        // a CNP interval given: CNP packets as well
+        assert!(r.send_cnp);
+        // the other presets keep DCQCN's coalesced receiver
+        for preset in [
+            rdma_cc_dcqcn::Preset::Paper,
+            rdma_cc_dcqcn::Preset::Mellanox,
+        ] {
+            let mut nic = hpcc_sim_dcqcn();
+            nic.dcqcn.preset = preset;
+            let r = nic.receiver_for(Scheme::Dcqcn);
+            assert_eq!(
+                (
+                    r.send_cnp,
+                    r.cnp_interval,
+                    r.ack_interval,
+                    r.renack_interval
+                ),
+                (true, Some(Time::us(50)), Some(Bytes(65536)), None)
+            );
+        }
+    }
+
+    #[test]
+    fn hpcc_sim_dcqcn_marking_is_the_peers_per_speed_map() {
+        // run.py: KMIN_MAP 400 KB, KMAX_MAP 1600 KB, PMAX_MAP 0.2 at 100 Gb/s; 1600/6400 KB at
+        // 400 Gb/s; 100/400 KB at 25 Gb/s
+        for (gbps, k_min) in [(25, 100_000), (100, 400_000), (400, 1_600_000)] {
+            let m = hpcc_sim_dcqcn_marking(Rate::gbps(gbps), 1062);
+            assert_eq!(
+                (m.k_min, m.k_max, m.p_max, m.k_fs),
+                (k_min, 4 * k_min, 0.2, k_min)
+            );
+        }
+        let m = hpcc_sim_dcqcn_marking_from(50_000);
+        assert_eq!((m.k_min, m.k_max, m.p_max), (50_000, 200_000, 0.2));
     }
 
     #[test]
