@@ -100,43 +100,67 @@ def _first(v):
     return v[0] if isinstance(v, list) else v
 
 
+# Bytes around a RoCEv2 data payload (rust/core/src/wire.rs): Ethernet, IPv4, UDP, BTH and ICRC
+# headers (62 B), plus 20 B of preamble and inter-frame gap on the wire.
+DATA_HEADERS = 62
+PREAMBLE_IFG = 20
+
+
+def _auto(text):
+    """An attribute left to its preset ('0', '+0ns', '0bps', 'auto')."""
+    t = str(text).strip()
+    if t == "auto":
+        return True
+    try:
+        return parse_quantity(t) == 0
+    except ValueError:
+        return False
+
+
 def params_from_config(path):
-    """The model's parameters (PAPER's keys) from a run's config.json."""
+    """The model's parameters (PAPER's keys) from a run's config.json: ns3::RdmaNic's DCQCN
+    attributes (those left auto take the paper preset's values), `resolved`'s link rate,
+    K_min/K_max/P_max, MTU and base RTT, and dcqcn-convergence's flows/stagger/duration options.
+    Raises ValueError for a run the model does not describe (another scheme, or a preset or
+    option with rules the paper's model lacks)."""
     with open(path) as f:
         cfg = json.load(f)
     p = {}
-    attrs = cfg.get("attributes", {})
-    nic = attrs.get("ns3::RdmaNic", {})
+    nic = {k: _first(v) for k, v in cfg.get("attributes", {}).get("ns3::RdmaNic", {}).items()}
     res = cfg.get("resolved", {})
     opts = cfg.get("options", {})
-
-    def nic_attr(name, key, conv=parse_quantity):
-        if name in nic:
-            p[key] = conv(_first(nic[name]))
-
-    nic_attr("DcqcnG", "g", float)
-    nic_attr("DcqcnAlphaPeriod", "alpha_period_s")
-    nic_attr("DcqcnIncreaseTimer", "increase_timer_s")
-    nic_attr("DcqcnByteCounter", "byte_counter_bytes")
-    nic_attr("DcqcnFastRecoverySteps", "fast_recovery_steps", lambda v: int(float(v)))
-    nic_attr("DcqcnRateAi", "rate_ai_bps")
-    nic_attr("DcqcnMinRate", "min_rate_bps")
-    nic_attr("CnpInterval", "cnp_interval_s")
-    for key, names in (
-        ("k_min_bytes", ("k_min_bytes", "kmin_bytes")),
-        ("k_max_bytes", ("k_max_bytes", "kmax_bytes")),
-        ("p_max", ("p_max", "pmax")),
-        ("rate_bps", ("rate_bps", "link_rate_bps")),
-        ("delay_s", ("base_rtt_s",)),
-        ("frame_bytes", ("frame_bytes", "data_frame_bytes")),
-        ("payload_bytes", ("payload_bytes", "mtu_payload_bytes")),
+    if res.get("scheme", "dcqcn") != "dcqcn":
+        raise ValueError("%s: scheme %s, not dcqcn" % (path, res.get("scheme")))
+    preset = nic.get("DcqcnPreset", "paper")
+    if preset != "paper":
+        raise ValueError("%s: DCQCN preset %s; the fluid model is the paper's RP (section 5), "
+                         "without periodic alpha or a least interval between cuts" % (path, preset))
+    for name, rule in (("DcqcnAlphaMode", "on-cnp"), ("DcqcnKeepTarget", "false")):
+        if name in nic and nic[name] not in ("auto", rule, "0"):
+            raise ValueError("%s: %s = %s; the fluid model has %s only" % (path, name, nic[name], rule))
+    if not _auto(nic.get("DcqcnMinCutInterval", "0")) and parse_quantity(nic["DcqcnMinCutInterval"]) > 1e-9:
+        raise ValueError("%s: DcqcnMinCutInterval set; the fluid model cuts at every CNP" % path)
+    for name, key, conv in (
+        ("DcqcnG", "g", float),
+        ("DcqcnAlphaPeriod", "alpha_period_s", parse_quantity),
+        ("DcqcnIncreaseTimer", "increase_timer_s", parse_quantity),
+        ("DcqcnByteCounter", "byte_counter_bytes", parse_quantity),
+        ("DcqcnFastRecovery", "fast_recovery_steps", lambda v: int(float(v))),
+        ("DcqcnRai", "rate_ai_bps", parse_quantity),
+        ("DcqcnMinRate", "min_rate_bps", parse_quantity),
+        ("CnpInterval", "cnp_interval_s", parse_quantity),
     ):
-        for n in names:
-            if n in res:
-                p[key] = float(res[n])
-                break
+        if name in nic and not _auto(nic[name]):
+            p[key] = conv(nic[name])
+    for key, name in (("k_min_bytes", "k_min_bytes"), ("k_max_bytes", "k_max_bytes"),
+                      ("p_max", "p_max"), ("rate_bps", "rate_bps")):
+        if name in res:
+            p[key] = float(res[name])
     if "base_rtt_ns" in res:
         p["delay_s"] = float(res["base_rtt_ns"]) * 1e-9
+    if "mtu_bytes" in res:
+        p["payload_bytes"] = float(res["mtu_bytes"])
+        p["frame_bytes"] = p["payload_bytes"] + DATA_HEADERS + PREAMBLE_IFG
     for key, name, conv in (
         ("flows", "flows", int),
         ("stagger_s", "stagger", parse_quantity),
@@ -219,7 +243,7 @@ def integrate(m, step_s=1e-6, sample_s=10e-6, trajectory=None):
     tau, tau_a, t_inc = m["cnp_interval_s"], m["alpha_period_s"], m["increase_timer_s"]
     g, f = m["g"], m["fast_recovery_steps"]
     k_min, k_max, p_max = m["k_min_bytes"], m["k_max_bytes"], m["p_max"]
-    frame = m["frame_bytes"]
+    frame = m["frame_bytes"] - PREAMBLE_IFG  # what a queued frame occupies in the buffer
     dt = step_s
     steps = int(round(m["duration_s"] / dt))
     lag = max(1, int(round(m["delay_s"] / dt)))
@@ -283,7 +307,7 @@ def integrate(m, step_s=1e-6, sample_s=10e-6, trajectory=None):
             x = min(c, max(lo_rate, x + dt * dx))
             rt[i] = max(y, x)
             rc[i] = x
-        # (6): the queue in bytes, never below 0
+        # (6): the queue in bytes (frames without preamble and gap), never below 0
         q = max(0.0, q + dt * (total - c) * frame)
         if k >= half:
             q_sum += q
