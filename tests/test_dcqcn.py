@@ -9,7 +9,10 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import ExampleTest, run_compare, output_dir, read_csv, run_example, summary  # noqa: E402
+from common import ROOT, ExampleTest, run_compare, output_dir, read_csv, run_example, summary  # noqa: E402
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import dcqcn_fluid  # noqa: E402
 
 
 def top_summary(out):
@@ -66,32 +69,13 @@ def max_min_shares(flows_on_link, capacity):
                     left[l] -= share
 
 
-def paper_fixed_point_queue(flows, c_bps, frame_bytes, k_min, k_max, p_max, g=1 / 256, n_us=50,
-                            k_us=55, t_us=55, b_bytes=10e6, f=5, r_ai_bps=40e6):
+def paper_fixed_point_queue(flows, c_bps, frame_bytes, k_min, k_max, p_max):
     """The queue at the fixed point of DCQCN's fluid model (Zhu et al., section 5.1,
-    equations (5)-(9)), for `flows` flows sharing one link of `c_bps`: every flow at
-    R_C = C/flows, and d(alpha)/dt = dR_T/dt = dR_C/dt = 0. Rates are in packets/s and B in
-    packets, as in the model. Solves (8) for R_T - R_C, then (9) for the marking probability p
-    by bisection, and returns the queue RED's line (5) gives p at: K_min + p/P_max (K_max-K_min)."""
-    rc = c_bps / flows / (8 * frame_bytes)
-    b = b_bytes / frame_bytes
-    r_ai = r_ai_bps / (8 * frame_bytes)
-    tau, tau_a, t = n_us * 1e-6, k_us * 1e-6, t_us * 1e-6
-
-    def excess_cut(p):
-        a = 1 - (1 - p) ** (tau * rc)  # a CNP within one N: the cut's rate
-        alpha = 1 - (1 - p) ** (tau_a * rc)  # (7) at rest
-        k_b = p / ((1 - p) ** -b - 1)  # byte-counter events per packet
-        k_t = p / ((1 - p) ** (-t * rc) - 1)  # timer events per packet
-        inc = r_ai * rc * ((1 - p) ** (f * b) * k_b + (1 - p) ** (f * t * rc) * k_t)
-        gap = inc * tau / a  # (8) at rest: R_T - R_C
-        return rc * alpha * a / (2 * tau) - gap / 2 * rc * (k_b + k_t)  # (9): cuts - increases
-
-    lo, hi = 1e-9, p_max
-    for _ in range(200):
-        mid = (lo * hi) ** 0.5
-        lo, hi = (lo, mid) if excess_cut(mid) > 0 else (mid, hi)
-    return k_min + hi / p_max * (k_max - k_min)
+    equations (5)-(9)) for `flows` flows sharing one link of `c_bps`, with the paper's other
+    parameters: tools/dcqcn_fluid.py's fixed_point."""
+    m = dict(dcqcn_fluid.PAPER, flows=flows, rate_bps=c_bps, frame_bytes=frame_bytes,
+             k_min_bytes=k_min, k_max_bytes=k_max, p_max=p_max)
+    return dcqcn_fluid.fixed_point(m)[0]
 
 
 class DcqcnVictim(ExampleTest):
