@@ -21,6 +21,7 @@
 
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 using namespace ns3;
 
@@ -48,28 +49,47 @@ Declare(RdmaScenario& sc)
         .Duration(
             "duration", "100ms", "simulated time of each case", rdmacc::Options::Range::Above(0))
         .Duration(
-            "rateSample", "100us", "rates.csv sampling interval", rdmacc::Options::Range::Above(0));
+            "rateSample", "100us", "rates.csv sampling interval", rdmacc::Options::Range::Above(0))
+        .Count("mappings",
+               1,
+               "ECMP mappings of the flows to paths to run each case over, --ecmpSeed=1..N "
+               "(outputs in OUT/SCHEME/map-K/): the DCQCN paper's Fig. 3 is a spread over "
+               "mappings; the table gives each sender's mean and range. 1: one run, at --ecmpSeed",
+               rdmacc::Options::Range::Closed(1, 64));
 }
 
 /// One case's result.
 struct Result
 {
     std::string scheme;
-    std::vector<double> bps; //!< H1..H4
+    std::vector<double> bps; //!< H1..H4 (over several mappings: their means)
+    std::vector<double> lo;  //!< over several mappings: each sender's least
+    std::vector<double> hi;  //!< ... and most
+    double jainLo = 0;       //!< over several mappings: the least Jain's index
+    double jainHi = 0;       //!< ... and the most
+    uint32_t mappings = 1;   //!< the mappings run
     double jain = 0;
     uint64_t pauses = 0;
     int status = 0;
 };
 
 Result
-RunCase(int argc, char** argv, const std::string& scheme, bool single)
+RunCase(int argc, char** argv, const std::string& scheme, bool single, uint32_t mapping)
 {
     RdmaScenario sc(kName, kHelp);
     Declare(sc);
     if (!single)
     {
         sc.Opts().Default("cc", scheme);
-        sc.SetCase(scheme);
+    }
+    const std::string map = mapping > 0 ? "map-" + std::to_string(mapping) : "";
+    if (!single || mapping > 0)
+    {
+        sc.SetCase(single ? map : mapping > 0 ? scheme + "/" + map : scheme);
+    }
+    if (mapping > 0)
+    {
+        sc.Opts().Default("ecmpSeed", std::to_string(mapping));
     }
     sc.SetQuiet(true);
     sc.Parse(argc, argv);
@@ -112,6 +132,36 @@ RunCase(int argc, char** argv, const std::string& scheme, bool single)
     Simulator::Destroy();
     return r;
 }
+
+/// The runs of one scheme over several mappings as one result: each sender's mean and range.
+Result
+OverMappings(const std::vector<Result>& runs)
+{
+    Result r = runs.front();
+    r.mappings = static_cast<uint32_t>(runs.size());
+    r.lo = r.hi = r.bps;
+    r.jainLo = r.jainHi = r.jain;
+    for (size_t k = 1; k < runs.size(); k++)
+    {
+        for (size_t i = 0; i < r.bps.size(); i++)
+        {
+            r.bps[i] += runs[k].bps[i];
+            r.lo[i] = std::min(r.lo[i], runs[k].bps[i]);
+            r.hi[i] = std::max(r.hi[i], runs[k].bps[i]);
+        }
+        r.jain += runs[k].jain;
+        r.jainLo = std::min(r.jainLo, runs[k].jain);
+        r.jainHi = std::max(r.jainHi, runs[k].jain);
+        r.pauses += runs[k].pauses;
+        r.status = std::max(r.status, runs[k].status);
+    }
+    for (auto& b : r.bps)
+    {
+        b /= double(runs.size());
+    }
+    r.jain /= double(runs.size());
+    return r;
+}
 } // namespace
 
 int
@@ -127,19 +177,31 @@ main(int argc, char* argv[])
         probe.Opts().Parse(argc, argv);
         single = probe.Opts().Given("cc");
         probe.Opts().RefuseTogether("cc", "schemes");
+        probe.Opts().RefuseTogether("ecmpSeed", "mappings");
         schemes = single ? std::vector<std::string>{probe.Cc()} : probe.Opts().GetList("schemes");
         out = probe.Out();
     }
+    const auto mappings = static_cast<uint32_t>(probe.Opts().GetCount("mappings"));
     std::vector<Result> results;
     int status = 0;
     for (const auto& s : schemes)
     {
-        results.push_back(RunCase(argc, argv, s, single));
+        std::vector<Result> runs;
+        for (uint32_t m = 1; m <= mappings; m++)
+        {
+            runs.push_back(RunCase(argc, argv, s, single, mappings > 1 ? m : 0));
+        }
+        results.push_back(mappings > 1 ? OverMappings(runs) : runs.front());
         status = std::max(status, results.back().status);
     }
     std::cout << std::fixed << std::setprecision(2);
     std::cout << "\ndcqcn-fairness: throughput over the last half of the run, Gb/s (DCQCN Fig. 3 "
                  "vs Fig. 8)\n";
+    if (mappings > 1)
+    {
+        std::cout << "  (the mean over " << mappings << " ECMP mappings, --ecmpSeed=1.." << mappings
+                  << "; the range below each; PAUSEs summed)\n";
+    }
     std::cout << "  scheme        H1      H2      H3      H4   Jain's index   PAUSEs\n";
     rdmacc::JsonObject all;
     for (const auto& r : results)
@@ -158,9 +220,31 @@ main(int argc, char* argv[])
             .Num("jain_index", r.jain)
             .UInt("pfc_pause_frames", r.pauses)
             .Int("exit_status", r.status);
+        if (r.mappings > 1)
+        {
+            std::cout << "  " << std::setw(10) << "";
+            rdmacc::JsonObject lo;
+            rdmacc::JsonObject hi;
+            for (size_t i = 0; i < r.bps.size(); i++)
+            {
+                std::ostringstream range;
+                range << std::fixed << std::setprecision(1) << r.lo[i] / 1e9 << "-"
+                      << r.hi[i] / 1e9;
+                std::cout << std::setw(8) << range.str();
+                lo.Num("H" + std::to_string(i + 1), r.lo[i]);
+                hi.Num("H" + std::to_string(i + 1), r.hi[i]);
+            }
+            std::cout << std::setw(9) << std::setprecision(3) << r.jainLo << "-" << r.jainHi
+                      << std::setprecision(2) << "\n";
+            c.UInt("mappings", r.mappings)
+                .Obj("throughput_min_bps", lo)
+                .Obj("throughput_max_bps", hi)
+                .Num("jain_index_min", r.jainLo)
+                .Num("jain_index_max", r.jainHi);
+        }
         all.Obj(r.scheme, c);
     }
-    if (!single)
+    if (!single || mappings > 1)
     {
         all.WriteFile(out + "/summary.json");
         // the run's own config.json (each case's directory has the case's)

@@ -223,6 +223,29 @@ class EcmpSeed(ExampleTest):
         self.assertEqual(shares("--ecmpSeed=3"), shares("--ns3::SwitchNode::EcmpSeed=3"))
 
 
+class Mappings(ExampleTest):
+    def test_dcqcn_fairness_reports_the_spread_over_ecmp_mappings(self):
+        # DCQCN Fig. 3 is a spread over path mappings: --mappings=3 runs --ecmpSeed=1..3
+        _, out = run_example("dcqcn-fairness", "--cc=none", "--pfc=1", "--duration=2ms", "--mappings=3")
+        s = json.load(open(os.path.join(out, "summary.json")))["none"]
+        self.assertEqual(s["mappings"], 3)
+        per = []
+        for k in (1, 2, 3):
+            _, one = run_example("dcqcn-fairness", "--cc=none", "--pfc=1", "--duration=2ms", "--ecmpSeed=%d" % k)
+            per.append(json.load(open(os.path.join(one, "summary.json")))["throughput_bps"])
+            mapped = json.load(open(os.path.join(out, "map-%d" % k, "summary.json")))["throughput_bps"]
+            self.assertEqual(mapped, per[-1], "map-%d is the run at --ecmpSeed=%d" % (k, k))
+        for h in ("H1", "H2", "H3", "H4"):
+            vals = [p[h] for p in per]
+            self.assertAlmostEqual(s["throughput_bps"][h], sum(vals) / 3, delta=1e3)
+            self.assertAlmostEqual(s["throughput_min_bps"][h], min(vals), delta=1e3)
+            self.assertAlmostEqual(s["throughput_max_bps"][h], max(vals), delta=1e3)
+        self.assertTrue(any(s["throughput_max_bps"][h] - s["throughput_min_bps"][h] > 1e9 for h in s["throughput_bps"]),
+                        "the mappings give the senders different shares")
+        p, out = run_example("dcqcn-fairness", "--mappings=2", "--ecmpSeed=3", expect_rc=2)
+        self.assert_config_error(p.stdout, os.listdir(out), "--ecmpSeed=3", "--mappings=2")
+
+
 class Priority(ExampleTest):
     def test_priority_5_runs_lossless_on_class_5_with_the_same_fcts(self):
         _, o3 = run_example("ldcp-incast", "--cc=dcqcn", "--senders=64")

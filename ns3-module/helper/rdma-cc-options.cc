@@ -1003,7 +1003,7 @@ Options::RefuseTogether(const std::string& a, const std::string& b) const
     {
         ConfigFatal("command line",
                     m_impl->form.at(a) + " and " + m_impl->form.at(b) + " together: --" + a +
-                        " runs one case, --" + b + " lists the cases to run; give one");
+                        " sets what --" + b + " varies, one of them would be ignored; give one");
     }
 }
 
