@@ -144,9 +144,11 @@ class DcqcnConvergence(ExampleTest):
         half = s["duration_ns"] / 2
         late = [p for p in read_csv(out, "pfc.csv") if p["kind"] == "pause" and int(p["time_ns"]) > half]
         self.assertEqual(late, [], "PAUSE frames in the settled half")
-        # rates.csv: a row per flow per 10 us sample
+        # rates.csv: a row per flow per 10 us sample from its start (flow 1 at the 5 ms
+        # stagger) to the end of the run
         rows = read_csv(out, "rates.csv")
-        self.assertEqual(len(rows), 2 * (60000 // 10 + 1))
+        self.assertEqual(len(rows), (60000 // 10 + 1) + ((60000 - 5000) // 10 + 1))
+        self.assertEqual(min(int(r["time_ns"]) for r in rows if r["flow_id"] == "1"), 5000000)
 
 
 class DcqcnIncast(ExampleTest):

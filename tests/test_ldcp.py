@@ -180,11 +180,15 @@ class FlowTrace(ExampleTest):
                              "--flowTrace=1", "--flowSample=2us")
         s = summary(out)
         rows = read_csv(out, "flows.csv")
-        self.assertTrue(all(int(r["time_ns"]) % 2000 == 0 for r in rows))
-        # one row per flow per sample while the flows run (none before they start)
-        samples = {int(r["time_ns"]) for r in rows}
-        self.assertEqual(len(rows), 2 * len(samples))
-        self.assertGreaterEqual(max(samples), s["fct_ns"]["max"] - 2000, s)
+        finish = {r["flow_id"]: int(r["finish_ns"]) for r in read_csv(out, "fct.csv")}
+        # one row per flow per sample while it runs (none before its first ACK, none after its
+        # finish), and a last row at its finish
+        for fid, end in finish.items():
+            mine = [int(r["time_ns"]) for r in rows if r["flow_id"] == fid]
+            self.assertEqual(mine[-1], end, "flow %s's last row is at its finish" % fid)
+            self.assertTrue(all(t % 2000 == 0 and t < end for t in mine[:-1]), mine)
+            self.assertEqual(len(mine) - 1, len(set(mine[:-1])), "one row per sample")
+        self.assertGreaterEqual(max(int(r["time_ns"]) for r in rows), s["fct_ns"]["max"] - 2000, s)
         for r in rows:
             self.assertGreater(int(r["rate_bps"]), 0, r)
             self.assertLessEqual(int(r["rate_bps"]), 100_000_000_000, r)

@@ -10,7 +10,7 @@ recursively. Each run directory gets, next to its CSV files:
 
   queue.png     queue length over time (queue.csv): the 8 switch egress queues with the largest
                 maximum, one line each (node:port), 0 where a sample has no row
-  flows.png     per-flow state over time, the first 8 flows by id, one line each: a panel for
+  flows.png     per-flow state over time, the 8 longest-lived flows, one line each: a panel for
                 the window (flows.csv from --flowTrace, window-based schemes), one for the
                 sending rate (flows.csv, rate-based schemes) and one for the delivered rate
                 (rates.csv, e.g. fat-tree-workload --rateSample), for those the run has
@@ -104,7 +104,14 @@ def plot_flows(d, record):
     rates_csv = os.path.join(d, "rates.csv")
     traced = read_rows(flows_csv) if os.path.exists(flows_csv) else []
     delivered = read_rows(rates_csv) if os.path.exists(rates_csv) else []
-    ids = sorted({int(r["flow_id"]) for r in traced} | {int(r["flow_id"]) for r in delivered})[:MAX_FLOWS]
+    # the longest-lived flows (the span of their rows: each trace holds a flow's rows only while
+    # it is active), in id order
+    span = {}
+    for r in traced + delivered:
+        t = int(r["time_ns"])
+        lo, hi = span.get(int(r["flow_id"]), (t, t))
+        span[int(r["flow_id"])] = (min(lo, t), max(hi, t))
+    ids = sorted(sorted(span, key=lambda i: (-(span[i][1] - span[i][0]), i))[:MAX_FLOWS])
     if not ids:
         return
     keep = set(ids)
@@ -127,8 +134,10 @@ def plot_flows(d, record):
         for n, i in enumerate(ids):
             pts = [(int(r["time_ns"]) / 1e6, value(r)) for r in rows if int(r["flow_id"]) == i]
             if pts:
+                # a short-lived flow (few rows: each trace stops at its finish) gets markers,
+                # so that it shows beside flows that last the whole run
                 ax.step([t for t, _ in pts], [v for _, v in pts], where="post", color=colour(n), linewidth=1.2,
-                        label="flow %d" % i)
+                        label="flow %d" % i, marker="o" if len(pts) < 50 else None, markersize=3)
         ax.set_ylabel(ylabel)
     axes[0].legend(fontsize="small", loc="upper right")
     axes[-1].set_xlabel("time (ms)")

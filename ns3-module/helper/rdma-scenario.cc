@@ -718,7 +718,8 @@ RdmaScenario::OnFlowComplete(RdmaScenario* self, const FlowRecord& r)
             // finished: its last byte is acknowledged, so every byte was delivered
             self->WriteRateRow(r.flowId, r.size);
         }
-        if (self->m_flowsCsv.is_open())
+        // (sampled: the finish row; changes only: the last change is the last row)
+        if (self->m_flowsCsv.is_open() && self->m_opts.GetTime("flowSample").IsStrictlyPositive())
         {
             self->WriteFlowRow(r.flowId);
         }
