@@ -33,9 +33,9 @@ main(int argc, char* argv[])
     }
     sc.AddFlow(0, 2, size, MicroSeconds(10)); // a second flow into host 2, 10 us later
 
-    sc.Run(2);                            // host 2's switch port is the bottleneck reported
-    sc.Finish(2, rdmacc::JsonObject());   // prints the summary, writes the files
-    const int status = sc.ExitStatus();   // 3 if an invariant failed
+    sc.Run(2);                          // host 2's switch port is the bottleneck reported
+    sc.Finish(2, rdmacc::JsonObject()); // prints the summary, writes the files
+    const int status = sc.ExitStatus(); // 3 if an invariant failed
     Simulator::Destroy();
     return status;
 }

@@ -20,8 +20,8 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("RdmaNicHelper");
 
-RdmaNicHelper::RdmaNicHelper()
-    : m_nextFlowId(0)
+RdmaNicHelper::RdmaNicHelper() :
+    m_nextFlowId(0)
 {
     m_factory.SetTypeId("ns3::RdmaNic");
 }

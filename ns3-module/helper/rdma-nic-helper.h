@@ -81,9 +81,9 @@ class RdmaNicHelper
         const Fabric& fabric, uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start);
 
   private:
-    ObjectFactory m_factory;           //!< the NICs
-    std::vector<Ptr<RdmaNic>> m_nics;  //!< installed by Install(fabric)
-    uint32_t m_nextFlowId;             //!< AddFlow
+    ObjectFactory m_factory;          //!< the NICs
+    std::vector<Ptr<RdmaNic>> m_nics; //!< installed by Install(fabric)
+    uint32_t m_nextFlowId;            //!< AddFlow
 };
 
 } // namespace ns3
