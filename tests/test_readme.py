@@ -14,7 +14,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import BUILD, ROOT, ExampleTest, output_dir, run_compare, run_example  # noqa: E402
+from common import ROOT, ExampleTest, output_dir, run_compare, run_example  # noqa: E402
 
 README = os.path.join(ROOT, "README.md")
 # commands not run here: the check itself, the build steps, root and network
