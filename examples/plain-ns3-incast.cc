@@ -20,8 +20,6 @@
 #include "ns3/network-module.h"
 #include "ns3/rdma-cc-module.h"
 
-#include "rdma-cc/src/scenario.rs.h"
-
 #include <chrono>
 #include <iostream>
 
@@ -97,8 +95,6 @@ main(int argc, char* argv[])
     monitor.Finish();
 
     // the summary every example writes (rdmacc::SummaryWriter: docs/outputs.md)
-    UintegerValue mtu;
-    probe->GetAttribute("Mtu", mtu);
     const auto counters = sw->GetCounters();
     uint64_t delivered = 0;
     for (const auto& nic : nics.GetNics())
@@ -117,7 +113,7 @@ main(int argc, char* argv[])
         .Ending(g_done == senders, rdmacc::RunEnds::FlowsDone)
         .Bytes(senders * size, delivered)
         .Drops(sw->GetDropList())
-        .WireLimit(rdmacc_ffi::payload_limit_bps(fabric.HostRate(0).GetBitRate(), mtu.Get(), 0))
+        .WireLimit(nics.WireLimitBps(fabric, 0))
         .Marks(counters.marked)
         .Queue(sw->GetMaxEgressBytes(0, priority.Get()),
                monitor.AvgQueue(sw->GetId(), 0, priority.Get()));

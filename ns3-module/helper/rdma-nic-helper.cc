@@ -59,6 +59,14 @@ RdmaNicHelper::GetNics() const
     return m_nics;
 }
 
+double
+RdmaNicHelper::WireLimitBps(const Fabric& fabric, uint32_t host) const
+{
+    UintegerValue mtu;
+    m_nics.at(host)->GetAttribute("Mtu", mtu);
+    return rdmacc_ffi::payload_limit_bps(fabric.HostRate(host).GetBitRate(), mtu.Get(), 0);
+}
+
 uint32_t
 RdmaNicHelper::AddFlow(
     const Fabric& fabric, uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start)

@@ -80,6 +80,14 @@ class RdmaNicHelper
     uint32_t AddFlow(
         const Fabric& fabric, uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start);
 
+    /**
+     * \return the most payload bit/s host `host`'s link carries with the NICs' Mtu: its rate x
+     *         payload / (payload + the RoCEv2 framing), summary.json's wire_limit_bps
+     * \param fabric the fabric given to Install
+     * \param host a host index
+     */
+    double WireLimitBps(const Fabric& fabric, uint32_t host) const;
+
   private:
     ObjectFactory m_factory;          //!< the NICs
     std::vector<Ptr<RdmaNic>> m_nics; //!< installed by Install(fabric)
