@@ -8,6 +8,8 @@
   ./waf compare --run "NAME args" [--schemes=...]    one example under several schemes, one table
   ./waf sweep --run "NAME args" --grid N=v1,v2 ...   one example over a grid x seeds, one table
   ./waf plot [--dirs=DIR,DIR...]                     PNG figures from output directories
+  ./waf bench [--quick]                              the benchmark suite (tools/bench.py)
+  ./waf docs                                         regenerate docs/reference/ (tools/gen_reference.py)
 
 wscript only builds and runs: `check`, `compare` and `sweep` build, then hand over to
 tools/check.py, tools/compare.py and tools/sweep.py; `plot` hands over to tools/plot.py (also runnable by hand on a built tree, see
@@ -553,6 +555,8 @@ def build(bld):
         bld.add_post_fun(_sweep)
     elif bld.cmd == "bench":
         bld.add_post_fun(_bench)
+    elif bld.cmd == "docs":
+        bld.add_post_fun(_docs)
 
 
 def _run_program(bld):
@@ -601,6 +605,13 @@ class SweepContext(Build.BuildContext):
     """build, then run --run "EXAMPLE args" over every --grid value x --seeds and print one table"""
 
     cmd = "sweep"
+    fun = "build"
+
+
+class DocsContext(Build.BuildContext):
+    """build, then regenerate docs/reference/ and rdma-cc.rst's attribute list (tools/gen_reference.py)"""
+
+    cmd = "docs"
     fun = "build"
 
 
@@ -655,6 +666,12 @@ def _bench(bld):
     o = Options.options
     args = (["--quick"] if o.quick else []) + (["--only", o.only] if o.only else [])
     rc = _tool(bld, "bench.py", args)
+    if rc != 0:
+        sys.exit(rc)
+
+
+def _docs(bld):
+    rc = _tool(bld, "gen_reference.py", [])
     if rc != 0:
         sys.exit(rc)
 

@@ -27,6 +27,8 @@ RUNS = [
     ("hpcc-run", ["--maxFlows=10"]),
     ("rcm-burst", ["--duration=100us"]),
     ("rcm-victim", ["--duration=100us"]),
+    ("my-first-scenario", ["--size=10000"]),
+    ("plain-ns3-incast", ["--senders=2", "--size=10000"]),
 ]
 
 NUMBER = (int, float)  # a JSON number: the writer prints 6 significant digits, so 0.0 reads as 0

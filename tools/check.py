@@ -120,6 +120,10 @@ SMOKE = [
     ),
     ("fat-tree-workload", "--k=4 --load=0.3 --duration=300us --out=build/smoke/fat-tree-workload", 0, "slowdown by size"),
     ("fat-tree-workload", "--k=3 --out=build/smoke/bad", 2, "invalid --k = 3"),
+    ("my-first-scenario", "--out=build/smoke/my-first-scenario", 0, "invariants        ok"),
+    ("my-first-scenario", "--size=0 --out=build/smoke/bad", 2, "invalid --size = 0"),
+    ("plain-ns3-incast", "--out=build/smoke/plain-ns3-incast", 0, "4 / 4 flows done, 0 drops, invariants ok"),
+    ("plain-ns3-incast", "--senders=4 --pfc=1 --ns3::RdmaNic::Scheme=dcqcn --out=build/smoke/plain-ns3-dcqcn", 0, "invariants ok"),
 ]
 
 SMOKE_TIMEOUT_S = 600

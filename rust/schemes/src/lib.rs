@@ -21,13 +21,15 @@
 //! bridge (`src/`) must hold nothing but the `#[cxx::bridge]`.
 //!
 //! # Adding a scheme
-//! A new scheme (as DCQCN: its own crate `rdma-cc-dcqcn` with a `DcqcnConfig` implementing
-//! [`Params`] and a controller implementing [`Controller`]) touches only this file: a variant
-//! of [`Scheme`] (its name, its marking and PFC defaults), of [`SchemeConfig`] (its constants)
-//! and of [`SchemeController`] (its controller), a field of [`NicConfig`] with its part in the
-//! NIC's flat parameter table, and the dependency in `Cargo.toml`; the new crate is a
-//! workspace member with a log component (`src/log.rs`). The bridge, the NIC's attributes, the
-//! examples' `--cc` choices and options follow from the tables.
+//! A new scheme (as DCTCP: its own crate `rdma-cc-dctcp` with a `DctcpConfig` implementing
+//! [`Params`] and a controller implementing [`Controller`]) adds, in this file, a variant of
+//! [`Scheme`] (its name, its marking and PFC defaults), of [`SchemeConfig`] (its constants) and
+//! of [`SchemeController`] (its controller), and a field of [`NicConfig`] with its part in the
+//! NIC's flat parameter table; outside it, the new crate in the workspace (root `Cargo.toml`,
+//! `Cargo.lock`), the dependency in this crate's `Cargo.toml` and a log component
+//! (`src/log.rs`). The complete list, checked against DCTCP and HPCC, is in
+//! `docs/adding-a-scheme.md`. The bridge, the NIC's attributes, the examples' `--cc` choices and
+//! options follow from the tables.
 //!
 //! Nothing here reads a clock or allocates per packet; construction validates every parameter,
 //! after which no input makes these types panic.
