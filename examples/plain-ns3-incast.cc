@@ -118,6 +118,13 @@ main(int argc, char* argv[])
         .Queue(sw->GetMaxEgressBytes(0, priority.Get()),
                monitor.AvgQueue(sw->GetId(), 0, priority.Get()));
     w.Write(out + "/summary.json", inv);
+    // config.json: what ran, the attributes of every object as built (a record: this program
+    // has ns-3's CommandLine, so no --config replay)
+    rdmacc::WriteRunRecord(out,
+                           "plain-ns3-incast",
+                           argc,
+                           argv,
+                           rdmacc::JsonObject().UInt("senders", senders).UInt("size_bytes", size));
     std::cout << g_done << " / " << senders << " flows done, " << counters.drops_total
               << " drops, invariants " << (inv.Ok() ? "ok" : "FAILED") << "\n";
     Simulator::Destroy();

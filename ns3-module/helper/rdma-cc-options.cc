@@ -1273,40 +1273,8 @@ Options::CheckBeforeRun() const
 }
 
 void
-Options::WriteConfig(const std::string& dir,
-                     const JsonObject& resolved,
-                     const std::string& caseName) const
+AddRunRecord(JsonObject& c)
 {
-    JsonObject c;
-    c.Str("example", m_impl->program);
-    if (!caseName.empty())
-    {
-        c.Str("case", caseName);
-    }
-    c.StrList("command_line", m_impl->commandLine);
-    if (!m_impl->configFile.empty())
-    {
-        c.Str("replayed", m_impl->configFile);
-    }
-    JsonObject options;
-    std::vector<std::string> names;
-    for (const auto& d : m_impl->decls)
-    {
-        names.push_back(d.name);
-    }
-    std::sort(names.begin(), names.end());
-    for (const auto& n : names)
-    {
-        options.Str(n, IsAuto(n) ? "auto" : GetAsText(n));
-    }
-    c.Obj("options", options);
-    c.Obj("resolved", resolved);
-    JsonObject set;
-    for (const auto& [path, value] : m_impl->attributes)
-    {
-        set.Str(path, value);
-    }
-    c.Obj("ns3_attributes_set", set);
     // every attribute of the run's rdma-cc objects, as they hold it: one value, or the
     // distinct values in the order the objects were built
     std::map<std::string, std::map<std::string, std::vector<std::string>>> held;
@@ -1370,6 +1338,59 @@ Options::WriteConfig(const std::string& dir,
     build.Str("rdma_cc_revision", RdmaCcRevision());
     build.Str("ns3_version", Ns3Version());
     c.Obj("build", build);
+}
+
+void
+WriteRunRecord(const std::string& dir,
+               const std::string& example,
+               int argc,
+               char** argv,
+               const JsonObject& resolved)
+{
+    JsonObject c;
+    c.Str("example", example);
+    c.StrList("command_line", std::vector<std::string>(argv + 1, argv + argc));
+    c.Obj("resolved", resolved);
+    AddRunRecord(c);
+    c.WriteFile(dir + "/config.json");
+}
+
+void
+Options::WriteConfig(const std::string& dir,
+                     const JsonObject& resolved,
+                     const std::string& caseName) const
+{
+    JsonObject c;
+    c.Str("example", m_impl->program);
+    if (!caseName.empty())
+    {
+        c.Str("case", caseName);
+    }
+    c.StrList("command_line", m_impl->commandLine);
+    if (!m_impl->configFile.empty())
+    {
+        c.Str("replayed", m_impl->configFile);
+    }
+    JsonObject options;
+    std::vector<std::string> names;
+    for (const auto& d : m_impl->decls)
+    {
+        names.push_back(d.name);
+    }
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names)
+    {
+        options.Str(n, IsAuto(n) ? "auto" : GetAsText(n));
+    }
+    c.Obj("options", options);
+    c.Obj("resolved", resolved);
+    JsonObject set;
+    for (const auto& [path, value] : m_impl->attributes)
+    {
+        set.Str(path, value);
+    }
+    c.Obj("ns3_attributes_set", set);
+    AddRunRecord(c);
     c.WriteFile(dir + "/config.json");
 }
 

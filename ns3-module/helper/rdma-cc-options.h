@@ -293,6 +293,25 @@ class Options
     std::unique_ptr<Impl> m_impl; //!< declarations and values
 };
 
+/**
+ * Adds to `c` what every config.json records of the built run: `attributes` (every attribute of
+ * its NICs, switches, devices and channels, as they hold it: one value, or the distinct values
+ * in the order the objects were built), `global_values` and `build` (the rdma-cc revision and
+ * the ns-3 version).
+ */
+void AddRunRecord(JsonObject& c);
+
+/**
+ * Writes `dir`/config.json for a program on ns-3's own CommandLine (no rdmacc::Options): the
+ * example, its command line, `resolved` (what the program derived) and AddRunRecord's keys. A
+ * record, not a replay: such a program has no --config.
+ */
+void WriteRunRecord(const std::string& dir,
+                    const std::string& example,
+                    int argc,
+                    char** argv,
+                    const JsonObject& resolved);
+
 } // namespace rdmacc
 } // namespace ns3
 
