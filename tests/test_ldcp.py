@@ -8,7 +8,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import ROOT, ExampleTest, read_bytes, read_csv, run_example, stable_summary, summary  # noqa: E402
+from common import ROOT, ExampleTest, long_test, read_bytes, read_csv, run_example, stable_summary, summary  # noqa: E402
 
 FRAME = 1000 + 62  # payload + RoCE headers
 
@@ -370,6 +370,95 @@ class DraftTargets(ExampleTest):
         # stable stage (README "LDCP defaults", probePackets sweep). What the defaults do:
         # fewer probes than data packets.
         self.assertLess(s["probes_sent"], s["data_packets_sent"], s)
+
+
+class SpeedTargets(ExampleTest):
+    """The LDCP targets at 25, 100 and 400 Gb/s, per seed (rdma-cc.rst, "Fidelity: LDCP across
+    link speeds"). Each assertion is the draft's target where the defaults meet it, else the
+    level measured and named as a miss in that table."""
+
+    SEEDS = ("1", "2", "3")
+    RATES = ("25Gbps", "100Gbps", "400Gbps")
+
+    def assert_no_collapse(self, s):
+        self.assertEqual(s["flows_done"], s["flows_total"], s)
+        self.assertEqual(s["bytes_delivered"], s["bytes_sent"], s)
+        self.assertEqual(s["invariants"], "ok", s)
+
+    def test_rate_variant_1000_sender_incast_at_25gbps_does_not_collapse(self):
+        # used to pin the 2 MB buffer for 187.8 ms at 0.6 Gb/s (2.4 % of the link), its probes
+        # lost with the data and the flows pacing by the base RTT
+        _, out = run_example("ldcp-incast", "--cc=ldcp-rate", "--senders=1000", "--size=16384",
+                             "--rate=25Gbps")
+        s = summary(out)
+        self.assert_no_collapse(s)
+        # miss of the 90 % target (see the table): 56 % of the wire limit, the queue drains
+        self.assertGreaterEqual(s["goodput_active_bps"], 0.55 * s["wire_limit_bps"], s)
+        self.assertLess(s["queue_avg_bytes"], 0.75 * s["buf_max_bytes"], s)
+        self.assertLessEqual(s["retx_bytes"], 2 * s["bytes_sent"], s)
+        self.assertLessEqual(s["stable_stage_drops"], 0.25 * s["data_packets_sent"], s)
+
+    @long_test
+    def test_incast16_last_fct_per_speed_and_seed(self):
+        # target 1.1 x the lossless line-rate run; met at 25 Gb/s, missed by seed 2 at 100 Gb/s
+        # (1.111) and at 400 Gb/s (1.23: the 16 IW bursts' marks outlast the 95 us run)
+        bound = {"25Gbps": 1.10, "100Gbps": 1.12, "400Gbps": 1.25}
+        for rate in self.RATES:
+            for seed in self.SEEDS:
+                with self.subTest(rate=rate, seed=seed):
+                    _, out = run_example("ldcp-incast", "--rate=" + rate, "--seed=" + seed)
+                    s = summary(out)
+                    _, pout = run_example("ldcp-incast", "--cc=none", "--pfc=1", "--rate=" + rate,
+                                          "--seed=" + seed)
+                    pfc = summary(pout)
+                    self.assert_no_collapse(s)
+                    self.assertEqual(s["stable_stage_drops"], 0, s)
+                    self.assertLessEqual(s["fct_ns"]["max"], bound[rate] * pfc["fct_ns"]["max"],
+                                         (s["fct_ns"], pfc["fct_ns"]))
+
+    @long_test
+    def test_incast1000_goodput_per_speed_and_seed(self):
+        # target 85 % of the wire limit: met at 100 and 400 Gb/s; 67 % at 25 Gb/s
+        bound = {"25Gbps": 0.65, "100Gbps": 0.85, "400Gbps": 0.85}
+        for rate in self.RATES:
+            for seed in self.SEEDS:
+                with self.subTest(rate=rate, seed=seed):
+                    _, out = run_example("ldcp-incast", "--senders=1000", "--size=16384",
+                                         "--rate=" + rate, "--seed=" + seed)
+                    s = summary(out)
+                    self.assert_no_collapse(s)
+                    self.assertEqual(s["stable_stage_drops"], 0, s)
+                    self.assertGreaterEqual(s["goodput_active_bps"],
+                                            bound[rate] * s["wire_limit_bps"], s)
+
+    @long_test
+    def test_rate_variant_incast1000_goodput_per_speed_and_seed(self):
+        # target 90 % of the wire limit: missed at every speed (56, 87, 89 %), see the table
+        bound = {"25Gbps": 0.55, "100Gbps": 0.85, "400Gbps": 0.88}
+        for rate in self.RATES:
+            for seed in self.SEEDS:
+                with self.subTest(rate=rate, seed=seed):
+                    _, out = run_example("ldcp-incast", "--cc=ldcp-rate", "--senders=1000",
+                                         "--size=16384", "--rate=" + rate, "--seed=" + seed)
+                    s = summary(out)
+                    self.assert_no_collapse(s)
+                    self.assertGreaterEqual(s["goodput_active_bps"],
+                                            bound[rate] * s["wire_limit_bps"], s)
+
+    @long_test
+    def test_churn_fast_start_pays_at_every_speed_and_seed(self):
+        for rate in self.RATES:
+            for seed in self.SEEDS:
+                with self.subTest(rate=rate, seed=seed):
+                    _, out = run_example("ldcp-churn", "--rate=" + rate, "--seed=" + seed)
+                    fs = summary(out)
+                    _, out0 = run_example("ldcp-churn", "--fastStart=0", "--rate=" + rate,
+                                          "--seed=" + seed)
+                    nofs = summary(out0)
+                    self.assertLess(fs["short_slowdown"]["p50"], nofs["short_slowdown"]["p50"])
+                    self.assertLess(fs["short_slowdown"]["p99"], nofs["short_slowdown"]["p99"])
+                    self.assertLessEqual(fs["short_slowdown"]["p50"], 2.0, fs)
+                    self.assertEqual(fs["stable_stage_drops"], 0, fs)
 
 
 class DraftScenarios(ExampleTest):

@@ -1389,6 +1389,16 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
     {
         inv.Fail(std::to_string(controlDrops) + " control frames dropped (control pool exhausted)");
     }
+    // congestion collapse: the bottleneck's buffer pinned full (time average >= 90 % of
+    // --bufMax) while under 10 % of the wire limit is delivered. No run of a working scheme
+    // does that; a rate-based LDCP incast did, and passed as "invariants ok" (issue 25)
+    if (span > 0 && goodputActive < 0.10 * wireLimit && qAvg >= 0.90 * double(bufMaxB))
+    {
+        inv.Fail("congestion collapse: goodput " + std::to_string(goodputActive) +
+                 " bit/s below 10 % of the wire limit " + std::to_string(wireLimit) +
+                 " bit/s with the bottleneck queue pinned at its buffer (average " +
+                 std::to_string(uint64_t(qAvg)) + " of " + std::to_string(bufMaxB) + " B)");
+    }
     // a packet's bytes count when its last bit arrives: an interval of T holds at most
     // T / frame time + 1 packets, so the bound is the wire limit plus one payload per T
     if (span > 0 && goodputActive > wireLimit * (1 + 1e-9) + double(Mtu()) * 8 / span)

@@ -646,6 +646,42 @@ fn ldcp_rate_probe_times_out_after_rto_and_late_response_only_samples_rtt() {
 }
 
 #[test]
+fn ldcp_rate_probes_lost_in_a_row_halve_the_rate_and_double_the_probe_timeout_each_time() {
+    // probes travel in the data queue and are tail-dropped with the data: the age of one that
+    // timed out bounds the RTT from below until a response returns
+    let mut s = rate_sender(100_000);
+    assert_eq!(s.poll(Time::ZERO), Poll::SendProbe { probe_id: 0 });
+    send(&mut s, Time::ZERO);
+    // cw = 1 at srtt = base RTT 8 µs: one packet per 8 µs while the probe is young
+    assert_eq!(s.poll(Time::ZERO), Poll::WaitUntil(us(8)));
+    // (ACKs keep the retransmission timer out of the way; they give no RTT sample)
+    s.on_ack(us(5), 1000, false);
+    // probe 0 lost: timeout at max(rto floor 32 µs, 2·srtt)
+    s.on_timer(us(32));
+    assert_eq!(s.stats().probe_timeouts, 1);
+    assert_eq!(s.poll(us(32)), Poll::SendProbe { probe_id: 1 });
+    // the new probe is young but the pacing keeps the bound: one packet per 32 µs
+    assert_eq!(send(&mut s, us(32)).seq, 1000);
+    assert_eq!(s.poll(us(32)), Poll::WaitUntil(us(64)));
+    s.on_ack(us(40), 2000, false);
+    // probe 1 lost too: its timeout is twice the bound (64 µs); the bound is now 64 µs
+    s.on_timer(us(95));
+    assert_eq!(s.stats().probe_timeouts, 1);
+    s.on_timer(us(96));
+    assert_eq!(s.stats().probe_timeouts, 2);
+    assert_eq!(s.poll(us(96)), Poll::SendProbe { probe_id: 2 });
+    assert_eq!(send(&mut s, us(96)).seq, 2000);
+    assert_eq!(s.poll(us(96)), Poll::WaitUntil(us(96 + 64)));
+    // srtt itself never saw a sample
+    assert_eq!(s.srtt(), us(8));
+    // a response ends the bound: pacing by the measured RTT (the first sample sets srtt)
+    s.on_probe_response(us(106), 2);
+    assert_eq!(s.srtt(), us(10));
+    assert_eq!(s.poll(us(106)), Poll::SendProbe { probe_id: 3 });
+    assert_eq!(send(&mut s, us(106)).seq, 3000);
+}
+
+#[test]
 fn ldcp_rate_with_fast_start_starts_at_line_rate() {
     let mut c = cfg(Scheme::LdcpRate, 100.0, true);
     c.ldcp.iw = None;

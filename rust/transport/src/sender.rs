@@ -67,9 +67,20 @@
 //!   `probe_packets` data packets were sent since the previous probe (the first once that many
 //!   were sent since the start; default 0: at once); a late response to one of the last four
 //!   probes that timed out still gives an RTT sample (probe ids are unique).
+//! - A probe that times out bounds the RTT from below by its age (decision): until the next
+//!   response, pacing divides by at least that age and the next probe's timeout is at least
+//!   twice it (capped at the RTO ceiling), so consecutive timeouts halve the rate and the
+//!   probe rate each time. Probes travel in the data queue, ECT, and are tail-dropped with the
+//!   data when the buffer overflows: without the bound a flow whose probes are all lost keeps
+//!   pacing by an srtt that never saw the queue (the base RTT at worst), and times a new probe
+//!   out every `max(rto, 2·srtt)`. A 1000-flow incast at 25 Gb/s stayed so overloaded that
+//!   its buffer never drained: 1000 flows at `γ` packets per base RTT are 17 × the link, and
+//!   their probes alone, one per ~33 µs each, took most of it (0.6 Gb/s of goodput, 187 ms
+//!   for 16 MB).
 //! - Pacing divides the window by the smoothed RTT or, while a probe is outstanding for longer
 //!   than that, by the probe's age (a lower bound on the current RTT; decision: a queue
-//!   building behind a rate-paced flow slows it before the probe that measures it returns).
+//!   building behind a rate-paced flow slows it before the probe that measures it returns),
+//!   and by at least the age of the last probe that timed out, until a response returns.
 //! - Retransmission timer: armed while data is in flight, `now + RTO` at the first send into
 //!   an empty pipe and at every ACK that advances `snd_una`; disarmed when nothing is in flight
 //!   (including right after a go-back). RTO (decision, RFC 6298 with a floor of a few base
@@ -261,6 +272,9 @@ pub struct QpSender<C: Controller> {
     /// responses still give RTT samples.
     late_probes: [(u64, Time); LATE_PROBES],
     next_probe_id: u64,
+    /// Age at which the last probe timed out, since the last response (zero when none): a
+    /// lower bound on the current RTT (see the module documentation).
+    probe_rtt_bound: Time,
     /// The next probe waits until this many data packets have been sent
     /// ([`SenderConfig::probe_packets`] after the previous probe).
     probe_after: u64,
@@ -319,6 +333,7 @@ impl<C: Controller> QpSender<C> {
             probe,
             late_probes: [(u64::MAX, Time::ZERO); LATE_PROBES],
             next_probe_id: 0,
+            probe_rtt_bound: Time::ZERO,
             probe_after: cfg.probe_packets,
             probe_packets: cfg.probe_packets,
             log: SendLog::new(flow_size.div_ceil(mtu), mtu),
@@ -657,6 +672,8 @@ impl<C: Controller> QpSender<C> {
         match self.probe {
             Probe::Outstanding { id, sent_at } if id == probe_id => {
                 self.rtt_sample(now.saturating_sub(sent_at));
+                // a measured RTT replaces the bound of the probes that timed out
+                self.probe_rtt_bound = Time::ZERO;
                 self.cc.on_probe_response(now);
                 // draft §3.2 (decision): the next probe is sent when the previous response returns
                 self.probe = if self.is_done() {
@@ -677,11 +694,13 @@ impl<C: Controller> QpSender<C> {
         }
     }
 
-    /// How long a probe may stay unanswered: `max(rto, 2·srtt)` (decision: a queue deeper
-    /// than the RTO must not time every probe out).
+    /// How long a probe may stay unanswered: `max(rto, 2·max(srtt, bound))` with `bound` the
+    /// age of the last probe that timed out since the last response (decision: a queue deeper
+    /// than the RTO must not time every probe out, and each timeout in a row doubles the
+    /// next).
     fn probe_timeout(&self) -> Time {
-        self.rto_floor
-            .max(Time(self.rtt.srtt().0.saturating_mul(2)))
+        let rtt = self.rtt.srtt().max(self.probe_rtt_bound);
+        self.rto_floor.max(Time(rtt.0.saturating_mul(2)))
     }
 
     /// Earliest time this QP wants [`Self::on_timer`]: the retransmission timeout, the
@@ -746,6 +765,13 @@ impl<C: Controller> QpSender<C> {
                 // decision: a new probe when the previous response returns "(or times out)"
                 self.stats.probe_timeouts += 1;
                 self.late_probes[(id % LATE_PROBES as u64) as usize] = (id, sent_at);
+                // decision: the probe's age bounds the RTT from below until a response
+                // returns (lost in an overflowing queue or still in it, it took at least this
+                // long), at most the RTO ceiling
+                self.probe_rtt_bound = now
+                    .saturating_sub(sent_at)
+                    .max(self.probe_rtt_bound)
+                    .min(self.rto_ceiling());
                 self.probe = Probe::Due;
             }
         }
@@ -821,9 +847,9 @@ impl<C: Controller> QpSender<C> {
     /// The RTT pacing divides by at time `now`: the smoothed RTT, or, while an RTT probe is
     /// outstanding for longer than that, the probe's age — a lower bound on the current RTT
     /// (decision: a queue building behind the flow slows it before the probe that measures it
-    /// returns).
+    /// returns); at least the age of the last probe that timed out, until a response returns.
     fn pacing_rtt(&self, now: Time) -> Time {
-        let srtt = self.rtt.srtt();
+        let srtt = self.rtt.srtt().max(self.probe_rtt_bound);
         match self.probe {
             Probe::Outstanding { sent_at, .. } => srtt.max(now.saturating_sub(sent_at)),
             _ => srtt,
