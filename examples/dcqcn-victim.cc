@@ -59,7 +59,13 @@ Declare(RdmaScenario& sc)
         .Duration(
             "duration", "60ms", "simulated time of each case", rdmacc::Options::Range::Above(0))
         .Duration(
-            "rateSample", "100us", "rates.csv sampling interval", rdmacc::Options::Range::Above(0));
+            "rateSample", "100us", "rates.csv sampling interval", rdmacc::Options::Range::Above(0))
+        .Count("mappings",
+               1,
+               "ECMP mappings of the flows to paths to run each case over, --ecmpSeed=1..N "
+               "(outputs in OUT/CASE/map-K/): the DCQCN paper's Fig. 4 is a spread over "
+               "mappings; the table gives the mean and range. 1: one run, at --ecmpSeed",
+               rdmacc::Options::Range::Closed(1, 64));
 }
 
 /// The links each flow's data frames take (ECMP picks one of the shortest paths per flow): a
@@ -92,14 +98,18 @@ struct Result
 {
     std::string scheme;
     uint32_t extra = 0;
-    double victimBps = 0; //!< VS -> VR
-    double incastBps = 0; //!< every sender to R together
+    double victimBps = 0;  //!< VS -> VR (over several mappings: the mean)
+    double incastBps = 0;  //!< every sender to R together (over several mappings: the mean)
+    double victimLo = 0;   //!< over several mappings: the least victim throughput
+    double victimHi = 0;   //!< ... and the most
+    uint32_t mappings = 1; //!< the mappings run
     uint64_t pauses = 0;
     int status = 0;
 };
 
 Result
-RunCase(int argc, char** argv, const std::string& scheme, bool single, uint32_t extra)
+RunCase(
+    int argc, char** argv, const std::string& scheme, bool single, uint32_t extra, uint32_t mapping)
 {
     RdmaScenario sc(kName, kHelp);
     Declare(sc);
@@ -107,7 +117,12 @@ RunCase(int argc, char** argv, const std::string& scheme, bool single, uint32_t 
     {
         sc.Opts().Default("cc", scheme);
     }
-    sc.SetCase((single ? std::string("") : scheme + "-") + "extra" + std::to_string(extra));
+    if (mapping > 0)
+    {
+        sc.Opts().Default("ecmpSeed", std::to_string(mapping));
+    }
+    sc.SetCase((single ? std::string("") : scheme + "-") + "extra" + std::to_string(extra) +
+               (mapping > 0 ? "/map-" + std::to_string(mapping) : ""));
     sc.SetQuiet(true);
     sc.Parse(argc, argv);
     const Time duration = sc.Opts().GetTime("duration");
@@ -203,6 +218,7 @@ main(int argc, char* argv[])
         probe.Opts().Parse(argc, argv);
         single = probe.Opts().Given("cc");
         probe.Opts().RefuseTogether("cc", "schemes");
+        probe.Opts().RefuseTogether("ecmpSeed", "mappings");
         schemes = single ? std::vector<std::string>{probe.Cc()} : probe.Opts().GetList("schemes");
         for (const auto& e : probe.Opts().GetList("extra"))
         {
@@ -210,32 +226,64 @@ main(int argc, char* argv[])
         }
         out = probe.Out();
     }
+    const auto mappings = static_cast<uint32_t>(probe.Opts().GetCount("mappings"));
     std::vector<Result> results;
     int status = 0;
     for (const auto& s : schemes)
     {
         for (uint32_t e : extras)
         {
-            results.push_back(RunCase(argc, argv, s, single, e));
+            // one run, or one per mapping: the mean and range of the victim's throughput
+            Result r;
+            for (uint32_t m = 1; m <= mappings; m++)
+            {
+                const Result one = RunCase(argc, argv, s, single, e, mappings > 1 ? m : 0);
+                r.victimLo = m == 1 ? one.victimBps : std::min(r.victimLo, one.victimBps);
+                r.victimHi = m == 1 ? one.victimBps : std::max(r.victimHi, one.victimBps);
+                r.victimBps += one.victimBps / mappings;
+                r.incastBps += one.incastBps / mappings;
+                r.pauses += one.pauses;
+                r.status = std::max(r.status, one.status);
+                r.scheme = one.scheme;
+                r.extra = one.extra;
+            }
+            r.mappings = mappings;
+            results.push_back(r);
             status = std::max(status, results.back().status);
         }
     }
     std::cout << std::fixed << std::setprecision(2);
     std::cout << "\ndcqcn-victim: the victim's throughput over the last half of the run, Gb/s "
                  "(DCQCN Fig. 4 vs Fig. 9)\n";
+    if (mappings > 1)
+    {
+        std::cout << "  (the mean over " << mappings << " ECMP mappings, --ecmpSeed=1.." << mappings
+                  << ", the victim's range beside it; PAUSEs summed)\n";
+    }
     std::cout << "  scheme     senders under T3   victim VS->VR   incast to R   PAUSEs\n";
     rdmacc::JsonObject all;
     for (const auto& r : results)
     {
         std::cout << "  " << std::left << std::setw(10) << r.scheme << std::right << std::setw(17)
                   << r.extra << std::setw(16) << r.victimBps / 1e9 << std::setw(14)
-                  << r.incastBps / 1e9 << std::setw(9) << r.pauses << "\n";
+                  << r.incastBps / 1e9 << std::setw(9) << r.pauses;
+        if (r.mappings > 1)
+        {
+            std::cout << "   victim " << r.victimLo / 1e9 << "-" << r.victimHi / 1e9;
+        }
+        std::cout << "\n";
         rdmacc::JsonObject c;
         c.UInt("extra_senders", r.extra)
             .Num("victim_bps", r.victimBps)
             .Num("incast_bps", r.incastBps)
             .UInt("pfc_pause_frames", r.pauses)
             .Int("exit_status", r.status);
+        if (r.mappings > 1)
+        {
+            c.UInt("mappings", r.mappings)
+                .Num("victim_min_bps", r.victimLo)
+                .Num("victim_max_bps", r.victimHi);
+        }
         all.Obj(r.scheme + "-extra" + std::to_string(r.extra), c);
     }
     all.WriteFile(out + "/summary.json");

@@ -245,6 +245,21 @@ class Mappings(ExampleTest):
         p, out = run_example("dcqcn-fairness", "--mappings=2", "--ecmpSeed=3", expect_rc=2)
         self.assert_config_error(p.stdout, os.listdir(out), "--ecmpSeed=3", "--mappings=2")
 
+    def test_dcqcn_victim_reports_the_victims_range_over_ecmp_mappings(self):
+        # DCQCN Fig. 4: the victim's throughput over path mappings
+        args = ["--cc=none", "--pfc=1", "--extra=0", "--duration=2ms"]
+        _, out = run_example("dcqcn-victim", *args, "--mappings=3")
+        s = json.load(open(os.path.join(out, "summary.json")))["none-extra0"]
+        victims = []
+        for k in (1, 2, 3):
+            _, one = run_example("dcqcn-victim", *args, "--ecmpSeed=%d" % k)
+            victims.append(json.load(open(os.path.join(one, "summary.json")))["none-extra0"]["victim_bps"])
+            self.assertTrue(os.path.exists(os.path.join(out, "extra0", "map-%d" % k, "fct.csv")))
+        self.assertEqual(s["mappings"], 3)
+        self.assertAlmostEqual(s["victim_bps"], sum(victims) / 3, delta=1e3)
+        self.assertAlmostEqual(s["victim_min_bps"], min(victims), delta=1e3)
+        self.assertAlmostEqual(s["victim_max_bps"], max(victims), delta=1e3)
+
 
 class Priority(ExampleTest):
     def test_priority_5_runs_lossless_on_class_5_with_the_same_fcts(self):
