@@ -22,7 +22,9 @@ sampling error of the run.
 RCM against DCQCN: only what these small runs show for every seed tried (1-3) is asserted: with
 the enterprise CDF, RCM lowers the mean FCT of the mice (< 1 MB) in both patterns. The data-mining
 runs are dominated by a few elephants whose FCT RCM barely moves; no direction is asserted there.
-The README's RCM section has the numbers (and the full-size k = 12 runs)."""
+The README's RCM section has the numbers (and the full-size k = 12 runs). With --long,
+RcmWorkloadFidelity asserts the paper's Fig. 8/9 claims on seeds 1-3 (two of them expected
+failures; the doc's "Fidelity: RCM" says why)."""
 
 import math
 import os
@@ -30,7 +32,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import ExampleTest, run_compare, output_dir, read_csv, run_example, summary  # noqa: E402
+from common import LONG, ExampleTest, long_test, run_compare, output_dir, read_csv, run_example, summary  # noqa: E402
 
 # NPC 2017 section 4.1: 100 Gb/s links, 100 KB per queue, DCQCN with the Mellanox 100G defaults
 SETTING = ["--k=6", "--load=0.6", "--cc=dcqcn", "--xoffBeta=0", "--xoffStatic=100KB",
@@ -213,3 +215,76 @@ class CompareWithRcm(ExampleTest):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RcmWorkloadFidelity(ExampleTest):
+    """The paper's Fig. 8 and Fig. 9 claims on the scaled-down runs above, over seeds 1-3,
+    asserted on each seed (the doc's "Fidelity: RCM" has the numbers and the reasons for the
+    two expected failures). Long: 18 runs of 5-60 s."""
+
+    SEEDS = (1, 2, 3)
+    RUNS = {
+        ("enterprise", "group"): CDFS["enterprise"] + PATTERNS["group"],
+        ("enterprise", "hotspot"): CDFS["enterprise"] + PATTERNS["hotspot"],
+        ("datamining", "group"): CDFS["datamining"] + PATTERNS["group"],
+    }
+
+    @classmethod
+    def setUpClass(cls):
+        cls.runs = {}
+        if not LONG:
+            return
+        for seed in cls.SEEDS:
+            for key, args in cls.RUNS.items():
+                for scheme, sargs in SCHEMES.items():
+                    _, out = run_example("fat-tree-workload", *(SETTING + args + sargs),
+                                         "--seed=%d" % seed)
+                    cls.runs[key + (scheme, seed)] = summary(out)
+
+    def change(self, key, seed, path):
+        """RCM's figure over DCQCN's, minus 1 (negative: lower with RCM)."""
+        def get(s):
+            for k in path:
+                s = s[k]
+            return s
+        return get(self.runs[key + ("rcm", seed)]) / get(self.runs[key + ("dcqcn", seed)]) - 1
+
+    @long_test
+    def test_rcm_lowers_the_enterprise_mice_fct_by_more_than_10_percent(self):
+        # NPC 2017 Fig. 9(a) and section 5: "> 10 % improvement ... on mice flow's FCT"
+        for seed in self.SEEDS:
+            for pat in ("group", "hotspot"):
+                with self.subTest(seed=seed, pattern=pat):
+                    c = self.change(("enterprise", pat), seed, ("fct_by_size", "mice", "fct_ns", "avg"))
+                    self.assertLess(c, -0.10, (seed, pat, c))
+
+    @long_test
+    def test_rcm_raises_the_hot_spot_background_throughput(self):
+        # NPC 2017 Fig. 8(a): the background flows get 12.2 % more throughput than with DCQCN
+        for seed in self.SEEDS:
+            with self.subTest(seed=seed):
+                c = self.change(("enterprise", "hotspot"), seed,
+                                ("fct_by_class", "background", "throughput_bps", "avg"))
+                self.assertGreater(c, 0.05, (seed, c))
+
+    # NPC 2017 Fig. 8(b): the hot flows get a little less than with DCQCN. Not reproduced
+    # (+3 to +17 %); an expected failure, see the doc's "Fidelity: RCM".
+    @long_test
+    @unittest.expectedFailure
+    def test_rcm_slows_the_hot_flows(self):
+        for seed in self.SEEDS:
+            with self.subTest(seed=seed):
+                c = self.change(("enterprise", "hotspot"), seed,
+                                ("fct_by_class", "hot", "throughput_bps", "avg"))
+                self.assertLess(c, 0, (seed, c))
+
+    # NPC 2017 Fig. 9(b): data mining gains more than enterprise (mean FCT of all flows). Not
+    # reproduced (about 0 %); an expected failure, see the doc's "Fidelity: RCM".
+    @long_test
+    @unittest.expectedFailure
+    def test_data_mining_gains_more_than_enterprise(self):
+        for seed in self.SEEDS:
+            with self.subTest(seed=seed):
+                dm = self.change(("datamining", "group"), seed, ("fct_by_size", "all", "fct_ns", "avg"))
+                en = self.change(("enterprise", "group"), seed, ("fct_by_size", "all", "fct_ns", "avg"))
+                self.assertLess(dm, en, (seed, dm, en))

@@ -8,7 +8,9 @@
 //! are being stored in the CAM as the harmful congestion flows" (§3.3). A flow is a
 //! congestion flow of the queue when it fills at least `cfr_min_hits` entries (default 1,
 //! the paper's membership; a larger value keeps only the heaviest flows — decision, see the
-//! crate documentation).
+//! crate documentation), or, with `cfr_min_hits` 0, when it fills more entries than the mean
+//! of the flows in the CAM: the paper's "flows with relatively high injection rate" (§3.3;
+//! when every flow in the CAM fills as many entries, none is relatively heavier and all are).
 //!
 //! The sampling is periodic (one in `cfr_sample` departures, counted per queue), as the
 //! paper's "periodic sampling". Nothing allocates: the CAM is an inline array of
@@ -131,7 +133,7 @@ impl Cam {
             cursor: 0,
             sample_every: every,
             countdown: every,
-            min_hits: p.cfr_min_hits.max(1),
+            min_hits: p.cfr_min_hits,
             samples: 0,
             jitter: p.cfr_jitter.then_some(0x9E37_79B9_7F4A_7C15),
         }
@@ -172,13 +174,35 @@ impl Cam {
     }
 
     /// Whether `flow` is a congestion flow of this queue: it fills at least `cfr_min_hits`
-    /// entries (1: it is in the CAM).
+    /// entries (1: it is in the CAM; 0: relatively heavy, [`Self::is_relatively_heavy`]).
     pub fn contains(&self, flow: FlowId) -> bool {
-        if self.min_hits <= 1 {
-            self.entries().contains(&flow)
-        } else {
-            self.hits(flow) >= self.min_hits
+        match self.min_hits {
+            0 => self.is_relatively_heavy(flow),
+            1 => self.entries().contains(&flow),
+            m => self.hits(flow) >= m,
         }
+    }
+
+    /// `cfr_min_hits` 0 (§3.3, "relatively high injection rate"): `flow` fills more entries
+    /// than the mean of the distinct flows in the CAM (`hits·distinct > entries`), or every
+    /// flow in the CAM fills as many entries as it does (none is relatively heavier: all are
+    /// congestion flows, as with membership).
+    pub fn is_relatively_heavy(&self, flow: FlowId) -> bool {
+        let h = self.hits(flow);
+        if h == 0 {
+            return false;
+        }
+        let e = self.entries();
+        let mut distinct = 0usize;
+        let mut all_equal = true;
+        for (i, &f) in e.iter().enumerate() {
+            if e[..i].contains(&f) {
+                continue;
+            }
+            distinct += 1;
+            all_equal &= self.hits(f) == h;
+        }
+        all_equal || (h as usize) * distinct > e.len()
     }
 
     /// The written entries, in slot order.
@@ -329,6 +353,28 @@ mod tests {
         }
         c.congestion_flows(&mut l);
         assert_eq!(l.as_slice(), [1, 2, 3]);
+    }
+
+    #[test]
+    fn min_hits_0_keeps_the_relatively_heavy_flows_section_3_3() {
+        // the burst fills 8 of 16 entries, four incast flows 2 each: mean 16/5 = 3.2
+        let mut c = cam(16, 1, 0);
+        for f in [9, 1, 9, 2, 9, 3, 9, 4, 9, 1, 9, 2, 9, 3, 9, 4] {
+            c.on_departure(f);
+        }
+        let mut l = FlowList::new();
+        c.congestion_flows(&mut l);
+        assert_eq!(l.as_slice(), [9]);
+        assert_eq!(c.share(|f| l.contains(f)), Some(0.5));
+        // equal flows: none is heavier, all are congestion flows (as membership)
+        let mut c = cam(8, 1, 0);
+        for f in [1, 2, 3, 4, 1, 2, 3, 4] {
+            c.on_departure(f);
+        }
+        c.congestion_flows(&mut l);
+        assert_eq!(l.len(), 4);
+        // a flow not in the CAM never is one
+        assert!(!c.contains(5));
     }
 
     #[test]

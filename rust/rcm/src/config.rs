@@ -118,6 +118,8 @@ pub struct RcmConfig {
     /// A flow is a congestion flow of a queue when its ID fills at least this many entries of
     /// the queue's CAM. Default 1 (membership, as the paper); at most `cam_depth`. Larger
     /// values keep only the heaviest flows (decision: configurable, see the crate docs).
+    /// 0: a flow is one when it fills more entries than the mean of the flows in the CAM
+    /// (§3.3's "relatively high injection rate"; all of them when they fill as many).
     pub cfr_min_hits: u32,
     /// RCC's window period: `W` is the bytes the port sends in this time at its line rate
     /// (§3.4 eq. 3). Decision: 10 µs; > 0.
@@ -478,11 +480,12 @@ const RCM_PARAMS: &[Param<RcmConfig>] = &[
             "rcmCfrMinHits",
             "RcmCfrMinHits",
             "entries",
-            1.0,
+            0.0,
             MAX_CAM_DEPTH as f64,
             "RCM: a flow is a congestion flow of a queue when it fills at least this many \
-             entries of the queue's CAM (1: membership, as NPC 2017 section 3.3); at most \
-             the CAM depth.",
+             entries of the queue's CAM (1: membership, as NPC 2017 section 3.3; 0: more \
+             entries than the mean of the flows in the CAM, the paper's relatively heavy \
+             flows, all of them when they fill as many); at most the CAM depth.",
         ),
         get: |c| ParamValue::Count(u64::from(c.cfr_min_hits)),
         set: |c, v| c.cfr_min_hits = as_u32(v),
@@ -683,7 +686,7 @@ impl RcmConfig {
             cam_depth: self.cam_depth.clamp(1, MAX_CAM_DEPTH as u32) as usize,
             cfr_sample: self.cfr_sample.max(1),
             cfr_jitter: self.cfr_jitter,
-            cfr_min_hits: self.cfr_min_hits.max(1),
+            cfr_min_hits: self.cfr_min_hits,
             window_time: self.window_time,
             rcc_timed: self.rcc_timed,
             rcc_measure: self.rcc_measure,
