@@ -249,10 +249,7 @@ Options::Impl::DeclareFromTable(ParamTable table,
         d.kind = s.kind;
         d.def = std::string(s.default_text);
         d.help = std::string(s.help);
-        if (attrInHelp)
-        {
-            d.help += " (" + type + "::" + std::string(s.attr) + ")";
-        }
+        (void)attrInHelp; // --help names every option's attribute ("Attribute: ...")
         d.table = table;
         d.index = i;
         d.attribute = type + "::" + std::string(s.attr);
