@@ -131,33 +131,16 @@ pub mod ffi {
 
 pub use ffi::{OptionSpec, ParamInfo, ParamKind, ParamValue, RunConfigFile};
 
-fn run_config_read(path: &str) -> Result<RunConfigFile, ConfigError> {
-    let what = format!("--config={path}");
-    let md = std::fs::metadata(path).map_err(|e| {
+fn run_config_read(path: &str) -> Result<RunConfigFile, String> {
+    // the one reader of every input file (missing, directory, not UTF-8 ...: one line each)
+    let text = crate::workload::read_text(path.as_bytes(), "--config")?;
+    let c = rdma_cc_core::runconfig::RunConfig::from_json(text.as_bytes()).map_err(|e| {
         ConfigError::new(
-            &what,
-            path,
-            match e.kind() {
-                std::io::ErrorKind::NotFound => "no such file".to_string(),
-                _ => format!("cannot read it ({e})"),
-            },
-        )
-    })?;
-    if md.is_dir() {
-        return Err(ConfigError::new(
-            &what,
-            path,
-            "is a directory: give its config.json",
-        ));
-    }
-    let bytes = std::fs::read(path)
-        .map_err(|e| ConfigError::new(&what, path, format!("cannot read it ({e})")))?;
-    let c = rdma_cc_core::runconfig::RunConfig::from_json(&bytes).map_err(|e| {
-        ConfigError::new(
-            &what,
+            "--config",
             path,
             format!("{} {}: {}", e.field, e.value, e.requirement),
         )
+        .to_string()
     })?;
     let (option_names, option_values) = c.options.into_iter().unzip();
     Ok(RunConfigFile {
@@ -389,16 +372,7 @@ fn argument_check(arg: &[u8]) -> Result<(), String> {
     match std::str::from_utf8(arg) {
         Ok(_) => Ok(()),
         Err(e) => {
-            let shown: String = String::from_utf8_lossy(arg)
-                .chars()
-                .map(|c| {
-                    if c.is_control() {
-                        c.escape_debug().to_string()
-                    } else {
-                        c.to_string()
-                    }
-                })
-                .collect();
+            let shown = crate::workload::shown_path(arg);
             Err(format!(
                 "invalid argument {shown}: must be UTF-8 text (byte 0x{:02X} at position {} is \
                  not)",

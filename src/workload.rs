@@ -216,7 +216,7 @@ mod ffi {
 }
 
 /// `path` as a message shows it: control characters escaped, so the message stays one line.
-fn shown_path(path: &[u8]) -> String {
+pub(crate) fn shown_path(path: &[u8]) -> String {
     String::from_utf8_lossy(path)
         .chars()
         .map(|c| {
@@ -247,7 +247,7 @@ fn read_text_file(path: &CxxString, option: &str) -> Result<String, String> {
 }
 
 /// [`read_text_file`] of a path given as bytes.
-fn read_text(path: &[u8], option: &str) -> Result<String, String> {
+pub(crate) fn read_text(path: &[u8], option: &str) -> Result<String, String> {
     use std::os::unix::ffi::OsStrExt;
     let shown = shown_path(path);
     let refuse = |rule: String| ConfigError::new(option, &shown, rule).to_string();

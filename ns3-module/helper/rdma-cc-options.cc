@@ -119,6 +119,13 @@ struct Options::Impl
     }
     /// Whether option `name` is `auto` (Options::IsAuto).
     bool IsAuto(const std::string& name) const;
+    /// Option `name`'s value as config.json records it: `auto` where it is derived, else as a
+    /// user would write it (what CheckReplay compares a replay's value with).
+    std::string
+    RecordedText(const std::string& name) const
+    {
+        return IsAuto(name) ? "auto" : std::string(rdmacc_ffi::param_value_text(values.at(name)));
+    }
     /// The option an argument sets (`alpha` for `--alpha=1` and `--ns3::RdmaNic::Alpha=1`),
     /// or the argument's own name.
     std::string KeyOf(const std::string& arg) const;
@@ -830,8 +837,7 @@ Options::Impl::CheckReplay() const
                         "--config=" + configFile + " records option --" + name +
                             ", which this build of " + program + " does not have");
         }
-        const std::string now =
-            IsAuto(name) ? "auto" : std::string(rdmacc_ffi::param_value_text(v->second));
+        const std::string now = RecordedText(name);
         if (now != text)
         {
             ConfigFatal("command line",
@@ -1377,7 +1383,7 @@ Options::WriteConfig(const std::string& dir,
     std::sort(names.begin(), names.end());
     for (const auto& n : names)
     {
-        options.Str(n, IsAuto(n) ? "auto" : GetAsText(n));
+        options.Str(n, m_impl->RecordedText(n));
     }
     c.Obj("options", options);
     c.Obj("resolved", resolved);

@@ -40,7 +40,7 @@ impl RunConfig {
     pub fn from_json(bytes: &[u8]) -> Result<RunConfig, ConfigError> {
         let text = std::str::from_utf8(bytes)
             .map_err(|e| ConfigError::new("config file", "bytes", format!("not UTF-8 ({e})")))?;
-        let f: File = serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
+        let f: File = serde_json::from_str(text).map_err(|e| {
             ConfigError::new(
                 "config file",
                 "text",
