@@ -45,7 +45,9 @@
 //!   120-123`), this transport only a packet that fits.
 //! - **A cut needs ECN-Echo only**: also a duplicate ACK carrying it cuts (RFC 8257 §3.4 and
 //!   the simulator react to the echo, not to new data).
-//! - **Rounding.** Rates are whole bit/s; `R·(1 − α/2)` is rounded to the nearest bit/s.
+//! - **Rounding.** Rates are whole bit/s; `R·(1 − α/2)` is rounded down with preset
+//!   `hpcc-sim` (the simulator's `DataRate × double` truncates, `data-rate.cc:289-292`), to the
+//!   nearest bit/s with `paper`.
 //! - **Losses.** NACKs and timeouts do not change the rate: the simulator runs DCTCP for RDMA
 //!   on a lossless (PFC) priority.
 
@@ -237,7 +239,9 @@ impl Controller for Dctcp {
         let before = self.rate;
         if ack.ece && self.cwr_until.is_none() {
             // 4. RFC 8257 §3.4: cwnd ← cwnd × (1 − α/2), once per window of data
-            let cut = (self.rate.0 as f64 * (1.0 - self.alpha / 2.0)).round();
+            let cut = self.rate.0 as f64 * (1.0 - self.alpha / 2.0);
+            // hpcc-sim: DataRate × double truncates (data-rate.cc:289-292); paper: nearest
+            let cut = if self.sim { cut.floor() } else { cut.round() };
             let cut = if cut.is_finite() && cut >= 0.0 {
                 (cut as u64).min(self.rate.0)
             } else {
@@ -513,5 +517,22 @@ mod tests {
         }
         assert_eq!(c.rate(), Rate::gbps(1));
         assert_eq!(c.window(), Some(2.0), "1 Gb/s × 8 µs = 1 packet, + 1");
+    }
+    #[test]
+    fn hpcc_sim_rounds_a_cut_down_as_datarate_times_double_does() {
+        // data-rate.cc:289-292 DataRate(bps × c) truncates; rdma-hw.cc:1039
+        let cut = |cfg: DctcpConfig| {
+            let mut c = ctl(cfg);
+            c.rate = Rate(3);
+            c.p.min_rate = Rate(1);
+            for i in 1..=2 {
+                send(&mut c, i * 1000);
+            }
+            ack(&mut c, 1000, true);
+            c.rate()
+        };
+        // α = 1: 3 × 1/2 = 1.5 bit/s
+        assert_eq!(cut(DctcpConfig::default()), Rate(1));
+        assert_eq!(cut(paper()), Rate(2));
     }
 }

@@ -31,7 +31,7 @@
 //! - **Rate as the state.** The paper adjusts a window `W` and paces at `R = W/T`; the
 //!   simulator adjusts `R` and derives the window (`VAR_WIN`: its BDP window scaled by
 //!   `R/line rate`). With a fixed `T` the two are the same rule; the state here is `R` (whole
-//!   bit/s, rounded to nearest) and the window `R·T` in packets of the MTU **plus one packet**:
+//!   bit/s, see Rounding) and the window `R·T` in packets of the MTU **plus one packet**:
 //!   the simulator lets a packet go while the bytes in flight are below its window, so up to
 //!   one packet beyond `R·T` is in flight; the transport here lets one go only if it fits, so
 //!   the extra packet keeps the simulator's behaviour (without it a flow paced at `R` is
@@ -41,6 +41,9 @@
 //!   `GLOBAL_T 1`, `third.cc:138`; the paper's `T` is "the base propagation RTT"), as for
 //!   DCTCP here: a difference from the simulator left, the controller is not told the
 //!   fabric's largest RTT.
+//! - **Rounding.** Rates are whole bit/s: `R_c/(U/η)` is rounded down with preset `hpcc-sim`
+//!   (the simulator's `DataRate / double` truncates, `data-rate.cc:294-297`), to the nearest
+//!   with `paper`.
 //! - **Record precision.** Preset `paper`: the records are exact. Preset `hpcc-sim`: the
 //!   transmitted bytes and the queue are read in the simulator's units (128 B and 80 B times
 //!   NIC rate / 25 Gb/s, rounded down: [`sim_int_units`]), so one ACK's `txRate` moves in
@@ -272,7 +275,12 @@ impl Hpcc {
         } else if r >= line as f64 {
             line
         } else {
-            r.round() as u64
+            // hpcc-sim: DataRate(bps / c) truncates (data-rate.cc:294-297); paper: nearest
+            if self.int_units.is_some() {
+                r.floor() as u64
+            } else {
+                r.round() as u64
+            }
         };
         (Rate(r.clamp(p.min_rate.0, line)), stage, mi)
     }
@@ -761,5 +769,19 @@ mod tests {
         ack(&mut e, 2000, &one(hop(1_100, 2_000, 700)));
         let exact = 1000.0 * 8e9 / 100.0 / 1e11 + 700.0 * 8e9 / (1e11 * 10_000.0);
         assert!((e.last_sample() - exact).abs() < 1e-12);
+    }
+    #[test]
+    fn hpcc_sim_rounds_the_rate_down_as_datarate_division_does() {
+        // data-rate.cc:294-297: DataRate(bps / c) truncates; rdma-hw.cc:833 R_c/max_c + R_AI
+        let mut c = sim_ctl();
+        c.u = 0.95 * 3.0;
+        let (r, _, mi) = c.compute();
+        assert!(mi);
+        // 100 G / 3 = 33 333 333 333.33…, + 40 Mb/s
+        assert_eq!(r, Rate(33_333_333_333 + 40_000_000));
+        let mut e = ctl(HpccConfig::default());
+        e.u = 0.95 * 1.5;
+        // 100 G / 1.5 = 66 666 666 666.67: nearest with exact records (paper's rule)
+        assert_eq!(e.compute().0, Rate(66_666_666_667 + 40_000_000));
     }
 }
