@@ -535,4 +535,27 @@ mod tests {
         assert_eq!(cut(DctcpConfig::default()), Rate(1));
         assert_eq!(cut(paper()), Rate(2));
     }
+    #[test]
+    fn hpcc_sim_counts_echo_acks_not_the_packets_they_cover() {
+        // rdma-hw.cc:1004 m_ecnCnt += (cnp > 0): one per ACK whatever it acknowledges
+        let run = |cfg: DctcpConfig| {
+            let mut c = ctl(cfg);
+            for i in 1..=4 {
+                send(&mut c, i * 1000);
+            }
+            ack(&mut c, 1000, false);
+            // one ECN-Echo ACK for 3 packets
+            ack(&mut c, 4000, true);
+            send(&mut c, 5000);
+            ack(&mut c, 5000, false);
+            c.alpha()
+        };
+        // hpcc-sim: 1 echo over the 5 packets in flight at the first ACK (4000/1000 + 1)
+        assert_eq!(
+            run(DctcpConfig::default()),
+            15.0 / 16.0 + (1.0 / 5.0) / 16.0
+        );
+        // paper: 3 of the 4 packets acknowledged in the window marked
+        assert_eq!(run(paper()), 15.0 / 16.0 + (3.0 / 4.0) / 16.0);
+    }
 }
