@@ -728,7 +728,9 @@ mod tests {
             .to_string()
             .starts_with("invalid Scheme = hpcc: HPCC needs INT"));
         assert!(sender_new(&p, &path(), 3000, 0, 1, 0).is_err());
-        // with INT: the records reach the controller
+        // with INT: the records reach the controller (exact with preset paper; hpcc-sim reads
+        // them in the simulator's units)
+        p.set_option(index_of("HpccPreset"), "paper").unwrap();
         let int_path = PathInfo {
             int_telemetry: true,
             ..path()

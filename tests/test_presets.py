@@ -5,7 +5,13 @@ Control, rdma-hw.cc CC_MODE 1 with its run.py settings): the receiver ACKs every
 (L2_ACK_INTERVAL 1) and echoes CE on the ACK instead of sending CNP packets, and the switches mark
 with the peer's per-speed maps (K_min/K_max = 400/1600 KB at 100 Gb/s, P_max = 0.2). The sender's
 rules (4 us decrease grid, alpha timer, stages, no byte counter) are checked one by one by the
-Rust tests in rust/dcqcn; the rule table is in ns3-module/doc/rdma-cc.rst, "Presets"."""
+Rust tests in rust/dcqcn; the rule table is in ns3-module/doc/rdma-cc.rst, "Presets".
+
+The TIMELY, DCTCP and HPCC presets named `hpcc-sim` (their defaults) are the simulator's CC_MODE
+7, 8 and 3: an ACK per data packet, no CNP packets (rdma-hw.cc:311,455-459). DCTCP's adds 615
+Mb/s per window at every speed (run.py:127) and keeps one packet beyond R x base RTT in flight
+(rdma-queue-pair.cc:120-123); its F and HPCC's record units are checked by the Rust tests
+(rust/dctcp, rust/hpcc)."""
 
 import json
 import os
@@ -13,7 +19,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import ExampleTest, run_example, summary  # noqa: E402
+from common import ExampleTest, read_csv, run_example, summary  # noqa: E402
 
 HPCC_SIM = ("--cc=dcqcn", "--dcqcnPreset=hpcc-sim")
 
@@ -61,6 +67,60 @@ class DcqcnHpccSim(ExampleTest):
         self.assertEqual(s["invariants"], "ok", s)
         self.assertLess(s["control_frames"], s["data_packets_sent"] / 10, s)
         self.assertEqual(config(out)["options"]["ackInterval"], "65536")
+
+
+class PeersHpccSim(ExampleTest):
+    def test_timely_dctcp_and_hpcc_ack_every_data_packet_and_send_no_cnp(self):
+        # rdma-hw.cc:311,455-459 with run.py:33 L2_ACK_INTERVAL 1, whatever CC_MODE; one switch,
+        # lossless: every control frame is an ACK, one per data packet
+        for cc in ("timely", "dctcp", "hpcc"):
+            _, out = run_example("ldcp-incast", "--cc=" + cc, "--senders=4")
+            s = summary(out)
+            self.assertEqual(s["invariants"], "ok", (cc, s))
+            self.assertEqual((s["drops_total"], s["retx_bytes"]), (0, 0), (cc, s))
+            self.assertEqual(s["control_frames"], s["data_packets_sent"], (cc, s))
+            self.assertEqual(config(out)["resolved"]["preset"], "hpcc-sim", cc)
+
+    def test_dctcp_adds_615_mbps_per_window_at_any_speed_and_paper_one_mtu_per_rtt(self):
+        # run.py:127 DCTCP_RATE_AI 615Mb/s at every speed (rdma-hw.cc:1047-1049): every rise
+        # of a flow's rate below line rate is 615 Mb/s; paper: one MTU per base RTT
+        for rate in ("25Gbps", "100Gbps"):
+            for preset in ("hpcc-sim", "paper"):
+                _, out = run_example(
+                    "ldcp-incast", "--cc=dctcp", "--dctcpPreset=" + preset, "--rate=" + rate,
+                    "--senders=16", "--size=400000", "--flowTrace=1",
+                )
+                s = summary(out)
+                self.assertEqual(s["invariants"], "ok", s)
+                line = config(out)["resolved"]["rate_bps"]
+                step = 615_000_000
+                if preset == "paper":
+                    step = round(1000 * 8e9 / s["base_rtt_ns"])
+                prev, rises = {}, []
+                for r in read_csv(out, "flows.csv"):
+                    f, bps = r["flow_id"], int(r["rate_bps"])
+                    if f in prev and prev[f] < bps < line:
+                        rises.append(bps - prev[f])
+                    prev[f] = bps
+                self.assertGreater(len(rises), 3, (rate, preset))
+                for d in rises:
+                    self.assertLessEqual(abs(d - step), 1, (rate, preset, d, step))
+
+    def test_dctcp_window_is_one_packet_beyond_rate_times_base_rtt(self):
+        # rdma-queue-pair.cc:120-123: the peer sends while the bytes in flight are below its
+        # window, so one packet more than R x T is in flight; paper: R x T, at least 1
+        for preset in ("hpcc-sim", "paper"):
+            _, out = run_example(
+                "ldcp-incast", "--cc=dctcp", "--dctcpPreset=" + preset, "--senders=4",
+                "--flowTrace=1",
+            )
+            s = summary(out)
+            rows = read_csv(out, "flows.csv")
+            self.assertGreater(len(rows), 10, preset)
+            for r in rows:
+                w = int(r["rate_bps"]) * s["base_rtt_ns"] / 8e9 / 1000
+                want = w + 1.0 if preset == "hpcc-sim" else max(w, 1.0)
+                self.assertAlmostEqual(float(r["cw"]), want, places=3, msg=(preset, r))
 
 
 if __name__ == "__main__":

@@ -9,11 +9,12 @@
 //! Two presets:
 //! - [`Preset::HpccSim`] (default): the HPCC simulator's DCTCP (Li et al., SIGCOMM 2019,
 //!   alibaba-edu/High-Precision-Congestion-Control `run.py`, `cc == "dctcp"`): g = 1/16
-//!   (`EWMA_GAIN 0.0625`), α = 1 at start (`dctcp.m_alpha = 1`), additive step one MTU per base
-//!   RTT (`DCTCP_RATE_AI 615Mb/s`, "calculated from RTT=13us and MTU=1KB, because DCTCP add 1
-//!   MTU per RTT": here computed from the flow's own path), minimum rate 1 Gb/s (`MIN_RATE`).
-//! - [`Preset::Paper`]: RFC 8257 where it differs: the rate's floor is the window's, one
-//!   packet per base RTT (TCP's congestion window never goes below one segment; the RFC sets
+//!   (`EWMA_GAIN 0.0625`), α = 1 at start (`dctcp.m_alpha = 1`), additive step 615 Mb/s at
+//!   every link speed (`DCTCP_RATE_AI 615Mb/s`, "calculated from RTT=13us and MTU=1KB, because
+//!   DCTCP add 1 MTU per RTT"), minimum rate 1 Gb/s (`MIN_RATE`); the sender's rules of
+//!   `HandleAckDctcp` (see [`crate::dctcp`]).
+//! - [`Preset::Paper`]: RFC 8257 where it differs: one MTU per base RTT of the flow's path
+//!   added per window, the rate's floor is the window's, one packet per base RTT (TCP's congestion window never goes below one segment; the RFC sets
 //!   no other floor). g = 1/16 and α = 1 at start are RFC 8257's too (§4.2: "g = 1/16";
 //!   §3.3: α initialised to 1).
 //!
@@ -72,6 +73,10 @@ pub struct DctcpParams {
     pub min_rate: Rate,
 }
 
+/// The simulator's additive step, `DCTCP_RATE_AI 615Mb/s` (`run.py:127`: "calculated from
+/// RTT=13us and MTU=1KB"), the same at every link speed.
+pub const SIM_RATE_AI: Rate = Rate::mbps(615);
+
 /// The rate of one `mtu`-byte packet per `base_rtt`, at most `line` and at least 1 bit/s.
 pub fn one_packet_per_rtt(mtu: u64, base_rtt: Time, line: Rate) -> Rate {
     let bits = u128::from(mtu) * 8 * 1_000_000_000;
@@ -90,7 +95,8 @@ pub struct DctcpConfig {
     pub g: Option<f64>,
     /// `α` at start, in `(0, 1]`. Both presets 1.
     pub alpha_init: Option<f64>,
-    /// The additive step per window. Both presets one MTU per base RTT of the flow's path.
+    /// The additive step per window. Simulator 615 Mb/s at every speed (`run.py:127`);
+    /// paper one MTU per base RTT of the flow's path.
     pub rate_ai: Option<Rate>,
     /// The rate's floor, at most the line rate. Simulator 1 Gb/s; paper one packet per base
     /// RTT.
@@ -184,8 +190,8 @@ const DCTCP_PARAMS: &[Param<DctcpConfig>] = &[
             "dctcp.rate_ai",
             "dctcpRai",
             "DctcpRai",
-            "hpcc-sim and paper one MTU per base RTT of the flow's path (run.py \
-             DCTCP_RATE_AI 615Mbps for 1 KB and 13 us)",
+            "hpcc-sim 615Mbps at every speed (run.py DCTCP_RATE_AI, one 1 KB MTU per \
+             13 us); paper one MTU per base RTT of the flow's path",
             "DCTCP additive increase: the rate grows by this once per window without a cut \
              (congestion avoidance: one MTU per RTT).",
         ),
@@ -222,7 +228,11 @@ impl DctcpConfig {
         DctcpParams {
             g: self.g.unwrap_or(1.0 / 16.0),
             alpha_init: self.alpha_init.unwrap_or(1.0),
-            rate_ai: self.rate_ai.unwrap_or(one),
+            rate_ai: self.rate_ai.unwrap_or(match self.preset {
+                // run.py:127 `dctcp_ai=615`, at every link speed
+                Preset::HpccSim => SIM_RATE_AI,
+                Preset::Paper => one,
+            }),
             min_rate: self.min_rate.unwrap_or(match self.preset {
                 Preset::HpccSim => Rate::gbps(1),
                 Preset::Paper => one,
@@ -291,8 +301,15 @@ mod tests {
         let p = DctcpConfig::default().resolved(&sender(1000, Time::us(13)));
         assert_eq!(p.g, 0.0625);
         assert_eq!(p.alpha_init, 1.0);
-        assert_eq!(p.rate_ai, Rate(615_384_615));
+        assert_eq!(p.rate_ai, Rate::mbps(615));
         assert_eq!(p.min_rate, Rate::gbps(1));
+        // run.py:127: the same 615 Mb/s whatever the path's RTT and the link's speed
+        let mut fast = sender(1000, Time::us(4));
+        fast.path.line_rate = Rate::gbps(400);
+        assert_eq!(
+            DctcpConfig::default().resolved(&fast).rate_ai,
+            Rate::mbps(615)
+        );
         DctcpConfig::default()
             .validate_for(&SenderConfig::default())
             .unwrap();

@@ -28,21 +28,30 @@
 //!   cut of the rate is a cut of the window, and one MTU per base RTT added to the rate is one
 //!   MTU added to the window. The window counts payload bytes and is at least one packet.
 //!   Decision: the base RTT is the flow's own path's (the simulator uses the fabric's largest
-//!   with `GLOBAL_T 1`).
+//!   with `GLOBAL_T 1`, `third.cc:138`: a difference left, the controller is not told the
+//!   fabric's largest RTT).
 //! - **The first observation window** opens at the first ACK (no α update there: the
 //!   simulator's `m_lastUpdateSeq == 0` case; RFC 8257 leaves the initial window to the TCP
 //!   connection's start).
-//! - **F counts packets, not ACKs.** `F` is the share of newly acknowledged packets that came
-//!   with ECN-Echo (RFC 8257's `BytesMarked / BytesAcked` in packets); with one ACK per
-//!   packet (the default) it equals the simulator's count of marked ACKs over the window's
-//!   packets.
+//! - **F.** Preset `paper`: the share of newly acknowledged packets that came with ECN-Echo
+//!   (RFC 8257's `BytesMarked / BytesAcked` in packets). Preset `hpcc-sim`: the simulator's
+//!   `min(1, ECN-Echo ACKs / batch)` (`rdma-hw.cc:1004,1014`), `batch` the packets in flight
+//!   when the window opened, `(snd_nxt − ack)/MTU + 1` (`rdma-hw.cc:1012,1018`); the ACK that
+//!   closes a window counts in it, and the first window's count is not reset when the second
+//!   opens (`rdma-hw.cc:1010-1012`). The two differ when the window ends with fewer packets
+//!   acknowledged than were in flight at its start (the rate was cut meanwhile).
+//! - **Window, preset `hpcc-sim`:** `R × base RTT` plus one packet, as for HPCC: the
+//!   simulator sends while the bytes in flight are below its window (`rdma-queue-pair.cc:
+//!   120-123`), this transport only a packet that fits.
 //! - **A cut needs ECN-Echo only**: also a duplicate ACK carrying it cuts (RFC 8257 §3.4 and
 //!   the simulator react to the echo, not to new data).
-//! - **Rounding.** Rates are whole bit/s; `R·(1 − α/2)` is rounded to the nearest bit/s.
+//! - **Rounding.** Rates are whole bit/s; `R·(1 − α/2)` is rounded down with preset
+//!   `hpcc-sim` (the simulator's `DataRate × double` truncates, `data-rate.cc:289-292`), to the
+//!   nearest bit/s with `paper`.
 //! - **Losses.** NACKs and timeouts do not change the rate: the simulator runs DCTCP for RDMA
 //!   on a lossless (PFC) priority.
 
-use crate::config::{DctcpConfig, DctcpParams};
+use crate::config::{DctcpConfig, DctcpParams, Preset};
 use rdma_cc_core::{ConfigError, Rate, Time};
 use rdma_cc_transport::{AckEvent, Controller, SenderConfig, TxPacket};
 
@@ -81,6 +90,12 @@ pub struct Dctcp {
     marked: u64,
     /// In CWR until an ACK beyond this sequence.
     cwr_until: Option<u64>,
+    /// The HPCC simulator's rules (preset `hpcc-sim`): `F` = ECN-Echo ACKs over the packets
+    /// in flight when the window opened, and the window one packet beyond `R × base RTT`.
+    sim: bool,
+    /// `sim`: the simulator's `m_batchSizeOfAlpha`, the denominator of `F`.
+    batch: u64,
+    mtu: u64,
     stats: DctcpStats,
 }
 
@@ -105,6 +120,9 @@ impl Dctcp {
             acked: 0,
             marked: 0,
             cwr_until: None,
+            sim: cfg.preset == Preset::HpccSim,
+            batch: 0,
+            mtu: sender.mtu.0.max(1),
             stats: DctcpStats::default(),
         })
     }
@@ -124,9 +142,16 @@ impl Dctcp {
         self.alpha
     }
 
-    /// The window, packets: `R × base RTT / MTU`, at least 1.
+    /// The window, packets: `R × base RTT / MTU`, at least 1; with the simulator's rules one
+    /// packet more (`rdma-queue-pair.cc:120-123`: a packet goes while the bytes in flight are
+    /// below the window, so up to one packet beyond it is in flight).
     pub fn cwnd(&self) -> f64 {
-        (self.rate.0 as f64 * self.base_rtt_ns / self.packet_bit_ns).max(1.0)
+        let w = self.rate.0 as f64 * self.base_rtt_ns / self.packet_bit_ns;
+        if self.sim {
+            w + 1.0
+        } else {
+            w.max(1.0)
+        }
     }
 
     /// Whether a cut was made and the data sent by then is not all acknowledged yet.
@@ -164,18 +189,24 @@ impl Controller for Dctcp {
         self.snd_una = self.snd_una.max(ack.snd_una);
         // after a go-back the transport resumes from the ACK if it passed the resend point
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
-        // 1. count the window's packets (RFC 8257 §3.3: BytesAcked, BytesMarked)
+        // 1. count the window's packets (RFC 8257 §3.3: BytesAcked, BytesMarked); the
+        // simulator counts ECN-Echo ACKs (rdma-hw.cc:1004 `m_ecnCnt += (cnp > 0)`)
         self.acked = self.acked.saturating_add(ack.newly_acked);
         if ack.ece {
             self.stats.ece_acks += 1;
-            self.marked = self.marked.saturating_add(ack.newly_acked);
+            let n = if self.sim { 1 } else { ack.newly_acked };
+            self.marked = self.marked.saturating_add(n);
         }
         // 2. end of an observation window: the ACK passes window_end
         let window_ends = self.window_end.is_none_or(|end| ack.snd_una > end);
         if window_ends {
-            if self.window_end.is_some() && self.acked > 0 {
-                // RFC 8257 §3.3: F = marked / acked; α ← (1 − g)·α + g·F
-                let f = (self.marked as f64 / self.acked as f64).min(1.0);
+            // RFC 8257 §3.3: F = marked / acked. The simulator (rdma-hw.cc:1012,1014,1018):
+            // F = min(1, ECN-Echo ACKs / m_batchSizeOfAlpha), the packets in flight when the
+            // window opened, `(snd_nxt − ack)/MTU + 1`
+            let denominator = if self.sim { self.batch } else { self.acked };
+            if self.window_end.is_some() && denominator > 0 {
+                // α ← (1 − g)·α + g·F
+                let f = (self.marked as f64 / denominator as f64).min(1.0);
                 let a = (1.0 - self.p.g) * self.alpha + self.p.g * f;
                 self.alpha = a.clamp(0.0, 1.0);
                 self.stats.alpha_updates += 1;
@@ -185,8 +216,20 @@ impl Controller for Dctcp {
                     self.acked
                 );
             }
+            if self.sim {
+                // rdma-hw.cc:1011-1012: the first window's batch is snd_nxt/MTU + 1 and its
+                // count is not reset (the ACK that opened it counts in it); later ones
+                // (snd_nxt − ack)/MTU + 1 (rdma-hw.cc:1017-1018)
+                let first = self.window_end.is_none();
+                let base = if first { 0 } else { ack.snd_una };
+                self.batch = self.snd_nxt.saturating_sub(base) / self.mtu + 1;
+                if !first {
+                    self.marked = 0;
+                }
+            } else {
+                self.marked = 0;
+            }
             self.acked = 0;
-            self.marked = 0;
             self.window_end = Some(self.snd_nxt);
         }
         // 3. CWR ends once the data sent at the cut is acknowledged
@@ -196,7 +239,9 @@ impl Controller for Dctcp {
         let before = self.rate;
         if ack.ece && self.cwr_until.is_none() {
             // 4. RFC 8257 §3.4: cwnd ← cwnd × (1 − α/2), once per window of data
-            let cut = (self.rate.0 as f64 * (1.0 - self.alpha / 2.0)).round();
+            let cut = self.rate.0 as f64 * (1.0 - self.alpha / 2.0);
+            // hpcc-sim: DataRate × double truncates (data-rate.cc:289-292); paper: nearest
+            let cut = if self.sim { cut.floor() } else { cut.round() };
             let cut = if cut.is_finite() && cut >= 0.0 {
                 (cut as u64).min(self.rate.0)
             } else {
@@ -229,7 +274,6 @@ impl Controller for Dctcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Preset;
     use rdma_cc_core::{Bytes, Ecn};
     use rdma_cc_transport::Path;
 
@@ -249,6 +293,14 @@ mod tests {
 
     fn ctl(cfg: DctcpConfig) -> Dctcp {
         Dctcp::new(&sender(), &cfg).unwrap()
+    }
+
+    /// RFC 8257's rules (preset `paper`).
+    fn paper() -> DctcpConfig {
+        DctcpConfig {
+            preset: Preset::Paper,
+            ..DctcpConfig::default()
+        }
     }
 
     fn send(c: &mut Dctcp, end: u64) {
@@ -291,9 +343,11 @@ mod tests {
 
     #[test]
     fn starts_at_line_rate_with_a_bdp_window_paced_and_ect() {
+        assert_eq!(ctl(paper()).window(), Some(100.0));
         let c = ctl(DctcpConfig::default());
         assert_eq!(c.rate(), Rate::gbps(100));
-        assert_eq!(c.window(), Some(100.0));
+        // hpcc-sim: one packet beyond the BDP (rdma-queue-pair.cc:120-123)
+        assert_eq!(c.window(), Some(101.0));
         assert_eq!(c.pacing_rate(Time::us(8)), Some(Rate::gbps(100)));
         assert_eq!(c.ecn(0, 1000), Ecn::Ect0);
         assert_eq!(c.alpha(), 1.0);
@@ -301,7 +355,7 @@ mod tests {
 
     #[test]
     fn rfc8257_3_4_first_echo_cuts_by_alpha_over_two_then_cwr() {
-        let mut c = ctl(DctcpConfig::default());
+        let mut c = ctl(paper());
         for i in 1..=10 {
             send(&mut c, i * 1000);
         }
@@ -324,7 +378,7 @@ mod tests {
 
     #[test]
     fn rfc8257_3_3_alpha_moves_by_g_towards_the_marked_fraction_once_per_window() {
-        let mut c = ctl(DctcpConfig::default());
+        let mut c = ctl(paper());
         // window 1 opens at the first ACK (no update)
         let mut end = round(&mut c, 0, 1, |_| false);
         assert_eq!(c.stats().alpha_updates, 0);
@@ -343,7 +397,7 @@ mod tests {
 
     #[test]
     fn additive_increase_of_one_mtu_per_base_rtt_per_window_without_a_cut() {
-        let mut c = ctl(DctcpConfig::default());
+        let mut c = ctl(paper());
         let mut end = round(&mut c, 0, 4, |i| i == 1);
         assert_eq!(c.rate(), Rate::gbps(50));
         // leave CWR, then one increase per window: 1000 B per 8 µs = 1 Gb/s
@@ -357,11 +411,7 @@ mod tests {
 
     #[test]
     fn cuts_stop_at_the_min_rate_and_the_window_at_one_packet() {
-        let cfg = DctcpConfig {
-            preset: Preset::Paper,
-            ..DctcpConfig::default()
-        };
-        let mut c = ctl(cfg);
+        let mut c = ctl(paper());
         let mut end = 0;
         for _ in 0..40 {
             end = round(&mut c, end, 2, |_| true);
@@ -371,7 +421,7 @@ mod tests {
         assert_eq!(c.window(), Some(1.0));
         let mut d = ctl(DctcpConfig {
             min_rate: Some(Rate::mbps(100)),
-            ..DctcpConfig::default()
+            ..paper()
         });
         let mut end = 0;
         for _ in 0..60 {
@@ -392,5 +442,120 @@ mod tests {
         let want = (15.0f64 / 16.0).powi(c.stats().alpha_updates as i32);
         assert!((c.alpha() - want).abs() < 1e-12, "{} {want}", c.alpha());
         assert_eq!(c.rate(), Rate::gbps(100));
+    }
+    #[test]
+    fn hpcc_sim_f_is_ece_acks_over_the_packets_in_flight_when_the_window_opened() {
+        // rdma-hw.cc:1012 (first window: snd_nxt/MTU + 1), 1014 (F = min(1, cnt/batch)),
+        // 1018 (then (snd_nxt − ack)/MTU + 1)
+        let run = |cfg: DctcpConfig| {
+            let mut c = ctl(cfg);
+            for i in 1..=10 {
+                send(&mut c, i * 1000);
+            }
+            // the first ACK opens the window with 10 packets in flight: batch 11
+            for i in 1..=10 {
+                ack(&mut c, i * 1000, (2..=4).contains(&i));
+            }
+            for i in 11..=20 {
+                send(&mut c, i * 1000);
+            }
+            ack(&mut c, 11_000, false);
+            c
+        };
+        let c = run(DctcpConfig::default());
+        assert_eq!(c.stats().alpha_updates, 1);
+        assert_eq!(c.alpha(), 15.0 / 16.0 + (3.0 / 11.0) / 16.0);
+        assert_eq!(c.batch, 10, "(20 000 − 11 000)/1000 + 1");
+        // RFC 8257: 3 of the 10 packets acknowledged in the window
+        let p = run(paper());
+        assert_eq!(p.alpha(), 15.0 / 16.0 + (3.0 / 10.0) / 16.0);
+    }
+
+    #[test]
+    fn hpcc_sim_first_windows_echo_count_carries_into_the_second() {
+        // rdma-hw.cc:1010-1012: the first window's branch does not reset m_ecnCnt
+        let run = |cfg: DctcpConfig| {
+            let mut c = ctl(cfg);
+            for i in 1..=4 {
+                send(&mut c, i * 1000);
+            }
+            ack(&mut c, 1000, true);
+            for i in 2..=4 {
+                ack(&mut c, i * 1000, false);
+            }
+            send(&mut c, 5000);
+            ack(&mut c, 5000, false);
+            c.alpha()
+        };
+        assert_eq!(
+            run(DctcpConfig::default()),
+            15.0 / 16.0 + (1.0 / 5.0) / 16.0
+        );
+        assert_eq!(run(paper()), 15.0 / 16.0);
+    }
+
+    #[test]
+    fn hpcc_sim_adds_615_mbps_per_window_at_any_rtt() {
+        // run.py:127 DCTCP_RATE_AI 615Mb/s; rdma-hw.cc:1047-1049 once per window outside CWR
+        let mut c = ctl(DctcpConfig::default());
+        let mut end = round(&mut c, 0, 4, |i| i == 1);
+        assert_eq!(c.rate(), Rate::gbps(50));
+        end = round(&mut c, end, 4, |_| false);
+        let r = c.rate();
+        round(&mut c, end, 4, |_| false);
+        assert_eq!(c.rate(), Rate(r.0 + 615_000_000));
+    }
+
+    #[test]
+    fn hpcc_sim_window_is_one_packet_beyond_rate_times_rtt() {
+        // rdma-queue-pair.cc:120-123: a packet goes while the bytes in flight are below
+        // m_win·R/line, so one packet more than R·T is in flight
+        let mut c = ctl(DctcpConfig::default());
+        let mut end = 0;
+        for _ in 0..60 {
+            end = round(&mut c, end, 2, |_| true);
+        }
+        assert_eq!(c.rate(), Rate::gbps(1));
+        assert_eq!(c.window(), Some(2.0), "1 Gb/s × 8 µs = 1 packet, + 1");
+    }
+    #[test]
+    fn hpcc_sim_rounds_a_cut_down_as_datarate_times_double_does() {
+        // data-rate.cc:289-292 DataRate(bps × c) truncates; rdma-hw.cc:1039
+        let cut = |cfg: DctcpConfig| {
+            let mut c = ctl(cfg);
+            c.rate = Rate(3);
+            c.p.min_rate = Rate(1);
+            for i in 1..=2 {
+                send(&mut c, i * 1000);
+            }
+            ack(&mut c, 1000, true);
+            c.rate()
+        };
+        // α = 1: 3 × 1/2 = 1.5 bit/s
+        assert_eq!(cut(DctcpConfig::default()), Rate(1));
+        assert_eq!(cut(paper()), Rate(2));
+    }
+    #[test]
+    fn hpcc_sim_counts_echo_acks_not_the_packets_they_cover() {
+        // rdma-hw.cc:1004 m_ecnCnt += (cnp > 0): one per ACK whatever it acknowledges
+        let run = |cfg: DctcpConfig| {
+            let mut c = ctl(cfg);
+            for i in 1..=4 {
+                send(&mut c, i * 1000);
+            }
+            ack(&mut c, 1000, false);
+            // one ECN-Echo ACK for 3 packets
+            ack(&mut c, 4000, true);
+            send(&mut c, 5000);
+            ack(&mut c, 5000, false);
+            c.alpha()
+        };
+        // hpcc-sim: 1 echo over the 5 packets in flight at the first ACK (4000/1000 + 1)
+        assert_eq!(
+            run(DctcpConfig::default()),
+            15.0 / 16.0 + (1.0 / 5.0) / 16.0
+        );
+        // paper: 3 of the 4 packets acknowledged in the window marked
+        assert_eq!(run(paper()), 15.0 / 16.0 + (3.0 / 4.0) / 16.0);
     }
 }

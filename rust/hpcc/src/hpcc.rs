@@ -31,14 +31,23 @@
 //! - **Rate as the state.** The paper adjusts a window `W` and paces at `R = W/T`; the
 //!   simulator adjusts `R` and derives the window (`VAR_WIN`: its BDP window scaled by
 //!   `R/line rate`). With a fixed `T` the two are the same rule; the state here is `R` (whole
-//!   bit/s, rounded to nearest) and the window `R·T` in packets of the MTU **plus one packet**:
+//!   bit/s, see Rounding) and the window `R·T` in packets of the MTU **plus one packet**:
 //!   the simulator lets a packet go while the bytes in flight are below its window, so up to
 //!   one packet beyond `R·T` is in flight; the transport here lets one go only if it fits, so
 //!   the extra packet keeps the simulator's behaviour (without it a flow paced at `R` is
 //!   window-limited below `R` by any delay beyond `T`). It also makes the window at least one
 //!   packet whatever the rate.
 //! - **`T`** is the flow's own path's base RTT (the simulator uses the fabric's largest with
-//!   `GLOBAL_T 1`; the paper's `T` is "the base propagation RTT"), as for DCTCP here.
+//!   `GLOBAL_T 1`, `third.cc:138`; the paper's `T` is "the base propagation RTT"), as for
+//!   DCTCP here: a difference from the simulator left, the controller is not told the
+//!   fabric's largest RTT.
+//! - **Rounding.** Rates are whole bit/s: `R_c/(U/η)` is rounded down with preset `hpcc-sim`
+//!   (the simulator's `DataRate / double` truncates, `data-rate.cc:294-297`), to the nearest
+//!   with `paper`.
+//! - **Record precision.** Preset `paper`: the records are exact. Preset `hpcc-sim`: the
+//!   transmitted bytes and the queue are read in the simulator's units (128 B and 80 B times
+//!   NIC rate / 25 Gb/s, rounded down: [`sim_int_units`]), so one ACK's `txRate` moves in
+//!   steps of 512 B per `τ` at 100 Gb/s, as the simulator's does.
 //! - **`U` starts at 1** (the simulator's `hp.u = 1`; the paper does not say): the first
 //!   updates after line-rate start treat the path as busy.
 //! - **`U` and `L` move at every ACK with records**, fast react included (Algorithm 1 line
@@ -61,7 +70,7 @@
 //! - **One rate for the path** (the simulator's `MULTI_RATE 0`); the per-hop-rate variant is
 //!   not implemented.
 
-use crate::config::{HpccConfig, HpccParams};
+use crate::config::{HpccConfig, HpccParams, Preset};
 use rdma_cc_core::{ConfigError, HopRecord, IntRecords, Rate, Time};
 use rdma_cc_transport::{AckEvent, Controller, SenderConfig, TxPacket};
 
@@ -114,8 +123,26 @@ pub struct Hpcc {
     snd_nxt: u64,
     /// Highest cumulative ACK seen.
     snd_una: u64,
+    /// Preset `hpcc-sim`: the units (bytes, queue bytes) the simulator's 8-byte hop record
+    /// keeps its counters in ([`sim_int_units`]); `None`: exact records.
+    int_units: Option<(u64, u64)>,
     stats: HpccStats,
 }
+
+/// The HPCC simulator's hop record keeps transmitted bytes in units of 128 B and the queue in
+/// units of 80 B (`int-header.h:26-27`), both times `INT_MULTI` = NIC rate / 25 Gb/s
+/// (`run.py:116`, at least 1: `int-header.h:44-45` divides by it), rounding down
+/// (`int-header.h:44-45`); the sender sees `(bytes − bytes')·unit` and `qlen·unit`
+/// (`int-header.h:33-38,62-67`). The units of a sender at `line_rate`: (bytes, queue).
+pub fn sim_int_units(line_rate: Rate) -> (u64, u64) {
+    let multi = (line_rate.0 / 25_000_000_000).max(1);
+    (SIM_INT_BYTE_UNIT * multi, SIM_INT_QLEN_UNIT * multi)
+}
+
+/// `IntHop::byteUnit` (`int-header.h:26`).
+pub const SIM_INT_BYTE_UNIT: u64 = 128;
+/// `IntHop::qlenUnit` (`int-header.h:27`).
+pub const SIM_INT_QLEN_UNIT: u64 = 80;
 
 impl Hpcc {
     /// The controller with constants `cfg` on the path `sender` describes (both validated
@@ -138,6 +165,7 @@ impl Hpcc {
             last_update_seq: 0,
             snd_nxt: 0,
             snd_una: 0,
+            int_units: (cfg.preset == Preset::HpccSim).then(|| sim_int_units(line_rate)),
             stats: HpccStats::default(),
         })
     }
@@ -199,10 +227,22 @@ impl Hpcc {
                 continue;
             }
             let b = h.line_rate_bps as f64;
+            let (sent, qlen) = match self.int_units {
+                // hpcc-sim: the counters as the simulator's record holds them (rounded down
+                // to its units, int-header.h:44-45), so deltas move in whole units
+                Some((bu, qu)) => (
+                    (h.tx_bytes / bu).saturating_sub(h0.tx_bytes / bu) * bu,
+                    (h.qlen_bytes / qu).min(h0.qlen_bytes / qu) * qu,
+                ),
+                None => (
+                    h.tx_bytes.saturating_sub(h0.tx_bytes),
+                    h.qlen_bytes.min(h0.qlen_bytes),
+                ),
+            };
             // txRate = (txBytes − txBytes')·8/τ, bit/s
-            let tx_rate = h.tx_bytes.saturating_sub(h0.tx_bytes) as f64 * 8e9 / tau as f64;
+            let tx_rate = sent as f64 * 8e9 / tau as f64;
             // u_j = txRate/B + min(qlen_bytes, qlen_bytes')/(B·T)
-            let queue = h.qlen_bytes.min(h0.qlen_bytes) as f64 * 8e9 / (b * self.t_ns);
+            let queue = qlen as f64 * 8e9 / (b * self.t_ns);
             let u = tx_rate / b + queue;
             // the most utilised hop, with its τ (ties keep the first: the simulator's `u > U`)
             best = match best {
@@ -235,7 +275,12 @@ impl Hpcc {
         } else if r >= line as f64 {
             line
         } else {
-            r.round() as u64
+            // hpcc-sim: DataRate(bps / c) truncates (data-rate.cc:294-297); paper: nearest
+            if self.int_units.is_some() {
+                r.floor() as u64
+            } else {
+                r.round() as u64
+            }
         };
         (Rate(r.clamp(p.min_rate.0, line)), stage, mi)
     }
@@ -339,7 +384,6 @@ impl Controller for Hpcc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Preset;
     use rdma_cc_core::{Bytes, Ecn};
     use rdma_cc_transport::Path;
 
@@ -360,8 +404,17 @@ mod tests {
         }
     }
 
+    /// With exact records (Algorithm 1's arithmetic); the simulator's record units are
+    /// checked apart, with [`sim_ctl`].
     fn ctl(cfg: HpccConfig) -> Hpcc {
-        Hpcc::new(&sender(), &cfg).unwrap()
+        let mut c = Hpcc::new(&sender(), &cfg).unwrap();
+        c.int_units = None;
+        c
+    }
+
+    /// As preset `hpcc-sim` builds it: records in the simulator's units.
+    fn sim_ctl() -> Hpcc {
+        Hpcc::new(&sender(), &HpccConfig::default()).unwrap()
     }
 
     fn hop(ts_ns: u64, tx_bytes: u64, qlen_bytes: u64) -> HopRecord {
@@ -675,5 +728,60 @@ mod tests {
         let mut e = primed(HpccConfig::default(), hop(0, 0, 0), 1000);
         ack(&mut e, 2000, &one(hop(10_000, 1000, 0)));
         assert_eq!(e.rate(), Rate::gbps(100));
+    }
+    #[test]
+    fn hpcc_sim_int_units_are_128_and_80_bytes_times_nic_rate_over_25g() {
+        // int-header.h:26-27 byteUnit 128, qlenUnit 80; run.py:116 INT_MULTI = bw/25
+        assert_eq!(sim_int_units(Rate::gbps(100)), (512, 320));
+        assert_eq!(sim_int_units(Rate::gbps(25)), (128, 80));
+        assert_eq!(sim_int_units(Rate::gbps(400)), (2048, 1280));
+        assert_eq!(sim_int_units(Rate::gbps(10)), (128, 80), "at least 1");
+        assert_eq!(sim_ctl().int_units, Some((512, 320)));
+        let paper = HpccConfig {
+            preset: Preset::Paper,
+            ..HpccConfig::default()
+        };
+        assert_eq!(Hpcc::new(&sender(), &paper).unwrap().int_units, None);
+    }
+
+    #[test]
+    fn hpcc_sim_reads_tx_bytes_and_queue_in_the_records_units() {
+        // int-header.h:44-45 (bytes/unit, qlen/unit rounded down), 33-38 and 62-67 (read back
+        // times the unit); rdma-hw.cc:797-800 u = txRate/B + min(qlen, qlen')/(B·T)
+        let mut c = sim_ctl();
+        send_to(&mut c, 1000);
+        ack(&mut c, 1000, &one(hop(1_000, 1_000, 1_000)));
+        send_to(&mut c, 2000);
+        // 1000 B sent in 100 ns: the record holds 1000/512 = 1 and 2000/512 = 3 units, so the
+        // sender sees 1024 B; the queues 1000/320 = 3 and 700/320 = 2 units: 640 B
+        ack(&mut c, 2000, &one(hop(1_100, 2_000, 700)));
+        let want = 1024.0 * 8e9 / 100.0 / 1e11 + 640.0 * 8e9 / (1e11 * 10_000.0);
+        assert!(
+            (c.last_sample() - want).abs() < 1e-12,
+            "{} {want}",
+            c.last_sample()
+        );
+        // exact records: 1000 B and 700 B
+        let mut e = ctl(HpccConfig::default());
+        send_to(&mut e, 1000);
+        ack(&mut e, 1000, &one(hop(1_000, 1_000, 1_000)));
+        send_to(&mut e, 2000);
+        ack(&mut e, 2000, &one(hop(1_100, 2_000, 700)));
+        let exact = 1000.0 * 8e9 / 100.0 / 1e11 + 700.0 * 8e9 / (1e11 * 10_000.0);
+        assert!((e.last_sample() - exact).abs() < 1e-12);
+    }
+    #[test]
+    fn hpcc_sim_rounds_the_rate_down_as_datarate_division_does() {
+        // data-rate.cc:294-297: DataRate(bps / c) truncates; rdma-hw.cc:833 R_c/max_c + R_AI
+        let mut c = sim_ctl();
+        c.u = 0.95 * 3.0;
+        let (r, _, mi) = c.compute();
+        assert!(mi);
+        // 100 G / 3 = 33 333 333 333.33…, + 40 Mb/s
+        assert_eq!(r, Rate(33_333_333_333 + 40_000_000));
+        let mut e = ctl(HpccConfig::default());
+        e.u = 0.95 * 1.5;
+        // 100 G / 1.5 = 66 666 666 666.67: nearest with exact records (paper's rule)
+        assert_eq!(e.compute().0, Rate(66_666_666_667 + 40_000_000));
     }
 }

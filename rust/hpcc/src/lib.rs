@@ -31,4 +31,4 @@ pub mod config;
 pub mod hpcc;
 
 pub use config::{HpccConfig, HpccParams, Preset};
-pub use hpcc::{Hpcc, HpccStats};
+pub use hpcc::{sim_int_units, Hpcc, HpccStats};

@@ -157,7 +157,8 @@ pub const DCQCN_ACK_INTERVAL: Bytes = Bytes(65536);
 
 /// The HPCC simulator's receiver repeats a NACK for the same sequence after 500 µs
 /// (`rdma-hw.cc`, attribute `NACK Generation Interval`, default 500 µs, which its `third.cc`
-/// leaves as is): the receiver's automatic `renack_interval` under the `hpcc-sim` DCQCN preset.
+/// leaves as is): the receiver's automatic `renack_interval` under the `hpcc-sim` presets of
+/// DCQCN, TIMELY, DCTCP and HPCC.
 pub const HPCC_SIM_NACK_INTERVAL: Time = Time::us(500);
 
 /// A scheme with its constants: builds the controller of each flow that uses it.
@@ -255,7 +256,9 @@ impl SchemeConfig {
     /// - the others: ACKs by packets (`ack_every`, default one per packet as the HPCC
     ///   simulator's `L2_ACK_INTERVAL 1` gives TIMELY, DCTCP and HPCC), no CNPs; DCTCP reads
     ///   the ECN-Echo of each ACK, TIMELY the send timestamp it echoes, HPCC the INT hop
-    ///   records it echoes.
+    ///   records it echoes. Under their `hpcc-sim` presets a NACK is repeated after 500 µs
+    ///   ([`HPCC_SIM_NACK_INTERVAL`], the simulator's receiver for every scheme) unless the
+    ///   NIC sets `renack_interval`.
     ///
     /// DCQCN under its `hpcc-sim` preset ([`RpModel::HpccSim`]) takes the HPCC simulator's
     /// receiver instead (`rdma-hw.cc` `ReceiveUdp` / `ReceiverCheckSeq`, its `run.py`
@@ -275,6 +278,19 @@ impl SchemeConfig {
                 };
             }
         }
+        // the HPCC simulator's receiver repeats a NACK after 500 µs for every scheme
+        // (rdma-hw.cc:37-41,467-468): TIMELY's, DCTCP's and HPCC's hpcc-sim presets too
+        let sim_receiver = match self {
+            SchemeConfig::Timely(c) => c.preset == rdma_cc_timely::Preset::HpccSim,
+            SchemeConfig::Dctcp(c) => c.preset == rdma_cc_dctcp::Preset::HpccSim,
+            SchemeConfig::Hpcc(c) => c.preset == rdma_cc_hpcc::Preset::HpccSim,
+            _ => false,
+        };
+        let renack_interval = if sim_receiver {
+            base.renack_interval.or(Some(HPCC_SIM_NACK_INTERVAL))
+        } else {
+            base.renack_interval
+        };
         let (cnp_interval, ack_interval) = match self {
             SchemeConfig::Dcqcn(_) => (
                 base.cnp_interval.or(Some(DCQCN_CNP_INTERVAL)),
@@ -286,6 +302,7 @@ impl SchemeConfig {
             send_cnp: matches!(self, SchemeConfig::LdcpRate(_) | SchemeConfig::Dcqcn(_)),
             cnp_interval,
             ack_interval,
+            renack_interval,
             ..*base
         }
     }
@@ -970,6 +987,31 @@ mod tests {
         assert!(!nic(Scheme::Ldcp).receiver_for(Scheme::Ldcp).send_cnp);
     }
 
+    #[test]
+    fn hpcc_sim_presets_of_timely_dctcp_and_hpcc_repeat_a_nack_after_500_us() {
+        // rdma-hw.cc:37-41 (NACK Generation Interval 500 µs), 467-468: the simulator's
+        // receiver, whatever the scheme; the paper presets keep the transport's rule
+        for s in [Scheme::Timely, Scheme::Dctcp, Scheme::Hpcc] {
+            let r = nic(s).receiver_for(s);
+            assert_eq!(r.renack_interval, Some(Time::us(500)), "{s:?}");
+            assert_eq!((r.ack_every, r.ack_interval), (1, None), "{s:?}");
+            assert!(!r.send_cnp, "{s:?}");
+        }
+        let mut n = nic(Scheme::Dctcp);
+        n.dctcp.preset = rdma_cc_dctcp::Preset::Paper;
+        n.timely.preset = rdma_cc_timely::Preset::Paper;
+        n.hpcc.preset = rdma_cc_hpcc::Preset::Paper;
+        for s in [Scheme::Timely, Scheme::Dctcp, Scheme::Hpcc] {
+            assert_eq!(n.receiver_for(s).renack_interval, None, "{s:?}");
+        }
+        n.receiver.renack_interval = Some(Time::us(20));
+        n.dctcp.preset = rdma_cc_dctcp::Preset::HpccSim;
+        assert_eq!(
+            n.receiver_for(Scheme::Dctcp).renack_interval,
+            Some(Time::us(20))
+        );
+    }
+
     fn hpcc_sim_dcqcn() -> NicConfig {
         NicConfig {
             scheme: Scheme::Dcqcn,
@@ -1225,8 +1267,8 @@ mod tests {
         let dctcp = nic(Scheme::Dctcp)
             .build_sender(&path(), 10_000, Time::ZERO)
             .unwrap();
-        // 100 Gb/s × 8 µs = 100 packets of 1000 B
-        assert_eq!((dctcp.cw(), dctcp.rate()), (100.0, Some(Rate::gbps(100))));
+        // 100 Gb/s × 8 µs = 100 packets of 1000 B, and the simulator's one packet more
+        assert_eq!((dctcp.cw(), dctcp.rate()), (101.0, Some(Rate::gbps(100))));
         let timely = nic(Scheme::Timely)
             .build_sender(&path(), 10_000, Time::ZERO)
             .unwrap();
@@ -1296,9 +1338,11 @@ mod tests {
     #[test]
     fn hpcc_acks_reach_the_controller_with_their_records() {
         use rdma_cc_core::HopRecord;
-        let mut q = nic(Scheme::Hpcc)
-            .build_sender(&path(), 1_000_000, Time::ZERO)
-            .unwrap();
+        // exact records (preset paper; hpcc-sim reads them in the simulator's units); U ≥ η,
+        // so both presets' updates are multiplicative
+        let mut n = nic(Scheme::Hpcc);
+        n.hpcc.preset = rdma_cc_hpcc::Preset::Paper;
+        let mut q = n.build_sender(&path(), 1_000_000, Time::ZERO).unwrap();
         let hop = |ts_ns, tx_bytes, qlen_bytes| HopRecord {
             qlen_bytes,
             tx_bytes,

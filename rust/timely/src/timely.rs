@@ -38,11 +38,13 @@
 //!   uses the hyper step (the simulator: `m_incStage < 5 ? RATE_AI : RATE_HAI`). With
 //!   `hai_below_t_low` false (paper preset) an increase below `T_low` still counts but is
 //!   always `δ` (Algorithm 1 applies `N·δ` only in the gradient branch).
-//! - **Rounding.** Rates are whole bit/s; `R·factor` is rounded to the nearest bit/s.
+//! - **Rounding.** Rates are whole bit/s; `R·factor` is rounded down with preset `hpcc-sim`
+//!   (the simulator's `DataRate × double` truncates, `data-rate.cc:289-292`), to the nearest
+//!   bit/s with `paper`.
 //! - **Losses.** NACKs and timeouts do not change the rate: the simulator runs TIMELY on a
 //!   lossless (PFC) priority, and the paper defines no reaction to them.
 
-use crate::config::{Granularity, TimelyConfig, TimelyParams};
+use crate::config::{Granularity, Preset, TimelyConfig, TimelyParams};
 use rdma_cc_core::{ConfigError, Rate, Time};
 use rdma_cc_transport::{AckEvent, Controller, SenderConfig, TxPacket};
 
@@ -82,6 +84,8 @@ pub struct Timely {
     snd_una: u64,
     /// Per segment: bytes acknowledged since the last update.
     segment_bytes: u64,
+    /// Preset `hpcc-sim`: a decrease rounds down, as the simulator's `DataRate × double`.
+    truncate: bool,
     stats: TimelyStats,
 }
 
@@ -104,6 +108,7 @@ impl Timely {
             snd_nxt: 0,
             snd_una: 0,
             segment_bytes: 0,
+            truncate: cfg.preset == Preset::HpccSim,
             stats: TimelyStats::default(),
         })
     }
@@ -204,7 +209,9 @@ impl Timely {
     }
 
     fn decrease(&mut self, factor: f64) -> &'static str {
-        let r = (self.rate.0 as f64 * factor).round();
+        let r = self.rate.0 as f64 * factor;
+        // hpcc-sim: DataRate × double truncates (data-rate.cc:289-292); paper: nearest
+        let r = if self.truncate { r.floor() } else { r.round() };
         let r = if r.is_finite() && r >= 0.0 {
             (r as u64).min(self.rate.0)
         } else {
@@ -263,7 +270,6 @@ impl Controller for Timely {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Preset;
     use rdma_cc_core::{Bytes, Ecn};
     use rdma_cc_transport::Path;
 
@@ -405,7 +411,8 @@ mod tests {
         ack(&mut c, 2000, 20, 70);
         assert_eq!(c.rtt_diff(), 8750.0);
         assert_eq!(c.gradient(), 0.4375);
-        assert_eq!(c.rate(), Rate(32_500_000_000));
+        // 50 G × 0.65 is 32 499 999 999.99… in f64, rounded down as the simulator does
+        assert_eq!(c.rate(), Rate(32_499_999_999));
         // a gradient twice as steep cuts twice as much (from the same state)
         let mut d = at_rate(TimelyConfig::default(), Rate::gbps(50));
         ack(&mut d, 1000, 10, 60);
@@ -512,5 +519,23 @@ mod tests {
             ack(&mut c, k * 1000, k * 10, 10);
         }
         assert_eq!(c.rate(), Rate::gbps(100));
+    }
+    #[test]
+    fn hpcc_sim_rounds_a_decrease_down_as_datarate_times_double_does() {
+        // data-rate.cc:289-292 DataRate(bps × c) truncates; rdma-hw.cc:973
+        let run = |cfg: TimelyConfig| {
+            let mut c = at_rate(cfg, Rate(10_000_000_001));
+            ack(&mut c, 1000, 10, 1000);
+            // rtt 1000 µs > T_high: factor 1 − 0.8 × (1 − 500/1000) = 0.6
+            ack(&mut c, 2000, 20, 1000);
+            c.rate()
+        };
+        assert_eq!(run(TimelyConfig::default()), Rate(6_000_000_000));
+        let paper = TimelyConfig {
+            preset: Preset::Paper,
+            granularity: Some(Granularity::PerRtt),
+            ..TimelyConfig::default()
+        };
+        assert_eq!(run(paper), Rate(6_000_000_001));
     }
 }
