@@ -10,6 +10,7 @@
   ./waf plot [--dirs=DIR,DIR...]                     PNG figures from output directories
   ./waf bench [--quick]                              the benchmark suite (tools/bench.py)
   ./waf docs                                         regenerate docs/reference/ (tools/gen_reference.py)
+  ./waf fidelity [--quick] [-j N]                    rerun the papers' claims, write docs/fidelity.md
 
 wscript only builds and runs: `check`, `compare` and `sweep` build, then hand over to
 tools/check.py, tools/compare.py and tools/sweep.py; `plot` hands over to tools/plot.py (also runnable by hand on a built tree, see
@@ -120,14 +121,14 @@ def options(opt):
         type="int",
         default=opt.jobs(),
         dest="jobs",
-        help='amount of parallel jobs (%r); with "sweep" also runs at a time [default: 1]' % opt.jobs(),
+        help='amount of parallel jobs (%r); with "sweep" also runs at a time [default: 1]; with "fidelity" [default: 2]' % opt.jobs(),
     )
     opt.add_option(
         "--quick",
         action="store_true",
         default=False,
         dest="quick",
-        help="with \"bench\": the incasts only",
+        help="with \"bench\": the incasts only; with \"fidelity\": the quick claims",
     )
     opt.add_option(
         "--long",
@@ -557,6 +558,8 @@ def build(bld):
         bld.add_post_fun(_bench)
     elif bld.cmd == "docs":
         bld.add_post_fun(_docs)
+    elif bld.cmd == "fidelity":
+        bld.add_post_fun(_fidelity)
 
 
 def _run_program(bld):
@@ -612,6 +615,13 @@ class DocsContext(Build.BuildContext):
     """build, then regenerate docs/reference/ and rdma-cc.rst's attribute list (tools/gen_reference.py)"""
 
     cmd = "docs"
+    fun = "build"
+
+
+class FidelityContext(Build.BuildContext):
+    """build, then rerun the papers' claims and write docs/fidelity.md (tools/fidelity.py)"""
+
+    cmd = "fidelity"
     fun = "build"
 
 
@@ -672,6 +682,14 @@ def _bench(bld):
 
 def _docs(bld):
     rc = _tool(bld, "gen_reference.py", [])
+    if rc != 0:
+        sys.exit(rc)
+
+
+def _fidelity(bld):
+    o = Options.options
+    args = (["--quick"] if o.quick else []) + ["--jobs", str(getattr(o, "sweep_jobs", None) or 2)]
+    rc = _tool(bld, "fidelity.py", args)
     if rc != 0:
         sys.exit(rc)
 
