@@ -52,6 +52,24 @@ Percentiles::Of(std::vector<double> v)
     return p;
 }
 
+uint64_t
+Percentiles::OfHistogram(const std::map<uint64_t, uint64_t>& histogram, uint64_t percent)
+{
+    std::vector<uint64_t> values;
+    std::vector<uint64_t> counts;
+    values.reserve(histogram.size());
+    counts.reserve(histogram.size());
+    for (const auto& [value, count] : histogram)
+    {
+        values.push_back(value);
+        counts.push_back(count);
+    }
+    return rdmacc_ffi::histogram_percentile(
+        rust::Slice<const uint64_t>(values.data(), values.size()),
+        rust::Slice<const uint64_t>(counts.data(), counts.size()),
+        percent);
+}
+
 JsonObject
 Percentiles::ToJson() const
 {
