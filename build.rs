@@ -14,6 +14,7 @@ const BRIDGES: &[&str] = &[
     "src/sched.rs",
     "src/switch.rs",
     "src/transport.rs",
+    "src/wire.rs",
     "src/workload.rs",
 ];
 /// Hand-written headers the bridges include (`include!("rdma-cc/src/...")`); copied next to

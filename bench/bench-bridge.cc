@@ -126,7 +126,7 @@ MeasureBridgeCost(uint64_t n)
     path.base_rtt_ns = 4000;
     const uint64_t size = (n + 1) * 1000;
     auto snd = rdmacc_ffi::sender_new(*params, path, size, 0, 1, 0);
-    auto rcv = rdmacc_ffi::receiver_new(*params, "none", size, 2);
+    auto rcv = rdmacc_ffi::receiver_new(*params, rdmacc_ffi::Scheme::None, size, 2);
     t0 = std::chrono::steady_clock::now();
     for (uint64_t i = 0; i < n; i++)
     {

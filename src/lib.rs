@@ -21,6 +21,8 @@
 //! - [`workload`]: the HPCC simulator's topology and flow files, parsed and checked
 //!   (`rdma-cc-workload`) from the text the module read; the k-ary fat tree as such a
 //!   topology; the Poisson flow generator; the slowdown table per flow-size bucket.
+//! - [`wire`]: the RoCEv2 framing for the device code (frame and wire sizes, the base RTT,
+//!   the goodput ceiling); the device includes this bridge, never the scenario's.
 //! - [`log`]: the crates' `log` records into ns-3's `NS_LOG`, one log component per crate.
 
 pub mod log;
@@ -29,4 +31,5 @@ pub mod scenario;
 pub mod sched;
 pub mod switch;
 pub mod transport;
+pub mod wire;
 pub mod workload;

@@ -27,28 +27,16 @@ mod ffi {
         buf_max: u64,
     }
 
-    /// RoCEv2 framing constants (bytes), for the C++ model to check its own against.
-    #[derive(Clone, Copy, Debug)]
-    struct WireConstants {
-        /// Ethernet header + FCS, IPv4, UDP, BTH, ICRC around a data payload.
-        data_headers: u64,
-        /// ACK extended transport header.
-        aeth: u64,
-        /// Smallest Ethernet frame (a PFC frame's size: the switch's headroom counts it).
-        min_frame: u64,
+    unsafe extern "C++" {
+        // the framing (wire_constants, frame_on_wire, largest_frame, ...) is the device's own
+        // bridge; scenario code that includes this header still sees it
+        include!("rdma-cc/src/wire.rs.h");
+        include!("rdma-cc/src/switch.rs.h");
+        /// The switch's treatment of Not-ECT packets (the switch bridge's enum).
+        type NotEctMode = crate::switch::NotEctMode;
     }
 
     extern "Rust" {
-        /// The framing constants of `rdma_cc_core::wire`.
-        fn wire_constants() -> WireConstants;
-        /// Bytes a frame of `frame` bytes takes on the wire: padded to the smallest frame,
-        /// plus preamble, start-of-frame delimiter and inter-frame gap (the NIC's per-frame
-        /// serialisation time).
-        fn frame_on_wire(frame: u64) -> u64;
-        /// The largest frame a switch receives (its `MmuMtu`) when data packets carry
-        /// `payload` bytes and `int_bytes` of INT records: the headers added, padded to the
-        /// smallest Ethernet frame (a 1-byte payload makes a 64-byte frame on the wire).
-        fn largest_frame(payload: u64, int_bytes: u64) -> u64;
         /// The marking `scheme` under `preset` (the scheme's preset name; "" or "none": its
         /// default) starts from on a link of `rate_bps` and one-way `delay_ns` carrying frames
         /// of `frame` bytes.
@@ -67,6 +55,10 @@ mod ffi {
         fn scheme_auto_help(field: &str) -> Result<String>;
         /// Whether `scheme` runs on a lossless (PFC) priority by default.
         fn scheme_lossless_by_default(scheme: &str) -> Result<bool>;
+        /// The treatment of Not-ECT data a lossy switch needs when flows of `scheme` run:
+        /// threshold drop at `K_fs` when the scheme sends Not-ECT data for the switch to drop
+        /// (LDCP's fast start), else accept (its packets are ECT and none is dropped early).
+        fn scheme_not_ect_mode(scheme: &str) -> Result<NotEctMode>;
         /// Whether `scheme` needs INT hop records from the switches on its paths (HPCC): the
         /// default of the switches' INT when flows of `scheme` run.
         fn scheme_needs_int(scheme: &str) -> Result<bool>;
@@ -111,15 +103,8 @@ mod ffi {
     }
 }
 
-pub use ffi::{Marking, WireConstants};
-
-fn wire_constants() -> WireConstants {
-    WireConstants {
-        data_headers: wire::DATA_HEADERS,
-        aeth: wire::AETH,
-        min_frame: wire::MIN_FRAME,
-    }
-}
+pub use ffi::Marking;
+use ffi::NotEctMode;
 
 fn scheme_auto_help(field: &str) -> Result<String, ConfigError> {
     let names = |f: fn(Scheme) -> bool| {
@@ -188,6 +173,14 @@ fn scheme_lossless_by_default(scheme: &str) -> Result<bool, ConfigError> {
     Ok(s.lossless_by_default())
 }
 
+fn scheme_not_ect_mode(scheme: &str) -> Result<NotEctMode, ConfigError> {
+    Ok(if scheme.parse::<Scheme>()?.drops_not_ect() {
+        NotEctMode::ThresholdDrop
+    } else {
+        NotEctMode::Accept
+    })
+}
+
 fn scheme_needs_int(scheme: &str) -> Result<bool, ConfigError> {
     let s: Scheme = scheme.parse()?;
     Ok(s.needs_int())
@@ -245,18 +238,6 @@ fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u6
         })
         .collect();
     wire::ideal_fct(&hops, size, mtu).0
-}
-
-fn largest_frame(payload: u64, int_bytes: u64) -> u64 {
-    payload
-        .saturating_add(wire::DATA_HEADERS)
-        .saturating_add(int_bytes)
-        .max(wire::MIN_FRAME)
-}
-
-#[inline]
-fn frame_on_wire(frame: u64) -> u64 {
-    wire::on_wire(Bytes(frame)).0
 }
 
 fn payload_limit_bps(rate_bps: u64, mtu: u64, extra: u64) -> f64 {
@@ -470,5 +451,20 @@ mod tests {
         );
         assert_eq!(scheme_marking_from("none", "", 0).unwrap().k_max, 0);
         assert!(scheme_marking_from("cubic", "", 1).is_err());
+    }
+
+    #[test]
+    fn not_ect_drop_is_on_where_ldcp_runs() {
+        // (the switch bridge's enum has no Debug: compared, not printed)
+        for s in ["ldcp", "ldcp-rate"] {
+            assert!(
+                scheme_not_ect_mode(s).unwrap() == NotEctMode::ThresholdDrop,
+                "{s}"
+            );
+        }
+        for s in ["dcqcn", "timely", "dctcp", "hpcc", "none"] {
+            assert!(scheme_not_ect_mode(s).unwrap() == NotEctMode::Accept, "{s}");
+        }
+        assert_eq!(scheme_not_ect_mode("cubic").err().unwrap().field, "scheme");
     }
 }

@@ -332,6 +332,9 @@ mod ffi {
         fn validate_options(self: &RedEcnParams, options: &[String]) -> Result<()>;
         /// A copy.
         fn snapshot(self: &RedEcnParams) -> Box<RedEcnParams>;
+        /// The policy of a lossless (PFC) priority made from this one (`SwitchCore::
+        /// lossless_queue_policy`: Not-ECT accepted, no queue limit).
+        fn lossless(self: &RedEcnParams) -> Box<RedEcnParams>;
         /// Sets the marking (bytes, bytes, probability); checked when the policy is built.
         fn set_ecn(self: &mut RedEcnParams, k_min: u64, k_max: u64, p_max: f64);
         /// Sets the treatment of Not-ECT packets and K_fs; checked when built.
@@ -664,6 +667,10 @@ impl RedEcnParams {
 
     fn snapshot(&self) -> Box<RedEcnParams> {
         Box::new(RedEcnParams(self.0))
+    }
+
+    fn lossless(&self) -> Box<RedEcnParams> {
+        Box::new(RedEcnParams(Core::lossless_queue_policy(self.0)))
     }
 
     fn set_ecn(&mut self, k_min: u64, k_max: u64, p_max: f64) {

@@ -74,7 +74,7 @@ mod ffi {
         kind: PollKind,
         seq: u64,
         len: u32,
-        /// the IP header's two ECN bits for the packet
+        /// the IP header's two ECN bits for the packet (a data packet's or a probe's)
         ecn: u8,
         retx: bool,
         last: bool,
@@ -145,6 +145,21 @@ mod ffi {
         packets: u64,
     }
 
+    /// A congestion-control scheme (`rdma_cc_schemes::Scheme`), in its help order. A data
+    /// packet's header carries it as this code (`scheme_from_code` reads it back), so every
+    /// process of a distributed run agrees on it.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    #[repr(u8)]
+    enum Scheme {
+        Ldcp = 0,
+        LdcpRate = 1,
+        Dcqcn = 2,
+        Timely = 3,
+        Dctcp = 4,
+        Hpcc = 5,
+        None = 6,
+    }
+
     extern "Rust" {
         /// The parameters of one NIC (every scheme's, the transport's, the receiver's).
         type NicParams;
@@ -158,6 +173,14 @@ mod ffi {
         fn get(self: &NicParams, index: usize) -> Result<ParamValue>;
         /// Name of the scheme new flows use.
         fn scheme_name(self: &NicParams) -> String;
+        /// The scheme new flows use.
+        fn scheme(self: &NicParams) -> Scheme;
+        /// The name of `scheme` in options and output files (`ldcp`, `dcqcn`, ...).
+        fn scheme_name_of(scheme: Scheme) -> &'static str;
+        /// The scheme of header code `code`; the error names the code (a corrupt header).
+        fn scheme_from_code(code: u8) -> Result<Scheme>;
+        /// The UDP source port of flow `flow`'s packets: its ECMP entropy.
+        fn flow_source_port(flow: u32) -> u16;
         /// Data priority of new flows.
         fn priority(self: &NicParams) -> u8;
         /// Payload bytes per packet.
@@ -229,7 +252,7 @@ mod ffi {
         /// this (receiving) NIC's ACK/CNP policy, at host `node` (which its log records name).
         fn receiver_new(
             p: &NicParams,
-            scheme: &str,
+            scheme: Scheme,
             flow_size: u64,
             node: u32,
         ) -> Result<Box<Receiver>>;
@@ -255,6 +278,45 @@ mod ffi {
 
 pub use ffi::{AckInfo, IntHop, PathInfo, PollKind, PollOut, ReceiverInfo, RxOut, SenderInfo};
 use ffi::{ParamInfo, ParamValue};
+
+fn to_ffi_scheme(s: Scheme) -> ffi::Scheme {
+    match s {
+        Scheme::Ldcp => ffi::Scheme::Ldcp,
+        Scheme::LdcpRate => ffi::Scheme::LdcpRate,
+        Scheme::Dcqcn => ffi::Scheme::Dcqcn,
+        Scheme::Timely => ffi::Scheme::Timely,
+        Scheme::Dctcp => ffi::Scheme::Dctcp,
+        Scheme::Hpcc => ffi::Scheme::Hpcc,
+        Scheme::None => ffi::Scheme::None,
+    }
+}
+
+/// The scheme of a code C++ holds (a header byte cast to the enum may be any value).
+fn from_ffi_scheme(s: ffi::Scheme) -> Result<Scheme, ConfigError> {
+    Scheme::ALL
+        .into_iter()
+        .find(|&k| to_ffi_scheme(k) == s)
+        .ok_or_else(|| {
+            ConfigError::new(
+                "scheme code",
+                s.repr.to_string(),
+                format!("must be < {} (a scheme)", Scheme::ALL.len()),
+            )
+        })
+}
+
+fn scheme_name_of(s: ffi::Scheme) -> &'static str {
+    from_ffi_scheme(s).map(Scheme::name).unwrap_or("unknown")
+}
+
+fn scheme_from_code(code: u8) -> Result<ffi::Scheme, ConfigError> {
+    let s = ffi::Scheme { repr: code };
+    from_ffi_scheme(s).map(|_| s)
+}
+
+fn flow_source_port(flow: u32) -> u16 {
+    rdma_cc_transport::source_port(flow)
+}
 
 /// Opaque handle: one NIC's [`NicConfig`].
 pub struct NicParams(NicConfig);
@@ -334,6 +396,10 @@ impl NicParams {
 
     fn scheme_name(&self) -> String {
         self.0.scheme.name().to_string()
+    }
+
+    fn scheme(&self) -> ffi::Scheme {
+        to_ffi_scheme(self.0.scheme)
     }
 
     fn priority(&self) -> u8 {
@@ -417,6 +483,7 @@ impl Sender {
             Poll::SendProbe { probe_id } => PollOut {
                 kind: PollKind::Probe,
                 seq: probe_id,
+                ecn: rdma_cc_transport::PROBE_ECN.bits(),
                 ..NO_POLL
             },
             Poll::WaitUntil(t) => PollOut {
@@ -534,12 +601,11 @@ pub struct Receiver(QpReceiver, LogContext);
 
 fn receiver_new(
     p: &NicParams,
-    scheme: &str,
+    scheme: ffi::Scheme,
     flow_size: u64,
     node: u32,
 ) -> Result<Box<Receiver>, ConfigError> {
-    let scheme: Scheme = scheme.parse().map_err(as_attribute)?;
-    let cfg = p.0.receiver_for(scheme);
+    let cfg = p.0.receiver_for(from_ffi_scheme(scheme)?);
     Ok(Box::new(Receiver(
         QpReceiver::new(&cfg, flow_size).map_err(as_attribute)?,
         LogContext::node(node),
@@ -683,7 +749,7 @@ mod tests {
         let p = nic_params_new();
         p.validate(&path()).unwrap();
         let mut s = sender_new(&p, &path(), 3000, 0, 1, 0).unwrap();
-        let mut r = receiver_new(&p, &p.scheme_name(), 3000, 2).unwrap();
+        let mut r = receiver_new(&p, p.scheme(), 3000, 2).unwrap();
         let mut sent = Vec::new();
         loop {
             let o = s.poll(0);
@@ -708,7 +774,8 @@ mod tests {
         assert!(s.is_done() && r.info().complete);
         assert_eq!(s.info().done_ns, 2000);
         assert_eq!(s.next_timer(), u64::MAX);
-        assert!(receiver_new(&p, "cubic", 1, 2).is_err());
+        // a header code that names no scheme
+        assert!(receiver_new(&p, ffi::Scheme { repr: 7 }, 1, 2).is_err());
     }
 
     #[test]
@@ -759,5 +826,25 @@ mod tests {
         s.on_ack_int(16_000, end, false, 0, &next);
         assert_eq!(s.info().rate_bps, 47_540_000_000);
         assert_eq!((int_max_hops(), int_bytes_on_wire()), (5, 42));
+    }
+
+    #[test]
+    fn scheme_codes_round_trip_and_unknown_codes_are_refused() {
+        for (i, s) in Scheme::ALL.into_iter().enumerate() {
+            let code = scheme_from_code(i as u8).unwrap();
+            assert_eq!(code, to_ffi_scheme(s));
+            assert_eq!(scheme_name_of(code), s.name());
+            assert_eq!(from_ffi_scheme(code).unwrap(), s);
+        }
+        let e = scheme_from_code(7).unwrap_err();
+        assert_eq!((e.field.as_str(), e.value.as_str()), ("scheme code", "7"));
+        assert_eq!(nic_params_new().scheme(), ffi::Scheme::Ldcp);
+    }
+
+    #[test]
+    fn probes_carry_ect0_and_flows_their_source_port() {
+        assert_eq!(flow_source_port(3), 10_003);
+        assert_eq!(flow_source_port(50_001), 10_001);
+        assert_eq!(rdma_cc_transport::PROBE_ECN.bits(), 2);
     }
 }

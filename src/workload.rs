@@ -160,7 +160,41 @@ mod ffi {
         max: f64,
     }
 
+    /// Mean, percentiles (nearest rank) and largest of a sample
+    /// (`rdma_cc_workload::Summary`); zeros without samples.
+    #[derive(Clone, Copy, Debug, Default)]
+    struct SampleSummary {
+        /// Samples.
+        n: u64,
+        /// Mean.
+        avg: f64,
+        /// Median (nearest rank: the `ceil(q n)`-th smallest).
+        p50: f64,
+        /// 95th percentile.
+        p95: f64,
+        /// 99th percentile.
+        p99: f64,
+        /// Largest.
+        max: f64,
+    }
+
     extern "Rust" {
+        /// The mean, nearest-rank percentiles and largest of `values` (any order), as every
+        /// example's summary reports FCTs and slowdowns.
+        fn sample_summary(values: &[f64]) -> SampleSummary;
+        /// The `percent`-th percentile by floor rank (0-based rank `min(n - 1, floor(n ·
+        /// percent / 100))`) of samples where `values[i]` (ascending, distinct) occurred
+        /// `counts[i]` times: a sampler's histogram. 0 without samples.
+        fn histogram_percentile(values: &[u64], counts: &[u64], percent: u64) -> u64;
+        /// The size class of a flow of `size` bytes (RCM's FCT figure): 0 mice (< 1 MB), 1
+        /// medium (1-10 MB, both ends in), 2 elephants (> 10 MB).
+        fn size_class(size: u64) -> usize;
+        /// Size class `index`'s short name (`mice`, `medium`, `elephants`; JSON keys) or, with
+        /// `label`, its table label (`mice <1MB`); "" for no class.
+        fn size_class_name(index: usize, label: bool) -> &'static str;
+        /// The number of size classes (3).
+        fn size_classes() -> usize;
+
         /// The text of the file at `path` (bytes, as the user wrote it) given as option
         /// `option` (`--topo`): read whole, at most `MAX_TEXT_BYTES`, and checked to be UTF-8
         /// text without a byte-order mark or NUL byte. Errors, one line each, name the option
@@ -348,7 +382,7 @@ fn churn_flows_check(long_flows: u64, short_flows: u64, churn: &str) -> Result<(
 
 pub use ffi::{
     FatTreeParams, GenFlow, GenWorkload, GeneratorParams, HpccFlow, HpccLink, HpccTopology,
-    SlowdownBucket,
+    SampleSummary, SlowdownBucket,
 };
 
 fn hpcc_topology_parse(file: &str, text: &str) -> Result<HpccTopology, ParseError> {
@@ -485,6 +519,36 @@ fn slowdown_buckets(sizes: &[u64], slowdowns: &[f64]) -> Vec<SlowdownBucket> {
             max: b.max,
         })
         .collect()
+}
+
+fn sample_summary(values: &[f64]) -> SampleSummary {
+    let s = rdma_cc_workload::Summary::of(values.to_vec());
+    SampleSummary {
+        n: s.n,
+        avg: s.avg,
+        p50: s.p50,
+        p95: s.p95,
+        p99: s.p99,
+        max: s.max,
+    }
+}
+
+fn histogram_percentile(values: &[u64], counts: &[u64], percent: u64) -> u64 {
+    rdma_cc_workload::histogram_floor_rank(values, counts, percent)
+}
+
+fn size_class(size: u64) -> usize {
+    rdma_cc_workload::size_class(size)
+}
+
+fn size_class_name(index: usize, label: bool) -> &'static str {
+    rdma_cc_workload::SIZE_CLASSES
+        .get(index)
+        .map_or("", |&(name, long)| if label { long } else { name })
+}
+
+fn size_classes() -> usize {
+    rdma_cc_workload::SIZE_CLASSES.len()
 }
 
 fn hpcc_flows_parse(
@@ -726,5 +790,33 @@ mod tests {
         assert!(churn_arrivals_check(0, 0.3, 1e11, 35000.0, 1_000_000, "1ms").is_ok());
         assert!(churn_flows_check(0, 0, "1ns").is_err());
         assert!(churn_flows_check(0, 1, "1ns").is_ok());
+    }
+
+    #[test]
+    fn summaries_and_size_classes_cross_as_values() {
+        let s = sample_summary(&[3.0, 1.0, 2.0, 4.0]);
+        assert_eq!(
+            (s.n, s.avg, s.p50, s.p95, s.p99, s.max),
+            (4, 2.5, 2.0, 4.0, 4.0, 4.0)
+        );
+        assert_eq!(sample_summary(&[]).n, 0);
+        assert_eq!(histogram_percentile(&[0, 5], &[99, 1], 99), 5);
+        assert_eq!(
+            (
+                size_class(999_999),
+                size_class(10_000_000),
+                size_class(10_000_001)
+            ),
+            (0, 1, 2)
+        );
+        assert_eq!(
+            (
+                size_class_name(1, false),
+                size_class_name(2, true),
+                size_classes()
+            ),
+            ("medium", "elephants >10MB", 3)
+        );
+        assert_eq!(size_class_name(3, true), "");
     }
 }

@@ -14,6 +14,7 @@
 #include "ns3/uinteger.h"
 
 #include "rdma-cc/src/switch.rs.h"
+#include "rdma-cc/src/wire.rs.h"
 #include "rust/cxx.h"
 
 #include <algorithm>
@@ -24,17 +25,11 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("FabricHelper");
 
-namespace
+/// The helper's egress policy (Rust RedEcnConfig), freed with its holder.
+struct FabricHelper::Policy
 {
-struct TopologyDeleter
-{
-    void
-    operator()(rdmacc_ffi::Topology* t) const
-    {
-        (void)rust::Box<rdmacc_ffi::Topology>::from_raw(t);
-    }
+    rust::Box<rdmacc_ffi::RedEcnParams> p = rdmacc_ffi::red_ecn_params_new();
 };
-} // namespace
 
 std::vector<uint32_t>
 Fabric::NextHops(uint32_t node, uint32_t dst) const
@@ -89,12 +84,27 @@ Fabric::PathRtt(const std::vector<PathLink>& links, uint32_t frameBytes, uint32_
     {
         return Seconds(-1);
     }
-    Time rtt = Seconds(0);
+    // the formula is Rust's (rdma_cc_core::wire::base_rtt): the links are measured here
+    std::vector<uint64_t> rates;
+    std::vector<uint64_t> delays;
     for (const auto& l : links)
     {
-        rtt += 2 * l.delay + l.device->WireTime(frameBytes) + l.device->WireTime(ackBytes);
+        rates.push_back(l.rate.GetBitRate());
+        delays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
     }
-    return rtt;
+    return NanoSeconds(static_cast<int64_t>(
+        rdmacc_ffi::base_rtt_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),
+                                rust::Slice<const uint64_t>(delays.data(), delays.size()),
+                                frameBytes,
+                                ackBytes)));
+}
+
+Time
+Fabric::DataPathRtt(const std::vector<PathLink>& links, uint64_t payload, uint64_t intBytes)
+{
+    return PathRtt(links,
+                   static_cast<uint32_t>(rdmacc_ffi::data_frame_bytes(payload, intBytes)),
+                   static_cast<uint32_t>(rdmacc_ffi::ack_frame_bytes(intBytes)));
 }
 
 DataRate
@@ -111,7 +121,7 @@ Fabric::HostRate(uint32_t host) const
 
 FabricHelper::FabricHelper() :
     m_queuePrios(0xFF),
-    m_policy(rdmacc_ffi::red_ecn_params_new()),
+    m_policy(std::make_unique<Policy>()),
     m_printWarnings(true)
 {
     NS_LOG_FUNCTION(this);
@@ -150,7 +160,7 @@ FabricHelper::SetQueuePriorities(uint8_t mask)
 void
 FabricHelper::SetEcn(uint64_t kMin, uint64_t kMax, double pMax)
 {
-    m_policy->set_ecn(kMin, kMax, pMax);
+    m_policy->p->set_ecn(kMin, kMax, pMax);
 }
 
 void
@@ -170,7 +180,7 @@ FabricHelper::SetEcnMap(const std::string& map)
 void
 FabricHelper::SetNotEct(rdmacc_ffi::NotEctMode mode, uint64_t kFs)
 {
-    m_policy->set_not_ect(mode, kFs);
+    m_policy->p->set_not_ect(mode, kFs);
 }
 
 void
@@ -304,7 +314,9 @@ FabricHelper::Finalize()
     {
         rdmacc::ConfigFatal("FabricHelper::Finalize", e.what());
     }
-    m_fabric.topology = std::shared_ptr<rdmacc_ffi::Topology>(topo.into_raw(), TopologyDeleter());
+    // shared by the fabric's copies: the holder owns the Box, the pointer aliases its Topology
+    auto holder = std::make_shared<rust::Box<rdmacc_ffi::Topology>>(std::move(topo));
+    m_fabric.topology = std::shared_ptr<rdmacc_ffi::Topology>(holder, &**holder);
 
     m_warnings.clear();
     std::vector<std::pair<std::string, std::vector<uint32_t>>> byText; // warning, switch ids
@@ -317,7 +329,7 @@ FabricHelper::Finalize()
         {
             // this port's policy: the helper's, with the thresholds of the port's speed if a
             // map gives them, limited by the switch's EgressLimit
-            rust::Box<rdmacc_ffi::RedEcnParams> policy = m_policy->snapshot();
+            rust::Box<rdmacc_ffi::RedEcnParams> policy = m_policy->p->snapshot();
             if (!m_ecnMap.empty())
             {
                 auto t = rdmacc_ffi::ecn_map_lookup(m_ecnMap,
@@ -330,8 +342,8 @@ FabricHelper::Finalize()
             UintegerValue limit;
             sw->GetAttribute("EgressLimit", limit);
             policy->set_buf_max(limit.Get());
-            rust::Box<rdmacc_ffi::RedEcnParams> lossless = policy->snapshot();
-            lossless->set_not_ect(rdmacc_ffi::NotEctMode::Accept, 0);
+            // a lossless priority's policy is the switch core's rule (Not-ECT accepted)
+            rust::Box<rdmacc_ffi::RedEcnParams> lossless = policy->lossless();
             for (uint8_t prio = 0; prio < QbbNetDevice::N_PRIO; prio++)
             {
                 if (!(m_queuePrios & (1u << prio)))

@@ -15,8 +15,6 @@
 #include "ns3/qbb-net-device.h"
 #include "ns3/switch-node.h"
 
-#include "rust/cxx.h"
-
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -84,6 +82,12 @@ struct Fabric
     /// \return the base RTT along `links` (a path of PathLinks), as BaseRtt computes it; -1 s
     ///         when `links` is empty (no path)
     static Time PathRtt(const std::vector<PathLink>& links, uint32_t frameBytes, uint32_t ackBytes);
+    /// \return the base RTT along `links` of data frames carrying `payload` bytes and ACKs, both
+    ///         with `intBytes` of INT (0 without): PathRtt with the frame sizes of Rust's wire
+    ///         format; -1 s when `links` is empty
+    static Time DataPathRtt(const std::vector<PathLink>& links,
+                            uint64_t payload,
+                            uint64_t intBytes);
     /// \return the NIC rate of host 0 (all hosts' rates are the same in the built
     ///         topologies except FromTopology's, whose file may give each host link its own)
     DataRate HostRate() const;
@@ -208,15 +212,16 @@ class FabricHelper
     void SetPrintWarnings(bool on);
 
   private:
-    ObjectFactory m_switchFactory;                //!< switches
-    ObjectFactory m_deviceFactory;                //!< devices
-    ObjectFactory m_channelFactory;               //!< channels
-    uint8_t m_queuePrios;                         //!< priorities with the RED/ECN policy
-    rust::Box<rdmacc_ffi::RedEcnParams> m_policy; //!< the egress policy (Rust RedEcnConfig)
-    std::string m_ecnMap;                         //!< per-speed marking
-    bool m_printWarnings;                         //!< print at Finalize
-    Fabric m_fabric;                              //!< being built
-    std::vector<std::string> m_warnings;          //!< from Finalize
+    ObjectFactory m_switchFactory;       //!< switches
+    ObjectFactory m_deviceFactory;       //!< devices
+    ObjectFactory m_channelFactory;      //!< channels
+    uint8_t m_queuePrios;                //!< priorities with the RED/ECN policy
+    struct Policy;                       //!< holds the egress policy (in the code)
+    std::unique_ptr<Policy> m_policy;    //!< the egress policy (Rust RedEcnConfig)
+    std::string m_ecnMap;                //!< per-speed marking
+    bool m_printWarnings;                //!< print at Finalize
+    Fabric m_fabric;                     //!< being built
+    std::vector<std::string> m_warnings; //!< from Finalize
     /// node id -> index of the host in m_fabric.hosts
     std::unordered_map<uint32_t, uint32_t> m_hostIndex;
     std::vector<uint32_t> m_nodeRanks; //!< SetNodeRanks

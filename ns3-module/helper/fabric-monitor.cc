@@ -11,6 +11,12 @@
 namespace ns3
 {
 
+/// One switch's egress sample, reused from one sampling to the next.
+struct FabricMonitor::EgressBuffer
+{
+    rust::Vec<rdmacc_ffi::EgressSample> v;
+};
+
 FabricMonitor::FabricMonitor(const Fabric& fabric,
                              const std::string& outDir,
                              Time interval,
@@ -20,6 +26,7 @@ FabricMonitor::FabricMonitor(const Fabric& fabric,
     m_interval(interval),
     m_prios(prioMask),
     m_samples(0),
+    m_sample(std::make_unique<EgressBuffer>()),
     m_pauses(0),
     m_resumes(0),
     m_finished(false)
@@ -107,9 +114,9 @@ FabricMonitor::Sample()
     {
         const auto& sw = m_fabric.switches[i];
         const uint32_t id = sw->GetId();
-        sw->SampleEgress(m_prios, m_sample);
+        sw->SampleEgress(m_prios, m_sample->v);
         auto& stats = m_q[i];
-        for (const auto& e : m_sample)
+        for (const auto& e : m_sample->v)
         {
             const std::size_t k = std::size_t(e.port) * 8 + e.prio;
             if (k >= stats.size())

@@ -11,9 +11,8 @@
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 
-#include "rust/cxx.h"
-
 #include <fstream>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -105,7 +104,8 @@ class FabricMonitor
     /// The statistics of (port, prio) of m_fabric.switches[i] at m_q[i][port * 8 + prio]
     std::vector<std::vector<QueueStat>> m_q;
     std::unordered_map<uint32_t, uint32_t> m_switchIndex; //!< node id -> index in m_q
-    rust::Vec<rdmacc_ffi::EgressSample> m_sample;         //!< one switch's sample (reused)
+    struct EgressBuffer;                                  //!< a switch's sample (in the code)
+    std::unique_ptr<EgressBuffer> m_sample;               //!< one switch's sample (reused)
     uint64_t m_pauses;                                    //!< PAUSE frames
     uint64_t m_resumes;                                   //!< RESUME frames
     bool m_finished;                                      //!< Finish() done

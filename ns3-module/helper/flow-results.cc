@@ -39,29 +39,35 @@ JainIndex(const std::vector<double>& x)
 Percentiles
 Percentiles::Of(std::vector<double> v)
 {
+    // the statistics are Rust's (rdma_cc_workload::Summary: nearest-rank percentiles, the mean
+    // of the sorted sample), as the slowdown table's
+    const auto s = rdmacc_ffi::sample_summary(rust::Slice<const double>(v.data(), v.size()));
     Percentiles p;
-    p.n = v.size();
-    if (v.empty())
-    {
-        return p;
-    }
-    std::sort(v.begin(), v.end());
-    double sum = 0;
-    for (double x : v)
-    {
-        sum += x;
-    }
-    auto rank = [&](double q)
-    {
-        size_t k = static_cast<size_t>(std::ceil(q * v.size()));
-        return v[std::min(v.size() - 1, k == 0 ? 0 : k - 1)];
-    };
-    p.avg = sum / v.size();
-    p.p50 = rank(0.50);
-    p.p95 = rank(0.95);
-    p.p99 = rank(0.99);
-    p.max = v.back();
+    p.n = static_cast<size_t>(s.n);
+    p.avg = s.avg;
+    p.p50 = s.p50;
+    p.p95 = s.p95;
+    p.p99 = s.p99;
+    p.max = s.max;
     return p;
+}
+
+uint64_t
+Percentiles::OfHistogram(const std::map<uint64_t, uint64_t>& histogram, uint64_t percent)
+{
+    std::vector<uint64_t> values;
+    std::vector<uint64_t> counts;
+    values.reserve(histogram.size());
+    counts.reserve(histogram.size());
+    for (const auto& [value, count] : histogram)
+    {
+        values.push_back(value);
+        counts.push_back(count);
+    }
+    return rdmacc_ffi::histogram_percentile(
+        rust::Slice<const uint64_t>(values.data(), values.size()),
+        rust::Slice<const uint64_t>(counts.data(), counts.size()),
+        percent);
 }
 
 JsonObject

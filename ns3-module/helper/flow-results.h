@@ -13,6 +13,7 @@
 #include "ns3/rdma-nic.h"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,13 @@ struct Percentiles
 
     /// \return the statistics of `v`
     static Percentiles Of(std::vector<double> v);
+    /**
+     * \return the `percent`-th percentile by floor rank of samples kept as a histogram (value ->
+     *         how many times it was seen): the sample at 0-based rank min(n - 1, floor(n *
+     *         percent / 100)) of the sorted samples, as sorting every sample would give it; 0
+     *         without samples (Rust's rdma_cc_workload::histogram_floor_rank)
+     */
+    static uint64_t OfHistogram(const std::map<uint64_t, uint64_t>& histogram, uint64_t percent);
     /// \return the JSON object {avg, p50, p95, p99, max}
     JsonObject ToJson() const;
 };

@@ -104,10 +104,7 @@ RdmaNicHelper::AddFlow(
     }
     const bool withInt = intAll && switches > 0;
     const uint32_t intBytes = withInt ? RoceHeader::INT_BYTES : 0;
-    const Time baseRtt =
-        Fabric::PathRtt(links,
-                        static_cast<uint32_t>(mtu.Get()) + RoceHeader::DATA_OVERHEAD + intBytes,
-                        RoceHeader::DATA_OVERHEAD + RoceHeader::AETH + intBytes);
+    const Time baseRtt = Fabric::DataPathRtt(links, mtu.Get(), intBytes);
     const Time maxQueueing = NanoSeconds(static_cast<int64_t>(
         rdmacc_ffi::max_queueing_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),
                                     rust::Slice<const uint64_t>(buffers.data(), buffers.size()))));

@@ -16,8 +16,8 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
-#include "rdma-cc/src/scenario.rs.h"
 #include "rdma-cc/src/sched.rs.h"
+#include "rdma-cc/src/wire.rs.h"
 #include "rust/cxx.h"
 
 #include <algorithm>
@@ -40,6 +40,12 @@ static_assert(uint8_t(rdmacc_ffi::PacketKind::SwitchControl) == RoceHeader::SWIT
 
 NS_LOG_COMPONENT_DEFINE("QbbNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(QbbNetDevice);
+
+/// The Rust scheduler, freed with its holder.
+struct QbbNetDevice::Scheduler
+{
+    rust::Box<rdmacc_ffi::EgressScheduler> s;
+};
 
 // every line names its node and port, as ns-3's models name their node ("[node 3 port 0] ")
 // off, a statement costs one load and a branch (rdma-cc-log.h)
@@ -152,7 +158,7 @@ QbbNetDevice::QbbNetDevice() :
     m_refreshFraction(0.5),
     m_busy(false),
     m_psCarry(0),
-    m_sched(nullptr),
+    m_sched(),
     m_source(nullptr)
 {
     m_txComplete = Ptr<EventImpl>(new TransmitCompleteEvent(this), false);
@@ -168,11 +174,6 @@ QbbNetDevice::QbbNetDevice() :
 
 QbbNetDevice::~QbbNetDevice()
 {
-    if (m_sched)
-    {
-        (void)rust::Box<rdmacc_ffi::EgressScheduler>::from_raw(m_sched);
-        m_sched = nullptr;
-    }
 }
 
 void
@@ -184,12 +185,11 @@ QbbNetDevice::SetDataScheduler(std::string policy)
         auto s = rdmacc_ffi::egress_scheduler_new(policy);
         if (m_sched)
         {
-            NS_ABORT_MSG_UNLESS(m_sched->is_empty(),
+            NS_ABORT_MSG_UNLESS(m_sched->s->is_empty(),
                                 "QbbNetDevice::DataScheduler changed while frames or flows "
                                 "are queued: set it before the device carries traffic");
-            (void)rust::Box<rdmacc_ffi::EgressScheduler>::from_raw(m_sched);
         }
-        m_sched = s.into_raw();
+        m_sched = std::make_unique<Scheduler>(Scheduler{std::move(s)});
         m_policy = policy;
     }
     catch (const rust::Error& e)
@@ -284,7 +284,7 @@ QbbNetDevice::Enqueue(
     m.flow = flow;
     m.arrival_ns = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
     m.in_port = inPort;
-    m_sched->enqueue(m);
+    m_sched->s->enqueue(m);
     TryTransmit();
 }
 
@@ -293,19 +293,20 @@ QbbNetDevice::SetRcc(uint8_t prio,
                      bool on,
                      uint64_t w,
                      uint64_t wc,
-                     rust::Slice<const uint64_t> flows,
+                     const uint64_t* flows,
+                     size_t nFlows,
                      uint64_t periodNs)
 {
     NS_LOG_FUNCTION(this << int(prio) << on << w << wc << periodNs);
     NS_ASSERT(prio < N_PRIO);
-    m_sched->set_rcc(prio, on, w, wc, flows, periodNs);
+    m_sched->s->set_rcc(prio, on, w, wc, rust::Slice<const uint64_t>(flows, nFlows), periodNs);
     TryTransmit();
 }
 
 uint64_t
 QbbNetDevice::GetRccQueued(uint8_t prio) const
 {
-    return m_sched->rcc_len(prio);
+    return m_sched->s->rcc_len(prio);
 }
 
 void
@@ -320,7 +321,7 @@ void
 QbbNetDevice::AddReadyFlow(uint8_t prio, uint32_t flow)
 {
     NS_ASSERT(prio < N_PRIO);
-    m_sched->add_flow(prio, flow);
+    m_sched->s->add_flow(prio, flow);
     TryTransmit();
 }
 
@@ -329,7 +330,7 @@ QbbNetDevice::HoldClass(uint8_t prio, Time until)
 {
     NS_LOG_FUNCTION(this << int(prio) << until);
     NS_ASSERT(prio < N_PRIO);
-    m_sched->hold(prio, static_cast<uint64_t>(std::max<int64_t>(0, until.GetNanoSeconds())));
+    m_sched->s->hold(prio, static_cast<uint64_t>(std::max<int64_t>(0, until.GetNanoSeconds())));
     TryTransmit();
 }
 
@@ -440,7 +441,7 @@ QbbNetDevice::TryTransmit()
     // each round either sends, stops, or removes a flow that had nothing to send
     while (true)
     {
-        const rdmacc_ffi::SchedPick pick = m_sched->next(now, paused);
+        const rdmacc_ffi::SchedPick pick = m_sched->s->next(now, paused);
         switch (pick.kind)
         {
         case rdmacc_ffi::PickKind::Packet:
@@ -478,7 +479,7 @@ QbbNetDevice::TryTransmit()
                 p = m_source->PullData(pick.flow);
                 m_busy = false;
             }
-            m_sched->flow_served(pick.prio, pick.flow, bool(p), p ? p->GetSize() : 0);
+            m_sched->s->flow_served(pick.prio, pick.flow, bool(p), p ? p->GetSize() : 0);
             if (!p)
             {
                 continue;
@@ -523,7 +524,7 @@ QbbNetDevice::AppendIntRecord(Ptr<Packet> p, uint64_t nowNs)
     uint64_t queued = 0;
     for (uint8_t c = 0; c < N_PRIO; c++)
     {
-        queued += m_sched->queue_bytes(c);
+        queued += m_sched->s->queue_bytes(c);
     }
     IntTag::Hop& h = tag.hops[tag.nHops++];
     h.qlenBytes = queued;
@@ -660,13 +661,13 @@ QbbNetDevice::GetStats() const
 uint64_t
 QbbNetDevice::GetQueueBytes(uint8_t prio) const
 {
-    return m_sched->queue_bytes(prio);
+    return m_sched->s->queue_bytes(prio);
 }
 
 std::string
 QbbNetDevice::CheckSchedulerInvariants() const
 {
-    return std::string(m_sched->check_invariants());
+    return std::string(m_sched->s->check_invariants());
 }
 
 DataRate

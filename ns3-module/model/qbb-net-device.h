@@ -18,10 +18,9 @@
 #include "ns3/packet.h"
 #include "ns3/traced-callback.h"
 
-#include "rust/cxx.h"
-
 #include <array>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -135,7 +134,8 @@ class QbbNetDevice : public NetDevice
                 bool on,
                 uint64_t w,
                 uint64_t wc,
-                rust::Slice<const uint64_t> flows,
+                const uint64_t* flows,
+                size_t nFlows,
                 uint64_t periodNs = 0);
     /// \return RCM: frames of data class `prio` waiting in its congestion-flow FIFO
     uint64_t GetRccQueued(uint8_t prio) const;
@@ -253,7 +253,8 @@ class QbbNetDevice : public NetDevice
     uint64_t m_psCarry;                         //!< sub-ns serialisation remainder (ps)
     std::deque<Ptr<Packet>> m_pfcQueue;         //!< PFC frames to send
     std::string m_policy;                       //!< DataScheduler attribute
-    rdmacc_ffi::EgressScheduler* m_sched;       //!< the Rust scheduler (owned; DataScheduler)
+    struct Scheduler;                           //!< holds the Rust scheduler (in the code)
+    std::unique_ptr<Scheduler> m_sched;         //!< the Rust scheduler (DataScheduler)
     std::vector<Ptr<Packet>> m_slots;           //!< queued frames by handle
     std::vector<uint32_t> m_freeSlots;          //!< unused handles
     EventId m_schedWake;                        //!< a held class becomes eligible

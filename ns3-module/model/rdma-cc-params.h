@@ -36,9 +36,9 @@ class RustParamOwner
      * Checks and stores parameter `index` of the owner's table.
      * \param index the parameter's index in the table
      * \param v the value
-     * \throws rust::Error when Rust rejects the value (the message names the attribute); the
-     *         attribute's accessor (see rdmacc::AddRustAttributes) then stops the program with
-     *         that message (rdmacc::ConfigFatal, exit status 2)
+     * \throws the bridge's error (cxx's Error) when Rust rejects the value (the message names
+     *         the attribute); the attribute's accessor (see rdmacc::AddRustAttributes) then
+     *         stops the program with that message (rdmacc::ConfigFatal, exit status 2)
      */
     virtual void SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v) = 0;
     /**

@@ -114,20 +114,14 @@ struct RdmaNic::Qp
     uint64_t size = 0;
     Time start;
     uint8_t prio = 0;
-    uint8_t schemeCode = 0; // SchemeCode of the Scheme attribute when the flow was added
+    rdmacc_ffi::Scheme scheme{}; // the Scheme attribute when the flow was added
     bool done = false;
-    uint8_t intHops = 0; // INT: records each ACK should carry (0: no INT)
+    uint8_t intHops = 0;  // INT: records each ACK should carry (0: no INT)
+    uint16_t srcPort = 0; // the UDP source port of the flow's packets (its ECMP entropy, Rust's)
     Ptr<RdmaNic> dstNic;
     std::unique_ptr<Pending> pending; // until it starts
     std::unique_ptr<Live> live;       // from the start to the finish
     std::unique_ptr<Ended> ended;     // after the finish
-
-    /// the UDP source port of the flow's packets
-    uint16_t
-    SrcPort() const
-    {
-        return static_cast<uint16_t>(10000 + flowId % 50000);
-    }
 };
 
 /// One flow at its destination.
@@ -314,12 +308,13 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     q.size = size;
     q.start = start;
     q.prio = m_params->p->priority();
-    q.schemeCode = SchemeCode(GetScheme());
+    q.scheme = m_params->p->scheme();
+    q.srcPort = rdmacc_ffi::flow_source_port(flowId);
     q.intHops = static_cast<uint8_t>(std::min<uint32_t>(intHops, IntTag::MAX_HOPS));
     q.dstNic = dst;
     NS_LOG_DEBUG("flow " << flowId << " added as QP " << idx << ": to node " << q.dstNode << ", "
                          << size << " B at " << start.As(Time::US) << ", "
-                         << SchemeNames()[q.schemeCode] << ", priority " << int(q.prio)
+                         << rdmacc_ffi::scheme_name_of(q.scheme) << ", priority " << int(q.prio)
                          << (lossless ? ", lossless" : ", lossy") << ", base RTT "
                          << baseRtt.As(Time::US)
                          << (m_local ? "" : " (host of another process: not started here)"));
@@ -338,29 +333,6 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     return idx;
 }
 
-uint8_t
-RdmaNic::SchemeCode(const std::string& scheme)
-{
-    std::vector<std::string>& names = SchemeNames();
-    for (size_t i = 0; i < names.size(); i++)
-    {
-        if (names[i] == scheme)
-        {
-            return static_cast<uint8_t>(i);
-        }
-    }
-    NS_ABORT_MSG_IF(names.size() >= 256, "more than 256 scheme names");
-    names.push_back(scheme);
-    return static_cast<uint8_t>(names.size() - 1);
-}
-
-std::vector<std::string>&
-RdmaNic::SchemeNames()
-{
-    static std::vector<std::string> names;
-    return names;
-}
-
 void
 RdmaNic::SetLocal(bool local)
 {
@@ -377,16 +349,14 @@ RdmaNic::IsLocal() const
 RdmaNic::RxFlow*
 RdmaNic::NewReceiver(uint32_t srcNode, uint32_t qp, uint64_t size, uint8_t schemeCode)
 {
-    const std::vector<std::string>& names = SchemeNames();
-    NS_ABORT_MSG_IF(schemeCode >= names.size(),
-                    "node " << m_nodeId << ": data with an unknown scheme code "
-                            << int(schemeCode));
     try
     {
+        // a code that names no scheme is refused (the error names it)
+        const rdmacc_ffi::Scheme scheme = rdmacc_ffi::scheme_from_code(schemeCode);
         auto rx = std::make_unique<RxFlow>(
-            RxFlow{rdmacc_ffi::receiver_new(*m_params->p, names[schemeCode], size, m_nodeId)});
+            RxFlow{rdmacc_ffi::receiver_new(*m_params->p, scheme, size, m_nodeId)});
         NS_LOG_DEBUG("receiver for node " << srcNode << " QP " << qp << ": " << size << " B, "
-                                          << names[schemeCode]);
+                                          << rdmacc_ffi::scheme_name_of(scheme));
         rx->peer = srcNode;
         rx->qp = qp;
         RxFlow* r = rx.get();
@@ -424,7 +394,7 @@ RdmaNic::StartQp(uint32_t idx)
     const uint64_t now = Simulator::Now().GetNanoSeconds();
     rdmacc::SyncLog();
     NS_LOG_INFO("flow " << q.flowId << " start: node " << m_nodeId << " -> node " << q.dstNode
-                        << ", " << q.size << " B, " << SchemeNames()[q.schemeCode]);
+                        << ", " << q.size << " B, " << rdmacc_ffi::scheme_name_of(q.scheme));
     try
     {
         q.live = std::make_unique<Live>(Live{rdmacc_ffi::sender_new(
@@ -586,12 +556,12 @@ RdmaNic::PullData(uint32_t idx)
         h.prio = q.prio;
         h.srcIp = RoceHeader::NodeToIp(m_nodeId);
         h.dstIp = RoceHeader::NodeToIp(q.dstNode);
-        h.srcPort = q.SrcPort();
+        h.srcPort = q.srcPort;
         h.flowId = idx;
         h.seq = o.seq;
         h.ts = now; // the send timestamp the receiver echoes in its (N)ACK
         h.msgSize = q.size;
-        h.scheme = q.schemeCode;
+        h.scheme = static_cast<uint8_t>(q.scheme);
         Ptr<Packet> p;
         if (o.kind == rdmacc_ffi::PollKind::Send)
         {
@@ -615,7 +585,7 @@ RdmaNic::PullData(uint32_t idx)
         {
             NS_LOG_LOGIC("flow " << q.flowId << " sends RTT probe " << o.seq);
             h.kind = RoceHeader::PROBE;
-            h.ecn = 2;
+            h.ecn = o.ecn; // ECT(0): Rust's PROBE_ECN
             p = Create<Packet>();
         }
         p->AddHeader(h);
@@ -670,7 +640,7 @@ RdmaNic::Record(const Qp& q) const
     r.size = q.size;
     r.start = q.start;
     r.finish = Seconds(-1);
-    r.scheme = SchemeNames()[q.schemeCode];
+    r.scheme = std::string(rdmacc_ffi::scheme_name_of(q.scheme));
     if (q.ended || q.live)
     {
         // a finished flow's kept counters, or a running sender's current ones

@@ -168,8 +168,6 @@ class RdmaNic
      *         more): srcNode is this host
      */
     std::vector<RxRecord> GetRetiredRxRecords() const;
-    /// \return the code data packets carry for `scheme` (process-wide, given in order of use)
-    static uint8_t SchemeCode(const std::string& scheme);
     /**
      * Whether this host is simulated by this process (default true). A host of another MPI rank
      * keeps its flows' records (AddFlow on every rank gives every rank the same flow table) but
@@ -247,10 +245,8 @@ class RdmaNic
     void RetireIfQuiet(uint64_t key);
 
     /// Makes the receiver of the sender `srcNode`'s QP `qp` (from its first data packet).
+    /// `schemeCode`: the header's code of the sender's scheme (rdmacc_ffi::Scheme).
     RxFlow* NewReceiver(uint32_t srcNode, uint32_t qp, uint64_t size, uint8_t schemeCode);
-    /// The process-wide table of scheme codes (the same on every MPI rank: every rank adds the
-    /// same flows in the same order).
-    static std::vector<std::string>& SchemeNames();
     void StartQp(uint32_t qp);
     void MakeReady(uint32_t qp);
     void SetTimer(uint32_t qp, uint64_t at);

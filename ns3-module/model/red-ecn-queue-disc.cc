@@ -72,6 +72,12 @@ struct RedEcnQueueDisc::Params
     rust::Box<rdmacc_ffi::RedEcnParams> p = rdmacc_ffi::red_ecn_params_new();
 };
 
+/// The Rust policy, freed with its holder.
+struct RedEcnQueueDisc::Policy
+{
+    rust::Box<rdmacc_ffi::RedEcn> p;
+};
+
 TypeId
 RedEcnQueueDisc::GetTypeId()
 {
@@ -91,7 +97,7 @@ RedEcnQueueDisc::RedEcnQueueDisc() :
     QueueDisc(QueueDiscSizePolicy::NO_LIMITS),
     m_params(std::make_unique<Params>()),
     m_uv(CreateObject<UniformRandomVariable>()),
-    m_policy(nullptr)
+    m_policy()
 {
     NS_LOG_FUNCTION(this);
 }
@@ -111,11 +117,6 @@ RedEcnQueueDisc::GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) co
 RedEcnQueueDisc::~RedEcnQueueDisc()
 {
     NS_LOG_FUNCTION(this);
-    if (m_policy)
-    {
-        (void)rust::Box<rdmacc_ffi::RedEcn>::from_raw(m_policy);
-        m_policy = nullptr;
-    }
 }
 
 int64_t
@@ -164,7 +165,7 @@ double
 RedEcnQueueDisc::MarkProbability(uint64_t q) const
 {
     NS_ASSERT_MSG(m_policy, "MarkProbability before the queue disc was initialised");
-    return m_policy->mark_probability(q);
+    return m_policy->p->mark_probability(q);
 }
 
 uint8_t
@@ -187,7 +188,7 @@ RedEcnQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     NS_LOG_FUNCTION(this << item);
     const uint64_t q = GetInternalQueue(0)->GetNBytes();
     const double draw = m_uv->GetValue();
-    const auto v = m_policy->on_enqueue(q, item->GetSize(), EcnBits(item), draw);
+    const auto v = m_policy->p->on_enqueue(q, item->GetSize(), EcnBits(item), draw);
     if (v.action == rdmacc_ffi::Action::Drop)
     {
         NS_LOG_LOGIC("drop " << DropReasonName(v.reason) << " at q=" << q);
@@ -227,12 +228,7 @@ RedEcnQueueDisc::CheckConfig()
     rdmacc::SyncLog();
     try
     {
-        auto box = rdmacc_ffi::red_ecn_new(*m_params->p);
-        if (m_policy)
-        {
-            (void)rust::Box<rdmacc_ffi::RedEcn>::from_raw(m_policy);
-        }
-        m_policy = box.into_raw();
+        m_policy = std::make_unique<Policy>(Policy{rdmacc_ffi::red_ecn_new(*m_params->p)});
     }
     catch (const rust::Error& e)
     {

@@ -112,7 +112,8 @@ class RedEcnQueueDisc
 
     std::unique_ptr<Params> m_params; //!< the attributes (Rust RedEcnConfig)
     Ptr<UniformRandomVariable> m_uv;  //!< marking draws
-    rdmacc_ffi::RedEcn* m_policy;     //!< the Rust policy (owned; freed in the destructor)
+    struct Policy;                    //!< holds the Rust policy (defined with the code)
+    std::unique_ptr<Policy> m_policy; //!< the Rust policy (built at InitializeParams)
 };
 
 } // namespace ns3

@@ -6,8 +6,8 @@
 #include "pfc-header.h"
 #include "qbb-net-device.h"
 
-#include "rdma-cc/src/scenario.rs.h"
 #include "rdma-cc/src/transport.rs.h"
+#include "rdma-cc/src/wire.rs.h"
 
 namespace ns3
 {

@@ -128,7 +128,7 @@ class RoceHeader : public Header
                       //!< time of the data packet that triggered it, echoed (TIMELY's RTT)
     uint64_t msgSize; //!< data: the message's bytes (in the ICRC + FCS space), so that the
                       //!< receiver can come into being from any of the flow's packets
-    uint8_t scheme;   //!< data: the sender's scheme (RdmaNic's code, in the Ethernet space)
+    uint8_t scheme;   //!< data: the sender's scheme (rdmacc_ffi::Scheme, in the Ethernet space)
 };
 
 /**

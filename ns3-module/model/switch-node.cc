@@ -372,11 +372,13 @@ SwitchNode::DrainRcm()
         case rdmacc_ffi::RcmEventKind::RccOff:
         {
             const bool on = e.kind != rdmacc_ffi::RcmEventKind::RccOff;
+            const auto flows = (*m_core)->rcm_event_flows();
             m_ports[e.port]->SetRcc(e.prio,
                                     on,
                                     e.w,
                                     e.w_c,
-                                    (*m_core)->rcm_event_flows(),
+                                    flows.data(),
+                                    flows.size(),
                                     (*m_core)->rcm_rcc_period_ns(e.port, e.prio));
             const RcmNames& n = Names();
             const char* role = e.kind == rdmacc_ffi::RcmEventKind::RccOn

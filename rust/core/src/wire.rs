@@ -57,6 +57,29 @@ pub fn payload_limit(rate: Rate, mtu_payload: Bytes) -> f64 {
 /// Link occupancy of an ACK or NACK (data headers plus the AETH): 86 bytes.
 pub const ACK_ON_WIRE: Bytes = on_wire(Bytes(DATA_HEADERS + AETH));
 
+/// Bytes of a RoCEv2 data frame (Ethernet header to FCS) carrying `payload` bytes and
+/// `int_bytes` of INT ([`INT_ON_WIRE`] for an HPCC flow, else 0): the frame a base RTT and a
+/// switch's buffer count.
+pub const fn data_frame(payload: Bytes, int_bytes: u64) -> Bytes {
+    Bytes(payload.0 + DATA_HEADERS + int_bytes)
+}
+
+/// Bytes of an ACK or NACK frame (data headers and the AETH) carrying `int_bytes` of INT.
+pub const fn ack_frame(int_bytes: u64) -> Bytes {
+    Bytes(DATA_HEADERS + AETH + int_bytes)
+}
+
+/// The largest frame a switch receives when data packets carry `payload` bytes and
+/// `int_bytes` of INT records: the headers added, padded to the smallest Ethernet frame (a
+/// 1-byte payload makes a 64-byte frame).
+pub const fn largest_frame(payload: Bytes, int_bytes: u64) -> Bytes {
+    let f = payload
+        .0
+        .saturating_add(DATA_HEADERS)
+        .saturating_add(int_bytes);
+    Bytes(if f < MIN_FRAME { MIN_FRAME } else { f })
+}
+
 /// INT (HPCC's in-band telemetry, [`crate::int`]): the header in front of the hop records,
 /// holding their count (the HPCC simulator's `IntHeader::nhop`, 2 bytes).
 pub const INT_HEADER: u64 = 2;
@@ -86,6 +109,52 @@ fn tx_floor(rate: Rate, bytes: u64) -> u64 {
     }
     let ns = bytes as u128 * 8 * 1_000_000_000 / rate.0 as u128;
     ns.min(u64::MAX as u128) as u64
+}
+
+/// Serialisation of `bytes` at `rate` rounded to the nearest nanosecond (halves up), as ns-3's
+/// `DataRate::CalculateBytesTxTime` computes it: seconds with 64 fractional bits (the
+/// quotient truncated), times 10^9, rounded. A base RTT counts each link's frame and ACK times
+/// this way, so it equals the sum of the devices' `WireTime`s. A rate of 0 takes forever.
+pub fn tx_time_rounded(rate: Rate, bytes: Bytes) -> Time {
+    if rate.0 == 0 {
+        return Time(u64::MAX);
+    }
+    // bits < 2^67, so bits·2^64 < 2^131 would overflow: split the quotient into its integer
+    // and fractional parts (both exact, as ns-3's 128-bit long division is)
+    let bits = bytes.0 as u128 * 8;
+    let r = rate.0 as u128;
+    let (int, rem) = (bits / r, bits % r);
+    let frac = (rem << 64) / r; // rem < r < 2^64: no overflow
+                                // (int·2^64 + frac)·10^9, rounded at 2^63, then the integer part
+    let ns = int * 1_000_000_000 + ((frac * 1_000_000_000 + (1u128 << 63)) >> 64);
+    Time(ns.min(u64::MAX as u128) as u64)
+}
+
+/// The base RTT of a path of `hops` (the sender's link first, the ACK coming back over the
+/// same links): `Σ_i 2·d_i + t_i(frame) + t_i(ack)`, with `t_i(x)` the serialisation of a
+/// frame of `x` bytes on the wire (padding, preamble and gap included, [`on_wire`]) at hop
+/// `i`'s rate, rounded as [`tx_time_rounded`]. `frame` and `ack` are frame sizes (Ethernet
+/// header to FCS): [`data_frame`] and [`ack_frame`]. It sets LDCP's initial window and the
+/// retransmission timeout. An empty path has none: `None`.
+pub fn base_rtt(hops: &[Hop], frame: Bytes, ack: Bytes) -> Option<Time> {
+    if hops.is_empty() {
+        return None;
+    }
+    let (f, a) = (on_wire(frame), on_wire(ack));
+    let ns = hops.iter().fold(0u64, |t, h| {
+        t.saturating_add(h.delay.0.saturating_mul(2))
+            .saturating_add(tx_time_rounded(h.rate, f).0)
+            .saturating_add(tx_time_rounded(h.rate, a).0)
+    });
+    Some(Time(ns))
+}
+
+/// The most payload bit/s a measurement over `span_s` seconds can show on a link whose wire
+/// limit is `wire_limit_bps` with `mtu`-byte payloads: a packet counts when its last bit
+/// arrives, so an interval of T holds at most T / frame time + 1 packets: the wire limit
+/// (with a 10^-9 relative tolerance for the floating point) plus one payload per span.
+pub fn goodput_ceiling(wire_limit_bps: f64, mtu: Bytes, span_s: f64) -> f64 {
+    wire_limit_bps * (1.0 + 1e-9) + mtu.0 as f64 * 8.0 / span_s
 }
 
 /// The least time a `size`-byte message (`mtu` payload bytes per packet) can take from its
@@ -220,5 +289,55 @@ mod tests {
     #[test]
     fn payload_limit_of_1000_byte_packets() {
         assert!((payload_limit(Rate::gbps(100), Bytes(1000)) - 92.421_441_774e9).abs() < 1.0);
+    }
+
+    #[test]
+    fn frame_sizes_add_the_headers_and_int() {
+        assert_eq!(data_frame(Bytes(1000), 0), Bytes(1062));
+        assert_eq!(data_frame(Bytes(1000), INT_ON_WIRE), Bytes(1104));
+        assert_eq!(ack_frame(0), Bytes(66));
+        assert_eq!(ack_frame(INT_ON_WIRE), Bytes(108));
+    }
+
+    #[test]
+    fn largest_frame_is_padded_to_64_bytes() {
+        assert_eq!(largest_frame(Bytes(1), 0), Bytes(64));
+        assert_eq!(largest_frame(Bytes(1000), 42), Bytes(1104));
+        assert_eq!(largest_frame(Bytes(u64::MAX), 0), Bytes(u64::MAX));
+    }
+
+    #[test]
+    fn tx_time_rounds_to_the_nearest_nanosecond_as_ns3_does() {
+        // 1082 B at 100 Gb/s: 86.56 ns -> 87; 86 B: 6.88 -> 7; 84 B at 25 Gb/s: 26.88 -> 27
+        assert_eq!(tx_time_rounded(Rate::gbps(100), Bytes(1082)), Time(87));
+        assert_eq!(tx_time_rounded(Rate::gbps(100), Bytes(86)), Time(7));
+        assert_eq!(tx_time_rounded(Rate::gbps(25), Bytes(84)), Time(27));
+        // 1 B at 8 Gb/s = 1 ns exactly; 3 B at 16 Gb/s = 1.5 ns, which 64 fractional bits
+        // hold exactly: rounds up
+        assert_eq!(tx_time_rounded(Rate::gbps(8), Bytes(1)), Time(1));
+        assert_eq!(tx_time_rounded(Rate(16), Bytes(3)), Time(1_500_000_000));
+        // a third: 1 B at 24 Gb/s = 0.333 ns -> 0
+        assert_eq!(tx_time_rounded(Rate::gbps(24), Bytes(1)), Time(0));
+        assert_eq!(tx_time_rounded(Rate(0), Bytes(1)), Time(u64::MAX));
+    }
+
+    #[test]
+    fn base_rtt_is_twice_the_delays_plus_frame_and_ack_times_per_hop() {
+        // per hop: 2 µs + 1082 B (87 ns) + 86 B (7 ns) at 100 Gb/s
+        assert_eq!(
+            base_rtt(
+                &hops(3, 100, 1000),
+                data_frame(Bytes(1000), 0),
+                ack_frame(0)
+            ),
+            Some(Time(3 * (2000 + 87 + 7)))
+        );
+        assert_eq!(base_rtt(&[], Bytes(1062), Bytes(66)), None);
+    }
+
+    #[test]
+    fn goodput_ceiling_is_the_wire_limit_plus_one_payload_per_span() {
+        let c = goodput_ceiling(92.4e9, Bytes(1000), 1e-3);
+        assert!((c - (92.4e9 * (1.0 + 1e-9) + 8e6)).abs() < 1e-3);
     }
 }

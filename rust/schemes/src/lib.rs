@@ -561,6 +561,15 @@ impl Scheme {
         }
     }
 
+    /// Whether the scheme sends Not-ECT data that a lossy switch drops at `K_fs` (WRED
+    /// threshold drop): LDCP's fast start sends its first-RTT packets Not-ECT so that the
+    /// switch drops them rather than queue them (draft-dai-tsvwg-ldcp-01 §2.1), in both
+    /// variants. Every other scheme's data is ECT(0), so a switch carrying only those needs
+    /// no Not-ECT drop.
+    pub fn drops_not_ect(self) -> bool {
+        matches!(self, Scheme::Ldcp | Scheme::LdcpRate)
+    }
+
     /// Whether the scheme needs the switches on its flows' paths to write INT hop records
     /// (HPCC, Li et al. SIGCOMM 2019 §3): the default of a switch's INT where the scheme runs.
     /// A flow of such a scheme on a path without them is refused
@@ -1611,5 +1620,15 @@ mod tests {
         assert!(help(MarkingField::KMin).contains("dctcp 30 KB per 10 Gb/s"));
         assert!("k_fs".parse::<MarkingField>().is_ok());
         assert!("kfs".parse::<MarkingField>().is_err());
+    }
+
+    #[test]
+    fn only_ldcp_sends_not_ect_data_for_the_switch_to_drop() {
+        let drop: Vec<&str> = Scheme::ALL
+            .into_iter()
+            .filter(|s| s.drops_not_ect())
+            .map(Scheme::name)
+            .collect();
+        assert_eq!(drop, vec!["ldcp", "ldcp-rate"]);
     }
 }

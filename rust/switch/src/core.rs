@@ -481,6 +481,19 @@ impl SwitchCore {
         }
     }
 
+    /// The policy a lossless (PFC) priority's queue runs, made from a lossy one `cfg`: the
+    /// same marking, every Not-ECT packet accepted and no queue limit (PFC, not the egress
+    /// queue, bounds it; an early drop would be a loss on a lossless class). The one
+    /// definition of this rule: the fabric builder asks it for its lossless queues.
+    pub fn lossless_queue_policy(cfg: RedEcnConfig) -> RedEcnConfig {
+        RedEcnConfig {
+            not_ect: NotEct::Accept,
+            k_fs: Bytes(0),
+            buf_max: Bytes::MAX,
+            ..cfg
+        }
+    }
+
     /// Installs the RED/ECN + WRED policy of egress queue (`port`, `prio`). On a lossless
     /// priority only marking is allowed: Not-ECT early drop is rejected and the queue limit is
     /// lifted (PFC, not the egress queue, bounds a lossless queue).
@@ -504,13 +517,14 @@ impl SwitchCore {
             "must be < 8",
         )?;
         if self.mmu.config().lossless[prio as usize] {
+            let lossless = Self::lossless_queue_policy(cfg);
             ConfigError::check(
-                cfg.not_ect == NotEct::Accept,
+                cfg.not_ect == lossless.not_ect,
                 "NotEctMode",
                 cfg.not_ect.name(),
                 &format!("priority {prio} is lossless (PFC): Not-ECT packets must be accepted"),
             )?;
-            cfg.buf_max = Bytes::MAX;
+            cfg = lossless;
         }
         let p = cfg.build()?;
         self.policies[port as usize * PRIORITIES + prio as usize] = Some(p);

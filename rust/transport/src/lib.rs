@@ -38,6 +38,6 @@ pub mod sender;
 pub use config::{Path, ReceiverConfig, SenderConfig, LOSSLESS_RTO_FLOOR};
 pub use controller::{AckEvent, Controller, LineRate, NackEvent, RttSource};
 pub use receiver::{AckOut, QpReceiver, ReceiverStats, RxAction};
-pub use sender::{Poll, QpSender, SenderStats, TxPacket};
+pub use sender::{source_port, Poll, QpSender, SenderStats, TxPacket, PROBE_ECN};
 
 pub use rdma_cc_core::{Ecn, HopRecord, IntRecords};

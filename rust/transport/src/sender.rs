@@ -143,6 +143,20 @@ pub struct TxPacket {
     pub ack_req: bool,
 }
 
+/// The ECN codepoint of an RTT probe ([`Poll::SendProbe`]): ECT(0). A probe travels in the
+/// data queue with the data and must see what ECN-capable data sees (marked, never dropped
+/// early as Not-ECT first-RTT packets are), so its RTT sample measures the queue the data
+/// meets.
+pub const PROBE_ECN: Ecn = Ecn::Ect0;
+
+/// The UDP source port of every packet of flow `flow` (its ECMP entropy: switches hash it
+/// with the addresses and ports to choose among equal-cost next hops), in `10000..60000`:
+/// `10000 + flow mod 50000`, so consecutive flows between two hosts take different hashes
+/// and the port never collides with a well-known one.
+pub const fn source_port(flow: u32) -> u16 {
+    (10_000 + flow % 50_000) as u16
+}
+
 /// What the QP wants to do now.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Poll {
@@ -1215,5 +1229,18 @@ mod tests {
         assert!(p.retransmission);
         // backed off once: 2 × 32 µs
         assert_eq!(s.next_timer(), Some(us(32 + 64)));
+    }
+
+    #[test]
+    fn source_port_spreads_flows_over_10000_to_59999() {
+        assert_eq!(source_port(0), 10_000);
+        assert_eq!(source_port(49_999), 59_999);
+        assert_eq!(source_port(50_000), 10_000);
+        assert_eq!(source_port(u32::MAX), (10_000 + u32::MAX % 50_000) as u16);
+    }
+
+    #[test]
+    fn probes_are_ect0() {
+        assert_eq!(PROBE_ECN, Ecn::Ect0);
     }
 }

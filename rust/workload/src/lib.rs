@@ -33,7 +33,10 @@ mod rng;
 mod text;
 mod topology;
 
-pub use buckets::{slowdown_buckets, BucketStats, SIZE_BUCKETS};
+pub use buckets::{
+    histogram_floor_rank, nearest_rank, size_class, slowdown_buckets, BucketStats, Summary,
+    SIZE_BUCKETS, SIZE_CLASSES,
+};
 pub use cdf::{Cdf, MAX_FLOW_BYTES};
 pub use error::ParseError;
 pub use fat_tree::FatTreeSpec;
