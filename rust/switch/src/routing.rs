@@ -35,6 +35,7 @@
 //! hash of the flow's 5-tuple and the switch's seed, so a flow keeps its path and different
 //! switches hash differently (no polarisation).
 
+use rdma_cc_core::hash::mix64;
 use rdma_cc_core::ConfigError;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -622,16 +623,6 @@ pub struct FiveTuple {
     pub dst_port: u16,
     /// IP protocol number (17 for RoCEv2's UDP).
     pub protocol: u8,
-}
-
-#[inline]
-fn mix64(mut x: u64) -> u64 {
-    // MurmurHash3's 64-bit finaliser: every input bit affects every output bit
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
 }
 
 /// Hash of a 5-tuple under a switch's `seed`.
