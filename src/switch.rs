@@ -19,10 +19,8 @@ use crate::params::{self, from_ffi, infos, to_attr, to_options};
 use rdma_cc_core::param::{ParamSpec, Params};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use rdma_cc_rcm::switch::{Event as RcmEv, RccChange};
-use rdma_cc_rcm::{Role, CN_MAX_BYTES};
-use rdma_cc_switch::core::{
-    Action as CoreAction, Decision, PacketMeta, SwitchConfig, SwitchCore as Core,
-};
+use rdma_cc_rcm::{RcmNodeConfig, RcmSwitch, RcmSwitchCore, Role, CN_MAX_BYTES};
+use rdma_cc_switch::core::{Action as CoreAction, Decision, PacketMeta};
 use rdma_cc_switch::mmu::{self, PortLink};
 use rdma_cc_switch::red::{EcnThresholds, NotEct, RedEcnConfig, RedEcnPolicy};
 use rdma_cc_switch::routing::{FiveTuple, RouteTable, Topology as Topo};
@@ -531,8 +529,8 @@ impl From<&DropCounters> for DropCounts {
     }
 }
 
-/// Opaque handle: one switch's [`SwitchConfig`].
-pub struct SwitchParams(SwitchConfig);
+/// Opaque handle: one switch's [`RcmNodeConfig`] (the switch's own parameters, then RCM's).
+pub struct SwitchParams(RcmNodeConfig);
 
 /// Opaque handle: one RED/ECN queue policy's [`RedEcnConfig`].
 pub struct RedEcnParams(RedEcnConfig);
@@ -543,7 +541,7 @@ pub(crate) fn red_ecn_specs() -> Vec<&'static ParamSpec<'static>> {
 }
 
 fn switch_attr(e: ConfigError) -> ConfigError {
-    to_attr(e, &SwitchConfig::param_specs())
+    to_attr(e, &RcmNodeConfig::param_specs())
 }
 
 fn red_attr(e: ConfigError) -> ConfigError {
@@ -551,12 +549,12 @@ fn red_attr(e: ConfigError) -> ConfigError {
 }
 
 fn switch_params_new() -> Box<SwitchParams> {
-    Box::new(SwitchParams(SwitchConfig::default()))
+    Box::new(SwitchParams(RcmNodeConfig::default()))
 }
 
 fn switch_param_specs() -> Vec<ParamInfo> {
-    let d = SwitchConfig::default();
-    infos(&SwitchConfig::param_specs(), |i| d.get(i))
+    let d = RcmNodeConfig::default();
+    infos(&RcmNodeConfig::param_specs(), |i| d.get(i))
 }
 
 fn no_param(index: usize) -> ConfigError {
@@ -573,7 +571,7 @@ impl SwitchParams {
     }
 
     fn set_option(&mut self, index: usize, text: &str) -> Result<(), ConfigError> {
-        let specs = SwitchConfig::param_specs();
+        let specs = RcmNodeConfig::param_specs();
         params::set_option(
             &specs,
             index,
@@ -596,27 +594,29 @@ impl SwitchParams {
         let mut c = self.0;
         // the frame and egress limit the scenario sets from its own options (0: the table's),
         // so that the buffer is checked here, naming --buffer, against the switch it builds
+        let m = &mut c.switch.mmu;
         if mmu_mtu > 0 {
-            c.mmu.mtu = Bytes(mmu_mtu);
+            m.mtu = Bytes(mmu_mtu);
         }
         if egress_limit > 0 {
-            c.mmu.egress_limit = Bytes(egress_limit);
+            m.egress_limit = Bytes(egress_limit);
         }
-        for (p, l) in c.mmu.lossless.iter_mut().enumerate() {
+        for (p, l) in m.lossless.iter_mut().enumerate() {
             *l = pfc_mask & (1 << p) != 0;
         }
         let links = links_of(rates_bps, delays_ns)?;
         c.validate()
-            .and_then(|_| mmu::Mmu::new(c.mmu, &links).map(|_| ()))
-            .map_err(|e| to_options(e, &SwitchConfig::param_specs(), options))
+            .and_then(|_| mmu::Mmu::new(c.switch.mmu, &links).map(|_| ()))
+            .map_err(|e| to_options(e, &RcmNodeConfig::param_specs(), options))
     }
 
     fn buffer_size(&self) -> u64 {
-        self.0.mmu.buffer_size.0
+        self.0.switch.mmu.buffer_size.0
     }
 
     fn pfc_priorities(&self) -> u8 {
         self.0
+            .switch
             .mmu
             .lossless
             .iter()
@@ -824,7 +824,7 @@ impl Topology {
 /// Opaque handle owning one switch's [`Core`], with the encoded payload of the last CN RCM
 /// asked to send.
 /// (Its log records name the switch's node: `LogContext::node`.)
-pub struct SwitchCore(Core, CnOut, LogContext);
+pub struct SwitchCore(RcmSwitchCore, CnOut, LogContext);
 
 /// The payload of the last CN popped (`rcm_cn_payload`) and the congestion flows of the last
 /// RCC event (`rcm_event_flows`).
@@ -870,7 +870,6 @@ fn switch_core_new(
         })?
         .switch_routes(node)?;
     let links = links_of(rates_bps, delays_ns)?;
-    let mut core = Core::new(&p.0, &links, routes, node).map_err(switch_attr)?;
     // RCM sends CNs only to neighbour switches: which ports lead to one, from the topology
     let mut to_switch = vec![false; links.len()];
     for &(port, peer) in topo.topo.port_peers(node) {
@@ -878,7 +877,9 @@ fn switch_core_new(
             *slot = !topo.topo.is_host(peer);
         }
     }
-    core.enable_rcm(&to_switch).map_err(switch_attr)?;
+    let core =
+        p.0.build(&links, routes, node, &to_switch)
+            .map_err(switch_attr)?;
     Ok(Box::new(SwitchCore(
         core,
         CnOut {
@@ -891,6 +892,11 @@ fn switch_core_new(
 }
 
 impl SwitchCore {
+    /// RCM, when it runs.
+    fn rcm(&self) -> Option<&RcmSwitch> {
+        self.0.mechanism().as_ref()
+    }
+
     fn set_queue_policy(
         &mut self,
         port: u32,
@@ -948,7 +954,7 @@ impl SwitchCore {
     }
 
     fn rcm_enabled(&self) -> bool {
-        self.0.rcm().is_some()
+        self.rcm().is_some()
     }
 
     fn on_control(&mut self, now_ns: u64, port: u32, payload: &[u8]) -> bool {
@@ -957,7 +963,12 @@ impl SwitchCore {
 
     fn rcm_pop_event(&mut self) -> RcmEvent {
         let ctx = self.2;
-        let Some(e) = in_context(ctx, || self.0.rcm_pop_event()) else {
+        let Some(e) = in_context(ctx, || {
+            self.0
+                .mechanism_mut()
+                .as_mut()
+                .and_then(RcmSwitch::pop_event)
+        }) else {
             return NO_RCM_EVENT;
         };
         match e {
@@ -1005,22 +1016,21 @@ impl SwitchCore {
     }
 
     fn rcm_rcc_period_ns(&self, port: u32, prio: u8) -> u64 {
-        self.0
-            .rcm()
+        self.rcm()
             .and_then(|r| r.rcc_period(port, prio))
             .map_or(0, |t| t.0)
     }
 
     fn rcm_next_timeout(&self) -> u64 {
-        self.0.rcm_next_timeout().map_or(u64::MAX, |t| t.0)
+        self.0.next_timeout().map_or(u64::MAX, |t| t.0)
     }
 
     fn rcm_on_timeout(&mut self, now_ns: u64) {
-        in_context(self.2, || self.0.rcm_on_timeout(Time(now_ns)));
+        in_context(self.2, || self.0.on_timeout(Time(now_ns)));
     }
 
     fn rcm_counters(&self) -> RcmCounters {
-        let Some(r) = self.0.rcm() else {
+        let Some(r) = self.rcm() else {
             return RcmCounters::default();
         };
         let (s, b, sar) = (r.stats(), r.rcc_stats(), r.sar_stats());
@@ -1037,8 +1047,7 @@ impl SwitchCore {
     }
 
     fn rcm_cam(&self, port: u32, prio: u8) -> Vec<u64> {
-        self.0
-            .rcm()
+        self.rcm()
             .map(|r| r.cam(port, prio).to_vec())
             .unwrap_or_default()
     }

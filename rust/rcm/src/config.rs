@@ -13,8 +13,9 @@ use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use serde::{Deserialize, Serialize};
 
 /// Most flow IDs a congestion flow recognition CAM holds, and so the most a congestion
-/// notification carries ([`RcmConfig::cam_depth`] is at most this).
-pub const MAX_CAM_DEPTH: usize = 64;
+/// notification carries ([`RcmConfig::cam_depth`] is at most this): a [`crate::FlowList`]'s
+/// capacity.
+pub const MAX_CAM_DEPTH: usize = rdma_cc_switch::flows::MAX_FLOWS;
 
 /// Most CN arrival times a switch remembers for its congestion-region test
 /// ([`RcmConfig::sar_cn_threshold`] is at most this).
