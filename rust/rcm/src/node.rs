@@ -172,51 +172,9 @@ mod tests {
     use super::*;
     use crate::switch::{Event, RccChange};
     use crate::{FlowList, Role};
-    use rdma_cc_core::{Ecn, PacketKind, Rate};
+    use rdma_cc_core::{Ecn, PacketKind};
     use rdma_cc_switch::core::PacketMeta;
-    use rdma_cc_switch::routing::{FiveTuple, Topology};
-    use std::sync::Arc;
-
-    fn links(n: usize) -> Vec<PortLink> {
-        vec![
-            PortLink {
-                rate: Rate::gbps(10),
-                delay: Time::us(1),
-            };
-            n
-        ]
-    }
-
-    /// Switch 0 with 3 ports to hosts 1, 2 and 9 (node ids 0..10; others unused).
-    fn routes() -> Routes {
-        let mut t = Topology::new(10);
-        for (port, host) in [(0, 1), (1, 2), (2, 9)] {
-            t.set_host(host).unwrap();
-            t.add_link(0, port, host, 0).unwrap();
-        }
-        Arc::new(t.routes().unwrap()).switch_routes(0).unwrap()
-    }
-
-    fn meta(in_port: u32, dst: u32, prio: u8, ecn: Ecn) -> PacketMeta {
-        PacketMeta {
-            in_port,
-            prio,
-            dst_node: dst,
-            tuple: FiveTuple {
-                src_ip: in_port,
-                dst_ip: dst,
-                src_port: 1,
-                dst_port: 4791,
-                protocol: 17,
-            },
-            size: Bytes(1000),
-            ecn,
-            kind: PacketKind::Data,
-            draw: 0.5,
-            flow: u64::from(in_port),
-            now: Time::ZERO,
-        }
-    }
+    use rdma_cc_switch::fixtures::{links, meta, routes};
 
     fn pop(c: &mut RcmSwitchCore) -> Option<Event> {
         c.mechanism_mut().as_mut().and_then(RcmSwitch::pop_event)

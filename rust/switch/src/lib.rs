@@ -17,6 +17,9 @@
 #![warn(missing_docs)]
 
 pub mod core;
+#[cfg(any(test, feature = "fixtures"))]
+#[doc(hidden)]
+pub mod fixtures;
 pub mod flows;
 pub mod mechanism;
 pub mod mmu;
