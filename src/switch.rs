@@ -601,9 +601,7 @@ impl SwitchParams {
         if egress_limit > 0 {
             m.egress_limit = Bytes(egress_limit);
         }
-        for (p, l) in m.lossless.iter_mut().enumerate() {
-            *l = pfc_mask & (1 << p) != 0;
-        }
+        m.set_lossless_mask(pfc_mask);
         let links = links_of(rates_bps, delays_ns)?;
         c.validate()
             .and_then(|_| mmu::Mmu::new(c.switch.mmu, &links).map(|_| ()))
@@ -615,14 +613,7 @@ impl SwitchParams {
     }
 
     fn pfc_priorities(&self) -> u8 {
-        self.0
-            .switch
-            .mmu
-            .lossless
-            .iter()
-            .enumerate()
-            .filter(|(_, &l)| l)
-            .fold(0u8, |m, (p, _)| m | (1 << p))
+        self.0.switch.mmu.lossless_mask()
     }
 }
 
@@ -870,13 +861,8 @@ fn switch_core_new(
         })?
         .switch_routes(node)?;
     let links = links_of(rates_bps, delays_ns)?;
-    // RCM sends CNs only to neighbour switches: which ports lead to one, from the topology
-    let mut to_switch = vec![false; links.len()];
-    for &(port, peer) in topo.topo.port_peers(node) {
-        if let Some(slot) = to_switch.get_mut(port as usize) {
-            *slot = !topo.topo.is_host(peer);
-        }
-    }
+    // RCM sends CNs only to neighbour switches
+    let to_switch = topo.topo.switch_neighbours(node, links.len());
     let core =
         p.0.build(&links, routes, node, &to_switch)
             .map_err(switch_attr)?;
