@@ -1,18 +1,21 @@
 //! Bridge for the switch (`rdma-cc-switch`): its parameters, the per-packet decisions of
-//! one switch, routing, and the RED/ECN queue policy.
+//! one switch, routing, and the RED/ECN queue policy; and the wiring of RCM (`rdma-cc-rcm`)
+//! into it, the one place the two crates meet.
 //!
-//! - `SwitchParams`: one per ns-3 `SwitchNode`, holding its [`SwitchConfig`] (MMU, ECMP seed,
-//!   control pool); `RedEcnParams`: one per `RedEcnQueueDisc` (and the egress policy a
-//!   `FabricHelper` installs), holding a [`RedEcnConfig`]. Their attributes are built from
+//! - `SwitchParams`: one per ns-3 `SwitchNode`, holding its `RcmNodeConfig` (the switch's
+//!   `SwitchConfig` — MMU, ECMP seed, control pool — then RCM's parameters, one flat table);
+//!   `RedEcnParams`: one per `RedEcnQueueDisc` (and the egress policy a `FabricHelper`
+//!   installs), holding a [`RedEcnConfig`]. Their attributes are built from
 //!   `switch_param_specs()` / `red_ecn_param_specs()` and read and written through `get`/`set`:
 //!   every default, bound and help text comes from the Rust tables. Errors name the attribute
 //!   (or, for the `*_option*` calls, the command-line option).
 //! - `SwitchCore`, `RedEcn`: the decisions, called per packet with plain values.
-//! - RCM (`rdma-cc-rcm`, run by the switch core when its `Rcm` attribute is set): the core
-//!   answers each data packet with `rcc` (a congestion-flow packet the port's scheduler keeps
-//!   apart), takes a neighbour's CN frame's payload (`on_control`), and tells the module what
-//!   to do through `rcm_pop_event` (a CN to send, whose payload `rcm_cn_payload` gives; an RCC
-//!   budget to set at a port's scheduler) and when to wake it (`rcm_next_timeout`).
+//! - RCM (run beside the switch core as its `Mechanism` when the `Rcm` attribute is set,
+//!   built by `RcmNodeConfig::build`): the core answers each data packet with `rcc` (a
+//!   congestion-flow packet the port's scheduler keeps apart), takes a neighbour's CN frame's
+//!   payload (`on_control`), and tells the module what to do through `rcm_pop_event` (a CN to
+//!   send, whose payload `rcm_cn_payload` gives; an RCC budget to set at a port's scheduler)
+//!   and when to wake it (`rcm_next_timeout`).
 
 use crate::log::{in_context, LogContext};
 use crate::params::{self, from_ffi, infos, to_attr, to_options};
@@ -812,8 +815,8 @@ impl Topology {
     }
 }
 
-/// Opaque handle owning one switch's [`Core`], with the encoded payload of the last CN RCM
-/// asked to send.
+/// Opaque handle owning one switch's core (`RcmSwitchCore`), with the encoded payload of the
+/// last CN RCM asked to send.
 /// (Its log records name the switch's node: `LogContext::node`.)
 pub struct SwitchCore(RcmSwitchCore, CnOut, LogContext);
 
