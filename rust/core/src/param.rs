@@ -601,6 +601,18 @@ pub trait Params: Default + Clone + 'static {
     fn get_param(&self, index: usize) -> Option<ParamValue> {
         Self::params().get(index).map(|p| (p.get)(self))
     }
+
+    /// Sets the parameter whose command-line option is `option` from `text`, as `--OPTION=text`
+    /// would (the error names `option` for a bad text, the Rust field for a value out of
+    /// bounds, `option` = `option` when no parameter has that option).
+    fn set_by_option(&mut self, option: &str, text: &str) -> Result<(), ConfigError> {
+        let i = Self::params()
+            .iter()
+            .position(|p| p.spec.option == option)
+            .ok_or_else(|| ConfigError::new("option", option, "no such option"))?;
+        let v = Self::params()[i].spec.parse(text, option)?;
+        self.set_param(i, &v)
+    }
 }
 
 /// A part of configuration `C` that has a parameter table of its own (a field of `C`, or `C`
@@ -834,6 +846,18 @@ mod tests {
         assert_eq!(f.auto, Some("the preset's"));
         let r = rate("r", "r", "R", "line rate", "rate");
         assert_eq!((r.kind, r.min), (ParamKind::Rate, Limit::excl(0.0)));
+    }
+
+    #[test]
+    fn set_by_option_parses_checks_and_names_an_unknown_option() {
+        let mut c = Inner::default();
+        c.set_by_option("n", "3").unwrap();
+        assert_eq!(c.n, 3);
+        // below the table's minimum of 1: the field is named
+        assert_eq!(c.set_by_option("n", "0").unwrap_err().field, "n");
+        assert_eq!(c.n, 3);
+        let e = c.set_by_option("nope", "1").unwrap_err();
+        assert_eq!((e.field.as_str(), e.value.as_str()), ("option", "nope"));
     }
 
     const ALPHA: ParamSpec<'static> = ParamSpec {

@@ -676,9 +676,7 @@ mod tests {
 
     /// Sets `--OPTION=text` through the table, as the examples and the NIC do.
     fn set(c: &mut DcqcnConfig, option: &str, text: &str) {
-        let i = table_index(option);
-        let v = DcqcnConfig::params()[i].spec.parse(text, option).unwrap();
-        c.set_param(i, &v).unwrap();
+        c.set_by_option(option, text).unwrap();
     }
 
     #[test]

@@ -305,12 +305,7 @@ mod tests {
     use rdma_cc_transport::Path;
 
     fn set(c: &mut HpccConfig, option: &str, text: &str) {
-        let i = HpccConfig::params()
-            .iter()
-            .position(|p| p.spec.option == option)
-            .unwrap();
-        let v = HpccConfig::params()[i].spec.parse(text, option).unwrap();
-        c.set_param(i, &v).unwrap();
+        c.set_by_option(option, text).unwrap();
     }
 
     /// 100 Gb/s, INT on the path.

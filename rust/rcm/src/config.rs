@@ -705,17 +705,8 @@ impl RcmConfig {
 mod tests {
     use super::*;
 
-    fn index(option: &str) -> usize {
-        RcmConfig::params()
-            .iter()
-            .position(|p| p.spec.option == option)
-            .unwrap()
-    }
-
     fn set(c: &mut RcmConfig, option: &str, text: &str) -> Result<(), ConfigError> {
-        let i = index(option);
-        let v = RcmConfig::params()[i].spec.parse(text, option)?;
-        c.set_param(i, &v)
+        c.set_by_option(option, text)
     }
 
     #[test]

@@ -461,12 +461,7 @@ mod tests {
     use rdma_cc_transport::Path;
 
     fn set(c: &mut TimelyConfig, option: &str, text: &str) {
-        let i = TimelyConfig::params()
-            .iter()
-            .position(|p| p.spec.option == option)
-            .unwrap();
-        let v = TimelyConfig::params()[i].spec.parse(text, option).unwrap();
-        c.set_param(i, &v).unwrap();
+        c.set_by_option(option, text).unwrap();
     }
 
     #[test]
