@@ -5,7 +5,6 @@
 
 use crate::params::to_options;
 use crate::switch::red_ecn_specs;
-use rdma_cc_core::param::{format_rate, format_time};
 use rdma_cc_core::wire::{self, Hop};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use rdma_cc_schemes::{
@@ -13,6 +12,7 @@ use rdma_cc_schemes::{
     MarkingField, Scheme,
 };
 use rdma_cc_switch::red::{EcnThresholds, NotEct, RedEcnConfig};
+use rdma_cc_workload::RunLoad;
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
 mod ffi {
@@ -260,66 +260,15 @@ fn run_limit_check(
     mtu: u64,
     extra: u64,
 ) -> Result<(), ConfigError> {
-    if mtu == 0 || receiver_rates_bps.contains(&0) {
-        return Err(ConfigError::new(
-            "--rate",
-            format_rate(Rate(receiver_rates_bps.iter().copied().min().unwrap_or(0))),
-            "the rate and the payload per frame must be > 0",
-        ));
-    }
-    // per receiver: wire bytes, payload bytes and flows
-    let mut load = vec![(0u128, 0u128, 0u64); receiver_rates_bps.len()];
-    for (&size, &r) in sizes.iter().zip(receivers) {
-        let Some(l) = load.get_mut(r as usize) else {
-            return Err(ConfigError::new(
-                "receiver",
-                r.to_string(),
-                format!(
-                    "must be < {} (the receivers' links)",
-                    receiver_rates_bps.len()
-                ),
-            ));
-        };
-        // full frames, and the shorter last one if any
-        let frame = |payload: u64| wire::data_on_wire(Bytes(payload.saturating_add(extra))).0;
-        let (full, last) = (size / mtu, size % mtu);
-        l.0 = l.0.saturating_add(
-            u128::from(full) * u128::from(frame(mtu))
-                + if last > 0 { u128::from(frame(last)) } else { 0 },
-        );
-        l.1 += u128::from(size);
-        l.2 += 1;
-    }
-    let bound = finish_bounds_ns.iter().copied().max().unwrap_or(0);
-    // the busiest receiver: the longest its link takes for the frames to it
-    let busiest = load
-        .iter()
-        .zip(receiver_rates_bps)
-        .map(|(l, &rate)| {
-            let ns = l.0.saturating_mul(8_000_000_000).div_ceil(u128::from(rate));
-            (ns, l.1, l.2, rate)
-        })
-        .max_by_key(|b| b.0);
-    let need = busiest.map_or(0, |b| b.0).max(u128::from(bound));
-    if need <= u128::from(limit_ns) {
-        return Ok(());
-    }
-    let why = match busiest {
-        Some((ns, payload, flows, rate)) if ns >= u128::from(bound) => format!(
-            "{payload} B of payload in {flows} flow{} through the receiver's {} link",
-            if flows == 1 { "" } else { "s" },
-            format_rate(Rate(rate))
-        ),
-        _ => "the latest flow's start plus the lower bound of its completion time".to_owned(),
+    let load = RunLoad {
+        finish_bounds: finish_bounds_ns.iter().map(|&t| Time(t)).collect(),
+        sizes: sizes.iter().map(|&b| Bytes(b)).collect(),
+        receivers: receivers.to_vec(),
+        receiver_rates: receiver_rates_bps.iter().map(|&r| Rate(r)).collect(),
+        mtu: Bytes(mtu),
+        extra: Bytes(extra),
     };
-    Err(ConfigError::new(
-        "--limit",
-        format_time(Time(limit_ns)),
-        format!(
-            "the run needs at least {:.6} s of simulated time: {why}; raise --limit",
-            need as f64 * 1e-9
-        ),
-    ))
+    load.check_limit(Time(limit_ns))
 }
 
 fn max_queueing_ns(rates_bps: &[u64], buffers: &[u64]) -> u64 {

@@ -1,28 +1,29 @@
 //! Bridge for the switch (`rdma-cc-switch`): its parameters, the per-packet decisions of
-//! one switch, routing, and the RED/ECN queue policy.
+//! one switch, routing, and the RED/ECN queue policy; and the wiring of RCM (`rdma-cc-rcm`)
+//! into it, the one place the two crates meet.
 //!
-//! - `SwitchParams`: one per ns-3 `SwitchNode`, holding its [`SwitchConfig`] (MMU, ECMP seed,
-//!   control pool); `RedEcnParams`: one per `RedEcnQueueDisc` (and the egress policy a
-//!   `FabricHelper` installs), holding a [`RedEcnConfig`]. Their attributes are built from
+//! - `SwitchParams`: one per ns-3 `SwitchNode`, holding its `RcmNodeConfig` (the switch's
+//!   `SwitchConfig` — MMU, ECMP seed, control pool — then RCM's parameters, one flat table);
+//!   `RedEcnParams`: one per `RedEcnQueueDisc` (and the egress policy a `FabricHelper`
+//!   installs), holding a [`RedEcnConfig`]. Their attributes are built from
 //!   `switch_param_specs()` / `red_ecn_param_specs()` and read and written through `get`/`set`:
 //!   every default, bound and help text comes from the Rust tables. Errors name the attribute
 //!   (or, for the `*_option*` calls, the command-line option).
 //! - `SwitchCore`, `RedEcn`: the decisions, called per packet with plain values.
-//! - RCM (`rdma-cc-rcm`, run by the switch core when its `Rcm` attribute is set): the core
-//!   answers each data packet with `rcc` (a congestion-flow packet the port's scheduler keeps
-//!   apart), takes a neighbour's CN frame's payload (`on_control`), and tells the module what
-//!   to do through `rcm_pop_event` (a CN to send, whose payload `rcm_cn_payload` gives; an RCC
-//!   budget to set at a port's scheduler) and when to wake it (`rcm_next_timeout`).
+//! - RCM (run beside the switch core as its `Mechanism` when the `Rcm` attribute is set,
+//!   built by `RcmNodeConfig::build`): the core answers each data packet with `rcc` (a
+//!   congestion-flow packet the port's scheduler keeps apart), takes a neighbour's CN frame's
+//!   payload (`on_control`), and tells the module what to do through `rcm_pop_event` (a CN to
+//!   send, whose payload `rcm_cn_payload` gives; an RCC budget to set at a port's scheduler)
+//!   and when to wake it (`rcm_next_timeout`).
 
 use crate::log::{in_context, LogContext};
 use crate::params::{self, from_ffi, infos, to_attr, to_options};
 use rdma_cc_core::param::{ParamSpec, Params};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use rdma_cc_rcm::switch::{Event as RcmEv, RccChange};
-use rdma_cc_rcm::{Role, CN_MAX_BYTES};
-use rdma_cc_switch::core::{
-    Action as CoreAction, Decision, PacketMeta, SwitchConfig, SwitchCore as Core,
-};
+use rdma_cc_rcm::{RcmNodeConfig, RcmSwitch, RcmSwitchCore, Role, CN_MAX_BYTES};
+use rdma_cc_switch::core::{Action as CoreAction, Decision, PacketMeta};
 use rdma_cc_switch::mmu::{self, PortLink};
 use rdma_cc_switch::red::{EcnThresholds, NotEct, RedEcnConfig, RedEcnPolicy};
 use rdma_cc_switch::routing::{FiveTuple, RouteTable, Topology as Topo};
@@ -534,8 +535,8 @@ impl From<&DropCounters> for DropCounts {
     }
 }
 
-/// Opaque handle: one switch's [`SwitchConfig`].
-pub struct SwitchParams(SwitchConfig);
+/// Opaque handle: one switch's [`RcmNodeConfig`] (the switch's own parameters, then RCM's).
+pub struct SwitchParams(RcmNodeConfig);
 
 /// Opaque handle: one RED/ECN queue policy's [`RedEcnConfig`].
 pub struct RedEcnParams(RedEcnConfig);
@@ -546,7 +547,7 @@ pub(crate) fn red_ecn_specs() -> Vec<&'static ParamSpec<'static>> {
 }
 
 fn switch_attr(e: ConfigError) -> ConfigError {
-    to_attr(e, &SwitchConfig::param_specs())
+    to_attr(e, &RcmNodeConfig::param_specs())
 }
 
 fn red_attr(e: ConfigError) -> ConfigError {
@@ -554,12 +555,12 @@ fn red_attr(e: ConfigError) -> ConfigError {
 }
 
 fn switch_params_new() -> Box<SwitchParams> {
-    Box::new(SwitchParams(SwitchConfig::default()))
+    Box::new(SwitchParams(RcmNodeConfig::default()))
 }
 
 fn switch_param_specs() -> Vec<ParamInfo> {
-    let d = SwitchConfig::default();
-    infos(&SwitchConfig::param_specs(), |i| d.get(i))
+    let d = RcmNodeConfig::default();
+    infos(&RcmNodeConfig::param_specs(), |i| d.get(i))
 }
 
 fn no_param(index: usize) -> ConfigError {
@@ -576,7 +577,7 @@ impl SwitchParams {
     }
 
     fn set_option(&mut self, index: usize, text: &str) -> Result<(), ConfigError> {
-        let specs = SwitchConfig::param_specs();
+        let specs = RcmNodeConfig::param_specs();
         params::set_option(
             &specs,
             index,
@@ -599,33 +600,26 @@ impl SwitchParams {
         let mut c = self.0;
         // the frame and egress limit the scenario sets from its own options (0: the table's),
         // so that the buffer is checked here, naming --buffer, against the switch it builds
+        let m = &mut c.switch.mmu;
         if mmu_mtu > 0 {
-            c.mmu.mtu = Bytes(mmu_mtu);
+            m.mtu = Bytes(mmu_mtu);
         }
         if egress_limit > 0 {
-            c.mmu.egress_limit = Bytes(egress_limit);
+            m.egress_limit = Bytes(egress_limit);
         }
-        for (p, l) in c.mmu.lossless.iter_mut().enumerate() {
-            *l = pfc_mask & (1 << p) != 0;
-        }
+        m.set_lossless_mask(pfc_mask);
         let links = links_of(rates_bps, delays_ns)?;
         c.validate()
-            .and_then(|_| mmu::Mmu::new(c.mmu, &links).map(|_| ()))
-            .map_err(|e| to_options(e, &SwitchConfig::param_specs(), options))
+            .and_then(|_| mmu::Mmu::new(c.switch.mmu, &links).map(|_| ()))
+            .map_err(|e| to_options(e, &RcmNodeConfig::param_specs(), options))
     }
 
     fn buffer_size(&self) -> u64 {
-        self.0.mmu.buffer_size.0
+        self.0.switch.mmu.buffer_size.0
     }
 
     fn pfc_priorities(&self) -> u8 {
-        self.0
-            .mmu
-            .lossless
-            .iter()
-            .enumerate()
-            .filter(|(_, &l)| l)
-            .fold(0u8, |m, (p, _)| m | (1 << p))
+        self.0.switch.mmu.lossless_mask()
     }
 }
 
@@ -828,10 +822,10 @@ impl Topology {
     }
 }
 
-/// Opaque handle owning one switch's [`Core`], with the encoded payload of the last CN RCM
-/// asked to send.
+/// Opaque handle owning one switch's core (`RcmSwitchCore`), with the encoded payload of the
+/// last CN RCM asked to send.
 /// (Its log records name the switch's node: `LogContext::node`.)
-pub struct SwitchCore(Core, CnOut, LogContext);
+pub struct SwitchCore(RcmSwitchCore, CnOut, LogContext);
 
 /// The payload of the last CN popped (`rcm_cn_payload`) and the congestion flows of the last
 /// RCC event (`rcm_event_flows`).
@@ -877,15 +871,11 @@ fn switch_core_new(
         })?
         .switch_routes(node)?;
     let links = links_of(rates_bps, delays_ns)?;
-    let mut core = Core::new(&p.0, &links, routes, node).map_err(switch_attr)?;
-    // RCM sends CNs only to neighbour switches: which ports lead to one, from the topology
-    let mut to_switch = vec![false; links.len()];
-    for &(port, peer) in topo.topo.port_peers(node) {
-        if let Some(slot) = to_switch.get_mut(port as usize) {
-            *slot = !topo.topo.is_host(peer);
-        }
-    }
-    core.enable_rcm(&to_switch).map_err(switch_attr)?;
+    // RCM sends CNs only to neighbour switches
+    let to_switch = topo.topo.switch_neighbours(node, links.len());
+    let core =
+        p.0.build(&links, routes, node, &to_switch)
+            .map_err(switch_attr)?;
     Ok(Box::new(SwitchCore(
         core,
         CnOut {
@@ -898,6 +888,11 @@ fn switch_core_new(
 }
 
 impl SwitchCore {
+    /// RCM, when it runs.
+    fn rcm(&self) -> Option<&RcmSwitch> {
+        self.0.mechanism().as_ref()
+    }
+
     fn set_queue_policy(
         &mut self,
         port: u32,
@@ -955,7 +950,7 @@ impl SwitchCore {
     }
 
     fn rcm_enabled(&self) -> bool {
-        self.0.rcm().is_some()
+        self.rcm().is_some()
     }
 
     fn on_control(&mut self, now_ns: u64, port: u32, payload: &[u8]) -> bool {
@@ -964,7 +959,12 @@ impl SwitchCore {
 
     fn rcm_pop_event(&mut self) -> RcmEvent {
         let ctx = self.2;
-        let Some(e) = in_context(ctx, || self.0.rcm_pop_event()) else {
+        let Some(e) = in_context(ctx, || {
+            self.0
+                .mechanism_mut()
+                .as_mut()
+                .and_then(RcmSwitch::pop_event)
+        }) else {
             return NO_RCM_EVENT;
         };
         match e {
@@ -1012,22 +1012,21 @@ impl SwitchCore {
     }
 
     fn rcm_rcc_period_ns(&self, port: u32, prio: u8) -> u64 {
-        self.0
-            .rcm()
+        self.rcm()
             .and_then(|r| r.rcc_period(port, prio))
             .map_or(0, |t| t.0)
     }
 
     fn rcm_next_timeout(&self) -> u64 {
-        self.0.rcm_next_timeout().map_or(u64::MAX, |t| t.0)
+        self.0.next_timeout().map_or(u64::MAX, |t| t.0)
     }
 
     fn rcm_on_timeout(&mut self, now_ns: u64) {
-        in_context(self.2, || self.0.rcm_on_timeout(Time(now_ns)));
+        in_context(self.2, || self.0.on_timeout(Time(now_ns)));
     }
 
     fn rcm_counters(&self) -> RcmCounters {
-        let Some(r) = self.0.rcm() else {
+        let Some(r) = self.rcm() else {
             return RcmCounters::default();
         };
         let (s, b, sar) = (r.stats(), r.rcc_stats(), r.sar_stats());
@@ -1044,8 +1043,7 @@ impl SwitchCore {
     }
 
     fn rcm_cam(&self, port: u32, prio: u8) -> Vec<u64> {
-        self.0
-            .rcm()
+        self.rcm()
             .map(|r| r.cam(port, prio).to_vec())
             .unwrap_or_default()
     }

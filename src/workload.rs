@@ -7,8 +7,8 @@
 use cxx::CxxString;
 use rdma_cc_core::{ConfigError, Rate, Time};
 use rdma_cc_workload::{
-    decode_text, parse_flows, Cdf, FatTreeSpec, GeneratorConfig, ParseError, Pattern, Rng,
-    Topology, MAX_NODES, MAX_TEXT_BYTES,
+    decode_text, parse_flows, Cdf, FatTreeSpec, GeneratorConfig, ParseError, Pattern,
+    PatternSettings, Rng, Topology, WorkloadError, MAX_NODES, MAX_TEXT_BYTES,
 };
 use std::io::{ErrorKind, Read};
 
@@ -450,27 +450,15 @@ fn generate_flows(
     text: &str,
     p: &GeneratorParams,
     host_rates_bps: &[u64],
-) -> Result<GenWorkload, String> {
-    let cdf = Cdf::parse(file, text).map_err(|e| e.to_string())?;
-    let pattern = match p.pattern.as_str() {
-        "uniform" => Pattern::Uniform,
-        "group" => Pattern::Group { size: p.group },
-        "hotspot" => Pattern::Hotspot {
-            traffic: p.hotspot_traffic,
-            hosts: p.hotspot_hosts,
-        },
-        "incast" => Pattern::Incast {
-            senders: p.incast_senders,
-        },
-        other => {
-            return Err(ConfigError::new(
-                "--pattern",
-                other,
-                "must be one of uniform, group, hotspot, incast",
-            )
-            .to_string())
-        }
+) -> Result<GenWorkload, WorkloadError> {
+    let cdf = Cdf::parse(file, text)?;
+    let settings = PatternSettings {
+        group: p.group,
+        hotspot_traffic: p.hotspot_traffic,
+        hotspot_hosts: p.hotspot_hosts,
+        incast_senders: p.incast_senders,
     };
+    let pattern = Pattern::from_name(&p.pattern, &settings).map_err(|e| as_option(e, "pattern"))?;
     let cfg = GeneratorConfig {
         load: p.load,
         pattern,
@@ -481,7 +469,7 @@ fn generate_flows(
     let rates: Vec<Rate> = host_rates_bps.iter().map(|&r| Rate(r)).collect();
     let w = cfg.generate(&cdf, &rates).map_err(|e| {
         let name = e.field.clone();
-        as_option(e, &name).to_string()
+        as_option(e, &name)
     })?;
     Ok(GenWorkload {
         flows: w
@@ -676,11 +664,17 @@ mod tests {
         assert!(w.flows.iter().all(|f| f.dst == w.incast_receiver));
         assert!(w.flows.len() > 1000, "{}", w.flows.len());
         g.load = 2.0;
-        let e = generate_flows("c", cdf, &g, &[100_000_000_000; 8]).unwrap_err();
+        let e = generate_flows("c", cdf, &g, &[100_000_000_000; 8])
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("invalid --load = 2: "), "{e}");
         g.pattern = "ring".into();
         let e = generate_flows("c", cdf, &g, &[100_000_000_000; 8]).unwrap_err();
-        assert!(e.starts_with("invalid --pattern = ring: "), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "invalid --pattern = ring: must be one of uniform, group, hotspot, incast"
+        );
+        assert!(matches!(e, WorkloadError::Config(ref c) if c.field == "--pattern"));
         let b = slowdown_buckets(&[5000, 50_000, 20_000_000], &[1.5, 2.0, f64::NAN]);
         assert_eq!(b.len(), 5);
         assert_eq!(

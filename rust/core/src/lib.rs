@@ -6,7 +6,8 @@
 //! travels in the control class ([`PacketKind`]), the INT hop records HPCC's
 //! switches write ([`int`]), and [`ConfigError`], the error every configuration's
 //! `validate()` returns, naming the field and the offending value; a run's recorded
-//! configuration read back for a replay ([`runconfig`]).
+//! configuration read back for a replay ([`runconfig`]); the key mixer every hash table and
+//! ECMP choice uses ([`hash::mix64`]).
 //!
 //! No clocks, no randomness, no I/O: callers pass time, random draws and file bytes in.
 
@@ -15,6 +16,7 @@
 
 mod ecn;
 mod error;
+pub mod hash;
 pub mod int;
 mod kind;
 pub mod param;

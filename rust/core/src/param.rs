@@ -601,6 +601,18 @@ pub trait Params: Default + Clone + 'static {
     fn get_param(&self, index: usize) -> Option<ParamValue> {
         Self::params().get(index).map(|p| (p.get)(self))
     }
+
+    /// Sets the parameter whose command-line option is `option` from `text`, as `--OPTION=text`
+    /// would (the error names `option` for a bad text, the Rust field for a value out of
+    /// bounds, `option` = `option` when no parameter has that option).
+    fn set_by_option(&mut self, option: &str, text: &str) -> Result<(), ConfigError> {
+        let i = Self::params()
+            .iter()
+            .position(|p| p.spec.option == option)
+            .ok_or_else(|| ConfigError::new("option", option, "no such option"))?;
+        let v = Self::params()[i].spec.parse(text, option)?;
+        self.set_param(i, &v)
+    }
 }
 
 /// A part of configuration `C` that has a parameter table of its own (a field of `C`, or `C`
@@ -684,6 +696,12 @@ impl<C: 'static> FlatTable<C> {
         let (p, j) = self.locate(i)?;
         Some(p.set(c, j, v))
     }
+
+    /// [`Self::set`], with an error naming `parameter` = `i` past the end.
+    pub fn set_checked(&self, c: &mut C, i: usize, v: &ParamValue) -> Result<(), ConfigError> {
+        self.set(c, i, v)
+            .unwrap_or_else(|| Err(ConfigError::new("parameter", i, "no such parameter")))
+    }
 }
 
 /// Renames the field of `e` from a Rust name to the user's spelling given by `map`
@@ -695,9 +713,152 @@ pub fn rename_field(mut e: ConfigError, map: impl Fn(&str) -> Option<String>) ->
     e
 }
 
+// ----- pieces every controller's configuration uses -----
+
+/// Where the constants a controller's configuration does not give come from (DCTCP, HPCC and
+/// TIMELY; DCQCN has presets of its own).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preset {
+    /// The HPCC simulator's values (Li et al., SIGCOMM 2019, its public simulator), which
+    /// users compare against.
+    #[default]
+    HpccSim,
+    /// The algorithm's paper, the simulator's values where the paper is silent.
+    Paper,
+}
+
+impl Preset {
+    /// Every preset's name, in declaration order (the choices of the `--…Preset` options).
+    pub const NAMES: [&'static str; 2] = ["hpcc-sim", "paper"];
+
+    /// The name used in options and files: `hpcc-sim`, `paper`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Preset::HpccSim => Self::NAMES[0],
+            Preset::Paper => Self::NAMES[1],
+        }
+    }
+
+    /// The preset called `name` ([`Self::name`]'s spelling).
+    pub fn from_name(name: &str) -> Option<Preset> {
+        [Preset::HpccSim, Preset::Paper]
+            .into_iter()
+            .find(|p| p.name() == name)
+    }
+}
+
+/// Reads a real "auto" field (0 = auto).
+pub fn opt_real(x: Option<f64>) -> ParamValue {
+    ParamValue::Real(x.unwrap_or(0.0))
+}
+
+/// Writes a real "auto" field (0 = auto).
+pub fn set_real(v: &ParamValue) -> Option<f64> {
+    let x = v.real();
+    (x != 0.0).then_some(x)
+}
+
+/// Writes a duration "auto" field (0 = auto).
+pub fn set_time(v: &ParamValue) -> Option<Time> {
+    (v.int() > 0).then_some(Time(v.int()))
+}
+
+/// Writes a rate "auto" field (0 = auto).
+pub fn set_rate(v: &ParamValue) -> Option<Rate> {
+    (v.int() > 0).then_some(Rate(v.int()))
+}
+
+/// Reads a switch with an `auto` entry (`auto`, `true`, `false`).
+pub fn switch_text(x: Option<bool>) -> ParamValue {
+    ParamValue::Choice(
+        match x {
+            None => "auto",
+            Some(true) => "true",
+            Some(false) => "false",
+        }
+        .to_string(),
+    )
+}
+
+/// A real constant in `(0, 1]` with an automatic value.
+pub const fn fraction(
+    name: &'static str,
+    option: &'static str,
+    attr: &'static str,
+    auto: &'static str,
+    help: &'static str,
+) -> ParamSpec<'static> {
+    ParamSpec {
+        max: Limit::incl(1.0),
+        ..positive(name, option, attr, ParamKind::Real, auto, help)
+    }
+}
+
+/// A positive duration, rate or byte count with an automatic value.
+pub const fn positive(
+    name: &'static str,
+    option: &'static str,
+    attr: &'static str,
+    kind: ParamKind,
+    auto: &'static str,
+    help: &'static str,
+) -> ParamSpec<'static> {
+    ParamSpec {
+        min: Limit::excl(0.0),
+        auto: Some(auto),
+        ..ParamSpec::new(name, option, attr, kind, help)
+    }
+}
+
+/// A positive rate with an automatic value ([`positive`] of [`ParamKind::Rate`]).
+pub const fn rate(
+    name: &'static str,
+    option: &'static str,
+    attr: &'static str,
+    auto: &'static str,
+    help: &'static str,
+) -> ParamSpec<'static> {
+    positive(name, option, attr, ParamKind::Rate, auto, help)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn presets_round_trip_and_auto_fields_read_zero_as_auto() {
+        for name in Preset::NAMES {
+            assert_eq!(Preset::from_name(name).map(Preset::name), Some(name));
+        }
+        assert_eq!(Preset::default(), Preset::HpccSim);
+        assert_eq!(Preset::from_name("mellanox"), None);
+        assert_eq!(opt_real(None), ParamValue::Real(0.0));
+        assert_eq!(set_real(&ParamValue::Real(0.0)), None);
+        assert_eq!(set_real(&ParamValue::Real(0.5)), Some(0.5));
+        assert_eq!(set_time(&ParamValue::Time(Time(0))), None);
+        assert_eq!(set_rate(&ParamValue::Rate(Rate(7))), Some(Rate(7)));
+        assert_eq!(switch_text(Some(false)), ParamValue::Choice("false".into()));
+        let f = fraction("g", "g", "G", "the preset's", "gain");
+        assert_eq!((f.min, f.max), (Limit::excl(0.0), Limit::incl(1.0)));
+        assert_eq!(f.auto, Some("the preset's"));
+        let r = rate("r", "r", "R", "line rate", "rate");
+        assert_eq!((r.kind, r.min), (ParamKind::Rate, Limit::excl(0.0)));
+    }
+
+    #[test]
+    fn set_by_option_parses_checks_and_names_an_unknown_option() {
+        let mut c = Inner::default();
+        c.set_by_option("n", "3").unwrap();
+        assert_eq!(c.n, 3);
+        // below the table's minimum of 1: the field is named
+        assert_eq!(c.set_by_option("n", "0").unwrap_err().field, "n");
+        assert_eq!(c.n, 3);
+        let e = c.set_by_option("nope", "1").unwrap_err();
+        assert_eq!((e.field.as_str(), e.value.as_str()), ("option", "nope"));
+    }
 
     const ALPHA: ParamSpec<'static> = ParamSpec {
         min: Limit::excl(0.0),

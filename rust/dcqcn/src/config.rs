@@ -26,7 +26,10 @@
 //! `auto` stay distinct.
 
 use crate::dcqcn::Dcqcn;
-use rdma_cc_core::param::{Limit, Param, ParamKind, ParamSpec, ParamValue, Params};
+use rdma_cc_core::param::{
+    fraction, opt_real, positive, set_rate, set_real, set_time, Limit, Param, ParamKind, ParamSpec,
+    ParamValue, Params,
+};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use rdma_cc_transport::{QpSender, SenderConfig};
 use serde::{Deserialize, Serialize};
@@ -347,58 +350,6 @@ pub struct DcqcnConfig {
     pub first_cnp_rate: Option<Rate>,
     /// How `α` is updated. Paper [`AlphaMode::OnCnp`]; mellanox [`AlphaMode::Periodic`].
     pub alpha_mode: Option<AlphaMode>,
-}
-
-/// Reads a real "auto" field (0 = auto).
-fn opt_real(x: Option<f64>) -> ParamValue {
-    ParamValue::Real(x.unwrap_or(0.0))
-}
-
-/// Writes a real "auto" field (0 = auto).
-fn set_real(v: &ParamValue) -> Option<f64> {
-    (v.real() != 0.0).then_some(v.real())
-}
-
-/// Writes a duration "auto" field (0 = auto).
-fn set_time(v: &ParamValue) -> Option<Time> {
-    (v.int() > 0).then_some(Time(v.int()))
-}
-
-/// Writes a rate "auto" field (0 = auto).
-fn set_rate(v: &ParamValue) -> Option<Rate> {
-    (v.int() > 0).then_some(Rate(v.int()))
-}
-
-/// A real DCQCN constant in `(0, 1]` with an automatic value.
-const fn fraction(
-    name: &'static str,
-    option: &'static str,
-    attr: &'static str,
-    auto: &'static str,
-    help: &'static str,
-) -> ParamSpec<'static> {
-    ParamSpec {
-        min: Limit::excl(0.0),
-        max: Limit::incl(1.0),
-        auto: Some(auto),
-        ..ParamSpec::new(name, option, attr, ParamKind::Real, help)
-    }
-}
-
-/// A positive duration, rate or byte count with an automatic value.
-const fn positive(
-    name: &'static str,
-    option: &'static str,
-    attr: &'static str,
-    kind: ParamKind,
-    auto: &'static str,
-    help: &'static str,
-) -> ParamSpec<'static> {
-    ParamSpec {
-        min: Limit::excl(0.0),
-        auto: Some(auto),
-        ..ParamSpec::new(name, option, attr, kind, help)
-    }
 }
 
 const DCQCN_PARAMS: &[Param<DcqcnConfig>] = &[
@@ -725,9 +676,7 @@ mod tests {
 
     /// Sets `--OPTION=text` through the table, as the examples and the NIC do.
     fn set(c: &mut DcqcnConfig, option: &str, text: &str) {
-        let i = table_index(option);
-        let v = DcqcnConfig::params()[i].spec.parse(text, option).unwrap();
-        c.set_param(i, &v).unwrap();
+        c.set_by_option(option, text).unwrap();
     }
 
     #[test]

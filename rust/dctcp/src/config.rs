@@ -24,41 +24,15 @@
 //! names.
 
 use crate::dctcp::Dctcp;
-use rdma_cc_core::param::{Limit, Param, ParamKind, ParamSpec, ParamValue, Params};
+use rdma_cc_core::param::{
+    fraction, opt_real, rate, set_rate, set_real, Param, ParamKind, ParamSpec, ParamValue, Params,
+};
 use rdma_cc_core::{ConfigError, Rate, Time};
 use rdma_cc_transport::{QpSender, SenderConfig};
 use serde::{Deserialize, Serialize};
 
-/// Where the constants not given explicitly come from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Preset {
-    /// The HPCC simulator's DCTCP (`CC_MODE 8`).
-    #[default]
-    HpccSim,
-    /// RFC 8257 (DCTCP), the simulator's values where the RFC is silent.
-    Paper,
-}
-
-impl Preset {
-    /// Every preset's name, in declaration order (the choices of `--dctcpPreset`).
-    pub const NAMES: [&'static str; 2] = ["hpcc-sim", "paper"];
-
-    /// The name used in options and files: `hpcc-sim`, `paper`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Preset::HpccSim => Self::NAMES[0],
-            Preset::Paper => Self::NAMES[1],
-        }
-    }
-
-    /// The preset called `name` ([`Self::name`]'s spelling).
-    pub fn from_name(name: &str) -> Option<Preset> {
-        [Preset::HpccSim, Preset::Paper]
-            .into_iter()
-            .find(|p| p.name() == name)
-    }
-}
+/// Where the constants not given explicitly come from (shared by DCTCP, HPCC and TIMELY).
+pub use rdma_cc_core::param::Preset;
 
 /// The DCTCP constants in effect on a path (every "auto" resolved): what [`Dctcp`] runs with.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -101,48 +75,6 @@ pub struct DctcpConfig {
     /// The rate's floor, at most the line rate. Simulator 1 Gb/s; paper one packet per base
     /// RTT.
     pub min_rate: Option<Rate>,
-}
-
-fn opt_real(x: Option<f64>) -> ParamValue {
-    ParamValue::Real(x.unwrap_or(0.0))
-}
-
-fn set_real(v: &ParamValue) -> Option<f64> {
-    let x = v.real();
-    (x != 0.0).then_some(x)
-}
-
-fn set_rate(v: &ParamValue) -> Option<Rate> {
-    (v.int() > 0).then_some(Rate(v.int()))
-}
-
-const fn fraction(
-    name: &'static str,
-    option: &'static str,
-    attr: &'static str,
-    auto: &'static str,
-    help: &'static str,
-) -> ParamSpec<'static> {
-    ParamSpec {
-        min: Limit::excl(0.0),
-        max: Limit::incl(1.0),
-        auto: Some(auto),
-        ..ParamSpec::new(name, option, attr, ParamKind::Real, help)
-    }
-}
-
-const fn rate(
-    name: &'static str,
-    option: &'static str,
-    attr: &'static str,
-    auto: &'static str,
-    help: &'static str,
-) -> ParamSpec<'static> {
-    ParamSpec {
-        min: Limit::excl(0.0),
-        auto: Some(auto),
-        ..ParamSpec::new(name, option, attr, ParamKind::Rate, help)
-    }
 }
 
 const DCTCP_PARAMS: &[Param<DctcpConfig>] = &[

@@ -26,41 +26,15 @@
 //! fields of the same names.
 
 use crate::hpcc::Hpcc;
-use rdma_cc_core::param::{Limit, Param, ParamKind, ParamSpec, ParamValue, Params};
+use rdma_cc_core::param::{
+    opt_real, rate, set_rate, set_real, Limit, Param, ParamKind, ParamSpec, ParamValue, Params,
+};
 use rdma_cc_core::{ConfigError, Rate, Time};
 use rdma_cc_transport::{QpSender, SenderConfig};
 use serde::{Deserialize, Serialize};
 
-/// Where the constants not given explicitly come from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Preset {
-    /// The HPCC simulator's HPCC (`CC_MODE 3` of its `run.py`).
-    #[default]
-    HpccSim,
-    /// The HPCC paper's values (SIGCOMM 2019), the simulator's where the paper is silent.
-    Paper,
-}
-
-impl Preset {
-    /// Every preset's name, in declaration order (the choices of `--hpccPreset`).
-    pub const NAMES: [&'static str; 2] = ["hpcc-sim", "paper"];
-
-    /// The name used in options and files: `hpcc-sim`, `paper`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Preset::HpccSim => Self::NAMES[0],
-            Preset::Paper => Self::NAMES[1],
-        }
-    }
-
-    /// The preset called `name` ([`Self::name`]'s spelling).
-    pub fn from_name(name: &str) -> Option<Preset> {
-        [Preset::HpccSim, Preset::Paper]
-            .into_iter()
-            .find(|p| p.name() == name)
-    }
-}
+/// Where the constants not given explicitly come from (shared by DCTCP, HPCC and TIMELY).
+pub use rdma_cc_core::param::Preset;
 
 /// `R_AI` of the HPCC simulator: 10 Mb/s per 25 Gb/s of line rate (`run.py`, HPCC:
 /// `ai = 10 * bw / 25`).
@@ -143,33 +117,6 @@ pub struct HpccConfig {
     /// The rate's floor, at most the line rate. Both presets 1 Gb/s (the simulator's
     /// `MIN_RATE`; the paper sets none).
     pub min_rate: Option<Rate>,
-}
-
-fn opt_real(x: Option<f64>) -> ParamValue {
-    ParamValue::Real(x.unwrap_or(0.0))
-}
-
-fn set_real(v: &ParamValue) -> Option<f64> {
-    let x = v.real();
-    (x != 0.0).then_some(x)
-}
-
-fn set_rate(v: &ParamValue) -> Option<Rate> {
-    (v.int() > 0).then_some(Rate(v.int()))
-}
-
-const fn rate(
-    name: &'static str,
-    option: &'static str,
-    attr: &'static str,
-    auto: &'static str,
-    help: &'static str,
-) -> ParamSpec<'static> {
-    ParamSpec {
-        min: Limit::excl(0.0),
-        auto: Some(auto),
-        ..ParamSpec::new(name, option, attr, ParamKind::Rate, help)
-    }
 }
 
 const HPCC_PARAMS: &[Param<HpccConfig>] = &[
@@ -358,12 +305,7 @@ mod tests {
     use rdma_cc_transport::Path;
 
     fn set(c: &mut HpccConfig, option: &str, text: &str) {
-        let i = HpccConfig::params()
-            .iter()
-            .position(|p| p.spec.option == option)
-            .unwrap();
-        let v = HpccConfig::params()[i].spec.parse(text, option).unwrap();
-        c.set_param(i, &v).unwrap();
+        c.set_by_option(option, text).unwrap();
     }
 
     /// 100 Gb/s, INT on the path.

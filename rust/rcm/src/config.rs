@@ -13,8 +13,9 @@ use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use serde::{Deserialize, Serialize};
 
 /// Most flow IDs a congestion flow recognition CAM holds, and so the most a congestion
-/// notification carries ([`RcmConfig::cam_depth`] is at most this).
-pub const MAX_CAM_DEPTH: usize = 64;
+/// notification carries ([`RcmConfig::cam_depth`] is at most this): a [`crate::FlowList`]'s
+/// capacity.
+pub const MAX_CAM_DEPTH: usize = rdma_cc_switch::flows::MAX_FLOWS;
 
 /// Most CN arrival times a switch remembers for its congestion-region test
 /// ([`RcmConfig::sar_cn_threshold`] is at most this).
@@ -704,17 +705,8 @@ impl RcmConfig {
 mod tests {
     use super::*;
 
-    fn index(option: &str) -> usize {
-        RcmConfig::params()
-            .iter()
-            .position(|p| p.spec.option == option)
-            .unwrap()
-    }
-
     fn set(c: &mut RcmConfig, option: &str, text: &str) -> Result<(), ConfigError> {
-        let i = index(option);
-        let v = RcmConfig::params()[i].spec.parse(text, option)?;
-        c.set_param(i, &v)
+        c.set_by_option(option, text)
     }
 
     #[test]

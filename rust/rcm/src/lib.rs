@@ -24,6 +24,8 @@
 //!   flows that are not congestion flows.
 //! - [`switch`] — one switch's RCM: the above wired together per port and priority, as the
 //!   simulator's switch drives it ([`RcmSwitch`]).
+//! - [`node`] — RCM as the switch core's mechanism (`rdma_cc_switch::mechanism`), and the
+//!   configuration of a switch that may run it ([`RcmNodeConfig`]).
 //! - [`config`] — every parameter ([`RcmConfig`], with its parameter table) and the values in
 //!   effect ([`RcmParams`]).
 //!
@@ -101,6 +103,7 @@ pub mod cfr;
 pub mod cn;
 pub mod config;
 pub mod crd;
+pub mod node;
 pub mod rcc;
 pub mod sar;
 pub mod switch;
@@ -109,6 +112,7 @@ pub use cfr::{Cam, FlowId, FlowList};
 pub use cn::{regional_degree, Cn, CnSource, CN_MAX_BYTES};
 pub use config::{RcmConfig, RcmParams, SarMode, MAX_CAM_DEPTH};
 pub use crd::{CongestionPoint, Feedback, Flags, Role};
+pub use node::{RcmNodeConfig, RcmSwitchCore};
 pub use rcc::{Rcc, RccBudget, RccWindow};
 pub use sar::{Route, RouteQuery, Sar, SarStats};
 pub use switch::{Event, PointState, PortSetup, RccChange, RcmStats, RcmSwitch};

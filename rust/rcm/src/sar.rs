@@ -26,6 +26,7 @@
 
 use crate::cfr::FlowId;
 use crate::config::{RcmParams, SarMode};
+use rdma_cc_core::hash::mix64;
 use rdma_cc_core::Time;
 
 /// Slots probed from a flow's hash, looking it up or finding it a slot.
@@ -86,16 +87,6 @@ pub struct Sar {
     table: Box<[Entry]>,
     mask: usize,
     stats: SarStats,
-}
-
-#[inline]
-fn mix64(mut x: u64) -> u64 {
-    // MurmurHash3's 64-bit finaliser
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
 }
 
 impl Sar {

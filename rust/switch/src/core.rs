@@ -19,24 +19,24 @@
 //! queue limit (the MMU's headroom is their only limit).
 //!
 //! [`SwitchConfig`] is everything a switch configures (the MMU's parameters, the ECMP seed,
-//! the control pool, RCM's parameters), with one flat parameter table
-//! ([`SwitchConfig::param_specs`]): the ns-3 switch's attributes are built from it.
+//! the control pool), with one flat parameter table ([`SwitchConfig::param_specs`]): the ns-3
+//! switch's attributes are built from it (with those of the mechanism the bridge adds).
 //!
-//! # RCM
+//! # A mechanism
 //!
-//! With RCM enabled ([`SwitchCore::enable_rcm`]; Liu et al., NPC 2017) the core also runs the
-//! switch's [`RcmSwitch`]: every admitted data packet is sampled at its input queue (the
-//! MMU's ingress bytes of its port and priority) and at its output queue (the MMU's egress
-//! bytes, less what the port's scheduler holds apart for RCC: the egress policy's RED/ECN sees
-//! that queue too, as the held packets would wait in the input queues of the paper's
-//! input-and-output-queued switch); every data departure is sampled
-//! by the output queue's CFR; SAR chooses among the equal-cost ports of a data packet
-//! ([`RoutePolicy`]); a neighbour's CN ([`PacketKind::SwitchControl`]) is handed to
-//! [`SwitchCore::on_control`]. What RCM asks of the host — CNs to send, RCC budgets and
-//! congestion flows to set at the ports' schedulers (`crate::sched`) — comes out of
-//! [`SwitchCore::rcm_pop_event`], and its timer is [`SwitchCore::rcm_next_timeout`] /
-//! [`SwitchCore::rcm_on_timeout`].
+//! The core may run a [`Mechanism`] beside its own decisions (RCM, regional congestion
+//! mitigation, is one: the bridge wires it in, this crate does not know it): every admitted
+//! data packet is reported to it with the MMU's ingress bytes of its port and priority and
+//! egress bytes of its output queue ([`Admitted`]); the egress policy's RED/ECN sees the
+//! output queue less what the mechanism holds apart ([`Mechanism::held`]: the held packets
+//! would wait in the input queues of an input-and-output-queued switch); every data departure
+//! is reported ([`Departed`]); the mechanism may detour a data packet among its equal-cost
+//! ports ([`Detour`]); a neighbour's [`PacketKind::SwitchControl`] frame goes to
+//! [`SwitchCore::on_control`]. What it asks of the host (frames to send, budgets to set at the
+//! ports' schedulers) it answers through its own API ([`SwitchCore::mechanism_mut`]); its
+//! timer is [`SwitchCore::next_timeout`] / [`SwitchCore::on_timeout`].
 
+use crate::mechanism::{Admitted, Departed, Detour, Mechanism, NoMechanism};
 use crate::mmu::{Admission, Mmu, MmuConfig, PfcAction, PortLink, PRIORITIES};
 use crate::red::{NotEct, RedEcnConfig, RedEcnPolicy, Verdict};
 use crate::routing::{ecmp_select, FiveTuple, Routes};
@@ -44,9 +44,7 @@ use crate::{DropCounts, DropReason, Ecn, PacketKind};
 use rdma_cc_core::param::{
     Field, FlatTable, Limit, Param, ParamKind, ParamSpec, ParamValue, Params,
 };
-use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
-use rdma_cc_rcm::switch::{Event as RcmEvent, PortSetup};
-use rdma_cc_rcm::{Cn, RcmConfig, RcmSwitch};
+use rdma_cc_core::{Bytes, ConfigError, Time};
 use serde::{Deserialize, Serialize};
 
 /// What the host knows about an arriving packet.
@@ -68,9 +66,9 @@ pub struct PacketMeta {
     pub kind: PacketKind,
     /// Uniform random number in [0, 1) for RED marking.
     pub draw: f64,
-    /// Fabric-wide flow id (RCM: the CAMs, the CNs' flow IDs, SAR's flow table).
+    /// Fabric-wide flow id (what a mechanism tells flows apart by).
     pub flow: u64,
-    /// When the packet arrived (RCM's samples and timers).
+    /// When the packet arrived (a mechanism's samples and timers).
     pub now: Time,
 }
 
@@ -175,18 +173,6 @@ impl ControlPool {
     }
 }
 
-/// How the switch picks one of the equal-cost next hops. Every policy sees the same candidate
-/// ports and starts from the ECMP choice.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum RoutePolicy {
-    /// Per-flow ECMP: a hash of the 5-tuple and the switch seed; a flow never changes path.
-    #[default]
-    Ecmp,
-    /// RCM's switch-level adaptive routing (NPC 2017 §3.4 SAR) for data packets, from the
-    /// ECMP choice (control frames keep ECMP). Set by [`SwitchCore::enable_rcm`].
-    RcmSar,
-}
-
 /// Everything one switch configures: its MMU, the seed of its ECMP hash and its control pool.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -197,8 +183,6 @@ pub struct SwitchConfig {
     pub ecmp_seed: Option<u64>,
     /// Bytes of the control pool, apart from the data buffer (> 0).
     pub control_buffer: Bytes,
-    /// RCM (regional congestion mitigation, NPC 2017); off by default.
-    pub rcm: RcmConfig,
 }
 
 impl Default for SwitchConfig {
@@ -211,7 +195,6 @@ impl Default for SwitchConfig {
             mmu: MmuConfig::default(),
             ecmp_seed: None,
             control_buffer: Self::DEFAULT_CONTROL_BUFFER,
-            rcm: RcmConfig::default(),
         }
     }
 }
@@ -263,8 +246,7 @@ impl Params for SwitchConfig {
     }
 }
 
-/// The flat table of [`SwitchConfig::param_specs`]: the MMU's parameters, the switch's, then
-/// RCM's.
+/// The flat table of [`SwitchConfig::param_specs`]: the MMU's parameters, then the switch's.
 const SWITCH_TABLE: FlatTable<SwitchConfig> = FlatTable {
     parts: &[
         &Field {
@@ -274,10 +256,6 @@ const SWITCH_TABLE: FlatTable<SwitchConfig> = FlatTable {
         &Field {
             get: |c: &SwitchConfig| c,
             get_mut: |c: &mut SwitchConfig| c,
-        },
-        &Field {
-            get: |c: &SwitchConfig| &c.rcm,
-            get_mut: |c: &mut SwitchConfig| &mut c.rcm,
         },
     ],
 };
@@ -291,8 +269,7 @@ impl SwitchConfig {
     pub const DEFAULT_CONTROL_BUFFER: Bytes = Bytes(1_000_000);
 
     /// Every parameter of a switch, in one flat table: the MMU's ([`MmuConfig::params`]),
-    /// the switch's own, then RCM's ([`RcmConfig::params`]) (indexes for [`Self::get`] /
-    /// [`Self::set`]).
+    /// then the switch's own (indexes for [`Self::get`] / [`Self::set`]).
     pub fn param_specs() -> Vec<&'static ParamSpec<'static>> {
         SWITCH_TABLE.specs()
     }
@@ -304,9 +281,7 @@ impl SwitchConfig {
 
     /// Checks `v` against parameter `i`'s spec and stores it; the error names the Rust field.
     pub fn set(&mut self, i: usize, v: &ParamValue) -> Result<(), ConfigError> {
-        SWITCH_TABLE
-            .set(self, i, v)
-            .unwrap_or_else(|| Err(ConfigError::new("parameter", i, "no such parameter")))
+        SWITCH_TABLE.set_checked(self, i, v)
     }
 
     /// The spec of the parameter whose Rust field or ns-3 attribute is `name`.
@@ -332,39 +307,47 @@ impl SwitchConfig {
     /// switch's own fields); [`SwitchCore::new`] checks the rest against the ports' links.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.mmu.validate()?;
-        self.validate_all()?;
-        self.rcm.validate()
+        self.validate_all()
     }
 }
 
-/// The decisions of one switch.
+/// The decisions of one switch, with mechanism `M` beside them ([`NoMechanism`]: none).
 #[derive(Debug, Clone)]
-pub struct SwitchCore {
+pub struct SwitchCore<M = NoMechanism> {
     mmu: Mmu,
     control: ControlPool,
     policies: Vec<Option<RedEcnPolicy>>,
     routes: Routes,
-    route_policy: RoutePolicy,
     seed: u64,
     stats: SwitchStats,
-    /// RCM's parameters, and the ports' rates (RCC's windows), for [`Self::enable_rcm`].
-    rcm_cfg: RcmConfig,
-    rates: Vec<Rate>,
-    /// RCM, once enabled.
-    rcm: Option<RcmSwitch>,
+    mech: M,
 }
 
 impl SwitchCore {
     /// The switch of node `node` with configuration `cfg`, ports whose links are `links`
     /// (`links[p]` is port `p`'s: each port's PFC headroom follows from it) and routing table
-    /// `routes`; no egress policy yet (packets are only subject to the MMU). Validates
-    /// everything; the error names the field (see [`SwitchConfig::validate`], [`Mmu::new`]).
+    /// `routes`, without a mechanism; no egress policy yet (packets are only subject to the
+    /// MMU). Validates everything; the error names the field (see [`SwitchConfig::validate`],
+    /// [`Mmu::new`]).
     pub fn new(
         cfg: &SwitchConfig,
         links: &[PortLink],
         routes: Routes,
         node: u32,
     ) -> Result<SwitchCore, ConfigError> {
+        SwitchCore::with_mechanism(cfg, links, routes, node, NoMechanism)
+    }
+}
+
+impl<M: Mechanism> SwitchCore<M> {
+    /// [`SwitchCore::new`] with mechanism `mech` beside the switch's decisions.
+    pub fn with_mechanism(
+        cfg: &SwitchConfig,
+        links: &[PortLink],
+        routes: Routes,
+        node: u32,
+        mech: M,
+    ) -> Result<SwitchCore<M>, ConfigError> {
         cfg.validate()?;
         let ports = links.len();
         let mmu = Mmu::new(cfg.mmu, links)?;
@@ -378,79 +361,36 @@ impl SwitchCore {
             },
             policies: vec![None; ports * PRIORITIES],
             routes,
-            route_policy: RoutePolicy::Ecmp,
             seed: cfg.seed_for(node),
             stats: SwitchStats::default(),
-            rcm_cfg: cfg.rcm,
-            rates: links.iter().map(|l| l.rate).collect(),
-            rcm: None,
+            mech,
         })
     }
 
-    /// Starts RCM if the configuration enables it ([`RcmConfig::enabled`]):
-    /// `neighbour_is_switch[p]` says whether port `p`'s link leads to a switch (CNs go only
-    /// there). SAR becomes the route policy unless its mode is `off`. Returns whether RCM
-    /// runs; the error names the field.
-    pub fn enable_rcm(&mut self, neighbour_is_switch: &[bool]) -> Result<bool, ConfigError> {
-        if !self.rcm_cfg.enabled {
-            return Ok(false);
-        }
-        ConfigError::check(
-            neighbour_is_switch.len() == self.rates.len(),
-            "ports",
-            neighbour_is_switch.len(),
-            &format!("must be the switch's {} ports", self.rates.len()),
-        )?;
-        let ports: Vec<PortSetup> = self
-            .rates
-            .iter()
-            .zip(neighbour_is_switch)
-            .map(|(&rate, &s)| PortSetup {
-                rate,
-                neighbour_is_switch: s,
-            })
-            .collect();
-        self.rcm = Some(RcmSwitch::new(&self.rcm_cfg, &ports)?);
-        if self.rcm_cfg.sar_mode != rdma_cc_rcm::SarMode::Off {
-            self.route_policy = RoutePolicy::RcmSar;
-        }
-        Ok(true)
+    /// The mechanism.
+    pub fn mechanism(&self) -> &M {
+        &self.mech
     }
 
-    /// RCM, when it runs.
-    pub fn rcm(&self) -> Option<&RcmSwitch> {
-        self.rcm.as_ref()
+    /// The mechanism, to drain what it asks of the host or to configure it.
+    pub fn mechanism_mut(&mut self) -> &mut M {
+        &mut self.mech
     }
 
     /// A neighbour's switch-control frame arrived on `port` with `payload` (after its RoCE
-    /// header): a CN goes to RCM. Returns whether RCM took it (false: RCM is off or the
-    /// payload is not a CN).
+    /// header): it goes to the mechanism. Returns whether the mechanism took it.
     pub fn on_control(&mut self, now: Time, port: u32, payload: &[u8]) -> bool {
-        match (self.rcm.as_mut(), Cn::decode(payload)) {
-            (Some(r), Some(cn)) => {
-                r.on_cn(now, port, &cn);
-                true
-            }
-            _ => false,
-        }
+        self.mech.on_control(now, port, payload)
     }
 
-    /// When RCM's timer should fire next (`None`: RCM off or nothing pending).
-    pub fn rcm_next_timeout(&self) -> Option<Time> {
-        self.rcm.as_ref().and_then(RcmSwitch::next_timeout)
+    /// When the mechanism's timer should fire next (`None`: nothing pending).
+    pub fn next_timeout(&self) -> Option<Time> {
+        self.mech.next_timeout()
     }
 
-    /// RCM's timer fired at `now` (CN repeats, RCC exits).
-    pub fn rcm_on_timeout(&mut self, now: Time) {
-        if let Some(r) = self.rcm.as_mut() {
-            r.on_timeout(now);
-        }
-    }
-
-    /// The next thing RCM asks of the host (a CN to send, an RCC budget to set), oldest
-    /// first; drained after every call that may produce one.
-    pub fn rcm_pop_event(&mut self) -> Option<RcmEvent> {
-        self.rcm.as_mut().and_then(RcmSwitch::pop_event)
+    /// The mechanism's timer fired at `now`.
+    pub fn on_timeout(&mut self, now: Time) {
+        self.mech.on_timeout(now);
     }
 
     /// Replaces the routing table.
@@ -463,21 +403,18 @@ impl SwitchCore {
         &self.routes
     }
 
-    /// Sets how one of the equal-cost next hops is chosen.
-    pub fn set_route_policy(&mut self, p: RoutePolicy) {
-        self.route_policy = p;
-    }
-
-    /// The egress port for a packet, `None` without a route.
+    /// The egress port for a packet, `None` without a route: ECMP's choice, unless the
+    /// mechanism detours a data packet that has more than one candidate.
     #[inline]
     fn route(&mut self, m: &PacketMeta) -> Option<u32> {
         let candidates = self.routes.next_hops(m.dst_node);
         let ecmp = ecmp_select(self.seed, &m.tuple, candidates)?;
-        match (self.route_policy, self.rcm.as_mut()) {
-            (RoutePolicy::RcmSar, Some(r)) if candidates.len() > 1 && !m.kind.is_control() => {
-                Some(r.route(m.now, m.prio, m.flow, candidates, ecmp).port)
-            }
-            _ => Some(ecmp),
+        if candidates.len() < 2 || m.kind.is_control() {
+            return Some(ecmp);
+        }
+        match self.mech.route(m.now, m.prio, m.flow, candidates, ecmp) {
+            Detour::Keep => Some(ecmp),
+            Detour::To(port) => Some(port),
         }
     }
 
@@ -565,12 +502,9 @@ impl SwitchCore {
             };
         }
         let idx = out as usize * PRIORITIES + prio;
-        // with RCM, the packets RCC holds apart are not in the output queue the egress policy
-        // sees (in NPC 2017's input-and-output-queued switch they wait in the input queues)
-        let held = self
-            .rcm
-            .as_ref()
-            .map_or(Bytes::ZERO, |r| r.held(out, prio as u8));
+        // the packets a mechanism holds apart are not in the output queue the egress policy
+        // sees (RCM: in NPC 2017's input-and-output-queued switch they wait in the input queues)
+        let held = self.mech.held(out, prio as u8);
         let verdict = match self.policies.get_mut(idx).and_then(Option::as_mut) {
             Some(p) => {
                 let q = self
@@ -594,20 +528,15 @@ impl SwitchCore {
         if verdict == Verdict::Mark {
             self.stats.marked += 1;
         }
-        if let Some(r) = self.rcm.as_mut() {
-            // NPC 2017 §3.2: detection on the input queue (the bytes buffered from this port
-            // and priority) and on the output queue
-            let (i, o) = (m.in_port as usize, out as usize);
-            let p8 = prio as u8;
-            r.on_ingress(
-                m.now,
-                m.in_port,
-                p8,
-                m.size,
-                self.mmu.ingress_bytes(i, prio),
-            );
-            r.on_enqueue(m.now, out, p8, m.size, self.mmu.egress_bytes(o, prio));
-        }
+        self.mech.on_admitted(&Admitted {
+            now: m.now,
+            in_port: m.in_port,
+            out_port: out,
+            prio: prio as u8,
+            size: m.size,
+            ingress: self.mmu.ingress_bytes(m.in_port as usize, prio),
+            egress: self.mmu.egress_bytes(out as usize, prio),
+        });
         Decision {
             out_port: out,
             action: verdict.into(),
@@ -615,8 +544,8 @@ impl SwitchCore {
         }
     }
 
-    /// The switch built a control frame of `size` bytes to send on `out_port` (e.g. RCM's
-    /// congestion notification to a neighbour): accounted in the control pool like a received
+    /// The switch built a control frame of `size` bytes to send on `out_port` (e.g. a
+    /// mechanism's notification to a neighbour): accounted in the control pool like a received
     /// control frame, or dropped with [`DropReason::Control`] if the pool is full. Its
     /// departure is reported with [`SwitchCore::on_departure`] and a control kind.
     pub fn originate(&mut self, out_port: u32, size: Bytes) -> Decision {
@@ -643,9 +572,9 @@ impl SwitchCore {
     }
 
     /// A packet admitted earlier (of kind `kind` and flow `flow`) left egress queue
-    /// (`out_port`, `prio`), whose scheduler now holds `rcc_held` bytes apart for RCM's RCC.
+    /// (`out_port`, `prio`), whose scheduler now holds `held` bytes apart for the mechanism.
     /// Control kinds leave the control pool; data leaves the MMU, which may answer RESUME (and
-    /// RCM's CFR samples it).
+    /// is reported to the mechanism).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn on_departure(
@@ -656,15 +585,19 @@ impl SwitchCore {
         size: Bytes,
         kind: PacketKind,
         flow: u64,
-        rcc_held: Bytes,
+        held: Bytes,
     ) -> PfcAction {
         if kind.is_control() {
             self.control.release(out_port as usize, size);
             return PfcAction::None;
         }
-        if let Some(r) = self.rcm.as_mut() {
-            r.on_sent_bytes(out_port, prio, flow, size, rcc_held);
-        }
+        self.mech.on_departed(&Departed {
+            out_port,
+            prio,
+            flow,
+            size,
+            held,
+        });
         let prio = (prio as usize).min(PRIORITIES - 1);
         self.mmu
             .on_departure(in_port as usize, out_port as usize, prio, size)
@@ -725,41 +658,8 @@ impl SwitchCore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures::{links, meta, routes};
     use crate::red::EcnThresholds;
-    use crate::routing::Topology;
-    use rdma_cc_core::{Rate, Time};
-    use std::sync::Arc;
-
-    fn meta(in_port: u32, dst: u32, prio: u8, ecn: Ecn) -> PacketMeta {
-        PacketMeta {
-            in_port,
-            prio,
-            dst_node: dst,
-            tuple: FiveTuple {
-                src_ip: in_port,
-                dst_ip: dst,
-                src_port: 1,
-                dst_port: 4791,
-                protocol: 17,
-            },
-            size: Bytes(1000),
-            ecn,
-            kind: PacketKind::Data,
-            draw: 0.5,
-            flow: u64::from(in_port),
-            now: Time::ZERO,
-        }
-    }
-
-    /// Switch 0 with 3 ports to hosts 1, 2 and 9 (node ids 0..10; others unused).
-    fn routes() -> Routes {
-        let mut t = Topology::new(10);
-        for (port, host) in [(0, 1), (1, 2), (2, 9)] {
-            t.set_host(host).unwrap();
-            t.add_link(0, port, host, 0).unwrap();
-        }
-        Arc::new(t.routes().unwrap()).switch_routes(0).unwrap()
-    }
 
     fn ack(in_port: u32, dst: u32, prio: u8) -> PacketMeta {
         PacketMeta {
@@ -788,20 +688,8 @@ mod tests {
             },
             ecmp_seed: Some(7),
             control_buffer: Bytes(1000),
-            rcm: RcmConfig::default(),
         };
         SwitchCore::new(&cfg, &links(3), routes(), 0).unwrap()
-    }
-
-    /// 10 Gb/s, 1 µs links: a lossless queue needs 2 × 1250 + 2 × 1020 + 1000 + 84 B.
-    fn links(n: usize) -> Vec<PortLink> {
-        vec![
-            PortLink {
-                rate: Rate::gbps(10),
-                delay: Time::us(1),
-            };
-            n
-        ]
     }
 
     #[test]
@@ -1018,137 +906,6 @@ mod tests {
     }
 
     #[test]
-    fn rcm_samples_queues_marks_congestion_flows_and_takes_cns() {
-        use rdma_cc_rcm::switch::{Event, RccChange};
-        use rdma_cc_rcm::{FlowList, Role};
-        let mut c = core(false);
-        // RCM off: nothing to enable, no events
-        assert_eq!(c.enable_rcm(&[true; 3]), Ok(false));
-        let mut c = {
-            let mut cfg = SwitchConfig {
-                rcm: RcmConfig {
-                    enabled: true,
-                    sample_bytes: Bytes(10_000),
-                    q_eq: Bytes(5_000),
-                    cfr_jitter: false,
-                    ..RcmConfig::default()
-                },
-                ..SwitchConfig::default()
-            };
-            cfg.mmu.egress_limit = Bytes(30_000);
-            SwitchCore::new(&cfg, &links(3), routes(), 0).unwrap()
-        };
-        assert_eq!(c.enable_rcm(&[true; 2]).unwrap_err().field, "ports");
-        assert_eq!(c.enable_rcm(&[true, true, false]), Ok(true));
-        assert!(c.rcm().is_some());
-        let pkt = |in_port: u32, t: u64| PacketMeta {
-            now: Time::ns(t),
-            ..meta(in_port, 9, 1, Ecn::Ect0)
-        };
-        // flows 0 and 1 pass through port 2 without a queue: the CAM learns them
-        for k in 0..16u32 {
-            c.on_arrival(&pkt(k % 2, u64::from(k)));
-            c.on_departure(
-                k % 2,
-                2,
-                1,
-                Bytes(1000),
-                PacketKind::Data,
-                u64::from(k % 2),
-                Bytes::ZERO,
-            );
-        }
-        assert_eq!(c.rcm().unwrap().cam(2, 1), [1, 1]);
-        assert_eq!(c.rcm_pop_event(), None);
-        // then the queue builds: the output queue's sample detects it (NPC 2017 §3.2 eq. 1)
-        for k in 0..12u32 {
-            c.on_arrival(&pkt(k % 2, 1000 + u64::from(k)));
-        }
-        let ev: Vec<Event> = std::iter::from_fn(|| c.rcm_pop_event()).collect();
-        // the input queues of ports 0 and 1 (switches upstream) detect it too: a CN back on
-        // each, naming the root's congestion flow (1: every 8th departure was flow 1's)
-        for port in [0, 1] {
-            assert!(
-                ev.iter().any(|e| matches!(e, Event::SendCn { port: p, cn }
-                    if *p == port && cn.prio == 1 && cn.flows.as_slice() == [1])),
-                "{ev:?}"
-            );
-        }
-        let rcc_ev: Vec<&Event> = ev
-            .iter()
-            .filter(|e| matches!(e, Event::Rcc { .. }))
-            .collect();
-        assert!(
-            matches!(
-                rcc_ev[..],
-                [
-                    Event::Rcc {
-                        port: 2,
-                        prio: 1,
-                        change: RccChange::On {
-                            role: Role::Root,
-                            flows,
-                            ..
-                        }
-                    },
-                    Event::Rcc {
-                        port: 2,
-                        prio: 1,
-                        change: RccChange::Cut { .. }
-                    }
-                ] if flows.as_slice() == [1]
-            ),
-            "{rcc_ev:?}"
-        );
-        // a CN from port 2's neighbour: the point becomes an inner point
-        let mut buf = [0u8; 64];
-        let n = Cn {
-            prio: 1,
-            degree: 10,
-            flows: FlowList::from_ids(&[0]),
-        }
-        .encode(&mut buf)
-        .unwrap();
-        assert!(c.on_control(Time::ns(2000), 2, &buf[..n]));
-        assert!(!c.on_control(Time::ns(2000), 2, b"not a CN"));
-        let st = c.rcm().unwrap().point(Time::ns(2000), 2, 1).unwrap();
-        assert_eq!(st.role, Role::Inner);
-        // the inner point holds the CN's flows (0), no longer its CAM's (1)
-        let ev = c.rcm_pop_event();
-        assert!(
-            matches!(ev, Some(Event::Rcc { port: 2, prio: 1, change: RccChange::Cut { degree: 10, flows, .. } })
-                if flows.as_slice() == [0]),
-            "{ev:?}"
-        );
-        // the port's scheduler reports what it holds: the output point leaves it out
-        c.on_departure(0, 2, 1, Bytes(1000), PacketKind::Data, 0, Bytes(4000));
-        assert_eq!(
-            c.rcm().unwrap().point(Time::ns(2000), 2, 1).unwrap().held,
-            Bytes(4000)
-        );
-        while c.rcm_pop_event().is_some() {}
-        // the held packets leave (decision: RCC stays on while packets are held apart), and
-        // hold after the CN and the last detection, RCC quits
-        c.on_departure(0, 2, 1, Bytes(1000), PacketKind::Data, 0, Bytes::ZERO);
-        let t = c.rcm_next_timeout().unwrap();
-        c.rcm_on_timeout(t);
-        while let Some(t) = c.rcm_next_timeout() {
-            c.rcm_on_timeout(t);
-        }
-        let ev: Vec<Event> = std::iter::from_fn(|| c.rcm_pop_event()).collect();
-        assert!(ev.contains(&Event::Rcc {
-            port: 2,
-            prio: 1,
-            change: RccChange::Off
-        }));
-        c.check_invariants().unwrap();
-    }
-
-    fn at_attr(specs: &[&ParamSpec<'static>], a: &str) -> usize {
-        specs.iter().position(|s| s.attr == a).unwrap()
-    }
-
-    #[test]
     fn the_flat_table_reaches_every_field_and_defaults_are_valid() {
         let specs = SwitchConfig::param_specs();
         let mut attrs = std::collections::HashSet::new();
@@ -1171,22 +928,9 @@ mod tests {
         );
         let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
         let mmu: Vec<&str> = MmuConfig::params().iter().map(|p| p.spec.name).collect();
-        let rcm: Vec<&str> = RcmConfig::params().iter().map(|p| p.spec.name).collect();
-        let (n, m) = (mmu.len(), mmu.len() + 2);
+        let n = mmu.len();
         assert_eq!(names[..n], mmu[..]);
-        assert_eq!(names[n..m], ["ecmp_seed", "control_buffer"]);
-        assert_eq!(names[m..], rcm[..]);
-        // RCM's parameters, through the flat table
-        let mut c = d;
-        c.set(at_attr(&specs, "Rcm"), &ParamValue::Bool(true))
-            .unwrap();
-        assert!(c.rcm.enabled);
-        assert_eq!(
-            c.set(at_attr(&specs, "RcmW"), &ParamValue::Real(2.0))
-                .unwrap_err()
-                .field,
-            "w"
-        );
+        assert_eq!(names[n..], ["ecmp_seed", "control_buffer"]);
         let at = |a: &str| specs.iter().position(|s| s.attr == a).unwrap();
         let mut c = d;
         c.set(at("EcmpSeed"), &ParamValue::Count(5)).unwrap();

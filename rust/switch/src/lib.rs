@@ -17,10 +17,16 @@
 #![warn(missing_docs)]
 
 pub mod core;
+#[cfg(any(test, feature = "fixtures"))]
+#[doc(hidden)]
+pub mod fixtures;
+pub mod flows;
+pub mod mechanism;
 pub mod mmu;
 pub mod red;
 pub mod routing;
 pub mod sched;
+pub mod window;
 
 pub use rdma_cc_core::{Ecn, PacketKind};
 

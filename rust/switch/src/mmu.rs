@@ -302,21 +302,8 @@ const MMU_PARAMS: &[Param<MmuConfig>] = &[
                  priorities are lossy: tail drop at EgressLimit.",
             )
         },
-        get: |c| {
-            ParamValue::Count(
-                c.lossless
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &l)| l)
-                    .map(|(p, _)| 1u64 << p)
-                    .sum(),
-            )
-        },
-        set: |c, v| {
-            for (p, l) in c.lossless.iter_mut().enumerate() {
-                *l = v.int() & (1 << p) != 0;
-            }
-        },
+        get: |c| ParamValue::Count(u64::from(c.lossless_mask())),
+        set: |c, v| c.set_lossless_mask(v.int() as u8),
     },
     Param {
         spec: ParamSpec::new(
@@ -357,6 +344,22 @@ impl MmuConfig {
     /// Number of lossless (PFC-enabled) priorities.
     pub fn lossless_priorities(&self) -> usize {
         self.lossless.iter().filter(|&&l| l).count()
+    }
+
+    /// The lossless priorities as a bit mask (bit p = priority p; attribute `PfcPriorities`).
+    pub fn lossless_mask(&self) -> u8 {
+        self.lossless
+            .iter()
+            .enumerate()
+            .filter(|(_, &l)| l)
+            .fold(0u8, |m, (p, _)| m | (1 << p))
+    }
+
+    /// Makes the priorities of bit mask `mask` lossless and the others lossy.
+    pub fn set_lossless_mask(&mut self, mask: u8) {
+        for (p, l) in self.lossless.iter_mut().enumerate() {
+            *l = mask & (1 << p) != 0;
+        }
     }
 
     /// Checks what can be checked without the ports, naming the first offending field:
@@ -1193,6 +1196,22 @@ impl Mmu {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_lossless_mask_is_bit_p_for_priority_p() {
+        let mut c = MmuConfig::default();
+        c.set_lossless_mask(0b1000_1001);
+        assert_eq!(
+            c.lossless,
+            [true, false, false, true, false, false, false, true]
+        );
+        assert_eq!(
+            (c.lossless_mask(), c.lossless_priorities()),
+            (0b1000_1001, 3)
+        );
+        c.set_lossless_mask(0);
+        assert_eq!(c.lossless_mask(), 0);
+    }
 
     const P3: usize = 3;
 

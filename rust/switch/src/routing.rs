@@ -35,6 +35,7 @@
 //! hash of the flow's 5-tuple and the switch's seed, so a flow keeps its path and different
 //! switches hash differently (no polarisation).
 
+use rdma_cc_core::hash::mix64;
 use rdma_cc_core::ConfigError;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -410,6 +411,18 @@ impl Topology {
         self.adj.get(node as usize).map_or(&[], Vec::as_slice)
     }
 
+    /// For each of `ports` ports of `node`: whether its link leads to a switch (false for a
+    /// host, an unconnected port or an unknown node).
+    pub fn switch_neighbours(&self, node: u32, ports: usize) -> Vec<bool> {
+        let mut to_switch = vec![false; ports];
+        for &(port, peer) in self.port_peers(node) {
+            if let Some(slot) = to_switch.get_mut(port as usize) {
+                *slot = !self.is_host(peer);
+            }
+        }
+        to_switch
+    }
+
     /// Whether `node` is a host (false for an unknown node).
     pub fn is_host(&self, node: u32) -> bool {
         self.is_host.get(node as usize).copied().unwrap_or(false)
@@ -624,16 +637,6 @@ pub struct FiveTuple {
     pub protocol: u8,
 }
 
-#[inline]
-fn mix64(mut x: u64) -> u64 {
-    // MurmurHash3's 64-bit finaliser: every input bit affects every output bit
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
-}
-
 /// Hash of a 5-tuple under a switch's `seed`.
 #[inline]
 pub fn flow_hash(seed: u64, t: &FiveTuple) -> u64 {
@@ -658,6 +661,21 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::collections::VecDeque;
+
+    #[test]
+    fn switch_neighbours_marks_the_ports_that_lead_to_a_switch() {
+        // switch 0: port 0 to host 1, port 1 to switch 2 (whose port 0 leads to host 3)
+        let mut t = Topology::new(4);
+        t.set_host(1).unwrap();
+        t.set_host(3).unwrap();
+        t.add_link(0, 0, 1, 0).unwrap();
+        t.add_link(0, 1, 2, 1).unwrap();
+        t.add_link(2, 0, 3, 0).unwrap();
+        // a third port without a link, and an unknown node
+        assert_eq!(t.switch_neighbours(0, 3), [false, true, false]);
+        assert_eq!(t.switch_neighbours(2, 2), [false, true]);
+        assert_eq!(t.switch_neighbours(9, 1), [false]);
+    }
 
     /// The previous algorithm, kept as the reference: one breadth-first search from every
     /// host over all nodes (hosts other than the destination do not forward), and for every

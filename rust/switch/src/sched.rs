@@ -69,8 +69,9 @@
 //! Nothing here allocates per packet once the queues' capacities have grown to the working
 //! set (a `VecDeque` keeps its capacity).
 
+use crate::flows::FlowList;
+use crate::window::RccWindow;
 use rdma_cc_core::{Bytes, ConfigError, PacketKind, Time};
-use rdma_cc_rcm::{FlowList, RccWindow};
 use std::collections::VecDeque;
 
 /// Number of data classes (IEEE 802.1p priorities).

@@ -29,41 +29,16 @@
 //! names.
 
 use crate::timely::Timely;
-use rdma_cc_core::param::{Limit, Param, ParamKind, ParamSpec, ParamValue, Params};
+use rdma_cc_core::param::{
+    fraction, opt_real, positive, set_rate, set_real, set_time, switch_text, Limit, Param,
+    ParamKind, ParamSpec, ParamValue, Params,
+};
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use rdma_cc_transport::{QpSender, SenderConfig};
 use serde::{Deserialize, Serialize};
 
-/// Where the constants not given explicitly come from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Preset {
-    /// The HPCC simulator's TIMELY (`CC_MODE 7` of its `run.py`).
-    #[default]
-    HpccSim,
-    /// The TIMELY paper's values (SIGCOMM 2015), the simulator's where the paper is silent.
-    Paper,
-}
-
-impl Preset {
-    /// Every preset's name, in declaration order (the choices of `--timelyPreset`).
-    pub const NAMES: [&'static str; 2] = ["hpcc-sim", "paper"];
-
-    /// The name used in options and files: `hpcc-sim`, `paper`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Preset::HpccSim => Self::NAMES[0],
-            Preset::Paper => Self::NAMES[1],
-        }
-    }
-
-    /// The preset called `name` ([`Self::name`]'s spelling).
-    pub fn from_name(name: &str) -> Option<Preset> {
-        [Preset::HpccSim, Preset::Paper]
-            .into_iter()
-            .find(|p| p.name() == name)
-    }
-}
+/// Where the constants not given explicitly come from (shared by DCTCP, HPCC and TIMELY).
+pub use rdma_cc_core::param::Preset;
 
 /// When the rate is updated.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -209,65 +184,6 @@ pub struct TimelyConfig {
     pub granularity: Option<Granularity>,
     /// The segment of [`Granularity::Segment`]. Both presets 64 KB.
     pub segment: Option<Bytes>,
-}
-
-fn opt_real(x: Option<f64>) -> ParamValue {
-    ParamValue::Real(x.unwrap_or(0.0))
-}
-
-fn set_real(v: &ParamValue) -> Option<f64> {
-    let x = v.real();
-    (x != 0.0).then_some(x)
-}
-
-fn set_time(v: &ParamValue) -> Option<Time> {
-    (v.int() > 0).then_some(Time(v.int()))
-}
-
-fn set_rate(v: &ParamValue) -> Option<Rate> {
-    (v.int() > 0).then_some(Rate(v.int()))
-}
-
-/// A switch with an `auto` entry (`auto`, `true`, `false`).
-fn switch_text(x: Option<bool>) -> ParamValue {
-    ParamValue::Choice(
-        match x {
-            None => "auto",
-            Some(true) => "true",
-            Some(false) => "false",
-        }
-        .to_string(),
-    )
-}
-
-const fn fraction(
-    name: &'static str,
-    option: &'static str,
-    attr: &'static str,
-    auto: &'static str,
-    help: &'static str,
-) -> ParamSpec<'static> {
-    ParamSpec {
-        min: Limit::excl(0.0),
-        max: Limit::incl(1.0),
-        auto: Some(auto),
-        ..ParamSpec::new(name, option, attr, ParamKind::Real, help)
-    }
-}
-
-const fn positive(
-    name: &'static str,
-    option: &'static str,
-    attr: &'static str,
-    kind: ParamKind,
-    auto: &'static str,
-    help: &'static str,
-) -> ParamSpec<'static> {
-    ParamSpec {
-        min: Limit::excl(0.0),
-        auto: Some(auto),
-        ..ParamSpec::new(name, option, attr, kind, help)
-    }
 }
 
 const TIMELY_PARAMS: &[Param<TimelyConfig>] = &[
@@ -545,12 +461,7 @@ mod tests {
     use rdma_cc_transport::Path;
 
     fn set(c: &mut TimelyConfig, option: &str, text: &str) {
-        let i = TimelyConfig::params()
-            .iter()
-            .position(|p| p.spec.option == option)
-            .unwrap();
-        let v = TimelyConfig::params()[i].spec.parse(text, option).unwrap();
-        c.set_param(i, &v).unwrap();
+        c.set_by_option(option, text).unwrap();
     }
 
     #[test]

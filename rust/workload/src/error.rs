@@ -57,6 +57,39 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+/// Why a workload could not be made: a fault in a file it reads (the line and field), or in
+/// one of its settings (the field).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WorkloadError {
+    /// A fault in a file.
+    File(ParseError),
+    /// A setting out of its range.
+    Config(ConfigError),
+}
+
+impl fmt::Display for WorkloadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WorkloadError::File(e) => e.fmt(f),
+            WorkloadError::Config(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for WorkloadError {}
+
+impl From<ParseError> for WorkloadError {
+    fn from(e: ParseError) -> Self {
+        WorkloadError::File(e)
+    }
+}
+
+impl From<ConfigError> for WorkloadError {
+    fn from(e: ConfigError) -> Self {
+        WorkloadError::Config(e)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,5 +103,9 @@ mod tests {
         );
         let e = ParseError::whole("t.txt", "host", 3, "has no link");
         assert_eq!(e.to_string(), "t.txt: invalid host = 3: has no link");
+        // a workload error reads as the error it carries
+        assert_eq!(WorkloadError::from(e.clone()).to_string(), e.to_string());
+        let c = ConfigError::new("pattern", "ring", "must be one of uniform");
+        assert_eq!(WorkloadError::from(c.clone()).to_string(), c.to_string());
     }
 }

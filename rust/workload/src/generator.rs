@@ -39,14 +39,51 @@ pub enum Pattern {
     },
 }
 
+/// The settings of every pattern, of which [`Pattern::from_name`] takes the named one's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PatternSettings {
+    /// [`Pattern::Group`]: hosts per group.
+    pub group: u32,
+    /// [`Pattern::Hotspot`]: share of the flows to the hot hosts.
+    pub hotspot_traffic: f64,
+    /// [`Pattern::Hotspot`]: share of the hosts that are hot.
+    pub hotspot_hosts: f64,
+    /// [`Pattern::Incast`]: number of senders.
+    pub incast_senders: u32,
+}
+
 impl Pattern {
+    /// Every pattern's name, in declaration order (the choices of `--pattern`).
+    pub const NAMES: [&'static str; 4] = ["uniform", "group", "hotspot", "incast"];
+
     /// The pattern's name, as `fat-tree-workload --pattern` spells it.
     pub fn name(&self) -> &'static str {
         match self {
-            Pattern::Uniform => "uniform",
-            Pattern::Group { .. } => "group",
-            Pattern::Hotspot { .. } => "hotspot",
-            Pattern::Incast { .. } => "incast",
+            Pattern::Uniform => Self::NAMES[0],
+            Pattern::Group { .. } => Self::NAMES[1],
+            Pattern::Hotspot { .. } => Self::NAMES[2],
+            Pattern::Incast { .. } => Self::NAMES[3],
+        }
+    }
+
+    /// The pattern called `name` ([`Self::name`]'s spelling) with its settings from `s`; the
+    /// error names the field `pattern` and lists the names.
+    pub fn from_name(name: &str, s: &PatternSettings) -> Result<Pattern, ConfigError> {
+        match name {
+            "uniform" => Ok(Pattern::Uniform),
+            "group" => Ok(Pattern::Group { size: s.group }),
+            "hotspot" => Ok(Pattern::Hotspot {
+                traffic: s.hotspot_traffic,
+                hosts: s.hotspot_hosts,
+            }),
+            "incast" => Ok(Pattern::Incast {
+                senders: s.incast_senders,
+            }),
+            other => Err(ConfigError::new(
+                "pattern",
+                other,
+                format!("must be one of {}", Self::NAMES.join(", ")),
+            )),
         }
     }
 }
@@ -475,6 +512,28 @@ fn choose(rng: &mut Rng, n: u32, k: u32) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pattern_names_round_trip_and_an_unknown_name_lists_them() {
+        let s = PatternSettings {
+            group: 4,
+            hotspot_traffic: 0.5,
+            hotspot_hosts: 0.25,
+            incast_senders: 3,
+        };
+        for name in Pattern::NAMES {
+            assert_eq!(Pattern::from_name(name, &s).unwrap().name(), name);
+        }
+        assert_eq!(
+            Pattern::from_name("group", &s),
+            Ok(Pattern::Group { size: 4 })
+        );
+        let e = Pattern::from_name("ring", &s).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid pattern = ring: must be one of uniform, group, hotspot, incast"
+        );
+    }
 
     const WEB: &str = include_str!("../../../workloads/WebSearch_distribution.txt");
 

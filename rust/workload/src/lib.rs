@@ -14,6 +14,7 @@
 //!   hotspot, incast), from its own seeded [`Rng`] (xoshiro256**).
 //! - [`FatTreeSpec`]: the k-ary fat tree as a [`Topology`], with a rate and delay per tier.
 //! - [`slowdown_buckets`]: FCT slowdown percentiles per flow-size bucket ([`SIZE_BUCKETS`]).
+//! - [`RunLoad`]: whether a run limited in simulated time can carry its flows.
 //!
 //! Sans-IO: every parser takes the file's name (for messages only) and its text; nothing here
 //! opens a file. Every error is a [`ParseError`] naming the file, the line, the field, the
@@ -29,6 +30,7 @@ mod error;
 mod fat_tree;
 mod flows;
 mod generator;
+mod limit;
 mod rng;
 mod text;
 mod topology;
@@ -38,13 +40,14 @@ pub use buckets::{
     SIZE_BUCKETS, SIZE_CLASSES,
 };
 pub use cdf::{Cdf, MAX_FLOW_BYTES};
-pub use error::ParseError;
+pub use error::{ParseError, WorkloadError};
 pub use fat_tree::FatTreeSpec;
 pub use flows::{parse_flows, Flow};
 pub use generator::{
-    flow_budget, GeneratedFlow, GeneratorConfig, Pattern, Workload, FLOW_MEMORY_BYTES,
-    MAX_EXPECTED_FLOWS,
+    flow_budget, GeneratedFlow, GeneratorConfig, Pattern, PatternSettings, Workload,
+    FLOW_MEMORY_BYTES, MAX_EXPECTED_FLOWS,
 };
+pub use limit::RunLoad;
 pub use rng::Rng;
 pub use text::{decode_text, parse_data_rate, parse_delay, MAX_TEXT_BYTES};
 pub use topology::{Link, Topology, MAX_NODES};
