@@ -9,8 +9,8 @@ change moves):
     tools/snapshot.py --diff build/snap-before build/snap-after
 
 Each run's outputs go to DIR/RUN/; DIR/digests.txt lists `RUN/FILE sha256` per output file.
-The one key that legitimately differs between two runs of the same seed, `wall_s`, is removed
-from summary.json before hashing.
+The keys that legitimately differ between two runs of the same seed are removed before hashing:
+`wall_s` (summary.json) and `rdma_cc_revision` (config.json: the commit that built the run).
 Needs a built tree (./waf build); RDMACC_BUILD overrides the build directory.
 """
 
@@ -56,12 +56,12 @@ RUNS = [
     ("fat-tree-hpcc-sar", "fat-tree-workload", "--k=4 --load=0.6 --duration=300us --cc=hpcc --rcm=1 --rcmSarMode=packet --pattern=group"),
 ]
 
-VOLATILE = {"wall_s"}
+VOLATILE = {"wall_s", "rdma_cc_revision"}
 
 
 def digest(path):
     data = open(path, "rb").read()
-    if os.path.basename(path) == "summary.json":
+    if os.path.basename(path) in ("summary.json", "config.json"):
         obj = json.loads(data)
         for k in VOLATILE:
             obj.pop(k, None)
