@@ -17,7 +17,8 @@ the callees) go to the first category whose rule matches, in this order:
                       EventId, MakeEvent's event classes, Time and int64x64
   ns-3 packet/header  ns3::Packet, Buffer, the headers' (de)serialisation, packet metadata,
                       byte and packet tags, Tag/TagBuffer, Chunk/Header/Trailer
-  ns-3 other          the rest of libns3-* (callbacks, objects, nodes, attributes, ...)
+  ns-3 callbacks      std::function handlers and ns3::Callback (how ns-3 calls a handler)
+  ns-3 other          the rest of libns3-* (objects, nodes, attributes, ...)
   memcpy/memset       libc's memory copies (most are a Buffer's bytes)
   other               the rest (libc, libstdc++, the dynamic loader, set-up)
 
@@ -32,59 +33,76 @@ import re
 import sys
 
 ALLOC = re.compile(
-    r"^(malloc|free|calloc|realloc|cfree|_int_malloc|_int_free|malloc_consolidate|unlink_chunk"
-    r"|tcache_\w+|__libc_(malloc|free|calloc)|operator new|operator delete|_?int_realloc|sysmalloc)\b"
+    r"^(malloc|free|calloc|realloc|cfree|_int_malloc|_int_free|malloc_consolidate|unlink_chunk|tcache_\w+"
+    r"|__libc_(malloc|free|calloc)|_int_realloc|sysmalloc|operator new|operator delete)"
 )
-LOG = re.compile(r"ns3::LogComponent::|ns3::(LogTimePrinter|LogNodePrinter|ParameterLogger)|^ns3::Log\w*\(")
-REF = re.compile(
-    r"::Ref\(\) const|::Unref\(\) const|ns3::SimpleRefCount<|ns3::Ptr<[^(]*>::(Ptr|~Ptr|operator=|Acquire)"
-    r"|^ns3::Ptr<|ns3::PeekPointer|ns3::Create<"
+LOG = re.compile(r"^ns3::(LogComponent::|Log[A-Z]\w*|ParameterLogger)")
+REF = re.compile(r"::(Ref|Unref)$|^ns3::(Ptr<|SimpleRefCount<|Create<|PeekPointer<)")
+PACKET = re.compile(
+    r"^ns3::(Packet|Buffer|PacketMetadata|ByteTagList|PacketTagList|ByteTagIterator|PacketTagIterator|Tag"
+    r"|TagBuffer|Chunk|Header|Trailer|EthernetHeader|EthernetTrailer|Ipv4Header|UdpHeader|PppHeader)(::|$)"
+    r"|::(Serialize|Deserialize|GetSerializedSize|PeekHeader|RemoveHeader|AddHeader)$"
 )
 SCHED = re.compile(
-    r"ns3::(Simulator|SimulatorImpl|DefaultSimulatorImpl|DistributedSimulatorImpl|NullMessageSimulatorImpl"
-    r"|\w*Scheduler|EventImpl|EventId|Time\b|Time::|int64x64|MakeEvent|EventGarbageCollector|Timer)"
-    r"|ns3::MakeEvent|EventMemberImpl|EventFunctionImpl|EventImpl"
+    r"^ns3::(Simulator|SimulatorImpl|DefaultSimulatorImpl|DistributedSimulatorImpl|NullMessageSimulatorImpl"
+    r"|\w*Scheduler|Scheduler|EventImpl|EventId|Time|int64x64_t|MakeEvent|Timer|TimerImpl)(::|<|$)"
+    r"|^ns3::(MakeEvent|EventMemberImpl|EventFunctionImpl)|Event\w*Impl\w*::Notify$|^operator[<>=!]+$"
 )
-PACKET = re.compile(
-    r"ns3::(Packet|Buffer|PacketMetadata|ByteTagList|PacketTagList|ByteTagIterator|PacketTagIterator"
-    r"|Tag\b|TagBuffer|Chunk|Header|Trailer|\w+Header::|\w+Trailer::|EthernetHeader|Ipv4Header|UdpHeader"
-    r"|PppHeader|Address|Mac48Address|Ipv4Address|Nix)"
-    r"|::Serialize\(|::Deserialize\(|::GetSerializedSize\("
-)
-MEMCPY = re.compile(r"^(__)?mem(cpy|move|set|cmp)|^__memcpy|^__memmove|^__memset|^__memcmp|^__mempcpy")
+CALLBACK = re.compile(r"^std::(_Function_handler|_Function_base|function)<|^ns3::(Callback|CallbackBase|MakeCallback)")
+MEMCPY = re.compile(r"^_*(mem(cpy|move|set|cmp)|mempcpy)")
 ORDER = [
     "allocation",
     "logging checks",
     "reference counting",
     "Rust crates",
+    "ns-3 packet/header",
     "our C++",
     "ns-3 scheduler",
-    "ns-3 packet/header",
+    "ns-3 callbacks",
     "ns-3 other",
     "memcpy/memset",
     "other",
 ]
 
 
+def qualified(fn):
+    """A function's qualified name without its arguments (and callgrind's 'N recursion mark)."""
+    fn = fn.split("'")[0].strip()
+    depth = 0
+    for i, c in enumerate(fn):
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth -= 1
+        elif c == "(" and depth <= 0 and not fn.startswith("(anonymous", i):
+            return fn[:i]
+    return fn
+
+
 def category(fn, fl, ob):
-    base = fn.split("'")[0]
-    if ALLOC.search(base):
+    """The category of a named function ("" for an unnamed one: its heaviest caller's)."""
+    q = qualified(fn)
+    if q.startswith("0x"):
+        return ""
+    if ALLOC.search(q):
         return "allocation"
-    if LOG.search(base):
+    if LOG.search(q):
         return "logging checks"
-    if REF.search(base):
+    if REF.search(q):
         return "reference counting"
-    if fl.endswith(".rs"):
+    if fl.endswith(".rs") or q.startswith("rdmacc_ffi$"):
         return "Rust crates"
+    if PACKET.search(q):
+        return "ns-3 packet/header"
     if "/ns3-module/" in fl or "/examples/" in fl or fl.startswith(("ns3-module/", "examples/")) or "cxxbridge" in fl:
         return "our C++"
-    if SCHED.search(base):
+    if SCHED.search(q):
         return "ns-3 scheduler"
-    if PACKET.search(base):
-        return "ns-3 packet/header"
+    if CALLBACK.search(q):
+        return "ns-3 callbacks"
     if "libns3" in ob:
         return "ns-3 other"
-    if MEMCPY.search(base):
+    if MEMCPY.search(q):
         return "memcpy/memset"
     return "other"
 
@@ -104,6 +122,7 @@ def parse(path):
     self_cost = collections.Counter()
     incl = collections.Counter()
     calls = collections.Counter()
+    callers = collections.defaultdict(collections.Counter)
     fn = fl = ob = ""
     cfn = ""
     total = None
@@ -114,8 +133,10 @@ def parse(path):
             if after_call:
                 after_call = False
                 parts = line.split()
+                cost = int(parts[1]) if len(parts) > 1 else 0
                 if cfn != fn:
-                    incl[cfn] += int(parts[1]) if len(parts) > 1 else 0
+                    incl[cfn] += cost
+                    callers[cfn][fn] += cost
                 continue
             c = line[0]
             if c.isdigit() or c in "+-*":
@@ -143,7 +164,25 @@ def parse(path):
                 total = int(line.split(":", 1)[1].split()[0])
     if total is None:
         total = sum(self_cost.values())
-    return total, self_cost, incl, calls
+    return total, self_cost, incl, calls, callers
+
+
+def categories(self_cost, callers):
+    """Category of every function: its own rule, or (unnamed) its heaviest caller's."""
+    own = {}
+    for fn, fl, ob in self_cost:
+        if fn not in own or not own[fn]:
+            own[fn] = category(fn, fl, ob)
+
+    def resolve(fn, seen):
+        if own.get(fn):
+            return own[fn]
+        if fn in seen or not callers.get(fn):
+            return "other"
+        seen.add(fn)
+        return resolve(callers[fn].most_common(1)[0][0], seen)
+
+    return {fn: resolve(fn, set()) for fn in own}
 
 
 def main(argv):
@@ -153,15 +192,13 @@ def main(argv):
     ap.add_argument("--events", type=int, default=0, help="events of the run (summary.json events)")
     ap.add_argument("--top", type=int, default=15)
     a = ap.parse_args(argv)
-    total, self_cost, incl, _ = parse(a.profile)
+    total, self_cost, incl, _, callers = parse(a.profile)
+    fn_cat = categories(self_cost, callers)
     by_cat = collections.Counter()
     by_fn_self = collections.Counter()
-    fn_cat = {}
     for (fn, fl, ob), c in self_cost.items():
-        cat = category(fn, fl, ob)
-        by_cat[cat] += c
+        by_cat[fn_cat[fn]] += c
         by_fn_self[fn] += c
-        fn_cat.setdefault(fn, cat)
 
     def per(c):
         cols = []
@@ -183,14 +220,15 @@ def main(argv):
         row([cat, "{:,}".format(c), "%.1f %%" % (100.0 * c / total)] + per(c))
     row(["total", "{:,}".format(total), "100 %"] + per(total))
     print()
-    print("top %d functions by inclusive instructions (self in parentheses):" % a.top)
+    print("top %d functions by inclusive instructions (below the wrappers of the whole run):" % a.top)
     print("| function | inclusive | self | category |")
     print("| --- | ---: | ---: | --- |")
     shown = 0
     for fn, c in incl.most_common():
         if fn in ("main", "(below main)", "__libc_start_main", "__libc_start_call_main", "0x0000000000000000", "_start"):
             continue
-        if "0x" in fn[:4] or fn.startswith("_dl_") or fn == "":
+        if "0x" in fn[:4] or fn.startswith("_dl_") or fn == "" or c > 0.995 * total:
+            # unnamed, the loader, and the wrappers of the whole run (main, Simulator::Run, ...)
             continue
         print(
             "| `%s` | %.1f %% | %.1f %% | %s |"
