@@ -142,11 +142,12 @@ CALLGRIND_COLUMNS = ["instructions", "loop_instructions", "instr_per_event", "in
 
 
 def htsim_args(name, out):
-    """htsim_roce's arguments for scenario NAME (paths relative to the checkout), log in OUT."""
+    """htsim_roce's arguments for scenario NAME (the files by absolute path: htsim runs in OUT,
+    where it also writes idmap.txt), log in OUT."""
     cm, nodes, topo, _ = HTSIM[name]
-    args = ["-tm", "%s/%s" % (VS_HTSIM, cm), "-nodes", str(nodes)]
+    args = ["-tm", os.path.join(ROOT, VS_HTSIM, cm), "-nodes", str(nodes)]
     if topo:
-        args += ["-topo", "%s/%s" % (VS_HTSIM, topo)]
+        args += ["-topo", os.path.join(ROOT, VS_HTSIM, topo)]
     return args + [
         "-mtu",
         str(HTSIM_MTU),
@@ -226,20 +227,21 @@ def gnu_time():
 GNU_TIME = gnu_time()
 
 
-def run_one(cmd, env, name, stdout=subprocess.DEVNULL):
+def run_one(cmd, env, name, stdout=subprocess.DEVNULL, cwd=ROOT):
     """Runs one command from the checkout; (exit status, wall s, CPU s (user + sys), peak RSS MB).
 
     The peak RSS comes from GNU time's %M when /usr/bin/time is GNU time: a child forked from
     this Python process keeps Python's resident set (~16 MB) in its ru_maxrss across exec, which
     would hide a smaller program's peak (htsim's incasts need ~4 MB)."""
-    print("bench: %s: %s" % (name, " ".join(cmd)), file=sys.stderr, flush=True)
+    where = "" if cwd == ROOT else "(in %s) " % cwd
+    print("bench: %s: %s%s" % (name, where, " ".join(cmd)), file=sys.stderr, flush=True)
     rss_file = None
     if GNU_TIME:
         fd, rss_file = tempfile.mkstemp(prefix="bench-rss-")
         os.close(fd)
         cmd = [GNU_TIME, "-f", "%M", "-o", rss_file, "--"] + cmd
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=stdout)
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=stdout)
     _, status, usage = os.wait4(p.pid, 0)
     elapsed = time.monotonic() - t0
     # ru_maxrss and %M are in KiB on Linux
@@ -300,12 +302,12 @@ def parse_callgrind(path, loop_fn, count_fn=None):
     return total, loop, calls
 
 
-def callgrind(cmd, env, name, out, loop_fn, count_fn=None, stdout=subprocess.DEVNULL):
+def callgrind(cmd, env, name, out, loop_fn, count_fn=None, stdout=subprocess.DEVNULL, cwd=ROOT):
     """Runs CMD under callgrind into OUT/callgrind.out; (status, total, loop instructions, calls)."""
     os.makedirs(out, exist_ok=True)
     prof = os.path.join(out, "callgrind.out")
     vg = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + prof, "--log-file=" + os.path.join(out, "valgrind.log")]
-    rc, _, _, _ = run_one(vg + cmd, env, name + " (callgrind)", stdout=stdout)
+    rc, _, _, _ = run_one(vg + cmd, env, name + " (callgrind)", stdout=stdout, cwd=cwd)
     if rc != 0:
         return rc, 0, 0, 0
     total, loop, calls = parse_callgrind(prof, loop_fn, count_fn)
@@ -385,7 +387,7 @@ def htsim_row(name, htsim, out, use_callgrind):
     cmd = [htsim] + htsim_args(name, out)
     log = os.path.join(out, "stdout.txt")
     with open(log, "w") as f:
-        rc, elapsed, cpu, rss = run_one(cmd, None, name + " (htsim)", stdout=f)
+        rc, elapsed, cpu, rss = run_one(cmd, None, name + " (htsim)", stdout=f, cwd=out)
     if rc != 0:
         return fail("htsim on %s failed with exit status %d (its output in %s)" % (name, rc, log), rc)
     with open(log, errors="replace") as f:
@@ -423,7 +425,14 @@ def htsim_row(name, htsim, out, use_callgrind):
         os.makedirs(cg_out, exist_ok=True)
         with open(os.path.join(cg_out, "stdout.txt"), "w") as f:
             rc, total, loop, calls = callgrind(
-                [htsim] + htsim_args(name, cg_out), None, name + " (htsim)", cg_out, LOOP_FN["htsim"], LOOP_FN["htsim"], f
+                [htsim] + htsim_args(name, cg_out),
+                None,
+                name + " (htsim)",
+                cg_out,
+                LOOP_FN["htsim"],
+                LOOP_FN["htsim"],
+                f,
+                cg_out,
             )
         if rc != 0:
             return fail("htsim on %s under callgrind failed with exit status %d (outputs in %s)" % (name, rc, cg_out), rc)
