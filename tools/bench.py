@@ -311,6 +311,10 @@ def callgrind(cmd, env, name, out, loop_fn, count_fn=None, stdout=subprocess.DEV
     if rc != 0:
         return rc, 0, 0, 0
     total, loop, calls = parse_callgrind(prof, loop_fn, count_fn)
+    if loop == 0 or (count_fn and calls == 0):
+        # never a made-up per-event figure: the loop function must be in the profile
+        print("tools/bench.py: %s: no call of %s in %s" % (name, loop_fn, prof), file=sys.stderr)
+        return 1, 0, 0, 0
     return 0, total, loop, calls
 
 
