@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Writes the k-ary fat tree permutation of ./waf bench in both simulators' formats.
 
-    bench/gen_permutation.py [--k 8] [--size 2000000] [--seed 29] [--out bench]
+    bench/gen_permutation.py [--k 8] [--size 2000000] [--seed 29] [--out bench/vs-htsim]
 
 Every host sends SIZE bytes to one other host, every host receives one flow, all start at 0.
 The permutation is drawn exactly as htsim's sim/datacenter/connection_matrices/gen_permutation.py
 draws it (Python's random.seed(SEED), shuffle the sources, shuffle the destinations, swap a
 self-send with the next destination), so `python3 gen_permutation.py perm.cm 128 128 2000000 0 29`
-there gives the same connections. Two files, the same flows in the same order (SIZE as 2MB when a whole number of 10^6 B):
+there gives the same connections. Two files, the same flows in the same order (SIZE: 2MB for
+2000000, else in bytes, 200000B):
 
   perm-kK-NxSIZE.flows    the HPCC simulator's flow file for `fat-tree-workload --k=K --flows=`:
                           line 1 the count, then `src dst priority dport bytes start_seconds`,
