@@ -8,7 +8,7 @@
   ./waf compare --run "NAME args" [--schemes=...]    one example under several schemes, one table
   ./waf sweep --run "NAME args" --grid N=v1,v2 ...   one example over a grid x seeds, one table
   ./waf plot [--dirs=DIR,DIR...]                     PNG figures from output directories
-  ./waf bench [--quick]                              the benchmark suite (tools/bench.py)
+  ./waf bench [--quick] [--callgrind] [--htsim=PATH] the benchmark suite (tools/bench.py)
   ./waf docs                                         regenerate docs/reference/ (tools/gen_reference.py)
   ./waf fidelity [--quick] [-j N]                    rerun the papers' claims, write docs/fidelity.md
 
@@ -129,6 +129,20 @@ def options(opt):
         default=False,
         dest="quick",
         help="with \"bench\": the incasts only; with \"fidelity\": the quick claims",
+    )
+    opt.add_option(
+        "--callgrind",
+        action="store_true",
+        default=False,
+        dest="callgrind",
+        help="with \"bench\": also run each scenario under valgrind --tool=callgrind (instructions per event and per packet-hop)",
+    )
+    opt.add_option(
+        "--htsim",
+        action="store",
+        default="",
+        dest="htsim",
+        help="with \"bench\": the htsim_roce binary; also run htsim's side of the htsim-* scenarios (bench/README.md)",
     )
     opt.add_option(
         "--long",
@@ -675,6 +689,7 @@ def plot(ctx):
 def _bench(bld):
     o = Options.options
     args = (["--quick"] if o.quick else []) + (["--only", o.only] if o.only else [])
+    args += (["--callgrind"] if o.callgrind else []) + (["--htsim", o.htsim] if o.htsim else [])
     rc = _tool(bld, "bench.py", args)
     if rc != 0:
         sys.exit(rc)
