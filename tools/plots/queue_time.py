@@ -1,0 +1,35 @@
+"""queue.png: a run's switch egress queues over time (queue.csv), the 8 with the largest
+maximum, one line each (node:port), 0 where a sample has no row."""
+
+from . import common
+
+MAX_QUEUES = 8
+
+
+def queues(run):
+    """{(node, port): {time ns: bytes}} of queue.csv (the priorities of a port summed)."""
+    out = {}
+    for r in common.read_rows(run.path("queue.csv")):
+        q = out.setdefault((int(r["node"]), int(r["port"])), {})
+        t = int(r["time_ns"])
+        q[t] = q.get(t, 0) + int(r["bytes"])
+    return out
+
+
+def draw(run, d, record, caption):
+    if not run.has("queue.csv"):
+        return
+    qs = queues(run)
+    if not qs:
+        return
+    times = sorted({t for q in qs.values() for t in q})
+    top = sorted(sorted(qs, key=lambda k: (-max(qs[k].values()), k))[:MAX_QUEUES])
+    fig, (ax,) = common.new_figure()
+    labels = []
+    for i, k in enumerate(top):
+        ax.plot([t / 1e6 for t in times], [qs[k].get(t, 0) / 1e3 for t in times], color=common.colour(i), linewidth=0.9, label="%d:%d" % k)
+        labels.append("%d:%d" % k)
+    ax.set_xlabel("time (ms)")
+    ax.set_ylabel("queue (KB)")
+    common.legend_below(ax, len(labels), title="node:port")
+    common.save(fig, d, "queue", "Switch egress queues over time", caption, labels, record)
