@@ -60,11 +60,12 @@ def lookup(s, key):
 
 
 def number(text):
-    """A table cell: (mean, min, max); min and max are the mean when the cell has no range."""
-    m = re.match(r"^(\S+)(?: \((\S+)\.\.(\S+)\))?$", text)
+    """A table cell: (mean, half-width of the 95 % interval, min, max); the half-width is 0 and
+    min and max are the mean when the cell has no range."""
+    m = re.match(r"^(\S+)(?: ±(\S+) \((\S+)\.\.(\S+)\))?$", text)
     assert m, text
     mean = float(m.group(1))
-    return mean, float(m.group(2) or mean), float(m.group(3) or mean)
+    return mean, float(m.group(2) or 0), float(m.group(3) or mean), float(m.group(4) or mean)
 
 
 class SweepGrid(ExampleTest):
@@ -115,12 +116,16 @@ class SweepGrid(ExampleTest):
             runs = [summary(os.path.join(self.out, "kfs=%s,seed=%d" % (r[0], s))) for s in (1, 2)]
             for key, text in zip(DEFAULT_METRICS, r[1:-1]):
                 xs = [lookup(s, key) / scale.get(key, 1) for s in runs]
-                mean, lo, hi = number(text)
+                mean, ci, lo, hi = number(text)
+                # the 95 % interval of 2 seeds by hand: t_{0.975,1} = 12.706 times s / sqrt(2),
+                # s = |x1 - x2| / sqrt(2): 12.706 |x1 - x2| / 2
+                want_ci = 12.706 * abs(xs[0] - xs[1]) / 2 if lo != hi else 0
                 # the cells have three significant digits
-                for got, want in ((mean, sum(xs) / 2), (lo, min(xs)), (hi, max(xs))):
+                for got, want in ((mean, sum(xs) / 2), (ci, want_ci), (lo, min(xs)), (hi, max(xs))):
                     self.assertAlmostEqual(got, want, delta=max(0.006 * abs(want), 0.006), msg=(r[0], key, text))
-        # fct p99 differs between the seeds: a range; drops do not: one number
+        # fct p99 differs between the seeds: an interval and a range; drops do not: one number
         self.assertIn("..", r[1], r)
+        self.assertIn("±", r[1], r)
         self.assertEqual(r[DEFAULT_METRICS.index("drops_total") + 1], str(runs[0]["drops_total"]), r)
 
     def test_jobs_give_the_same_csv(self):
