@@ -3,6 +3,7 @@ seeds, one table and sweep.csv whose numbers are the runs' own, the same file wh
 bad input refused with a message naming it, and runs whose invariants fail kept apart and
 making the sweep fail."""
 
+import json
 import os
 import re
 import subprocess
@@ -127,6 +128,26 @@ class SweepGrid(ExampleTest):
         self.assertIn("..", r[1], r)
         self.assertIn("±", r[1], r)
         self.assertEqual(r[DEFAULT_METRICS.index("drops_total") + 1], str(runs[0]["drops_total"]), r)
+
+    def test_sweep_figure_is_the_mean_and_interval_over_seeds(self):
+        # ./waf plot on the sweep: sweep.png (a panel per metric, a point per grid point) and
+        # each grid point's own experiment figures in plots-kfs=V/
+        self.assertEqual(self.rc, 0, self.stdout + self.stderr)
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "plot.py"), self.out], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        with open(os.path.join(self.out, "plots.json")) as f:
+            rec = json.load(f)["sweep.png"]
+        self.assertEqual(rec["ylabels"][0], "fct_ns.p99 (µs)")
+        for kfs in ("12500", "25000"):
+            xs = [summary(os.path.join(self.out, "kfs=%s,seed=%d" % (kfs, s)))["fct_ns"]["p99"] / 1e3 for s in (1, 2)]
+            mean, ci, n = rec["values"]["fct_ns.p99"][kfs]
+            self.assertEqual(n, 2)
+            self.assertAlmostEqual(mean, sum(xs) / 2, places=9)
+            self.assertAlmostEqual(ci, 12.706 * abs(xs[0] - xs[1]) / 2, places=6)  # t_{0.975,1} s / sqrt(2)
+            self.assertTrue(os.path.exists(os.path.join(self.out, "plots-kfs=%s" % kfs, "slowdown_cdf.png")), kfs)
+        for name in ("sweep.pdf", "sweep.png"):
+            self.assertTrue(os.path.exists(os.path.join(self.out, name)), name)
 
     def test_jobs_give_the_same_csv(self):
         self.assertEqual(self.rc, 0, self.stdout + self.stderr)

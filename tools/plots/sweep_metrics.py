@@ -1,6 +1,6 @@
 """sweep.png: a sweep's metrics (sweep.csv) against its grid points: a panel per metric (the first
 6 columns), a point per grid point at the mean over the seeds whose run succeeded, its 95 %
-interval (Student t) as an error bar; with two or more --grid options, a line per value of the
+interval (Student t) as an error bar (*_ns in µs, *_bps in Gb/s, *_bytes in KB, as the table); with two or more --grid options, a line per value of the
 last one."""
 
 import math
@@ -9,6 +9,16 @@ import os
 from . import common, stats
 
 MAX_PANELS = 6
+# (suffix of a key's last component, divisor, unit), as the sweep's table scales them
+UNITS = [("_ns", 1e3, "µs"), ("_bps", 1e9, "Gb/s"), ("_bytes", 1e3, "KB")]
+
+
+def unit(key):
+    for part in reversed(key.split(".")):
+        for suffix, div, name in UNITS:
+            if part.endswith(suffix):
+                return div, name
+    return 1, ""
 
 
 def read(path):
@@ -45,10 +55,11 @@ def draw(d, record, caption_of):
     fig, axes = common.new_figure(nrows, cols, width=common.WIDE_IN if cols > 1 else common.WIDTH_IN, panel=1.8)
     values = {}
     for ax, m in zip(axes, metrics):
+        div, name = unit(m)
         for n, line in enumerate(lines):
             xs, ys, es = [], [], []
             for i, p in enumerate(points):
-                vals = [float(r[m]) for r in ok if point_of(r) == p and line_of(r) == line and r[m] != ""]
+                vals = [float(r[m]) / div for r in ok if point_of(r) == p and line_of(r) == line and r[m] != ""]
                 if not vals:
                     continue
                 mean, ci = stats.mean_ci(vals)
@@ -58,7 +69,7 @@ def draw(d, record, caption_of):
                 values.setdefault(m, {})["%s %s" % (p, line) if line else p] = [mean, ci, len(vals)]
             ax.errorbar(xs, ys, yerr=es if any(es) else None, color=common.colour(n), marker="o", markersize=3, capsize=2,
                         linewidth=0.9, label=("%s=%s" % (names[-1], line)) if line else None)
-        ax.set_ylabel(m)
+        ax.set_ylabel("%s (%s)" % (m, name) if name else m)
         ax.set_xticks(range(len(points)))
         ax.set_xticklabels(points, fontsize=common.FONT_PT - 2)
         ax.set_xlabel(",".join(names[:-1] if len(names) >= 2 else names) or "run")
