@@ -142,7 +142,8 @@ CLASS_TABLES = [
 
 def class_tables(rows):
     """Text lines: for each of CLASS_TABLES that every run has, one row per scheme with each
-    class's flows, FCT avg and p99 (us) and mean throughput (Gb/s), over the seeds as cell()."""
+    class's flows, FCT avg and p99 (us) and mean throughput (Gb/s), over the seeds as cell() (the
+    FCT and throughput over the seeds where the class has finished flows; `-` where none has)."""
     lines = []
     for key, classes in CLASS_TABLES:
         if not rows or not all(key in x.summary for _, runs in rows for x in runs):
@@ -156,9 +157,15 @@ def class_tables(rows):
             for _, c in classes:
                 fs = [x.summary[key][c] for x in runs]
                 unfinished = sum(f["unfinished"] for f in fs)
-                r += [cell([f["flows"] for f in fs], "%.0f") + (" (%d unfinished)" % unfinished if unfinished else ""),
-                      cell([f["fct_ns"]["avg"] / 1e3 for f in fs], "%.1f"), cell([f["fct_ns"]["p99"] / 1e3 for f in fs], "%.1f"),
-                      cell([f["throughput_bps"]["avg"] / 1e9 for f in fs], "%.2f")]
+                r.append(cell([f["flows"] for f in fs], "%.0f") + (" (%d unfinished)" % unfinished if unfinished else ""))
+                # the FCT and throughput over the seeds where the class finished flows (a seed
+                # without any has no FCT: its 0 is no value)
+                done = [f for f in fs if f["flows"] - f["unfinished"] > 0]
+                if not done:
+                    r += ["-", "-", "-"]
+                    continue
+                r += [cell([f["fct_ns"]["avg"] / 1e3 for f in done], "%.1f"), cell([f["fct_ns"]["p99"] / 1e3 for f in done], "%.1f"),
+                      cell([f["throughput_bps"]["avg"] / 1e9 for f in done], "%.2f")]
             cells.append(r)
         lines += render(key, head, cells)
     return lines

@@ -16,7 +16,6 @@ def draw(group, d, record):
     labels = []
     counts = {}
     values = {}
-    shown = set()
     for s, label in enumerate(group.labels):
         runs = group.series[label]
         c = common.colour(s)
@@ -30,10 +29,7 @@ def draw(group, d, record):
                 values.setdefault(label, {}).setdefault(b, {})[key] = [m, ci]
                 x = i + (s - (n - 1) / 2) * width
                 few = common.few(flows)
-                first = key == "p50" and label not in shown
-                shown.add(label)
-                ax.bar(x, m, width, color="white" if few else c, edgecolor=c, hatch="////" if few else None, linewidth=0.6,
-                       label=label if first else None)
+                ax.bar(x, m, width, color="white" if few else c, edgecolor=c, hatch="////" if few else None, linewidth=0.6)
                 if ci:  # drawn down to 1 at most: no flow finishes below its ideal FCT
                     ax.errorbar(x, m, yerr=[[min(ci, max(m - 1, 0))], [ci]], color="black", elinewidth=0.6, capsize=1.5)
         labels.append(label)
@@ -47,8 +43,12 @@ def draw(group, d, record):
         ax.axhline(1, color="0.5", linewidth=0.6)
         ax.set_xticks(range(len(aggregate.BUCKETS)))
         ax.set_xticklabels(ticks, fontsize=common.FONT_PT - 2)
-    h, lab = axes[0].get_legend_handles_labels()
-    axes[-1].legend(h, lab, loc="upper center", bbox_to_anchor=(0.5, -0.42), ncol=min(5, n), frameon=False)
-    axes[-1].set_xlabel("flow size, bytes (n: finished flows per seed; hatched: n < %d)" % common.FEW_FLOWS)
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor=common.colour(i), edgecolor=common.colour(i), label=lab) for i, lab in enumerate(group.labels)]
+    if any(common.few(f) for fl in counts.values() for f in fl):
+        handles.append(Patch(facecolor="white", edgecolor="0.4", hatch="////", label="< %d flows" % common.FEW_FLOWS))
+    common.legend_below(axes[-1], 3, handles=handles)
+    axes[-1].set_xlabel("flow size, bytes (n: flows per seed)")
     common.save(fig, d, "buckets", "FCT slowdown by flow-size bucket", group.caption(), labels, record,
                 extra={"flows_per_seed": {b: max(v) for b, v in counts.items()}, "values": values})

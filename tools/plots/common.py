@@ -66,13 +66,18 @@ def colour(i):
 def new_figure(rows=1, cols=1, width=WIDTH_IN, panel=PANEL_IN, sharex=False):
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(rows, cols, figsize=(width, panel * rows), squeeze=False, sharex=sharex)
+    fig, axes = plt.subplots(rows, cols, figsize=(width, panel * rows), squeeze=False, sharex=sharex, layout="constrained")
     return fig, [a for row in axes for a in row]
 
 
-def legend_below(ax, n, **kw):
-    """The legend under the axes (the x label's row), in up to 4 columns: it hides no data."""
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.32), ncol=min(4, max(1, n)), frameon=False, **kw)
+def legend_below(ax, n, handles=None, title=None):
+    """The figure's legend under its axes (constrained layout makes room), in up to 4 columns: it
+    hides no data."""
+    if handles is None:
+        handles, labels = ax.get_legend_handles_labels()
+    else:
+        labels = [h.get_label() for h in handles]
+    ax.figure.legend(handles, labels, loc="outside lower center", ncol=min(4, max(1, n)), frameon=False, title=title)
 
 
 def few(n):
@@ -92,7 +97,6 @@ def save(fig, d, name, title, caption, labels, record, axes=None, extra=None):
     lines = textwrap.wrap(caption, int(95 * fig.get_figwidth() / WIDTH_IN / 1.0 * 0.62)) if caption else []
     text = title + ("\n" + "\n".join(lines) if lines else "")
     fig.suptitle(text, fontsize=FONT_PT - 1 if lines else FONT_PT)
-    fig.tight_layout()
     exts = ["pdf", "png"] + (["svg"] if _options["svg"] else [])
     files = []
     for ext in exts:

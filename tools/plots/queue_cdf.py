@@ -21,7 +21,7 @@ def draw(group, d, record):
     ax.set_xlabel("queue length of a busy egress queue (KB)")
     ax.set_ylabel("CDF of samples")
     ax.set_ylim(0, 1.02)
-    ax.legend(loc="upper left")
+    common.legend_below(ax, 2)
     labels = [lab for lab, _ in series]
     common.save(fig, d, "queue_cdf", "Queue length CDF", group.caption(), labels, record,
                 extra={"samples": {lab: len(xs) for lab, xs in series}})

@@ -24,12 +24,12 @@ def draw(run, d, record, caption):
         return
     times = sorted({t for q in qs.values() for t in q})
     top = sorted(sorted(qs, key=lambda k: (-max(qs[k].values()), k))[:MAX_QUEUES])
-    fig, (ax,) = common.new_figure()
+    fig, (ax,) = common.new_figure(panel=2.8)
     labels = []
     for i, k in enumerate(top):
         ax.plot([t / 1e6 for t in times], [qs[k].get(t, 0) / 1e3 for t in times], color=common.colour(i), linewidth=0.9, label="%d:%d" % k)
         labels.append("%d:%d" % k)
     ax.set_xlabel("time (ms)")
     ax.set_ylabel("queue (KB)")
-    common.legend_below(ax, len(labels), title="node:port")
+    common.legend_below(ax, len(labels), title="switch egress queue, node:port")
     common.save(fig, d, "queue", "Switch egress queues over time", caption, labels, record)

@@ -19,7 +19,7 @@ def draw(run, d, record, caption, wanted=None):
             at.setdefault(t, []).append(v)
     jt = sorted(t for t, vs in at.items() if len(vs) >= 2 and stats.jain(vs) is not None)
     panels = 2 if jt else 1
-    fig, axes = common.new_figure(panels, sharex=True, panel=1.9)
+    fig, axes = common.new_figure(panels, sharex=True, panel=2.6 if panels == 1 else 1.9)
     ax = axes[0]
     labels = []
     for n, i in enumerate(ids):

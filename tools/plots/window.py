@@ -19,7 +19,7 @@ def draw(run, d, record, caption, wanted=None):
         panels.append(("sending rate", "sending rate (Gb/s)", rate))
     if not panels:
         return
-    fig, axes = common.new_figure(len(panels), sharex=True, panel=1.9)
+    fig, axes = common.new_figure(len(panels), sharex=True, panel=2.6 if len(panels) == 1 else 1.9)
     drawn = [i for i in ids if any(p[i] for _, _, p in panels)]
     for ax, (_, ylabel, pts) in zip(axes, panels):
         for n, i in enumerate(drawn):
