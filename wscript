@@ -659,7 +659,7 @@ def _compare(bld):
 
 
 class PlotContext(Context.Context):
-    """turn output directories (--dirs, default results/) into PNG figures (tools/plot.py)"""
+    """turn output directories (--dirs, default results/) into PDF and PNG figures (tools/plot.py)"""
 
     cmd = "plot"
     fun = "plot"
