@@ -23,7 +23,6 @@ comparison with its exit status.
 """
 
 import argparse
-import json
 import os
 import shlex
 import subprocess
