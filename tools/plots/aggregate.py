@@ -39,7 +39,7 @@ def queue_max(run):
         for t, b in q.items():
             if best is None or b > best[0] or (b == best[0] and k < best[2]):
                 best = (b, t, k)
-    return None if best is None else (best[0], "%d:%d" % best[2])
+    return None if best is None else (best[0], queue_time.label(best[2]))
 
 
 def fat_tree_tier(run):

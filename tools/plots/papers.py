@@ -133,7 +133,7 @@ def draw(run, all_runs, record):
         ax.plot([t / 1e6 for t in times], [qs[k].get(t, 0) / 1e3 for t in times], color="black", linewidth=0.8)
         ax.set_ylabel("queue (KB)")
         ax.set_xlabel("time (ms)")
-        ax.set_title("largest queue, node:port %d:%d" % k, fontsize=common.FONT_PT - 1)
+        ax.set_title("largest queue, node:port %s" % queue_time.label(k), fontsize=common.FONT_PT - 1)
     if with_fct:
         # no rates.csv (ldcp-incast): each flow's completion time, in order of finish
         ax = axes[-1]
