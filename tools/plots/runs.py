@@ -121,7 +121,7 @@ def caption(run, labels, seeds, exclude=()):
     if run.summary.get("topology"):
         parts.append(str(run.summary["topology"]))
     covered = {"k", "topology"}
-    if "cdf" in o and o.get("flows", "none") == "none":
+    if o.get("cdf", "none") != "none" and "load" in o and o.get("flows", "none") == "none":
         parts.append("%s flows, %s, load %s, %s" % (workload_name(o["cdf"]), o.get("pattern", "uniform"), o.get("load", "?"), o.get("duration", "?")))
         covered |= {"cdf", "pattern", "load", "duration"}
     elif o.get("flows", "none") != "none":

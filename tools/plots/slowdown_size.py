@@ -76,7 +76,7 @@ def draw(group, d, record):
             few = [(x, y) for x, y, (_, n) in zip(drawn_x, ys, rows) if common.few(n)]
             if few:
                 ax.plot([x for x, _ in few], [y for _, y in few], linestyle="none", marker="o", markersize=3,
-                        markerfacecolor="white", markeredgecolor=c)
+                        markerfacecolor="white", markeredgecolor=c, zorder=5)
         labels.append(label)
         points[label] = [{"size_bytes": x, "flows_per_seed": n, "p50": row[0][0], "p95": row[1][0], "p99": row[2][0]}
                          for x, (row, n) in zip(xs, rows)]
