@@ -5,9 +5,9 @@
   ./waf build                                        cargo (release) + module + examples + tests
   ./waf --run "NAME args..."                         build if needed, run examples/NAME.cc
   ./waf check [--long] [--only PATTERN]              every test; ends with "N passed, M failed"
-  ./waf compare --run "NAME args" [--schemes=...]    one example under several schemes, one table
+  ./waf compare --run "NAME args" [--schemes=...] [--seeds=1,2,3]  one example under several schemes, one table
   ./waf sweep --run "NAME args" --grid N=v1,v2 ...   one example over a grid x seeds, one table
-  ./waf plot [--dirs=DIR,DIR...]                     PNG figures from output directories
+  ./waf plot [--dirs=DIR,DIR...] [--flows=ID,...] [--svg]  PDF/PNG figures from output directories
   ./waf bench [--quick] [--callgrind] [--htsim=PATH] the benchmark suite (tools/bench.py)
   ./waf docs                                         regenerate docs/reference/ (tools/gen_reference.py)
   ./waf fidelity [--quick] [-j N]                    rerun the papers' claims, write docs/fidelity.md
@@ -102,7 +102,7 @@ def options(opt):
         action="store",
         default="",
         dest="seeds",
-        help='with "sweep": comma-separated --seed values of each grid point [default: 1]',
+        help='with "sweep": comma-separated --seed values of each grid point [default: 1]; with "compare": run each scheme once per seed (mean and 95%% interval)',
     )
     opt.add_option(
         "--metrics",
@@ -164,6 +164,20 @@ def options(opt):
         default="",
         dest="plot_dirs",
         help='with "plot": comma-separated output directories to draw [default: results/]',
+    )
+    opt.add_option(
+        "--flows",
+        action="store",
+        default="",
+        dest="plot_flows",
+        help='with "plot": comma-separated flow ids of the per-run throughput and window figures [default: the 8 longest-lived]',
+    )
+    opt.add_option(
+        "--svg",
+        action="store_true",
+        default=False,
+        dest="plot_svg",
+        help='with "plot": write SVG beside PDF and PNG',
     )
     opt.add_option(
         "--cargo-offline",
@@ -662,14 +676,14 @@ def _check(bld):
 
 def _compare(bld):
     o = Options.options
-    args = (["--run", o.run] if o.run else []) + ["--schemes", o.schemes]
+    args = (["--run", o.run] if o.run else []) + ["--schemes", o.schemes] + (["--seeds", o.seeds] if o.seeds else [])
     rc = _tool(bld, "compare.py", args)
     if rc != 0:
         sys.exit(rc)
 
 
 class PlotContext(Context.Context):
-    """turn output directories (--dirs, default results/) into PNG figures (tools/plot.py)"""
+    """turn output directories (--dirs, default results/) into PDF and PNG figures (tools/plot.py)"""
 
     cmd = "plot"
     fun = "plot"
@@ -678,8 +692,10 @@ class PlotContext(Context.Context):
 def plot(ctx):
     # no build needed: the figures come from the outputs; matplotlib goes into .waf-env (the
     # Python running waf) on first use
-    dirs = [d for d in Options.options.plot_dirs.split(",") if d]
-    cmd = [sys.executable, os.path.join(ctx.path.abspath(), "tools", "plot.py")] + dirs
+    o = Options.options
+    dirs = [d for d in o.plot_dirs.split(",") if d]
+    extra = (["--flows=" + o.plot_flows] if o.plot_flows else []) + (["--svg"] if o.plot_svg else [])
+    cmd = [sys.executable, os.path.join(ctx.path.abspath(), "tools", "plot.py")] + extra + dirs
     sys.stdout.flush()
     rc = subprocess.call(cmd, cwd=ctx.path.abspath())
     if rc != 0:

@@ -3,6 +3,7 @@ seeds, one table and sweep.csv whose numbers are the runs' own, the same file wh
 bad input refused with a message naming it, and runs whose invariants fail kept apart and
 making the sweep fail."""
 
+import json
 import os
 import re
 import subprocess
@@ -60,11 +61,12 @@ def lookup(s, key):
 
 
 def number(text):
-    """A table cell: (mean, min, max); min and max are the mean when the cell has no range."""
-    m = re.match(r"^(\S+)(?: \((\S+)\.\.(\S+)\))?$", text)
+    """A table cell: (mean, half-width of the 95 % interval, min, max); the half-width is 0 and
+    min and max are the mean when the cell has no range."""
+    m = re.match(r"^(\S+)(?: ±(\S+) \((\S+)\.\.(\S+)\))?$", text)
     assert m, text
     mean = float(m.group(1))
-    return mean, float(m.group(2) or mean), float(m.group(3) or mean)
+    return mean, float(m.group(2) or 0), float(m.group(3) or mean), float(m.group(4) or mean)
 
 
 class SweepGrid(ExampleTest):
@@ -115,13 +117,37 @@ class SweepGrid(ExampleTest):
             runs = [summary(os.path.join(self.out, "kfs=%s,seed=%d" % (r[0], s))) for s in (1, 2)]
             for key, text in zip(DEFAULT_METRICS, r[1:-1]):
                 xs = [lookup(s, key) / scale.get(key, 1) for s in runs]
-                mean, lo, hi = number(text)
+                mean, ci, lo, hi = number(text)
+                # the 95 % interval of 2 seeds by hand: t_{0.975,1} = 12.706 times s / sqrt(2),
+                # s = |x1 - x2| / sqrt(2): 12.706 |x1 - x2| / 2
+                want_ci = 12.706 * abs(xs[0] - xs[1]) / 2 if lo != hi else 0
                 # the cells have three significant digits
-                for got, want in ((mean, sum(xs) / 2), (lo, min(xs)), (hi, max(xs))):
+                for got, want in ((mean, sum(xs) / 2), (ci, want_ci), (lo, min(xs)), (hi, max(xs))):
                     self.assertAlmostEqual(got, want, delta=max(0.006 * abs(want), 0.006), msg=(r[0], key, text))
-        # fct p99 differs between the seeds: a range; drops do not: one number
+        # fct p99 differs between the seeds: an interval and a range; drops do not: one number
         self.assertIn("..", r[1], r)
+        self.assertIn("±", r[1], r)
         self.assertEqual(r[DEFAULT_METRICS.index("drops_total") + 1], str(runs[0]["drops_total"]), r)
+
+    def test_sweep_figure_is_the_mean_and_interval_over_seeds(self):
+        # ./waf plot on the sweep: sweep.png (a panel per metric, a point per grid point) and
+        # each grid point's own experiment figures in plots-kfs=V/
+        self.assertEqual(self.rc, 0, self.stdout + self.stderr)
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "plot.py"), self.out], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        with open(os.path.join(self.out, "plots.json")) as f:
+            rec = json.load(f)["sweep.png"]
+        self.assertEqual(rec["ylabels"][0], "fct_ns.p99 (µs)")
+        for kfs in ("12500", "25000"):
+            xs = [summary(os.path.join(self.out, "kfs=%s,seed=%d" % (kfs, s)))["fct_ns"]["p99"] / 1e3 for s in (1, 2)]
+            mean, ci, n = rec["values"]["fct_ns.p99"][kfs]
+            self.assertEqual(n, 2)
+            self.assertAlmostEqual(mean, sum(xs) / 2, places=9)
+            self.assertAlmostEqual(ci, 12.706 * abs(xs[0] - xs[1]) / 2, places=6)  # t_{0.975,1} s / sqrt(2)
+            self.assertTrue(os.path.exists(os.path.join(self.out, "plots-kfs=%s" % kfs, "slowdown_cdf.png")), kfs)
+        for name in ("sweep.pdf", "sweep.png"):
+            self.assertTrue(os.path.exists(os.path.join(self.out, name)), name)
 
     def test_jobs_give_the_same_csv(self):
         self.assertEqual(self.rc, 0, self.stdout + self.stderr)

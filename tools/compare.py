@@ -1,22 +1,28 @@
 #!/usr/bin/env python3
 """Runs one example under several congestion-control schemes and prints one table.
 
-    tools/compare.py [--build DIR] [--schemes=ldcp,ldcp-rate,dcqcn,hpcc,timely,dctcp,none] --run "EXAMPLE args..."
+    tools/compare.py [--build DIR] [--schemes=ldcp,ldcp-rate,dcqcn,hpcc,timely,dctcp,none] [--seeds=1,2,3] --run "EXAMPLE args..."
 
 `./waf compare --run "EXAMPLE args" --schemes=...` builds, then runs this with --build set to its
 build directory; run by hand it needs a tree built by `./waf build` (default --build: build/).
 Each scheme runs as `EXAMPLE args --cc=SCHEME --out=results/compare/EXAMPLE-SCHEME` from the
-checkout; the table is read from each run's summary.json. A scheme written SCHEME+rcm runs
+checkout; the tables are read from each run's summary.json and output files. With --seeds=1,2,3 each
+scheme runs once per seed (--seed=S, outputs in results/compare/EXAMPLE-SCHEME-seedS) and every
+cell is the mean over the seeds with the half-width of its 95 % interval (Student t: t_{0.975,n-1}
+s / sqrt(n)). The main table's queue max is the largest queue of the run over every switch egress
+port, its node:port named (the bottleneck's exact maximum from summary.json, or a larger sample
+of queue.csv); "paused us" is the time the ports that sent PFC PAUSE were paused, summed (pfc.csv). A scheme written SCHEME+rcm runs
 with RCM in the switches (`--cc=SCHEME --rcm=1`; e.g. --schemes=dcqcn,dcqcn+rcm), one written
 SCHEME+pfc with a lossless data priority (`--cc=SCHEME --pfc=1`; e.g. none+pfc, line rate on
 PFC, the lossless baseline of --schemes=ldcp,none,none+pfc). When every
-run reports them (fat-tree-workload), tables of the FCT by size class (summary.json's
+run has buckets.csv (fat-tree-workload), a table of the FCT slowdown p50 and p99 per flow-size
+bucket with each bucket's flows follows (a bucket of fewer than 30 flows is starred); when every
+run reports them, tables of the FCT by size class (summary.json's
 fct_by_size) and by class (fct_by_class, --pattern=hotspot) follow. A failing run stops the
 comparison with its exit status.
 """
 
 import argparse
-import json
 import os
 import shlex
 import subprocess
@@ -24,33 +30,104 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import buildenv  # noqa: E402
+from plots import aggregate, runs as plot_runs, stats  # noqa: E402
+from plots.common import FEW_FLOWS  # noqa: E402
 
 ROOT = buildenv.ROOT
 
-# (column title, value from summary.json)
+# (column title, value of one run, format): the value from the run's summary.json and output
+# files (Run: tools/plots/runs.py), formatted; over several seeds a cell is the mean and the
+# half-width of its 95 % interval (Student t)
 COMPARE_COLUMNS = [
-    ("flows done", lambda s: "%d/%d" % (s["flows_done"], s["flows_total"])),
-    ("FCT avg us", lambda s: "%.1f" % (s["fct_ns"]["avg"] / 1e3)),
-    ("FCT p99 us", lambda s: "%.1f" % (s["fct_ns"]["p99"] / 1e3)),
-    ("slowdown p99", lambda s: "%.2f" % s["slowdown"]["p99"]),
-    ("queue max KB", lambda s: "%.1f" % (s["queue_max_bytes"] / 1e3)),
-    ("queue avg KB", lambda s: "%.1f" % (s["queue_avg_bytes"] / 1e3)),
-    ("drops", lambda s: "%d" % s["drops_total"]),
-    ("stable drops", lambda s: "%d" % s.get("stable_stage_drops", 0)),
-    ("PAUSEs", lambda s: "%d" % s["pfc_pause_frames"]),
-    ("retx KB", lambda s: "%.1f" % (s["retx_bytes"] / 1e3)),
-    ("wall s", lambda s: "%.2f" % s["wall_s"]),
+    ("flows done", None, None),
+    ("FCT avg us", lambda r: r.summary["fct_ns"]["avg"] / 1e3, "%.1f"),
+    ("FCT p99 us", lambda r: r.summary["fct_ns"]["p99"] / 1e3, "%.1f"),
+    ("slowdown p99", lambda r: r.summary["slowdown"]["p99"], "%.2f"),
+    ("queue max KB (node:port)", lambda r: queue_max(r)[0] / 1e3, "%.1f"),
+    ("queue avg KB", lambda r: r.summary["queue_avg_bytes"] / 1e3, "%.1f"),
+    ("drops", lambda r: r.summary["drops_total"], "%.0f"),
+    ("stable drops", lambda r: r.summary.get("stable_stage_drops", 0), "%.0f"),
+    ("PAUSEs", lambda r: r.summary["pfc_pause_frames"], "%.0f"),
+    ("paused us", lambda r: aggregate.paused_ns(r)[0] / 1e3, "%.1f"),
+    ("retx KB", lambda r: r.summary["retx_bytes"] / 1e3, "%.1f"),
+    ("wall s", lambda r: r.summary["wall_s"], "%.2f"),
 ]
 
 
-def table(name, args, rows, root):
-    """The comparison as text lines: a title, a header and one row per scheme, right-aligned."""
-    head = ["scheme"] + [c for c, _ in COMPARE_COLUMNS]
-    cells = [head] + [[cc] + [fmt(s) for _, fmt in COMPARE_COLUMNS] for cc, s in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
-    lines = ["", "%s %s" % (name, " ".join(args))]
-    lines += ["  ".join(x.rjust(w) for x, w in zip(r, widths)) for r in cells]
-    lines.append("outputs in %s/%s-SCHEME/" % (root, name))
+def queue_max(run):
+    """(bytes, "node:port") of the largest queue of the run: the larger of summary.json's exact
+    maximum of the bottleneck queue (its port named where the example names it:
+    bottleneck_switch, bottleneck_port) and the largest queue.csv sample over every switch egress
+    port (sampled every --sample: a lower bound of that port's maximum)."""
+    s = run.summary
+    best = (s.get("queue_max_bytes", 0), "%s:%s" % (s["bottleneck_switch"], s["bottleneck_port"]) if "bottleneck_switch" in s else "bottleneck")
+    sampled = aggregate.queue_max(run)
+    if sampled and sampled[0] > best[0]:
+        best = sampled
+    return best
+
+
+def cell(xs, fmt):
+    """One value, or the mean over the seeds and the half-width of its 95 % interval."""
+    if len(xs) == 1:
+        return fmt % xs[0]
+    m, ci = stats.mean_ci(xs)
+    return (fmt + " ±" + fmt) % (m, ci)
+
+
+def render(title, head, rows):
+    widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
+    return ["", title] + ["  ".join(x.rjust(w) for x, w in zip(r, widths)) for r in [head] + rows]
+
+
+def table(name, args, rows, root, seeds):
+    """The comparison as text lines: a title, a header and one row per scheme, right-aligned;
+    rows: [(scheme, [Run, one per seed])]."""
+    head = ["scheme"] + [c for c, _, _ in COMPARE_COLUMNS]
+    cells = []
+    for cc, runs in rows:
+        r = [cc]
+        for title, value, fmt in COMPARE_COLUMNS:
+            if value is None:  # flows done: summed over the seeds
+                r.append("%d/%d" % (sum(x.summary["flows_done"] for x in runs), sum(x.summary["flows_total"] for x in runs)))
+                continue
+            text = cell([value(x) for x in runs], fmt)
+            if title.startswith("queue max"):
+                maxima = [queue_max(x) for x in runs]
+                text += " (%s)" % max(maxima, key=lambda m: m[0])[1]
+            r.append(text)
+        cells.append(r)
+    what = "%s %s" % (name, " ".join(args))
+    if len(seeds) > 1:
+        what += "  (seeds %s: mean ±95 %% interval, Student t; flows done: summed)" % ",".join(seeds)
+    lines = render(what, head, cells)
+    lines.append("outputs in %s/%s-SCHEME%s/" % (root, name, "-seedS" if len(seeds) > 1 else ""))
+    return lines
+
+
+def bucket_table(rows):
+    """Text lines: the FCT slowdown p50 and p99 per flow-size bucket (buckets.csv) per scheme, with
+    each bucket's finished flows per seed (n); empty when a run has no buckets."""
+    if not rows or not all(aggregate.buckets(x) for _, runs in rows for x in runs):
+        return []
+    head = ["scheme"]
+    for b in aggregate.BUCKETS:
+        head += [b + " n", "p50", "p99"]
+    cells = []
+    for cc, runs in rows:
+        r = [cc]
+        for b in aggregate.BUCKETS:
+            got = [aggregate.buckets(x).get(b) for x in runs]
+            done = [g for g in got if g and g["flows"] > 0]
+            if not done:
+                r += ["0", "-", "-"]
+                continue
+            n = sum(g["flows"] for g in done) / len(done)
+            r += [("%.0f" if n == int(n) else "%.1f") % n + ("*" if n < FEW_FLOWS else ""),
+                  cell([g["p50"] for g in done], "%.2f"), cell([g["p99"] for g in done], "%.2f")]
+        cells.append(r)
+    lines = render("FCT slowdown by flow size (buckets.csv; n: finished flows per seed, * fewer than %d: "
+                   "the p99 is close to the maximum)" % FEW_FLOWS, head, cells)
     return lines
 
 
@@ -64,26 +141,32 @@ CLASS_TABLES = [
 
 def class_tables(rows):
     """Text lines: for each of CLASS_TABLES that every run has, one row per scheme with each
-    class's flows, FCT avg and p99 (us) and mean throughput (Gb/s)."""
+    class's flows, FCT avg and p99 (us) and mean throughput (Gb/s), over the seeds as cell() (the
+    FCT and throughput over the seeds where the class has finished flows; `-` where none has)."""
     lines = []
     for key, classes in CLASS_TABLES:
-        if not rows or not all(key in s for _, s in rows):
+        if not rows or not all(key in x.summary for _, runs in rows for x in runs):
             continue
         head = ["scheme"]
         for title, _ in classes:
             head += [title + " flows", "FCT avg us", "FCT p99 us", "thr avg Gb/s"]
-        cells = [head]
-        for cc, s in rows:
+        cells = []
+        for cc, runs in rows:
             r = [cc]
             for _, c in classes:
-                f = s[key][c]
-                r += ["%d" % f["flows"] + (" (%d unfinished)" % f["unfinished"] if f["unfinished"] else ""),
-                      "%.1f" % (f["fct_ns"]["avg"] / 1e3), "%.1f" % (f["fct_ns"]["p99"] / 1e3),
-                      "%.2f" % (f["throughput_bps"]["avg"] / 1e9)]
+                fs = [x.summary[key][c] for x in runs]
+                unfinished = sum(f["unfinished"] for f in fs)
+                r.append(cell([f["flows"] for f in fs], "%.0f") + (" (%d unfinished)" % unfinished if unfinished else ""))
+                # the FCT and throughput over the seeds where the class finished flows (a seed
+                # without any has no FCT: its 0 is no value)
+                done = [f for f in fs if f["flows"] - f["unfinished"] > 0]
+                if not done:
+                    r += ["-", "-", "-"]
+                    continue
+                r += [cell([f["fct_ns"]["avg"] / 1e3 for f in done], "%.1f"), cell([f["fct_ns"]["p99"] / 1e3 for f in done], "%.1f"),
+                      cell([f["throughput_bps"]["avg"] / 1e9 for f in done], "%.2f")]
             cells.append(r)
-        widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
-        lines += ["", key]
-        lines += ["  ".join(x.rjust(w) for x, w in zip(r, widths)) for r in cells]
+        lines += render(key, head, cells)
     return lines
 
 
@@ -121,6 +204,13 @@ def main():
     ap.add_argument(
         "--out", default=os.path.join("results", "compare"), metavar="DIR", help="outputs go to DIR/EXAMPLE-SCHEME/ [default: results/compare]"
     )
+    ap.add_argument(
+        "--seeds",
+        default="",
+        metavar="S1,S2,...",
+        help="run each scheme once per seed (--seed=S, outputs in DIR/EXAMPLE-SCHEME-seedS/); the tables show the mean "
+        "over the seeds and its 95%% interval (Student t) [default: one run, the example's --seed]",
+    )
     opts = ap.parse_args()
     if not opts.run:
         buildenv.error('compare needs --run "EXAMPLE args...", e.g. ./waf compare --run "ldcp-incast --senders=64"')
@@ -131,6 +221,16 @@ def main():
     if name not in examples:
         buildenv.error("unknown example %r; the examples are: %s" % (name, ", ".join(examples)))
         return 2
+    seeds = [x.strip() for x in opts.seeds.split(",")] if opts.seeds else []
+    if seeds:
+        bad = [x for x in seeds if not x.isdigit() or int(x) < 1]
+        if bad or len(set(seeds)) != len(seeds):
+            buildenv.error("--seeds=%s: write distinct whole numbers >= 1, e.g. --seeds=1,2,3" % opts.seeds)
+            return 2
+        given = [a for a in argv[1:] if a == "--seed" or a.startswith("--seed=")]
+        if given:
+            buildenv.error("--seeds=%s: --run also gives %s; give the seeds in one place" % (opts.seeds, given[0]))
+            return 2
     try:
         info = buildenv.load(opts.build)
     except buildenv.BuildError as e:
@@ -147,16 +247,20 @@ def main():
             return 2
     rows = []
     for cc in schemes:
-        out = os.path.join(opts.out, "%s-%s" % (name, cc))
-        cmd = [prog] + argv[1:] + scheme_args(cc) + ["--out=" + out]
-        buildenv.banner(" ".join(cmd))
-        rc = subprocess.call(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
-        if rc != 0:
-            buildenv.error("%s failed with exit status %d" % (" ".join(cmd), rc))
-            return rc if rc > 0 else 1
-        with open(os.path.join(ROOT, out, "summary.json")) as f:
-            rows.append((cc, json.load(f)))
-    print("\n".join(table(name, argv[1:], rows, opts.out) + class_tables(rows)))
+        done = []
+        for seed in seeds or [None]:
+            out = os.path.join(opts.out, "%s-%s" % (name, cc) + ("-seed%s" % seed if seed else ""))
+            cmd = [prog] + argv[1:] + scheme_args(cc) + (["--seed=" + seed] if seed else []) + ["--out=" + out]
+            buildenv.banner(" ".join(cmd))
+            rc = subprocess.call(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
+            if rc != 0:
+                buildenv.error("%s failed with exit status %d" % (" ".join(cmd), rc))
+                return rc if rc > 0 else 1
+            done.append(plot_runs.Run(os.path.join(ROOT, out)))
+        rows.append((cc, done))
+    lines = table(name, argv[1:], rows, opts.out, seeds or [""]) + bucket_table(rows) + class_tables(rows)
+    lines += ["", "figures: ./waf plot --dirs=%s" % opts.out]
+    print("\n".join(lines))
     sys.stdout.flush()
     return 0
 

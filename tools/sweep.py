@@ -29,9 +29,15 @@ Outputs:
                  run), dir (the run's directory, relative to DIR). Same inputs, same file, byte
                  for byte, whatever --jobs.
   the table      one row per grid point: each metric's mean over the seeds whose run succeeded,
-                 with (min..max) when they differ, scaled for reading (*_ns in us, *_bps in
+                 with ±the half-width of its 95 % interval (Student t, t_{0.975,n-1} s/sqrt(n))
+                 and (min..max) when they differ, scaled for reading (*_ns in us, *_bps in
                  Gb/s, *_bytes in KB: the units line under the header), and `failed`: runs whose
                  invariants failed / seeds.
+  bucket table   when every run has buckets.csv (fat-tree-workload): per grid point the FCT
+                 slowdown p50 and p99 of each flow-size bucket, mean ±95 % interval over the
+                 seeds, with the bucket's finished flows per seed.
+  figures        ./waf plot --dirs=DIR: sweep.png (each metric against the grid points, error
+                 bars over the seeds) and each grid point's figures in DIR/plots-NAME=v,.../
 
 Exit status:
   0  every run succeeded.
@@ -65,6 +71,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import buildenv  # noqa: E402
+from plots import aggregate, runs as plot_runs, stats  # noqa: E402
+from plots.common import FEW_FLOWS  # noqa: E402
 
 ROOT = buildenv.ROOT
 
@@ -390,12 +398,50 @@ def table(name, args, grids, seeds, metrics, runs):
             elif cell(min(xs)) == cell(max(xs)):
                 row.append(cell(sum(xs) / len(xs)))  # one seed, or seeds that agree
             else:
-                row.append("%s (%s..%s)" % (cell(sum(xs) / len(xs)), cell(min(xs)), cell(max(xs))))
+                m, ci = stats.mean_ci(xs)
+                row.append("%s ±%s (%s..%s)" % (cell(m), cell(ci), cell(min(xs)), cell(max(xs))))
         row.append("%d/%d" % (len(mine) - len(ok), len(mine)))
         cells.append(row)
     widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
     lines = ["", "%s %s" % (name, " ".join(args))]
     lines.append("grid: %s; seeds %s" % ("; ".join("%s %s" % (n, ",".join(v)) for n, v in grids) or "none", ",".join(seeds)))
+    lines += ["  ".join(x.rjust(w) for x, w in zip(r, widths)).rstrip() for r in cells]
+    return lines
+
+
+def bucket_table(grids, runs):
+    """Text lines: per grid point, the FCT slowdown p50 and p99 of each flow-size bucket (the
+    runs' buckets.csv) as the mean over the seeds ± the half-width of its 95 % interval, with the
+    bucket's finished flows per seed (n; * fewer than 30); empty unless every successful run has
+    buckets."""
+    ok = [r for r in runs if r.metrics is not None]
+    if not ok:
+        return []
+    got = {r.index: aggregate.buckets(plot_runs.Run(r.out)) for r in ok}
+    if not all(got.values()):
+        return []
+    names = [n for n, _ in grids]
+    head = names + [x for b in aggregate.BUCKETS for x in (b + " n", "p50", "p99")]
+    cells = [head]
+    for p in sorted(set(r.point for r in runs)):
+        mine = [r for r in ok if r.point == p]
+        if not mine:
+            continue
+        row = list(mine[0].values)
+        for b in aggregate.BUCKETS:
+            done = [got[r.index][b] for r in mine if got[r.index].get(b, {}).get("flows", 0) > 0]
+            if not done:
+                row += ["0", "-", "-"]
+                continue
+            n = sum(d["flows"] for d in done) / len(done)
+            row.append(("%.0f" if n == int(n) else "%.1f") % n + ("*" if n < FEW_FLOWS else ""))
+            for key in ("p50", "p99"):
+                m, ci = stats.mean_ci([d[key] for d in done])
+                row.append(cell(m) + (" ±" + cell(ci) if len(done) > 1 else ""))
+        cells.append(row)
+    widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
+    lines = ["", "FCT slowdown by flow size (buckets.csv; mean over the seeds ±95 %% interval; n: finished flows per "
+             "seed, * fewer than %d)" % FEW_FLOWS]
     lines += ["  ".join(x.rjust(w) for x, w in zip(r, widths)).rstrip() for r in cells]
     return lines
 
@@ -494,7 +540,7 @@ def sweep(opts):
     t0 = time.monotonic()
     execute(runs, metrics, buildenv.run_env(info), opts.jobs)
     write_csv(csv_path, grids, metrics, runs, out)
-    print("\n".join(table(name, args, grids, seeds, metrics, runs)))
+    print("\n".join(table(name, args, grids, seeds, metrics, runs) + bucket_table(grids, runs)))
     failed = [r for r in runs if r.status != EXIT_OK]
     print("%d runs in %.1f s; outputs in %s/RUNID/, every run in %s" % (len(runs), time.monotonic() - t0, out, csv_path))
     sys.stdout.flush()

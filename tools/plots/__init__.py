@@ -1,0 +1,1 @@
+"""The figures of tools/plot.py, one module per kind (see tools/plot.py's help)."""
