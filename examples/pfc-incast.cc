@@ -16,7 +16,6 @@
 #include "ns3/network-module.h"
 #include "ns3/rdma-cc-module.h"
 
-#include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -118,6 +117,7 @@ main(int argc, char* argv[])
         .Covers("ns3::QbbChannel::Delay", "delay")
         .Covers("ns3::SwitchNode::PfcPriorities", "pfc");
     opts.Parse(argc, argv);
+    rdmacc::ChooseScheduler(); // before the simulator's first use
 
     const auto senders = static_cast<uint32_t>(opts.GetCount("senders"));
     const bool pfc = opts.GetBool("pfc");
@@ -200,16 +200,9 @@ main(int argc, char* argv[])
     FabricMonitor mon(fabric, out, opts.GetTime("sample"), static_cast<uint8_t>(1u << prio));
     Simulator::Stop(limit);
     rdmacc::ProgressLine line("pfc-incast", limit, "--limit=" + opts.GetAsText("limit"));
-    const uint64_t ev0 = Simulator::GetEventCount();
-    auto wall0 = std::chrono::steady_clock::now();
-    line.Start();
-    // every check passed: the warnings about the run, then the run
-    rdmacc::FlushWarnings();
-    Simulator::Run();
-    line.Stop();
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    const uint64_t events = Simulator::GetEventCount() - ev0 - line.Events();
+    const rdmacc::RunStats stats = rdmacc::RunSimulator(line);
+    const double wall = stats.wall;
+    const uint64_t events = stats.events;
     mon.Finish();
 
     // ---- results
