@@ -1,7 +1,11 @@
 /*
  * rdma-cc: the common part of the RDMA examples (ldcp-incast, ldcp-churn, ...): options,
  * a fabric of hosts with RdmaNics, flows, a run that ends when every flow is done, and the
- * shared outputs (summary.json, fct.csv, queue/pfc/drop CSVs).
+ * shared outputs (summary.json, fct.csv, queue/pfc/drop CSVs). The class is the examples' one
+ * entry; its pieces each do one job: rdma-scenario.cc (the options), rdma-scenario-fabric.cc
+ * (fabric, NICs, flows), rdma-scenario-run.cc with run-control.h (limit, event scheduler,
+ * progress, stop), scenario-traces.h (per-flow CSVs), rdma-scenario-results.cc with
+ * scenario-results.h (totals, invariants, files, table).
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
