@@ -1,17 +1,19 @@
 /*
- * dcqcn-fairness: 4 senders -> 1 receiver on the 3-tier Clos of the DCQCN testbed, PFC alone
- * against DCQCN (Zhu et al., SIGCOMM 2015, Figure 3: PFC's parking-lot unfairness; Figure 8:
- * DCQCN's equal shares).
+ * dcqcn-fairness: 4 senders -> 1 receiver on the 3-tier Clos of the DCQCN
+ * testbed, PFC alone against DCQCN (Zhu et al., SIGCOMM 2015, Figure 3: PFC's
+ * parking-lot unfairness; Figure 8: DCQCN's equal shares).
  *
  *   ./waf --run dcqcn-fairness
  *   ./waf --run "dcqcn-fairness --duration=200ms --seed=3"
  *
- * Topology (DCQCN Figure 2, every link 40 Gb/s): two pods of two ToRs and two leaves (every
- * ToR to both leaves of its pod), every leaf to both of two spines, two hosts per ToR. H1, H2
- * and H3 sit under ToRs T1, T2 and T3, H4 and the receiver R under T4: H4 enters T4 on its own
- * port while H1-H3 share T4's two uplinks (per-flow ECMP), so PFC pausing T4's ingress ports
- * round-robin gives H4 more. Each scheme of --schemes runs as its own case (outputs in
- * OUT/SCHEME/); every flow lasts the whole run; throughputs are measured over its last half.
+ * Topology (DCQCN Figure 2, every link 40 Gb/s): two pods of two ToRs and two
+ * leaves (every ToR to both leaves of its pod), every leaf to both of two
+ * spines, two hosts per ToR. H1, H2 and H3 sit under ToRs T1, T2 and T3, H4 and
+ * the receiver R under T4: H4 enters T4 on its own port while H1-H3 share T4's
+ * two uplinks (per-flow ECMP), so PFC pausing T4's ingress ports round-robin
+ * gives H4 more. Each scheme of --schemes runs as its own case (outputs in
+ * OUT/SCHEME/); every flow lasts the whole run; throughputs are measured over
+ * its last half.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -29,9 +31,12 @@ namespace
 {
 const char* const kName = "dcqcn-fairness";
 const char* const kHelp =
-    "4 senders -> 1 receiver on the 3-tier Clos of the DCQCN testbed (4 ToRs, 4 leaves, 2 "
-    "spines, 40 Gb/s): H1-H3 under ToRs T1-T3, H4 and the receiver under T4. Runs each scheme of "
-    "--schemes (PFC on: the lossless fabric DCQCN is deployed on) for --duration and prints each "
+    "4 senders -> 1 receiver on the 3-tier Clos of the DCQCN testbed (4 ToRs, "
+    "4 leaves, 2 "
+    "spines, 40 Gb/s): H1-H3 under ToRs T1-T3, H4 and the receiver under T4. "
+    "Runs each scheme of "
+    "--schemes (PFC on: the lossless fabric DCQCN is deployed on) for "
+    "--duration and prints each "
     "sender's throughput over the last half and Jain's index.";
 
 /// Declares the example's options on a scenario.
@@ -45,16 +50,20 @@ Declare(RdmaScenario& sc)
         .ChoiceList("schemes",
                     "none,dcqcn",
                     sc.Opts().ChoicesOf("cc"),
-                    "schemes to run, one case each (comma-separated; --cc=X runs X alone)")
+                    "schemes to run, one case each (comma-separated; --cc=X runs "
+                    "X alone)")
         .Duration(
             "duration", "100ms", "simulated time of each case", rdmacc::Options::Range::Above(0))
         .Duration(
             "rateSample", "100us", "rates.csv sampling interval", rdmacc::Options::Range::Above(0))
         .Count("mappings",
                1,
-               "ECMP mappings of the flows to paths to run each case over, --ecmpSeed=1..N "
-               "(outputs in OUT/SCHEME/map-K/): the DCQCN paper's Fig. 3 is a spread over "
-               "mappings; the table gives each sender's mean and range. 1: one run, at --ecmpSeed",
+               "ECMP mappings of the flows to paths to run each case over, "
+               "--ecmpSeed=1..N "
+               "(outputs in OUT/SCHEME/map-K/): the DCQCN paper's Fig. 3 is a "
+               "spread over "
+               "mappings; the table gives each sender's mean and range. 1: one "
+               "run, at --ecmpSeed",
                rdmacc::Options::Range::Closed(1, 64));
 }
 
@@ -74,25 +83,21 @@ struct Result
 };
 
 Result
-RunCase(int argc, char** argv, const std::string& scheme, bool single, uint32_t mapping)
+RunCase(const rdmacc::MultiCase& mc, const std::string& scheme, bool single, uint32_t mapping)
 {
-    RdmaScenario sc(kName, kHelp);
-    Declare(sc);
+    const std::string map = mapping > 0 ? "map-" + std::to_string(mapping) : "";
+    rdmacc::MultiCase::Defaults defaults;
     if (!single)
     {
-        sc.Opts().Default("cc", scheme);
-    }
-    const std::string map = mapping > 0 ? "map-" + std::to_string(mapping) : "";
-    if (!single || mapping > 0)
-    {
-        sc.SetCase(single ? map : mapping > 0 ? scheme + "/" + map : scheme);
+        defaults.emplace_back("cc", scheme);
     }
     if (mapping > 0)
     {
-        sc.Opts().Default("ecmpSeed", std::to_string(mapping));
+        defaults.emplace_back("ecmpSeed", std::to_string(mapping));
     }
-    sc.SetQuiet(true);
-    sc.Parse(argc, argv);
+    const auto owner =
+        mc.Open(single ? map : (mapping > 0 ? scheme + "/" + map : scheme), defaults);
+    RdmaScenario& sc = *owner;
     const Time duration = sc.Opts().GetTime("duration");
     // DCQCN Figure 2: 2 pods x (2 ToRs, 2 leaves), 2 spines; 2 hosts per ToR
     sc.BuildFabric([](FabricHelper& fh) { return fh.Clos(2, 2, 2, 2, 2); }, 4);
@@ -104,8 +109,8 @@ RunCase(int argc, char** argv, const std::string& scheme, bool single, uint32_t 
     {
         sc.AddFlow(h, receiver, size, Seconds(0));
     }
-    // the bottleneck: T4's port toward R (switch index 9: spines 0-1, pod 0 leaves 2-3 and
-    // ToRs 4-5, pod 1 leaves 6-7 and ToRs 8-9)
+    // the bottleneck: T4's port toward R (switch index 9: spines 0-1, pod 0
+    // leaves 2-3 and ToRs 4-5, pod 1 leaves 6-7 and ToRs 8-9)
     Ptr<SwitchNode> t4 = sc.fabric.switches.at(9);
     sc.SetBottleneckToward(t4, receiver);
     sc.EnableRateSeries(sc.Opts().GetTime("rateSample"));
@@ -126,14 +131,13 @@ RunCase(int argc, char** argv, const std::string& scheme, bool single, uint32_t 
         .UInt("duration_ns", duration.GetNanoSeconds())
         .Obj("throughput_bps", tput)
         .Num("jain_index", r.jain);
-    sc.Finish(extra);
-    r.status = sc.ExitStatus();
     r.pauses = sc.PauseFrames();
-    Simulator::Destroy();
+    r.status = rdmacc::MultiCase::Close(sc, extra);
     return r;
 }
 
-/// The runs of one scheme over several mappings as one result: each sender's mean and range.
+/// The runs of one scheme over several mappings as one result: each sender's
+/// mean and range.
 Result
 OverMappings(const std::vector<Result>& runs)
 {
@@ -167,35 +171,25 @@ OverMappings(const std::vector<Result>& runs)
 int
 main(int argc, char* argv[])
 {
-    // the first parse checks the command line (and answers --help); the cases parse it again
-    std::vector<std::string> schemes;
-    std::string out;
-    bool single = false;
-    RdmaScenario probe(kName, kHelp);
-    {
-        Declare(probe);
-        probe.Opts().Parse(argc, argv);
-        single = probe.Opts().Given("cc");
-        probe.Opts().RefuseTogether("cc", "schemes");
-        probe.Opts().RefuseTogether("ecmpSeed", "mappings");
-        schemes = single ? std::vector<std::string>{probe.Cc()} : probe.Opts().GetList("schemes");
-        out = probe.Out();
-    }
-    const auto mappings = static_cast<uint32_t>(probe.Opts().GetCount("mappings"));
+    rdmacc::MultiCase mc(kName, kHelp, Declare, argc, argv);
+    const bool single = mc.Alone({"cc"}, "schemes");
+    mc.Opts().RefuseTogether("ecmpSeed", "mappings");
+    const auto schemes =
+        single ? std::vector<std::string>{mc.Probe().Cc()} : mc.Opts().GetList("schemes");
+    const auto mappings = static_cast<uint32_t>(mc.Opts().GetCount("mappings"));
     std::vector<Result> results;
-    int status = 0;
     for (const auto& s : schemes)
     {
         std::vector<Result> runs;
         for (uint32_t m = 1; m <= mappings; m++)
         {
-            runs.push_back(RunCase(argc, argv, s, single, mappings > 1 ? m : 0));
+            runs.push_back(RunCase(mc, s, single, mappings > 1 ? m : 0));
         }
         results.push_back(mappings > 1 ? OverMappings(runs) : runs.front());
-        status = std::max(status, results.back().status);
     }
     std::cout << std::fixed << std::setprecision(2);
-    std::cout << "\ndcqcn-fairness: throughput over the last half of the run, Gb/s (DCQCN Fig. 3 "
+    std::cout << "\ndcqcn-fairness: throughput over the last half of the run, "
+                 "Gb/s (DCQCN Fig. 3 "
                  "vs Fig. 8)\n";
     if (mappings > 1)
     {
@@ -203,7 +197,6 @@ main(int argc, char* argv[])
                   << "; the range below each; PAUSEs summed)\n";
     }
     std::cout << "  scheme        H1      H2      H3      H4   Jain's index   PAUSEs\n";
-    rdmacc::JsonObject all;
     for (const auto& r : results)
     {
         std::cout << "  " << std::left << std::setw(10) << r.scheme << std::right;
@@ -242,14 +235,12 @@ main(int argc, char* argv[])
                 .Num("jain_index_min", r.jainLo)
                 .Num("jain_index_max", r.jainHi);
         }
-        all.Obj(r.scheme, c);
+        mc.Record(r.scheme, c, r.status);
     }
     if (!single || mappings > 1)
     {
-        all.WriteFile(out + "/summary.json");
-        // the run's own config.json (each case's directory has the case's)
-        probe.Opts().WriteConfig(out, rdmacc::JsonObject().StrList("cases", all.Keys()));
-        std::cout << "  wrote " << out << "/summary.json and " << out << "/SCHEME/\n";
+        mc.Write(true);
+        std::cout << "  wrote " << mc.Out() << "/summary.json and " << mc.Out() << "/SCHEME/\n";
     }
-    return status;
+    return mc.Status();
 }

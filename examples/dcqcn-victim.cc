@@ -1,22 +1,24 @@
 /*
- * dcqcn-victim: a victim flow hurt by congestion that is not on its path, PFC alone against
- * DCQCN (Zhu et al., SIGCOMM 2015, Figure 4: cascading PAUSEs; Figure 9: DCQCN keeps the
- * victim's throughput).
+ * dcqcn-victim: a victim flow hurt by congestion that is not on its path, PFC
+ * alone against DCQCN (Zhu et al., SIGCOMM 2015, Figure 4: cascading PAUSEs;
+ * Figure 9: DCQCN keeps the victim's throughput).
  *
  *   ./waf --run dcqcn-victim
  *   ./waf --run "dcqcn-victim --extra=0,2 --duration=100ms"
  *
- * Topology (DCQCN Figure 2, every link 40 Gb/s): two pods of two ToRs and two leaves, two
- * spines, five hosts per ToR. H11-H14 under T1 send to R under T4 (an incast through the
- * spines); the victim VS, also under T1, sends to VR under T2 (through T1's uplinks and the
- * pod's leaves only); 0, 1 or 2 more senders under T3 (H31, H32) send to R. With PFC alone,
- * T4's PAUSEs cascade through the leaves and spines back to T1's uplinks and stall VS; more
- * senders under T3 make it worse. Each (scheme, extra senders) pair runs as its own case
- * (outputs in OUT/SCHEME-extraN/); every flow lasts the whole run; throughputs are measured over
- * its last half. Each case's summary.json lists the flows that sent data on every link
- * (flows_on_link: the paths ECMP chose), from which the victim's max-min fair share follows: it
- * rises with the senders under T3, since the incast flows that share the victim's uplink of T1
- * get a smaller share of R's link (README "DCQCN").
+ * Topology (DCQCN Figure 2, every link 40 Gb/s): two pods of two ToRs and two
+ * leaves, two spines, five hosts per ToR. H11-H14 under T1 send to R under T4
+ * (an incast through the spines); the victim VS, also under T1, sends to VR
+ * under T2 (through T1's uplinks and the pod's leaves only); 0, 1 or 2 more
+ * senders under T3 (H31, H32) send to R. With PFC alone, T4's PAUSEs cascade
+ * through the leaves and spines back to T1's uplinks and stall VS; more senders
+ * under T3 make it worse. Each (scheme, extra senders) pair runs as its own
+ * case (outputs in OUT/SCHEME-extraN/); every flow lasts the whole run;
+ * throughputs are measured over its last half. Each case's summary.json lists
+ * the flows that sent data on every link (flows_on_link: the paths ECMP chose),
+ * from which the victim's max-min fair share follows: it rises with the senders
+ * under T3, since the incast flows that share the victim's uplink of T1 get a
+ * smaller share of R's link (README "DCQCN").
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -26,19 +28,20 @@
 
 #include <iomanip>
 #include <iostream>
-#include <map>
-#include <set>
 
 using namespace ns3;
 
 namespace
 {
 const char* const kName = "dcqcn-victim";
-const char* const kHelp =
-    "Victim flow on the 3-tier Clos of the DCQCN testbed (4 ToRs, 4 leaves, 2 spines, 40 Gb/s): "
-    "H11-H14 under T1 send to R under T4, the victim VS under T1 sends to VR under T2, and 0-2 "
-    "more senders under T3 send to R. Runs each scheme of --schemes with each count of --extra "
-    "(PFC on) for --duration and prints the victim's throughput over the last half.";
+const char* const kHelp = "Victim flow on the 3-tier Clos of the DCQCN testbed "
+                          "(4 ToRs, 4 leaves, 2 spines, 40 Gb/s): "
+                          "H11-H14 under T1 send to R under T4, the victim VS "
+                          "under T1 sends to VR under T2, and 0-2 "
+                          "more senders under T3 send to R. Runs each scheme "
+                          "of --schemes with each count of --extra "
+                          "(PFC on) for --duration and prints the victim's "
+                          "throughput over the last half.";
 
 /// Declares the example's options on a scenario.
 void
@@ -51,7 +54,8 @@ Declare(RdmaScenario& sc)
         .ChoiceList("schemes",
                     "none,dcqcn",
                     sc.Opts().ChoicesOf("cc"),
-                    "schemes to run, one case each (comma-separated; --cc=X runs X alone)")
+                    "schemes to run, one case each (comma-separated; --cc=X runs "
+                    "X alone)")
         .ChoiceList("extra",
                     "0,1,2",
                     {"0", "1", "2"},
@@ -62,36 +66,14 @@ Declare(RdmaScenario& sc)
             "rateSample", "100us", "rates.csv sampling interval", rdmacc::Options::Range::Above(0))
         .Count("mappings",
                1,
-               "ECMP mappings of the flows to paths to run each case over, --ecmpSeed=1..N "
-               "(outputs in OUT/CASE/map-K/): the DCQCN paper's Fig. 4 is a spread over "
-               "mappings; the table gives the mean and range. 1: one run, at --ecmpSeed",
+               "ECMP mappings of the flows to paths to run each case over, "
+               "--ecmpSeed=1..N "
+               "(outputs in OUT/CASE/map-K/): the DCQCN paper's Fig. 4 is a "
+               "spread over "
+               "mappings; the table gives the mean and range. 1: one run, at "
+               "--ecmpSeed",
                rdmacc::Options::Range::Closed(1, 64));
 }
-
-/// The links each flow's data frames take (ECMP picks one of the shortest paths per flow): a
-/// switch port's name ("S<switch>:<port>") -> the flows that sent data on it.
-struct LinkLog
-{
-    std::map<uint32_t, uint32_t> flowOfSrc;            //!< source node -> flow (one each)
-    std::map<std::string, std::set<uint32_t>> flowsOn; //!< link -> flows
-
-    /// PhyTxBegin of switch `sw`'s port `port`.
-    void
-    OnTx(uint32_t sw, uint32_t port, Ptr<const Packet> p)
-    {
-        RoceHeader h;
-        p->PeekHeader(h);
-        if (h.kind != RoceHeader::DATA)
-        {
-            return;
-        }
-        auto it = flowOfSrc.find(RoceHeader::IpToNode(h.srcIp));
-        if (it != flowOfSrc.end())
-        {
-            flowsOn["S" + std::to_string(sw) + ":" + std::to_string(port)].insert(it->second);
-        }
-    }
-};
 
 /// One case's result.
 struct Result
@@ -108,23 +90,26 @@ struct Result
 };
 
 Result
-RunCase(
-    int argc, char** argv, const std::string& scheme, bool single, uint32_t extra, uint32_t mapping)
+RunCase(const rdmacc::MultiCase& mc,
+        const std::string& scheme,
+        bool single,
+        uint32_t extra,
+        uint32_t mapping)
 {
-    RdmaScenario sc(kName, kHelp);
-    Declare(sc);
+    rdmacc::MultiCase::Defaults defaults;
     if (!single)
     {
-        sc.Opts().Default("cc", scheme);
+        defaults.emplace_back("cc", scheme);
     }
     if (mapping > 0)
     {
-        sc.Opts().Default("ecmpSeed", std::to_string(mapping));
+        defaults.emplace_back("ecmpSeed", std::to_string(mapping));
     }
-    sc.SetCase((single ? std::string("") : scheme + "-") + "extra" + std::to_string(extra) +
-               (mapping > 0 ? "/map-" + std::to_string(mapping) : ""));
-    sc.SetQuiet(true);
-    sc.Parse(argc, argv);
+    const auto owner =
+        mc.Open((single ? std::string("") : scheme + "-") + "extra" + std::to_string(extra) +
+                    (mapping > 0 ? "/map-" + std::to_string(mapping) : ""),
+                defaults);
+    RdmaScenario& sc = *owner;
     const Time duration = sc.Opts().GetTime("duration");
     // DCQCN Figure 2: 2 pods x (2 ToRs, 2 leaves), 2 spines; 5 hosts per ToR
     sc.BuildFabric([](FabricHelper& fh) { return fh.Clos(2, 2, 2, 2, 5); }, 7);
@@ -133,13 +118,11 @@ RunCase(
     const uint32_t vs = 4;
     const uint32_t vr = 5;
     const uint64_t size = sc.OutlastingBytes(duration);
-    LinkLog log;
+    rdmacc::FlowLinkLog log;
     auto add = [&](uint32_t src, uint32_t dst)
     {
         const uint32_t id = sc.AddFlow(src, dst, size, Seconds(0));
-        log.flowOfSrc[sc.fabric.hosts.Get(src)->GetId()] = id;
-        // the host's own link to its ToR (every source sends one flow)
-        log.flowsOn["H" + std::to_string(src)].insert(id);
+        log.AddFlow(src, sc.fabric.hosts.Get(src)->GetId(), id);
         return id;
     };
     const uint32_t victim = add(vs, vr);
@@ -152,17 +135,9 @@ RunCase(
     {
         incast.push_back(add(h, receiver));
     }
-    for (uint32_t s = 0; s < sc.fabric.switches.size(); s++)
-    {
-        Ptr<SwitchNode> sw = sc.fabric.switches[s];
-        for (uint32_t port = 0; port < sw->GetNPorts(); port++)
-        {
-            sw->GetPort(port)->TraceConnectWithoutContext(
-                "PhyTxBegin", MakeCallback(&LinkLog::OnTx, &log).Bind(s, port));
-        }
-    }
-    // the bottleneck of the incast: T4's port toward R (switch index 9: spines 0-1, pod 0
-    // leaves 2-3 and ToRs 4-5, pod 1 leaves 6-7 and ToRs 8-9)
+    log.Connect(sc.fabric);
+    // the bottleneck of the incast: T4's port toward R (switch index 9: spines
+    // 0-1, pod 0 leaves 2-3 and ToRs 4-5, pod 1 leaves 6-7 and ToRs 8-9)
     Ptr<SwitchNode> t4 = sc.fabric.switches.at(9);
     sc.SetBottleneckToward(t4, receiver);
     sc.EnableRateSeries(sc.Opts().GetTime("rateSample"));
@@ -181,25 +156,17 @@ RunCase(
     {
         r.incastBps += bps(id);
     }
-    // every link with the flows on it, so that a test can compute each flow's max-min share
-    rdmacc::JsonObject links;
-    for (const auto& [name, flows] : log.flowsOn)
-    {
-        links.UIntList(name, std::vector<uint64_t>(flows.begin(), flows.end()));
-    }
     rdmacc::JsonObject extraKeys;
     extraKeys.UInt("senders", incast.size())
         .UInt("victim_flow", victim)
         .UIntList("incast_flows", std::vector<uint64_t>(incast.begin(), incast.end()))
-        .Obj("flows_on_link", links)
+        .Obj("flows_on_link", log.ToJson()) // every link with the flows on it
         .UInt("extra_senders", extra)
         .UInt("duration_ns", duration.GetNanoSeconds())
         .Num("victim_bps", r.victimBps)
         .Num("incast_bps", r.incastBps);
-    sc.Finish(extraKeys);
-    r.status = sc.ExitStatus();
     r.pauses = sc.PauseFrames();
-    Simulator::Destroy();
+    r.status = rdmacc::MultiCase::Close(sc, extraKeys);
     return r;
 }
 } // namespace
@@ -207,37 +174,28 @@ RunCase(
 int
 main(int argc, char* argv[])
 {
-    // the first parse checks the command line (and answers --help); the cases parse it again
-    std::vector<std::string> schemes;
+    rdmacc::MultiCase mc(kName, kHelp, Declare, argc, argv);
+    const bool single = mc.Alone({"cc"}, "schemes");
+    mc.Opts().RefuseTogether("ecmpSeed", "mappings");
+    const auto schemes =
+        single ? std::vector<std::string>{mc.Probe().Cc()} : mc.Opts().GetList("schemes");
     std::vector<uint32_t> extras;
-    std::string out;
-    bool single = false;
-    RdmaScenario probe(kName, kHelp);
+    for (const auto& e : mc.Opts().GetList("extra"))
     {
-        Declare(probe);
-        probe.Opts().Parse(argc, argv);
-        single = probe.Opts().Given("cc");
-        probe.Opts().RefuseTogether("cc", "schemes");
-        probe.Opts().RefuseTogether("ecmpSeed", "mappings");
-        schemes = single ? std::vector<std::string>{probe.Cc()} : probe.Opts().GetList("schemes");
-        for (const auto& e : probe.Opts().GetList("extra"))
-        {
-            extras.push_back(static_cast<uint32_t>(std::stoul(e)));
-        }
-        out = probe.Out();
+        extras.push_back(static_cast<uint32_t>(std::stoul(e)));
     }
-    const auto mappings = static_cast<uint32_t>(probe.Opts().GetCount("mappings"));
+    const auto mappings = static_cast<uint32_t>(mc.Opts().GetCount("mappings"));
     std::vector<Result> results;
-    int status = 0;
     for (const auto& s : schemes)
     {
         for (uint32_t e : extras)
         {
-            // one run, or one per mapping: the mean and range of the victim's throughput
+            // one run, or one per mapping: the mean and range of the victim's
+            // throughput
             Result r;
             for (uint32_t m = 1; m <= mappings; m++)
             {
-                const Result one = RunCase(argc, argv, s, single, e, mappings > 1 ? m : 0);
+                const Result one = RunCase(mc, s, single, e, mappings > 1 ? m : 0);
                 r.victimLo = m == 1 ? one.victimBps : std::min(r.victimLo, one.victimBps);
                 r.victimHi = m == 1 ? one.victimBps : std::max(r.victimHi, one.victimBps);
                 r.victimBps += one.victimBps / mappings;
@@ -249,19 +207,19 @@ main(int argc, char* argv[])
             }
             r.mappings = mappings;
             results.push_back(r);
-            status = std::max(status, results.back().status);
         }
     }
     std::cout << std::fixed << std::setprecision(2);
-    std::cout << "\ndcqcn-victim: the victim's throughput over the last half of the run, Gb/s "
+    std::cout << "\ndcqcn-victim: the victim's throughput over the last half of "
+                 "the run, Gb/s "
                  "(DCQCN Fig. 4 vs Fig. 9)\n";
     if (mappings > 1)
     {
         std::cout << "  (the mean over " << mappings << " ECMP mappings, --ecmpSeed=1.." << mappings
                   << ", the victim's range beside it; PAUSEs summed)\n";
     }
-    std::cout << "  scheme     senders under T3   victim VS->VR   incast to R   PAUSEs\n";
-    rdmacc::JsonObject all;
+    std::cout << "  scheme     senders under T3   victim VS->VR   incast to R   "
+                 "PAUSEs\n";
     for (const auto& r : results)
     {
         std::cout << "  " << std::left << std::setw(10) << r.scheme << std::right << std::setw(17)
@@ -284,11 +242,9 @@ main(int argc, char* argv[])
                 .Num("victim_min_bps", r.victimLo)
                 .Num("victim_max_bps", r.victimHi);
         }
-        all.Obj(r.scheme + "-extra" + std::to_string(r.extra), c);
+        mc.Record(r.scheme + "-extra" + std::to_string(r.extra), c, r.status);
     }
-    all.WriteFile(out + "/summary.json");
-    // the run's own config.json (each case's directory has the case's)
-    probe.Opts().WriteConfig(out, rdmacc::JsonObject().StrList("cases", all.Keys()));
-    std::cout << "  wrote " << out << "/summary.json and " << out << "/CASE/\n";
-    return status;
+    mc.Write(true);
+    std::cout << "  wrote " << mc.Out() << "/summary.json and " << mc.Out() << "/CASE/\n";
+    return mc.Status();
 }

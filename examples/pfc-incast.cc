@@ -16,57 +16,12 @@
 #include "ns3/network-module.h"
 #include "ns3/rdma-cc-module.h"
 
-#include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 using namespace ns3;
-
-namespace
-{
-
-/// Where every payload byte of the incast is: delivered, dropped, or still on its way. The run
-/// ends when every byte is delivered or dropped (or at --limit).
-struct Progress
-{
-    uint64_t total = 0;     //!< payload bytes the senders send
-    uint64_t delivered = 0; //!< payload bytes the receiver got
-    uint64_t dropped = 0;   //!< payload bytes of data frames the switch dropped
-    bool complete = false;  //!< every byte delivered or dropped
-
-    void
-    Check()
-    {
-        if (!complete && delivered + dropped >= total)
-        {
-            complete = true;
-            Simulator::Stop();
-        }
-    }
-
-    static void
-    OnRx(Progress* self, uint32_t /* src */, uint64_t payload)
-    {
-        self->delivered += payload;
-        self->Check();
-    }
-
-    static void
-    OnDrop(Progress* self, Ptr<const Packet> p, uint32_t, uint8_t, const char*)
-    {
-        RoceHeader h;
-        p->PeekHeader(h);
-        if (h.kind == RoceHeader::DATA)
-        {
-            self->dropped += p->GetSize() - h.GetSerializedSize();
-            self->Check();
-        }
-    }
-};
-
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -118,6 +73,7 @@ main(int argc, char* argv[])
         .Covers("ns3::QbbChannel::Delay", "delay")
         .Covers("ns3::SwitchNode::PfcPriorities", "pfc");
     opts.Parse(argc, argv);
+    rdmacc::ChooseScheduler(); // before the simulator's first use
 
     const auto senders = static_cast<uint32_t>(opts.GetCount("senders"));
     const bool pfc = opts.GetBool("pfc");
@@ -169,10 +125,9 @@ main(int argc, char* argv[])
             NanoSeconds(jitterNs > 0 ? int64_t(std::floor(startJitter->GetValue(0, jitterNs))) : 0);
         raw[i]->AddFlow(rxId, prio, size, start, static_cast<uint16_t>(10000 + i));
     }
-    Progress progress;
+    rdmacc::IncastLedger progress;
     progress.total = uint64_t(senders) * size;
-    raw[0]->TraceConnectWithoutContext("Rx", MakeBoundCallback(&Progress::OnRx, &progress));
-    sw->TraceConnectWithoutContext("Drop", MakeBoundCallback(&Progress::OnDrop, &progress));
+    progress.Connect(raw[0], sw);
 
     // every attribute the command line set holds in the built run; a dry run ends here
     opts.CheckBeforeRun();
@@ -200,102 +155,34 @@ main(int argc, char* argv[])
     FabricMonitor mon(fabric, out, opts.GetTime("sample"), static_cast<uint8_t>(1u << prio));
     Simulator::Stop(limit);
     rdmacc::ProgressLine line("pfc-incast", limit, "--limit=" + opts.GetAsText("limit"));
-    const uint64_t ev0 = Simulator::GetEventCount();
-    auto wall0 = std::chrono::steady_clock::now();
-    line.Start();
-    // every check passed: the warnings about the run, then the run
-    rdmacc::FlushWarnings();
-    Simulator::Run();
-    line.Stop();
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    const uint64_t events = Simulator::GetEventCount() - ev0 - line.Events();
+    const rdmacc::RunStats stats = rdmacc::RunSimulator(line);
+    const double wall = stats.wall;
+    const uint64_t events = stats.events;
     mon.Finish();
 
     // ---- results
-    const auto c = sw->GetCounters();
-    uint64_t sent = 0;
-    for (uint32_t i = 1; i <= senders; i++)
-    {
-        sent += raw[i]->GetFlows()[0].sent;
-    }
-    const uint64_t rx = raw[0]->GetReceivedBytes();
-    // goodput at the receiver: the bytes after the first frame over the time from that frame's
-    // arrival to the last one's (the first frame's own bytes arrived before the window opened)
-    const auto [t0, t1] = raw[0]->GetReceiveWindow();
-    const Time window = t1 - t0;
-    const uint64_t windowBytes = rx - raw[0]->GetFirstReceivedPayload();
-    const double goodput =
-        window.IsStrictlyPositive() ? double(windowBytes) * 8 / window.GetSeconds() : 0;
-    const double wireLimit = rdmacc::PayloadLimitBps(rateBps, payload);
-    const uint64_t drops = c.drops_total;
-    const auto dropList = sw->GetDropList();
-    Time pausedMax = Seconds(0);
-    Time pausedSum = Seconds(0);
-    uint64_t pauseRx = 0;
-    for (uint32_t i = 1; i <= senders; i++)
-    {
-        const Time t = fabric.hostDevices[i]->GetPausedTime(prio);
-        pausedSum += t;
-        pausedMax = std::max(pausedMax, t);
-        pauseRx += fabric.hostDevices[i]->GetStats().pfcRx[prio];
-    }
-    const uint64_t queueMax = sw->GetMaxEgressBytes(0, prio);
-    const uint64_t headroom = sw->GetHeadroom(1); // a sender's port (all alike)
-
-    // every run checks its invariants; a failure is named and makes the exit status 3
-    rdmacc::Invariants inv;
-    const std::string acc = sw->CheckInvariants();
-    inv.Check(acc.empty(), "switch accounting: " + acc);
-    if (!progress.complete)
-    {
-        inv.Fail(std::to_string(progress.total - rx - progress.dropped) + " of " +
-                 std::to_string(progress.total) + " B neither delivered nor dropped when " +
-                 "--limit=" + opts.GetAsText("limit") + " ended the run");
-    }
-    if (rx != progress.delivered || rx + progress.dropped > sent || sent > progress.total ||
-        (progress.complete && (sent != progress.total || rx + progress.dropped != sent)))
-    {
-        inv.Fail("bytes not conserved: sent " + std::to_string(sent) + " of " +
-                 std::to_string(progress.total) + " B, delivered " + std::to_string(rx) +
-                 " B, dropped " + std::to_string(progress.dropped) + " B");
-    }
-    if (pfc && drops > 0)
-    {
-        inv.Fail("the data priority is lossless (--pfc=1) but " + std::to_string(drops) +
-                 " frames were dropped (" + rdmacc::DropCounts(dropList).substr(1) + ")");
-    }
-    // the clock has whole nanoseconds while serialisation is exact to the picosecond: the
-    // window can be up to 1 ns short of the bytes' wire time
-    if (window.IsStrictlyPositive() &&
-        double(windowBytes) * 8 > wireLimit * (window + NanoSeconds(1)).GetSeconds())
-    {
-        inv.Fail("goodput " + std::to_string(goodput) + " bit/s above the wire limit " +
-                 std::to_string(wireLimit) + " bit/s");
-    }
-    if (progress.complete && c.occupancy != 0)
-    {
-        inv.Fail(std::to_string(c.occupancy) + " B left in the switch after the last byte");
-    }
+    const auto f = rdmacc::RawIncastFigures::Of(fabric, raw, senders, prio, rateBps, payload);
+    const auto inv = rdmacc::CheckRawIncast(f, progress, pfc, opts.GetAsText("limit"));
 
     std::cout << "pfc-incast: " << senders << " senders -> 1 receiver, " << opts.GetAsText("rate")
               << ", " << opts.GetAsText("delay") << " links, " << size << " B each, PFC "
-              << (pfc ? "on" : "off") << " (priority " << int(prio) << ", headroom " << headroom
+              << (pfc ? "on" : "off") << " (priority " << int(prio) << ", headroom " << f.headroom
               << " B)\n";
     std::cout << std::fixed << std::setprecision(2);
-    std::cout << "  delivered " << rx << " of " << sent << " B sent ("
-              << (sent ? 100.0 * rx / sent : 0) << " %), dropped " << progress.dropped << " B; "
-              << (progress.complete ? "complete" : "INCOMPLETE (--limit)") << "\n";
-    std::cout << "  receiver goodput " << goodput / 1e9 << " Gb/s; wire-efficiency limit "
-              << wireLimit / 1e9 << " Gb/s (" << (wireLimit > 0 ? 100 * goodput / wireLimit : 0)
-              << " %)\n";
+    std::cout << "  delivered " << f.rx << " of " << f.sent << " B sent ("
+              << (f.sent ? 100.0 * f.rx / f.sent : 0) << " %), dropped " << progress.dropped
+              << " B; " << (progress.complete ? "complete" : "INCOMPLETE (--limit)") << "\n";
+    std::cout << "  receiver goodput " << f.goodput / 1e9 << " Gb/s; wire-efficiency limit "
+              << f.wireLimit / 1e9 << " Gb/s ("
+              << (f.wireLimit > 0 ? 100 * f.goodput / f.wireLimit : 0) << " %)\n";
     std::cout << "  PAUSE frames sent by the switch " << mon.PauseFrames() << ", RESUME "
-              << mon.ResumeFrames() << "; received by senders " << pauseRx << "\n";
-    std::cout << "  paused time per sender: mean " << pausedSum.GetMicroSeconds() / double(senders)
-              << " us, max " << pausedMax.GetMicroSeconds() << " us\n";
-    std::cout << "  drops " << drops << rdmacc::DropCounts(dropList);
-    std::cout << "\n  switch buffer max " << c.max_occupancy << " B; receiver port queue max "
-              << queueMax << " B; headroom max used " << c.max_headroom_used << " B\n";
+              << mon.ResumeFrames() << "; received by senders " << f.pauseRx << "\n";
+    std::cout << "  paused time per sender: mean "
+              << f.pausedSum.GetMicroSeconds() / double(senders) << " us, max "
+              << f.pausedMax.GetMicroSeconds() << " us\n";
+    std::cout << "  drops " << f.drops << rdmacc::DropCounts(f.dropList);
+    std::cout << "\n  switch buffer max " << f.bufferMax << " B; receiver port queue max "
+              << f.queueMax << " B; headroom max used " << f.headroomMaxUsed << " B\n";
     std::cout << "  invariants " << inv.Verdict() << "\n";
     std::cout << "  wall " << wall << " s, " << events << " events (" << std::setprecision(0)
               << (wall > 0 ? events / wall : 0) << " events/s)\n";
@@ -310,24 +197,24 @@ main(int argc, char* argv[])
         .UInt("size_bytes", size);
     w.Run(Simulator::Now().GetNanoSeconds(), wall, events)
         .Ending(progress.complete, rdmacc::RunEnds::FlowsDone)
-        .Bytes(sent, rx);
+        .Bytes(f.sent, f.rx);
     // goodput over the receive window (first frame to last), not the RDMA examples'
     // goodput_active_bps (while every flow is active past its first RTT)
-    w.Keys().Num("goodput_bps", goodput);
-    w.WireLimit(wireLimit);
+    w.Keys().Num("goodput_bps", f.goodput);
+    w.WireLimit(f.wireLimit);
     w.Keys()
         .UInt("pfc_pause_frames", mon.PauseFrames())
         .UInt("pfc_resume_frames", mon.ResumeFrames())
-        .UInt("pause_frames_received", pauseRx)
-        .Num("paused_time_mean_us", pausedSum.GetMicroSeconds() / double(senders))
-        .Num("paused_time_max_us", pausedMax.GetMicroSeconds());
-    w.Drops(dropList).Marks(c.marked);
-    w.Keys().UInt("switch_buffer_max_bytes", c.max_occupancy);
-    w.Queue(queueMax, mon.AvgQueue(sw->GetId(), 0, prio));
+        .UInt("pause_frames_received", f.pauseRx)
+        .Num("paused_time_mean_us", f.pausedSum.GetMicroSeconds() / double(senders))
+        .Num("paused_time_max_us", f.pausedMax.GetMicroSeconds());
+    w.Drops(f.dropList).Marks(f.marked);
+    w.Keys().UInt("switch_buffer_max_bytes", f.bufferMax);
+    w.Queue(f.queueMax, mon.AvgQueue(sw->GetId(), 0, prio));
     w.Keys()
-        .UInt("headroom_bytes", headroom)
-        .UInt("headroom_max_used_bytes", c.max_headroom_used)
-        .UInt("switch_occupancy_end_bytes", c.occupancy);
+        .UInt("headroom_bytes", f.headroom)
+        .UInt("headroom_max_used_bytes", f.headroomMaxUsed)
+        .UInt("switch_occupancy_end_bytes", f.occupancy);
     rdmacc::JsonObject setup;
     setup.Str("scheme", "none")
         .Str("preset", "none")

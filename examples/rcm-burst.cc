@@ -1,31 +1,34 @@
 /*
- * rcm-burst: an incast and a micro-burst at the last switch, DCQCN alone and DCQCN with RCM
- * (Liu et al., "Regional Congestion Mitigation in Lossless Datacenter Networks", NPC 2017,
- * section 4.2, Figure 6).
+ * rcm-burst: an incast and a micro-burst at the last switch, DCQCN alone and
+ * DCQCN with RCM (Liu et al., "Regional Congestion Mitigation in Lossless
+ * Datacenter Networks", NPC 2017, section 4.2, Figure 6).
  *
  *   ./waf --run rcm-burst
  *   ./waf --run "rcm-burst --cases=rcm --rcmCfrMinHits=1"
  *
- * Topology (every link --rate, 100 Gb/s by default): four incast senders I1-I4 reach the last
- * switch B through switch A (one port of B); the burst sender Hb is on another port of B; every
- * flow goes to D on B:
+ * Topology (every link --rate, 100 Gb/s by default): four incast senders I1-I4
+ * reach the last switch B through switch A (one port of B); the burst sender Hb
+ * is on another port of B; every flow goes to D on B:
  *
  *     I1 I2 I3 I4 -- A --\
  *                          B -- D
  *                 Hb ----/
  *
- * The incast flows start at 0 and last the whole run; the burst starts at --burstStart (150 us)
- * with --burstBytes (250 KB: 20 us at 100 Gb/s). At B's output to D, FIFO service of the two input
- * ports gives the burst half of the link (50 Gb/s) and each incast flow 12.5 Gb/s. With RCM, B's
- * output queue detects the congestion, recognises the burst as its congestion flow and cuts its
- * window by up to half: the burst drops to about 25 Gb/s at B and the incast flows recover. With
- * DCQCN alone the burst keeps 50 Gb/s until it ends (its CNPs arrive too late) and the incast flows
- * are marked too. Every flow's throughput at D is sampled every --rateSample (1 us, rates.csv).
+ * The incast flows start at 0 and last the whole run; the burst starts at
+ * --burstStart (150 us) with --burstBytes (250 KB: 20 us at 100 Gb/s). At B's
+ * output to D, FIFO service of the two input ports gives the burst half of the
+ * link (50 Gb/s) and each incast flow 12.5 Gb/s. With RCM, B's output queue
+ * detects the congestion, recognises the burst as its congestion flow and cuts
+ * its window by up to half: the burst drops to about 25 Gb/s at B and the
+ * incast flows recover. With DCQCN alone the burst keeps 50 Gb/s until it ends
+ * (its CNPs arrive too late) and the incast flows are marked too. Every flow's
+ * throughput at D is sampled every --rateSample (1 us, rates.csv).
  *
- * The paper recognises congestion flows as the flows in the CAM; with a CAM of 16 entries every
- * flow through B's output is in it, so RCC could not tell the burst from the incast flows. This
- * example counts a flow as a congestion flow when it fills a quarter of the CAM (--rcmCfrMinHits=4,
- * the burst fills about half of it), the project's decision for this case.
+ * The paper recognises congestion flows as the flows in the CAM; with a CAM of
+ * 16 entries every flow through B's output is in it, so RCC could not tell the
+ * burst from the incast flows. This example counts a flow as a congestion flow
+ * when it fills a quarter of the CAM (--rcmCfrMinHits=4, the burst fills about
+ * half of it), the project's decision for this case.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -41,11 +44,13 @@ using namespace ns3;
 namespace
 {
 const char* const kName = "rcm-burst";
-const char* const kHelp =
-    "Incast with a micro-burst (RCM, NPC 2017 Fig. 6): I1-I4 send to D through switches A and B, "
-    "the burst sender Hb, on another port of B, sends --burstBytes to D at --burstStart. Runs each "
-    "case of --cases (dcqcn: DCQCN alone; rcm: DCQCN with RCM) and prints each flow's throughput "
-    "at D before, during and after the burst.";
+const char* const kHelp = "Incast with a micro-burst (RCM, NPC 2017 Fig. 6): "
+                          "I1-I4 send to D through switches A and B, "
+                          "the burst sender Hb, on another port of B, sends "
+                          "--burstBytes to D at --burstStart. Runs each "
+                          "case of --cases (dcqcn: DCQCN alone; rcm: DCQCN "
+                          "with RCM) and prints each flow's throughput "
+                          "at D before, during and after the burst.";
 
 /// Declares the example's options on a scenario.
 void
@@ -55,7 +60,8 @@ Declare(RdmaScenario& sc)
         .Default("rate", "100Gbps")
         .Default("pfc", "true")
         .Default("sample", "1us")
-        // NPC 2017 section 4.1: 100 KB per queue; DCQCN with the Mellanox 100G defaults
+        // NPC 2017 section 4.1: 100 KB per queue; DCQCN with the Mellanox 100G
+        // defaults
         .AddSwitchParams({"xoffBeta", "xoffStatic"})
         .Default("xoffBeta", "0")
         .Default("xoffStatic", "100KB")
@@ -64,7 +70,8 @@ Declare(RdmaScenario& sc)
         .ChoiceList("cases",
                     "dcqcn,rcm",
                     {"dcqcn", "rcm"},
-                    "cases to run, one each (comma-separated): dcqcn (--cc=dcqcn), rcm (--cc=dcqcn "
+                    "cases to run, one each (comma-separated): dcqcn "
+                    "(--cc=dcqcn), rcm (--cc=dcqcn "
                     "--rcm=1); --rcm given runs that one case alone")
         .Duration(
             "burstStart", "150us", "when the burst starts", rdmacc::Options::Range::AtLeast(0))
@@ -91,18 +98,14 @@ struct Result
 };
 
 Result
-RunCase(int argc, char** argv, const std::string& name, bool single)
+RunCase(const rdmacc::MultiCase& mc, const std::string& name, bool single)
 {
-    RdmaScenario sc(kName, kHelp);
-    Declare(sc);
-    if (!single)
-    {
-        sc.Opts().Default("cc", "dcqcn");
-        sc.Opts().Default("rcm", name == "rcm" ? "true" : "false");
-        sc.SetCase(name);
-    }
-    sc.SetQuiet(true);
-    sc.Parse(argc, argv);
+    const auto owner =
+        mc.Open(single ? "" : name,
+                single ? rdmacc::MultiCase::Defaults{}
+                       : rdmacc::MultiCase::Defaults{{"cc", "dcqcn"},
+                                                     {"rcm", name == "rcm" ? "true" : "false"}});
+    RdmaScenario& sc = *owner;
     const Time duration = sc.Opts().GetTime("duration");
     const Time burstStart = sc.Opts().GetTime("burstStart");
     // hosts 0-3 I1-I4, 4 Hb, 5 D; switches A, B
@@ -150,7 +153,8 @@ RunCase(int argc, char** argv, const std::string& name, bool single)
         }
     }
     r.burstDoneUs = done.IsStrictlyNegative() ? -1 : done.GetMicroSeconds();
-    // whole sample intervals: from the first sample after the start to the last before the end
+    // whole sample intervals: from the first sample after the start to the last
+    // before the end
     auto snap = [&](Time t)
     {
         return step * (t.GetNanoSeconds() / step.GetNanoSeconds());
@@ -180,13 +184,11 @@ RunCase(int argc, char** argv, const std::string& name, bool single)
         .Num("burst_bps", r.burstBps)
         .Num("incast_before_bps", r.incastBeforeBps)
         .Num("incast_during_bps", r.incastDuringBps);
-    sc.Finish(extraKeys);
-    r.status = sc.ExitStatus();
     for (const auto& f : sc.Flows())
     {
         r.retx += f.retxBytes;
     }
-    Simulator::Destroy();
+    r.status = rdmacc::MultiCase::Close(sc, extraKeys);
     return r;
 }
 } // namespace
@@ -194,41 +196,22 @@ RunCase(int argc, char** argv, const std::string& name, bool single)
 int
 main(int argc, char* argv[])
 {
-    // the first parse checks the command line (and answers --help); the cases parse it again
-    std::vector<std::string> cases;
-    std::string out;
-    bool single = false;
-    RdmaScenario probe(kName, kHelp);
-    {
-        Declare(probe);
-        probe.Opts().Parse(argc, argv);
-        single = probe.Opts().Given("rcm") || probe.Opts().Given("cc");
-        probe.Opts().RefuseTogether("rcm", "cases");
-        probe.Opts().RefuseTogether("cc", "cases");
-        if (!single)
-        {
-            // every name checked by the parser (a ChoiceList)
-            cases = probe.Opts().GetList("cases");
-        }
-        else
-        {
-            cases.emplace_back("");
-        }
-        out = probe.Out();
-    }
+    rdmacc::MultiCase mc(kName, kHelp, Declare, argc, argv);
+    const bool single = mc.Alone({"rcm", "cc"}, "cases");
+    // every name checked by the parser (a ChoiceList)
+    const auto cases = single ? std::vector<std::string>{""} : mc.Opts().GetList("cases");
     std::vector<Result> results;
-    int status = 0;
     for (const auto& c : cases)
     {
-        results.push_back(RunCase(argc, argv, c, single));
-        status = std::max(status, results.back().status);
+        results.push_back(RunCase(mc, c, single));
     }
     std::cout << std::fixed << std::setprecision(2);
-    std::cout
-        << "\nrcm-burst: throughput at D, Gb/s (NPC 2017 Fig. 6: with RCM the burst is cut to "
-           "about 25 at B and the incast recovers; DCQCN alone: the burst keeps about 50)\n";
-    std::cout << "  case    burst while active   incast before   incast during   burst done us\n";
-    rdmacc::JsonObject all;
+    std::cout << "\nrcm-burst: throughput at D, Gb/s (NPC 2017 Fig. 6: with RCM "
+                 "the burst is cut to "
+                 "about 25 at B and the incast recovers; DCQCN alone: the burst "
+                 "keeps about 50)\n";
+    std::cout << "  case    burst while active   incast before   incast during   "
+                 "burst done us\n";
     for (const auto& r : results)
     {
         std::cout << "  " << std::left << std::setw(6) << r.name << std::right << std::setw(20)
@@ -241,14 +224,9 @@ main(int argc, char* argv[])
             .Num("burst_done_us", r.burstDoneUs)
             .UInt("retx_bytes", r.retx)
             .Int("exit_status", r.status);
-        all.Obj(r.name, c);
+        mc.Record(r.name, c, r.status);
     }
-    all.WriteFile(out + "/summary.json");
-    if (!single)
-    {
-        // the run's own config.json (each case's directory has the case's)
-        probe.Opts().WriteConfig(out, rdmacc::JsonObject().StrList("cases", all.Keys()));
-    }
-    std::cout << "  wrote " << out << "/summary.json and " << out << "/CASE/\n";
-    return status;
+    mc.Write(!single);
+    std::cout << "  wrote " << mc.Out() << "/summary.json and " << mc.Out() << "/CASE/\n";
+    return mc.Status();
 }

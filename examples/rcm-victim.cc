@@ -1,27 +1,29 @@
 /*
- * rcm-victim: a victim flow behind an incast, PFC alone, DCQCN, and DCQCN with RCM (Liu et al.,
- * "Regional Congestion Mitigation in Lossless Datacenter Networks", NPC 2017, section 4.2,
- * Figure 7).
+ * rcm-victim: a victim flow behind an incast, PFC alone, DCQCN, and DCQCN with
+ * RCM (Liu et al., "Regional Congestion Mitigation in Lossless Datacenter
+ * Networks", NPC 2017, section 4.2, Figure 7).
  *
  *   ./waf --run rcm-victim
  *   ./waf --run "rcm-victim --cases=rcm --duration=5ms"
  *
- * Topology (every link --rate, 100 Gb/s by default): S1-S4 send to D0 and Sv sends to Dv. S1, S2
- * and the victim Sv share their first-hop switch E0 and its uplink to the aggregation switch A0
- * (the paper's SW_L0_0 and SW_L1_0); S3 and S4 reach D0 through E1 and A1 (the paper's ECMP
- * puts them on SW_L1_5; here the split is made by the topology, so that it does not depend on a
- * hash). A0 and A1 lead to Ed, the first-hop switch of D0 and Dv:
+ * Topology (every link --rate, 100 Gb/s by default): S1-S4 send to D0 and Sv
+ * sends to Dv. S1, S2 and the victim Sv share their first-hop switch E0 and its
+ * uplink to the aggregation switch A0 (the paper's SW_L0_0 and SW_L1_0); S3 and
+ * S4 reach D0 through E1 and A1 (the paper's ECMP puts them on SW_L1_5; here
+ * the split is made by the topology, so that it does not depend on a hash). A0
+ * and A1 lead to Ed, the first-hop switch of D0 and Dv:
  *
  *     S1 S2 Sv -- E0 -- A0 --\
  *                              Ed -- D0, Dv
  *     S3 S4 ----- E1 -- A1 --/
  *
- * D0's link is the incast's bottleneck: ideally each incast flow gets 25 Gb/s and the victim 50
- * (the rest of E0's uplink). With PFC alone, Ed's PAUSEs stop A0's link to Ed, which the victim
- * shares, and spread to E0: the victim gets about 25 Gb/s (head-of-line blocking). With RCM the
- * congestion is reported hop by hop with the incast flows' IDs, A0 and E0 hold those flows only,
- * and the victim keeps nearly 50 Gb/s. Each case runs for --duration; throughputs are measured
- * over its last half.
+ * D0's link is the incast's bottleneck: ideally each incast flow gets 25 Gb/s
+ * and the victim 50 (the rest of E0's uplink). With PFC alone, Ed's PAUSEs stop
+ * A0's link to Ed, which the victim shares, and spread to E0: the victim gets
+ * about 25 Gb/s (head-of-line blocking). With RCM the congestion is reported
+ * hop by hop with the incast flows' IDs, A0 and E0 hold those flows only, and
+ * the victim keeps nearly 50 Gb/s. Each case runs for --duration; throughputs
+ * are measured over its last half.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -37,11 +39,13 @@ using namespace ns3;
 namespace
 {
 const char* const kName = "rcm-victim";
-const char* const kHelp =
-    "Victim flow behind an incast (RCM, NPC 2017 Fig. 7): S1-S4 send to D0, the victim Sv to Dv; "
-    "S1, S2 and Sv share their first-hop switch and its uplink. Runs each case of --cases (pfc: "
-    "PFC alone; dcqcn: DCQCN; rcm: DCQCN with RCM in every switch) for --duration and prints each "
-    "flow's throughput over the last half.";
+const char* const kHelp = "Victim flow behind an incast (RCM, NPC 2017 Fig. "
+                          "7): S1-S4 send to D0, the victim Sv to Dv; "
+                          "S1, S2 and Sv share their first-hop switch and its "
+                          "uplink. Runs each case of --cases (pfc: "
+                          "PFC alone; dcqcn: DCQCN; rcm: DCQCN with RCM in "
+                          "every switch) for --duration and prints each "
+                          "flow's throughput over the last half.";
 
 /// Declares the example's options on a scenario.
 void
@@ -51,17 +55,18 @@ Declare(RdmaScenario& sc)
         .Default("rate", "100Gbps")
         .Default("pfc", "true")
         .Default("sample", "10us")
-        // NPC 2017 section 4.1: 100 KB per queue; DCQCN with the Mellanox 100G defaults
+        // NPC 2017 section 4.1: 100 KB per queue; DCQCN with the Mellanox 100G
+        // defaults
         .AddSwitchParams({"xoffBeta", "xoffStatic"})
         .Default("xoffBeta", "0")
         .Default("xoffStatic", "100KB")
         .Default("dcqcnPreset", "mellanox")
-        .ChoiceList(
-            "cases",
-            "pfc,dcqcn,rcm",
-            {"pfc", "dcqcn", "rcm"},
-            "cases to run, one each (comma-separated): pfc (--cc=none), dcqcn (--cc=dcqcn), rcm "
-            "(--cc=dcqcn --rcm=1); --cc or --rcm given run that one case alone")
+        .ChoiceList("cases",
+                    "pfc,dcqcn,rcm",
+                    {"pfc", "dcqcn", "rcm"},
+                    "cases to run, one each (comma-separated): pfc (--cc=none), dcqcn "
+                    "(--cc=dcqcn), rcm "
+                    "(--cc=dcqcn --rcm=1); --cc or --rcm given run that one case alone")
         .Duration(
             "duration", "10ms", "simulated time of each case", rdmacc::Options::Range::Above(0))
         .Duration(
@@ -80,18 +85,14 @@ struct Result
 };
 
 Result
-RunCase(int argc, char** argv, const std::string& name, bool single)
+RunCase(const rdmacc::MultiCase& mc, const std::string& name, bool single)
 {
-    RdmaScenario sc(kName, kHelp);
-    Declare(sc);
-    if (!single)
-    {
-        sc.Opts().Default("cc", name == "pfc" ? "none" : "dcqcn");
-        sc.Opts().Default("rcm", name == "rcm" ? "true" : "false");
-        sc.SetCase(name);
-    }
-    sc.SetQuiet(true);
-    sc.Parse(argc, argv);
+    const auto owner =
+        mc.Open(single ? "" : name,
+                single ? rdmacc::MultiCase::Defaults{}
+                       : rdmacc::MultiCase::Defaults{{"cc", name == "pfc" ? "none" : "dcqcn"},
+                                                     {"rcm", name == "rcm" ? "true" : "false"}});
+    RdmaScenario& sc = *owner;
     const Time duration = sc.Opts().GetTime("duration");
     // hosts 0-3 S1-S4, 4 Sv, 5 D0, 6 Dv; switches E0, E1, A0, A1, Ed
     sc.BuildFabric(
@@ -152,14 +153,12 @@ RunCase(int argc, char** argv, const std::string& name, bool single)
         .UInt("duration_ns", duration.GetNanoSeconds())
         .Num("victim_bps", r.victimBps)
         .Obj("incast_bps", incastJson);
-    sc.Finish(extraKeys);
-    r.status = sc.ExitStatus();
     r.pauses = sc.PauseFrames();
     for (const auto& s : sc.fabric.switches)
     {
         r.cns += s->GetRcmCounters().cn_sent;
     }
-    Simulator::Destroy();
+    r.status = rdmacc::MultiCase::Close(sc, extraKeys);
     return r;
 }
 } // namespace
@@ -167,40 +166,21 @@ RunCase(int argc, char** argv, const std::string& name, bool single)
 int
 main(int argc, char* argv[])
 {
-    // the first parse checks the command line (and answers --help); the cases parse it again
-    std::vector<std::string> cases;
-    std::string out;
-    bool single = false;
-    RdmaScenario probe(kName, kHelp);
-    {
-        Declare(probe);
-        probe.Opts().Parse(argc, argv);
-        single = probe.Opts().Given("cc") || probe.Opts().Given("rcm");
-        probe.Opts().RefuseTogether("cc", "cases");
-        probe.Opts().RefuseTogether("rcm", "cases");
-        if (!single)
-        {
-            // every name checked by the parser (a ChoiceList)
-            cases = probe.Opts().GetList("cases");
-        }
-        else
-        {
-            cases.emplace_back("");
-        }
-        out = probe.Out();
-    }
+    rdmacc::MultiCase mc(kName, kHelp, Declare, argc, argv);
+    const bool single = mc.Alone({"cc", "rcm"}, "cases");
+    // every name checked by the parser (a ChoiceList)
+    const auto cases = single ? std::vector<std::string>{""} : mc.Opts().GetList("cases");
     std::vector<Result> results;
-    int status = 0;
     for (const auto& c : cases)
     {
-        results.push_back(RunCase(argc, argv, c, single));
-        status = std::max(status, results.back().status);
+        results.push_back(RunCase(mc, c, single));
     }
     std::cout << std::fixed << std::setprecision(2);
-    std::cout << "\nrcm-victim: throughput over the last half of the run, Gb/s (NPC 2017 Fig. 7; "
+    std::cout << "\nrcm-victim: throughput over the last half of the run, Gb/s "
+                 "(NPC 2017 Fig. 7; "
                  "ideal: victim 50, incast 25 each)\n";
-    std::cout << "  case     victim Sv->Dv   S1->D0   S2->D0   S3->D0   S4->D0   PAUSEs      CNs\n";
-    rdmacc::JsonObject all;
+    std::cout << "  case     victim Sv->Dv   S1->D0   S2->D0   S3->D0   S4->D0   "
+                 "PAUSEs      CNs\n";
     for (const auto& r : results)
     {
         std::cout << "  " << std::left << std::setw(7) << r.name << std::right << std::setw(15)
@@ -218,14 +198,9 @@ main(int argc, char* argv[])
             .UInt("pfc_pause_frames", r.pauses)
             .UInt("rcm_cn_sent", r.cns)
             .Int("exit_status", r.status);
-        all.Obj(r.name, c);
+        mc.Record(r.name, c, r.status);
     }
-    all.WriteFile(out + "/summary.json");
-    if (!single)
-    {
-        // the run's own config.json (each case's directory has the case's)
-        probe.Opts().WriteConfig(out, rdmacc::JsonObject().StrList("cases", all.Keys()));
-    }
-    std::cout << "  wrote " << out << "/summary.json and " << out << "/CASE/\n";
-    return status;
+    mc.Write(!single);
+    std::cout << "  wrote " << mc.Out() << "/summary.json and " << mc.Out() << "/CASE/\n";
+    return mc.Status();
 }

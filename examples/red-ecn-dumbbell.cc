@@ -111,440 +111,12 @@ AttributeDefault(const std::string& type, const std::string& attr)
     return info.initialValue->SerializeToString(info.checker);
 }
 
-/**
- * The bottleneck queue, sampled every `every` into OUT/queue.csv (`time_ns,bytes`, streamed:
- * nothing is kept per sample) and into exact running statistics. The maximum and the mean
- * come from a running maximum and a running sum. The p99 is exact too with bounded memory:
- * a queue length is a whole number of bytes in [0, BufMax], so counting the samples per
- * distinct length (a map from length to count) keeps the whole distribution; its size is the
- * number of distinct lengths seen, at most BufMax + 1 and in practice a few thousand (sums of
- * a few packet sizes), never the number of samples.
- */
-class QueueSampler
-{
-  public:
-    /// Creates queue.csv.partial (stops with an error naming --out if it cannot).
-    /// \param every sampling interval \param path queue.csv
-    QueueSampler(Time every, const std::string& path) :
-        m_every(every),
-        m_path(path)
-    {
-        rdmacc::OpenPartial(m_csv, m_path);
-        m_csv << "time_ns,bytes\n";
-    }
-
-    /// Samples `q` at `at`, then every interval.
-    void
-    Start(Ptr<QueueDisc> q, Time at)
-    {
-        m_q = q;
-        Simulator::Schedule(at, &QueueSampler::Sample, this);
-    }
-
-    /// Completes queue.csv (renamed from queue.csv.partial).
-    void
-    Finish()
-    {
-        rdmacc::CommitPartial(m_csv, m_path);
-    }
-
-    /// \return the number of samples
-    uint64_t
-    Samples() const
-    {
-        return m_n;
-    }
-
-    /// \return the largest sample
-    uint64_t
-    Max() const
-    {
-        return m_max;
-    }
-
-    /// \return the mean of the samples (0 without samples)
-    double
-    Mean() const
-    {
-        return m_n ? double(m_sum) / m_n : 0;
-    }
-
-    /**
-     * \return the sample at rank min(n - 1, floor(n * 99 / 100)) (0-based) of the sorted
-     * samples: the 99th percentile, exactly as sorting every sample would give it
-     */
-    uint64_t
-    P99() const
-    {
-        if (m_n == 0)
-        {
-            return 0;
-        }
-        const uint64_t rank = std::min(m_n - 1, m_n * 99 / 100);
-        uint64_t below = 0;
-        for (const auto& [bytes, count] : m_count)
-        {
-            below += count;
-            if (below > rank)
-            {
-                return bytes;
-            }
-        }
-        return m_max;
-    }
-
-  private:
-    void
-    Sample()
-    {
-        const uint64_t b = m_q->GetNBytes();
-        m_csv << Simulator::Now().GetNanoSeconds() << ',' << b << '\n';
-        m_n++;
-        m_sum += b;
-        m_max = std::max(m_max, b);
-        m_count[b]++;
-        Simulator::Schedule(m_every, &QueueSampler::Sample, this);
-    }
-
-    Ptr<QueueDisc> m_q;                   //!< sampled queue disc
-    Time m_every;                         //!< sampling interval
-    std::string m_path;                   //!< final name of queue.csv
-    std::ofstream m_csv;                  //!< queue.csv.partial
-    uint64_t m_n = 0;                     //!< samples taken
-    uint64_t m_sum = 0;                   //!< sum of the samples
-    uint64_t m_max = 0;                   //!< largest sample
-    std::map<uint64_t, uint64_t> m_count; //!< samples per queue length
-};
-
-/**
- * What the bottleneck queue disc did, counted from its trace sources in 64 bits (ns-3's
- * QueueDisc::Stats counts packets in 32 bits, which a long run at a high rate wraps), and the
- * exact peak of its byte count.
- */
-struct QdiscCounters
-{
-    uint64_t enqueued = 0;                              //!< packets enqueued
-    uint64_t dequeued = 0;                              //!< packets dequeued
-    uint64_t marks = 0;                                 //!< packets marked CE
-    std::map<std::string, uint64_t, std::less<>> drops; //!< packets dropped, by reason
-    uint64_t peakBytes = 0;                             //!< largest byte count at any instant
-
-    /// Connects to `q`'s trace sources.
-    void
-    Connect(Ptr<QueueDisc> q)
-    {
-        const bool ok =
-            q->TraceConnectWithoutContext("Enqueue",
-                                          MakeBoundCallback(&QdiscCounters::OnEnqueue, this)) &&
-            q->TraceConnectWithoutContext("Dequeue",
-                                          MakeBoundCallback(&QdiscCounters::OnDequeue, this)) &&
-            q->TraceConnectWithoutContext("DropBeforeEnqueue",
-                                          MakeBoundCallback(&QdiscCounters::OnDrop, this)) &&
-            q->TraceConnectWithoutContext("DropAfterDequeue",
-                                          MakeBoundCallback(&QdiscCounters::OnDrop, this)) &&
-            q->TraceConnectWithoutContext("Mark",
-                                          MakeBoundCallback(&QdiscCounters::OnMark, this)) &&
-            q->TraceConnectWithoutContext("BytesInQueue",
-                                          MakeBoundCallback(&QdiscCounters::OnBytes, this));
-        NS_ABORT_MSG_UNLESS(ok, "QueueDisc trace sources not found");
-    }
-
-    /// \return every drop
-    uint64_t
-    DropTotal() const
-    {
-        uint64_t n = 0;
-        for (const auto& [reason, count] : drops)
-        {
-            n += count;
-        }
-        return n;
-    }
-
-    /// \return the drops of `reason`
-    uint64_t
-    Drops(const std::string& reason) const
-    {
-        auto it = drops.find(reason);
-        return it == drops.end() ? 0 : it->second;
-    }
-
-  private:
-    static void
-    OnEnqueue(QdiscCounters* self, Ptr<const QueueDiscItem>)
-    {
-        self->enqueued++;
-    }
-
-    static void
-    OnDequeue(QdiscCounters* self, Ptr<const QueueDiscItem>)
-    {
-        self->dequeued++;
-    }
-
-    static void
-    OnDrop(QdiscCounters* self, Ptr<const QueueDiscItem>, const char* reason)
-    {
-        auto it = self->drops.find(reason);
-        if (it == self->drops.end())
-        {
-            it = self->drops.emplace(reason, 0).first;
-        }
-        it->second++;
-    }
-
-    static void
-    OnMark(QdiscCounters* self, Ptr<const QueueDiscItem>, const char*)
-    {
-        self->marks++;
-    }
-
-    static void
-    OnBytes(QdiscCounters* self, uint32_t, uint32_t now)
-    {
-        self->peakBytes = std::max<uint64_t>(self->peakBytes, now);
-    }
-};
-
 /// Adds `bytes` to `*total` (an application's Tx trace).
 void
 CountTx(uint64_t* total, Ptr<const Packet> p)
 {
     *total += p->GetSize();
 }
-
-/**
- * Gives `dev` an IPv4 interface with address `a`/30, as Ipv4AddressHelper::Assign does
- * (including ns-3's default root queue disc on a device that has none), without its address
- * registry, whose duplicate check costs time linear in the addresses already given.
- * \return the interface index
- */
-uint32_t
-AddInterface(Ptr<NetDevice> dev, Ipv4Address a)
-{
-    Ptr<Node> node = dev->GetNode();
-    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
-    const int32_t i = ipv4->AddInterface(dev);
-    ipv4->AddAddress(i, Ipv4InterfaceAddress(a, Ipv4Mask("255.255.255.252")));
-    ipv4->SetMetric(i, 1);
-    ipv4->SetUp(i);
-    Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
-    if (tc && !tc->GetRootQueueDiscOnDevice(dev))
-    {
-        if (Ptr<NetDeviceQueueInterface> ndqi = dev->GetObject<NetDeviceQueueInterface>())
-        {
-            TrafficControlHelper::Default(ndqi->GetNTxQueues()).Install(dev);
-        }
-    }
-    return static_cast<uint32_t>(i);
-}
-
-/// \return the `k`-th address of the `link`-th /30 network from `base`
-Ipv4Address
-LinkAddress(Ipv4Address base, uint64_t link, uint32_t k)
-{
-    return Ipv4Address(base.Get() + static_cast<uint32_t>(4 * link) + k);
-}
-
-/**
- * Routing of a dumbbell router. Its host links are the /30 networks numbered from `near`
- * (link i: host .1, router .2), everything under `far` (the other side's /9) is behind the
- * core link. The output interface is computed from the destination address: constant time per
- * packet and nothing to build, where ns-3's static routing keeps one route per link, scans
- * them for every packet and for every route added (time quadratic in the links to set up).
- */
-class DumbbellRouting : public Ipv4RoutingProtocol
-{
-  public:
-    /// \return the TypeId
-    static TypeId
-    GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::RedEcnDumbbellRouting")
-                                .SetParent<Ipv4RoutingProtocol>()
-                                .SetGroupName("RdmaCc")
-                                .AddConstructor<DumbbellRouting>();
-        return tid;
-    }
-
-    /**
-     * \param nearBase first address of the router's host links
-     * \param linkIf interface of each host link, by link number
-     * \param farBase first address of the other side's /9
-     * \param coreIf interface of the core link
-     * \param coreGateway the other router's address on the core link
-     */
-    void
-    Configure(Ipv4Address nearBase,
-              std::vector<uint32_t> linkIf,
-              Ipv4Address farBase,
-              uint32_t coreIf,
-              Ipv4Address coreGateway)
-    {
-        m_near = nearBase;
-        m_linkIf = std::move(linkIf);
-        m_far = farBase;
-        m_coreIf = coreIf;
-        m_coreGateway = coreGateway;
-    }
-
-    Ptr<Ipv4Route>
-    RouteOutput(Ptr<Packet> p,
-                const Ipv4Header& header,
-                Ptr<NetDevice> oif,
-                Socket::SocketErrno& sockerr) override
-    {
-        Ptr<Ipv4Route> r = Lookup(header.GetDestination());
-        sockerr = r ? Socket::ERROR_NOTERROR : Socket::ERROR_NOROUTETOHOST;
-        return r;
-    }
-
-    // ns-3 passes RouteInput's callbacks by value up to some release and by const reference
-    // after (3.37 and 3.44 differ); both overloads are declared, so whichever the installed
-    // ns-3 declares pure virtual is overridden, with no version test
-    bool
-    RouteInput(Ptr<const Packet> p,
-               const Ipv4Header& header,
-               Ptr<const NetDevice> idev,
-               UnicastForwardCallback ucb,
-               MulticastForwardCallback mcb,
-               LocalDeliverCallback lcb,
-               ErrorCallback ecb) // NOLINT: overrides in ns-3 releases with by-value callbacks
-    {
-        return Input(p, header, idev, ucb, lcb, ecb);
-    }
-
-    bool
-    RouteInput(Ptr<const Packet> p,
-               const Ipv4Header& header,
-               Ptr<const NetDevice> idev,
-               const UnicastForwardCallback& ucb,
-               const MulticastForwardCallback& mcb,
-               const LocalDeliverCallback& lcb,
-               const ErrorCallback& ecb) // overrides in releases with const references
-    {
-        return Input(p, header, idev, ucb, lcb, ecb);
-    }
-
-    bool
-    Input(Ptr<const Packet> p,
-          const Ipv4Header& header,
-          Ptr<const NetDevice> idev,
-          const UnicastForwardCallback& ucb,
-          const LocalDeliverCallback& lcb,
-          const ErrorCallback& ecb)
-    {
-        const Ipv4Address dst = header.GetDestination();
-        const int32_t iif = m_ipv4->GetInterfaceForDevice(idev);
-        for (uint32_t i = 0; i < m_ipv4->GetNAddresses(iif); i++)
-        {
-            if (m_ipv4->GetAddress(iif, i).GetLocal() == dst)
-            {
-                lcb(p, header, iif);
-                return true;
-            }
-        }
-        Ptr<Ipv4Route> r = Lookup(dst);
-        if (!r)
-        {
-            ecb(p, header, Socket::ERROR_NOROUTETOHOST);
-            return false;
-        }
-        ucb(r, p, header);
-        return true;
-    }
-
-    void
-    NotifyInterfaceUp(uint32_t) override
-    {
-    }
-
-    void
-    NotifyInterfaceDown(uint32_t) override
-    {
-    }
-
-    void
-    NotifyAddAddress(uint32_t, Ipv4InterfaceAddress) override
-    {
-    }
-
-    void
-    NotifyRemoveAddress(uint32_t, Ipv4InterfaceAddress) override
-    {
-    }
-
-    void
-    SetIpv4(Ptr<Ipv4> ipv4) override
-    {
-        m_ipv4 = ipv4;
-    }
-
-    void
-    PrintRoutingTable(Ptr<OutputStreamWrapper> stream, Time::Unit) const override
-    {
-        *stream->GetStream() << m_near << "/9 by link (" << m_linkIf.size() << " links), " << m_far
-                             << "/9 via " << m_coreGateway << " on interface " << m_coreIf << "\n";
-    }
-
-  private:
-    /// \return the route to `dst`, or null
-    Ptr<Ipv4Route>
-    Lookup(Ipv4Address dst) const
-    {
-        static const Ipv4Mask slash9("255.128.0.0");
-        uint32_t oif;
-        Ipv4Address gateway = Ipv4Address::GetZero(); // on the link: the destination itself
-        if (slash9.IsMatch(dst, m_near))
-        {
-            const uint32_t offset = dst.Get() - m_near.Get();
-            if (offset / 4 >= m_linkIf.size() || offset % 4 != 1)
-            {
-                return nullptr;
-            }
-            oif = m_linkIf[offset / 4];
-        }
-        else if (slash9.IsMatch(dst, m_far) || dst == m_coreGateway)
-        {
-            oif = m_coreIf;
-            gateway = dst == m_coreGateway ? gateway : m_coreGateway;
-        }
-        else
-        {
-            return nullptr;
-        }
-        Ptr<Ipv4Route> r = Create<Ipv4Route>();
-        r->SetDestination(dst);
-        r->SetSource(m_ipv4->GetAddress(oif, 0).GetLocal());
-        r->SetGateway(gateway);
-        r->SetOutputDevice(m_ipv4->GetNetDevice(oif));
-        return r;
-    }
-
-    Ptr<Ipv4> m_ipv4;               //!< the router's IPv4
-    Ipv4Address m_near;             //!< first address of the host links
-    std::vector<uint32_t> m_linkIf; //!< interface of each host link
-    Ipv4Address m_far;              //!< first address of the other side
-    uint32_t m_coreIf = 0;          //!< core interface
-    Ipv4Address m_coreGateway;      //!< the other router on the core link
-};
-
-/// Gives each router a DumbbellRouting (configured once the links exist).
-class DumbbellRoutingHelper : public Ipv4RoutingHelper
-{
-  public:
-    DumbbellRoutingHelper*
-    Copy() const override
-    {
-        return new DumbbellRoutingHelper(*this);
-    }
-
-    Ptr<Ipv4RoutingProtocol>
-    Create(Ptr<Node>) const override
-    {
-        return CreateObject<DumbbellRouting>();
-    }
-};
 
 } // namespace
 
@@ -601,6 +173,7 @@ main(int argc, char* argv[])
     opts.Covers("ns3::PointToPointNetDevice::DataRate", "accessRate or --bottleneckRate")
         .Covers("ns3::PointToPointChannel::Delay", "delay");
     opts.Parse(argc, argv);
+    rdmacc::ChooseScheduler(); // before the simulator's first use
 
     const uint32_t senders = static_cast<uint32_t>(opts.GetCount("senders"));
     const std::string transport = opts.GetText("transport");
@@ -690,7 +263,7 @@ main(int argc, char* argv[])
 
     // --out before the simulation: the directory and the first file
     rdmacc::MakeOutputDir(out);
-    QueueSampler sampler(sampleEvery, out + "/queue.csv");
+    rdmacc::QueueSampler sampler(sampleEvery, out + "/queue.csv");
 
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
@@ -733,14 +306,14 @@ main(int argc, char* argv[])
     QueueDiscContainer qdiscs = tch.Install(core.Get(0));
     Ptr<RedEcnQueueDisc> red = DynamicCast<RedEcnQueueDisc>(qdiscs.Get(0));
     red->AssignStreams(7);
-    QdiscCounters counted;
+    rdmacc::QueueDiscCounters counted;
     counted.Connect(red);
 
     const Ipv4Address leftBase("10.0.0.0");
     const Ipv4Address rightBase("10.128.0.0");
     const Ipv4Address coreBase("192.168.0.0");
-    const uint32_t r1Core = AddInterface(core.Get(0), LinkAddress(coreBase, 0, 1));
-    const uint32_t r2Core = AddInterface(core.Get(1), LinkAddress(coreBase, 0, 2));
+    const uint32_t r1Core = rdmacc::AddInterface(core.Get(0), rdmacc::LinkAddress(coreBase, 0, 1));
+    const uint32_t r2Core = rdmacc::AddInterface(core.Get(1), rdmacc::LinkAddress(coreBase, 0, 2));
     Ipv4StaticRoutingHelper routing;
     std::vector<Ipv4Address> dst;
     std::vector<uint32_t> r1If;
@@ -751,21 +324,23 @@ main(int argc, char* argv[])
     for (uint32_t i = 0; i < senders; i++)
     {
         NetDeviceContainer l = access.Install(left.Get(i), routers.Get(0));
-        const uint32_t li = AddInterface(l.Get(0), LinkAddress(leftBase, i, 1));
-        r1If.push_back(AddInterface(l.Get(1), LinkAddress(leftBase, i, 2)));
+        const uint32_t li = rdmacc::AddInterface(l.Get(0), rdmacc::LinkAddress(leftBase, i, 1));
+        r1If.push_back(rdmacc::AddInterface(l.Get(1), rdmacc::LinkAddress(leftBase, i, 2)));
         routing.GetStaticRouting(left.Get(i)->GetObject<Ipv4>())
-            ->SetDefaultRoute(LinkAddress(leftBase, i, 2), li);
+            ->SetDefaultRoute(rdmacc::LinkAddress(leftBase, i, 2), li);
         NetDeviceContainer r = access.Install(right.Get(i), routers.Get(1));
-        const uint32_t ri = AddInterface(r.Get(0), LinkAddress(rightBase, i, 1));
-        r2If.push_back(AddInterface(r.Get(1), LinkAddress(rightBase, i, 2)));
+        const uint32_t ri = rdmacc::AddInterface(r.Get(0), rdmacc::LinkAddress(rightBase, i, 1));
+        r2If.push_back(rdmacc::AddInterface(r.Get(1), rdmacc::LinkAddress(rightBase, i, 2)));
         routing.GetStaticRouting(right.Get(i)->GetObject<Ipv4>())
-            ->SetDefaultRoute(LinkAddress(rightBase, i, 2), ri);
-        dst.push_back(LinkAddress(rightBase, i, 1));
+            ->SetDefaultRoute(rdmacc::LinkAddress(rightBase, i, 2), ri);
+        dst.push_back(rdmacc::LinkAddress(rightBase, i, 1));
     }
     DynamicCast<DumbbellRouting>(routers.Get(0)->GetObject<Ipv4>()->GetRoutingProtocol())
-        ->Configure(leftBase, std::move(r1If), rightBase, r1Core, LinkAddress(coreBase, 0, 2));
+        ->Configure(
+            leftBase, std::move(r1If), rightBase, r1Core, rdmacc::LinkAddress(coreBase, 0, 2));
     DynamicCast<DumbbellRouting>(routers.Get(1)->GetObject<Ipv4>()->GetRoutingProtocol())
-        ->Configure(rightBase, std::move(r2If), leftBase, r2Core, LinkAddress(coreBase, 0, 1));
+        ->Configure(
+            rightBase, std::move(r2If), leftBase, r2Core, rdmacc::LinkAddress(coreBase, 0, 1));
 
     const uint16_t port = 5000;
     const std::string factory = tcp ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory";

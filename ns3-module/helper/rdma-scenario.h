@@ -1,7 +1,11 @@
 /*
  * rdma-cc: the common part of the RDMA examples (ldcp-incast, ldcp-churn, ...): options,
  * a fabric of hosts with RdmaNics, flows, a run that ends when every flow is done, and the
- * shared outputs (summary.json, fct.csv, queue/pfc/drop CSVs).
+ * shared outputs (summary.json, fct.csv, queue/pfc/drop CSVs). The class is the examples' one
+ * entry; its pieces each do one job: rdma-scenario.cc (the options), rdma-scenario-fabric.cc
+ * (fabric, NICs, flows), rdma-scenario-run.cc with run-control.h (limit, event scheduler,
+ * progress, stop), scenario-traces.h (per-flow CSVs), rdma-scenario-results.cc with
+ * scenario-results.h (totals, invariants, files, table).
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -13,10 +17,11 @@
 #include "flow-results.h"
 #include "rdma-cc-options.h"
 #include "rdma-cc-output.h"
+#include "scenario-results.h"
+#include "scenario-traces.h"
 
 #include "ns3/rdma-nic.h"
 
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -240,45 +245,65 @@ class RdmaScenario
     std::vector<uint64_t> dropsByFlow; //!< data frames dropped, per flow id
 
   private:
-    /// Distributed runs: every rank's flow records merged (after the run).
-    void GatherFlows();
-    std::vector<uint32_t> m_nodeRanks;  //!< SetDistributed
-    bool m_distributed = false;         //!< SetDistributed was called
-    uint32_t m_rank = 0;                //!< this process's rank
-    std::vector<FlowRecord> m_gathered; //!< GatherFlows
-    void CheckDone(Time every);
-    /// \return the earliest start of the flows added so far (0 without flows)
-    Time FirstStart() const;
-    void StartRun();
-    void SampleRates(Time every);
-    void TakeRateSample();
+    // ---- options (rdma-scenario.cc)
+    std::string m_name;      //!< example name
+    rdmacc::Options m_opts;  //!< the command line
+    std::string m_case;      //!< case subdirectory of --out (SetCase)
+    bool m_quiet = false;    //!< SetQuiet
+    bool m_lossless = false; //!< --pfc, or the scheme's default
+    bool m_int = false;      //!< --int, or whether the scheme needs INT
+
+    // ---- fabric and flows (rdma-scenario-fabric.cc)
+    /// Creates a NIC on every host of the fabric (BuildFabric).
+    void AttachNics();
     /// \return the rate of host `host`'s link (bit/s; --rate before the fabric is built)
     uint64_t HostRateBps(uint32_t host) const;
     /// \return the base RTT along `links` (data frame out, ACK back)
     Time PathRtt(const std::vector<Fabric::PathLink>& links) const;
-    static void OnFirstFeedback(RdmaScenario* self, uint32_t flowId);
-    static void OnFlowComplete(RdmaScenario* self, const FlowRecord& r);
-    static void OnFlowState(
-        RdmaScenario* self, uint32_t flowId, double cw, uint64_t rate, Time srtt);
-    void SampleFlows(Time every);
-    uint64_t DeliveredNow() const;
     /// \return the flow id of QP `qp` of node `srcNode` (-1: none)
     int64_t FlowOf(uint32_t srcNode, uint32_t qp) const;
-    std::vector<uint32_t> m_hostOfNode; //!< node id -> host index (UINT32_MAX: none)
-    std::vector<Time> m_idealFct;       //!< per flow id: the FCT lower bound
-    std::vector<Time> m_starts;         //!< per flow id: its start
-    std::vector<uint64_t> m_flowBytes;  //!< per flow id: its bytes
-    std::vector<uint32_t> m_flowDst;    //!< per flow id: its destination host
-    std::vector<uint32_t> m_flowSrc;    //!< per flow id: its source host
-    std::vector<uint32_t> m_flowQp;     //!< per flow id: its QP at the source's NIC
-    std::vector<bool> m_done;           //!< per flow id: finished (FlowComplete fired)
-    std::set<uint32_t> m_sampled; //!< flows.csv sampling: flows past their first ACK, not done
-    /// rates.csv: flow `id`'s row now, `delivered` bytes (rate since the last sample)
-    void WriteRateRow(uint32_t id, uint64_t delivered);
-    /// flows.csv: flow `id`'s row now (its window, rate and srtt)
-    void WriteFlowRow(uint32_t id);
+    /// \return the memory a run of `hosts` hosts and the flows added so far needs (estimate)
+    uint64_t MemoryEstimate(uint64_t hosts) const;
+    std::vector<uint32_t> m_nodeRanks;      //!< SetDistributed
+    bool m_distributed = false;             //!< SetDistributed was called
+    uint32_t m_rank = 0;                    //!< this process's rank
+    std::string m_fabricText;               //!< SetFabricDescription
+    uint32_t m_nextFlowId = 0;              //!< flow ids
+    std::vector<uint32_t> m_hostOfNode;     //!< node id -> host index (UINT32_MAX: none)
+    std::vector<Time> m_idealFct;           //!< per flow id: the FCT lower bound
+    std::vector<Time> m_starts;             //!< per flow id: its start
+    std::vector<uint64_t> m_flowBytes;      //!< per flow id: its bytes
+    std::vector<uint32_t> m_flowDst;        //!< per flow id: its destination host
+    std::vector<uint32_t> m_flowSrc;        //!< per flow id: its source host
+    std::vector<uint32_t> m_flowQp;         //!< per flow id: its QP at the source's NIC
     std::map<uint32_t, uint64_t> m_bytesTo; //!< bytes of every flow to each destination host
     uint64_t m_packets = 0;                 //!< data packets of every flow (sizes / MTU)
+    uint64_t m_flowMemory = 0;              //!< estimated memory of the flows added so far
+    uint32_t m_bottleneck = 0;              //!< bottleneck switch port
+    uint32_t m_bottleneckHost = 0;          //!< the host the bottleneck port leads to
+
+    // ---- run control and traces (rdma-scenario-run.cc)
+    void CheckDone(Time every);
+    /// \return the earliest start of the flows added so far (0 without flows)
+    Time FirstStart() const;
+    /// Checks the flows can finish within --limit (a configuration error otherwise).
+    void CheckLimit() const;
+    /// The checks before the run, then the run (Run, RunFor).
+    void StartRun();
+    /// Connects the NICs' flow traces to this run (StartRun).
+    void ConnectFlowTraces();
+    /// Commits the traces and the monitor's CSVs (after the run).
+    void CommitTraces();
+    void SampleRates(Time every);
+    void TakeRateSample();
+    static void OnFirstFeedback(RdmaScenario* self, uint32_t flowId);
+    static void OnFlowComplete(RdmaScenario* self, const FlowRecord& r);
+    static void OnDrop(
+        RdmaScenario* self, Ptr<const Packet> p, uint32_t port, uint8_t prio, const char* reason);
+    void SampleFlows(Time every);
+    uint64_t DeliveredNow() const;
+    /// flows.csv: flow `id`'s row now (its window, rate and srtt)
+    void WriteFlowRow(uint32_t id);
     /**
      * Warns on stderr when queue.csv or flows.csv will be large (estimates from the flows).
      * \param lastStart the latest flow start
@@ -286,46 +311,36 @@ class RdmaScenario
      *        every flow to it, at its line rate
      */
     void WarnOutputSize(Time lastStart, double busiestSeconds) const;
-    /// \return the memory a run of `hosts` hosts and the flows added so far needs (estimate)
-    uint64_t MemoryEstimate(uint64_t hosts) const;
-    uint64_t m_flowMemory = 0;             //!< estimated memory of the flows added so far
-    uint32_t m_completed = 0;              //!< flows whose FlowComplete fired
-    uint32_t m_firstFeedbacks = 0;         //!< flows past their first RTT
-    uint32_t m_bottleneck = 0;             //!< bottleneck switch port
-    uint32_t m_bottleneckHost = 0;         //!< the host the bottleneck port leads to
-    std::string m_case;                    //!< case subdirectory of --out (SetCase)
-    std::string m_fabricText;              //!< SetFabricDescription
-    bool m_quiet = false;                  //!< SetQuiet
+    std::vector<bool> m_done;      //!< per flow id: finished (FlowComplete fired)
+    std::set<uint32_t> m_sampled;  //!< flows.csv sampling: flows past their first ACK, not done
+    uint32_t m_completed = 0;      //!< flows whose FlowComplete fired
+    uint32_t m_firstFeedbacks = 0; //!< flows past their first RTT
+    Time m_duration = Seconds(-1); //!< RunFor's duration; negative: run until done
+    uint64_t m_overallMax = 0;     //!< bottleneck maximum before the reset
+    std::unique_ptr<FabricMonitor> m_monitor;     //!< CSV traces of the fabric
+    std::unique_ptr<rdmacc::FlowTraces> m_traces; //!< CSV traces of the flows
+
+    // ---- results (rdma-scenario-results.cc)
+    /// Distributed runs: every rank's flow records merged (after the run).
+    void GatherFlows();
+    /// \return the bottleneck queue and the goodput at its receiver (Finish)
+    rdmacc::BottleneckFigures MeasureBottleneck() const;
+    /// \return the invariants every run checks (Finish)
+    rdmacc::Invariants CheckInvariants(const std::vector<FlowRecord>& flows,
+                                       const rdmacc::RunReport& r) const;
+    /// Writes summary.json, fct.csv, config.json (and buckets.csv); `tables` gets the lines
+    /// of the reports by size and class (Finish).
+    void WriteResults(const rdmacc::JsonObject& extra,
+                      const std::vector<FlowRecord>& flows,
+                      const rdmacc::RunReport& r,
+                      const rdmacc::Invariants& inv,
+                      std::vector<std::string>& tables) const;
+    std::vector<FlowRecord> m_gathered;    //!< GatherFlows
     bool m_buckets = false;                //!< EnableSizeBuckets
     bool m_sizeClasses = false;            //!< EnableSizeClasses
     std::vector<std::string> m_classOf;    //!< SetFlowClasses: class per flow id
     std::vector<std::string> m_classOrder; //!< SetFlowClasses: the classes, in report order
-    Time m_duration = Seconds(-1);         //!< RunFor's duration; negative: run until done
-    Time m_rateEvery = Seconds(0);         //!< EnableRateSeries' interval
-    std::ofstream m_ratesCsv;              //!< rates.csv
-    std::vector<Time> m_rateTimes;         //!< times of the rate samples
-    std::vector<std::vector<uint64_t>> m_rateDelivered; //!< [sample][flow] delivered bytes
-    uint64_t m_overallMax = 0;                          //!< bottleneck maximum before the reset
-    int m_exitStatus = 0;    //!< 3 when an invariant failed (Finish), else 0
-    bool m_lossless = false; //!< --pfc, or the scheme's default
-    bool m_int = false;      //!< --int, or whether the scheme needs INT
-    static void OnDrop(
-        RdmaScenario* self, Ptr<const Packet> p, uint32_t port, uint8_t prio, const char* reason);
-    static void OnRccChange(RdmaScenario* self,
-                            uint32_t node,
-                            uint32_t port,
-                            uint8_t prio,
-                            const char* change,
-                            const char* role,
-                            uint64_t w,
-                            uint64_t wc);
-    std::ofstream m_rccCsv; //!< rcc.csv (--rcm)
-
-    std::string m_name;                       //!< example name
-    rdmacc::Options m_opts;                   //!< the command line
-    uint32_t m_nextFlowId = 0;                //!< flow ids
-    std::unique_ptr<FabricMonitor> m_monitor; //!< CSV traces
-    std::ofstream m_flowsCsv;                 //!< flows.csv (--flowTrace)
+    int m_exitStatus = 0;                  //!< 3 when an invariant failed (Finish), else 0
 };
 
 } // namespace ns3

@@ -1,0 +1,127 @@
+/*
+ * rdma-cc: IPv4 routing of a dumbbell's two routers by address arithmetic, and the interface
+ * set-up of its /30 links (red-ecn-dumbbell: thousands of sender/receiver pairs, where ns-3's
+ * static routing and address helper cost time quadratic in the links).
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DUMBBELL_ROUTING_H
+#define DUMBBELL_ROUTING_H
+
+#include "ns3/ipv4-address.h"
+#include "ns3/ipv4-routing-helper.h"
+#include "ns3/ipv4-routing-protocol.h"
+#include "ns3/ipv4.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma-cc
+ * Routing of a dumbbell router. Its host links are the /30 networks numbered from `near`
+ * (link i: host .1, router .2), everything under `far` (the other side's /9) is behind the
+ * core link. The output interface is computed from the destination address: constant time per
+ * packet and nothing to build, where ns-3's static routing keeps one route per link, scans
+ * them for every packet and for every route added (time quadratic in the links to set up).
+ */
+class DumbbellRouting : public Ipv4RoutingProtocol
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId();
+
+    /**
+     * \param nearBase first address of the router's host links
+     * \param linkIf interface of each host link, by link number
+     * \param farBase first address of the other side's /9
+     * \param coreIf interface of the core link
+     * \param coreGateway the other router's address on the core link
+     */
+    void Configure(Ipv4Address nearBase,
+                   std::vector<uint32_t> linkIf,
+                   Ipv4Address farBase,
+                   uint32_t coreIf,
+                   Ipv4Address coreGateway);
+
+    Ptr<Ipv4Route> RouteOutput(Ptr<Packet> p,
+                               const Ipv4Header& header,
+                               Ptr<NetDevice> oif,
+                               Socket::SocketErrno& sockerr) override;
+
+    // ns-3 passes RouteInput's callbacks by value up to some release and by const reference
+    // after (3.37 and 3.44 differ); both overloads are declared, so whichever the installed
+    // ns-3 declares pure virtual is overridden, with no version test
+    bool RouteInput(Ptr<const Packet> p,
+                    const Ipv4Header& header,
+                    Ptr<const NetDevice> idev,
+                    UnicastForwardCallback ucb,
+                    MulticastForwardCallback mcb,
+                    LocalDeliverCallback lcb,
+                    ErrorCallback ecb); // NOLINT: overrides in releases with by-value callbacks
+    bool RouteInput(Ptr<const Packet> p,
+                    const Ipv4Header& header,
+                    Ptr<const NetDevice> idev,
+                    const UnicastForwardCallback& ucb,
+                    const MulticastForwardCallback& mcb,
+                    const LocalDeliverCallback& lcb,
+                    const ErrorCallback& ecb); // overrides in releases with const references
+
+    void NotifyInterfaceUp(uint32_t) override;
+    void NotifyInterfaceDown(uint32_t) override;
+    void NotifyAddAddress(uint32_t, Ipv4InterfaceAddress) override;
+    void NotifyRemoveAddress(uint32_t, Ipv4InterfaceAddress) override;
+    void SetIpv4(Ptr<Ipv4> ipv4) override;
+    void PrintRoutingTable(Ptr<OutputStreamWrapper> stream, Time::Unit) const override;
+
+  private:
+    /// Both RouteInput overloads.
+    bool Input(Ptr<const Packet> p,
+               const Ipv4Header& header,
+               Ptr<const NetDevice> idev,
+               const UnicastForwardCallback& ucb,
+               const LocalDeliverCallback& lcb,
+               const ErrorCallback& ecb);
+    /// \return the route to `dst`, or null
+    Ptr<Ipv4Route> Lookup(Ipv4Address dst) const;
+
+    Ptr<Ipv4> m_ipv4;               //!< the router's IPv4
+    Ipv4Address m_near;             //!< first address of the host links
+    std::vector<uint32_t> m_linkIf; //!< interface of each host link
+    Ipv4Address m_far;              //!< first address of the other side
+    uint32_t m_coreIf = 0;          //!< core interface
+    Ipv4Address m_coreGateway;      //!< the other router on the core link
+};
+
+/**
+ * \ingroup rdma-cc
+ * Gives each router a DumbbellRouting (configured once the links exist).
+ */
+class DumbbellRoutingHelper : public Ipv4RoutingHelper
+{
+  public:
+    DumbbellRoutingHelper* Copy() const override;
+    Ptr<Ipv4RoutingProtocol> Create(Ptr<Node>) const override;
+};
+
+namespace rdmacc
+{
+
+/**
+ * \ingroup rdma-cc
+ * Gives `dev` an IPv4 interface with address `a`/30, as Ipv4AddressHelper::Assign does
+ * (including ns-3's default root queue disc on a device that has none), without its address
+ * registry, whose duplicate check costs time linear in the addresses already given.
+ * \return the interface index
+ */
+uint32_t AddInterface(Ptr<NetDevice> dev, Ipv4Address a);
+
+/// \return the `k`-th address of the `link`-th /30 network from `base`
+Ipv4Address LinkAddress(Ipv4Address base, uint64_t link, uint32_t k);
+
+} // namespace rdmacc
+} // namespace ns3
+
+#endif /* DUMBBELL_ROUTING_H */

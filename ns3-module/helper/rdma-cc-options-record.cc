@@ -1,0 +1,269 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// rdmacc::Options: config.json, the record of a run, and its replay (--config=FILE).
+#include "detail/rdma-cc-options-impl.h"
+#include "rdma-cc-error.h"
+#include "rdma-cc-options.h"
+#include "rdma-cc-output.h"
+#include "rdma-cc-params.h"
+
+#include "ns3/channel-list.h"
+#include "ns3/channel.h"
+#include "ns3/command-line.h"
+#include "ns3/config.h"
+#include "ns3/global-value.h"
+#include "ns3/net-device.h"
+#include "ns3/node-list.h"
+#include "ns3/node.h"
+#include "ns3/queue-disc.h"
+#include "ns3/string.h"
+#include "ns3/traffic-control-layer.h"
+#include "ns3/uinteger.h"
+
+#include "rdma-cc/src/params.rs.h"
+#include "rdma-cc/src/switch.rs.h"
+#include "rdma-cc/src/transport.rs.h"
+#include "rust/cxx.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace ns3
+{
+namespace rdmacc
+{
+
+std::vector<std::string>
+Options::Impl::ExpandConfig(const std::vector<std::string>& args)
+{
+    std::vector<std::string> own;
+    for (const auto& a : args)
+    {
+        if (a.rfind("--config=", 0) == 0)
+        {
+            if (!configFile.empty())
+            {
+                ConfigFatal("command line", "--config given twice: replay one file");
+            }
+            configFile = a.substr(9);
+            if (configFile.empty())
+            {
+                ConfigFatal("command line", "invalid --config: needs a file, --config=FILE");
+            }
+        }
+        else
+        {
+            own.push_back(a);
+        }
+    }
+    if (configFile.empty())
+    {
+        return args;
+    }
+    const auto file =
+        OrConfigFatal("command line", [&] { return rdmacc_ffi::run_config_read(configFile); });
+    if (std::string(file.example) != program)
+    {
+        ConfigFatal("command line",
+                    "--config=" + configFile + " was written by " + std::string(file.example) +
+                        ", not " + program + ": run " + std::string(file.example) +
+                        " --config=" + configFile);
+    }
+    if (!file.case_name.empty())
+    {
+        ConfigFatal("command line",
+                    "--config=" + configFile + " records case " + std::string(file.case_name) +
+                        " of a run of several cases: replay the run's own config.json, in the "
+                        "directory above");
+    }
+    // the file's arguments, less those the command line gives again (which win), then the
+    // command line's
+    std::set<std::string> mine;
+    for (const auto& a : own)
+    {
+        if (a.rfind("--", 0) == 0)
+        {
+            mine.insert(KeyOf(a));
+        }
+    }
+    std::vector<std::string> out;
+    for (const auto& a : file.command_line)
+    {
+        const std::string arg(a);
+        if (arg.rfind("--config=", 0) == 0)
+        {
+            ConfigFatal("command line",
+                        "--config=" + configFile + " itself replays another file: give that one");
+        }
+        if (arg.rfind("--", 0) != 0 || mine.count(KeyOf(arg)) == 0)
+        {
+            out.push_back(arg);
+        }
+    }
+    for (std::size_t i = 0; i < file.option_names.size(); i++)
+    {
+        const std::string n(file.option_names[i]);
+        if (mine.count(n) == 0)
+        {
+            recorded[n] = std::string(file.option_values[i]);
+        }
+    }
+    out.insert(out.end(), own.begin(), own.end());
+    return out;
+}
+
+void
+Options::Impl::CheckReplay() const
+{
+    for (const auto& [name, text] : recorded)
+    {
+        const auto v = values.find(name);
+        if (v == values.end())
+        {
+            ConfigFatal("command line",
+                        "--config=" + configFile + " records option --" + name +
+                            ", which this build of " + program + " does not have");
+        }
+        const std::string now = RecordedText(name);
+        if (now != text)
+        {
+            ConfigFatal("command line",
+                        "--config=" + configFile + " recorded --" + name + "=" + text +
+                            " but this build resolves it to " + now +
+                            " (a default changed since): give --" + name + "=" + text +
+                            " to replay it");
+        }
+    }
+}
+
+void
+AddRunRecord(JsonObject& c)
+{
+    // every attribute of the run's rdma-cc objects, as they hold it: one value, or the
+    // distinct values in the order the objects were built
+    std::map<std::string, std::map<std::string, std::vector<std::string>>> held;
+    std::vector<std::string> typeOrder;
+    for (const auto& o : detail::RunObjects())
+    {
+        const TypeId tid = o->GetInstanceTypeId();
+        const std::string type = tid.GetName();
+        if (type != "ns3::RdmaNic" && type != "ns3::SwitchNode" && type != "ns3::QbbNetDevice" &&
+            type != "ns3::QbbChannel" && type != "ns3::RawHost")
+        {
+            continue;
+        }
+        if (held.count(type) == 0)
+        {
+            typeOrder.push_back(type);
+        }
+        auto& attrs = held[type];
+        for (uint32_t i = 0; i < tid.GetAttributeN(); i++)
+        {
+            const TypeId::AttributeInformation info = tid.GetAttribute(i);
+            StringValue v;
+            if (!detail::PlainAttribute(info) || !o->GetAttributeFailSafe(info.name, v))
+            {
+                continue;
+            }
+            auto& seen = attrs[info.name];
+            if (std::find(seen.begin(), seen.end(), v.Get()) == seen.end())
+            {
+                seen.push_back(v.Get());
+            }
+        }
+    }
+    JsonObject attributes;
+    for (const auto& type : typeOrder)
+    {
+        JsonObject t;
+        for (const auto& [name, vals] : held[type])
+        {
+            if (vals.size() == 1)
+            {
+                t.Str(name, vals[0]);
+            }
+            else
+            {
+                t.StrList(name, vals);
+            }
+        }
+        attributes.Obj(type, t);
+    }
+    c.Obj("attributes", attributes);
+    JsonObject globals;
+    for (auto it = GlobalValue::Begin(); it != GlobalValue::End(); ++it)
+    {
+        StringValue v;
+        (*it)->GetValue(v);
+        globals.Str((*it)->GetName(), v.Get());
+    }
+    c.Obj("global_values", globals);
+    JsonObject build;
+    build.Str("rdma_cc_revision", RdmaCcRevision());
+    build.Str("ns3_version", Ns3Version());
+    c.Obj("build", build);
+}
+
+void
+WriteRunRecord(const std::string& dir,
+               const std::string& example,
+               int argc,
+               char** argv,
+               const JsonObject& resolved)
+{
+    JsonObject c;
+    c.Str("example", example);
+    c.StrList("command_line", std::vector<std::string>(argv + 1, argv + argc));
+    c.Obj("resolved", resolved);
+    AddRunRecord(c);
+    c.WriteFile(dir + "/config.json");
+}
+
+void
+Options::WriteConfig(const std::string& dir,
+                     const JsonObject& resolved,
+                     const std::string& caseName) const
+{
+    JsonObject c;
+    c.Str("example", m_impl->program);
+    if (!caseName.empty())
+    {
+        c.Str("case", caseName);
+    }
+    c.StrList("command_line", m_impl->commandLine);
+    if (!m_impl->configFile.empty())
+    {
+        c.Str("replayed", m_impl->configFile);
+    }
+    JsonObject options;
+    std::vector<std::string> names;
+    for (const auto& d : m_impl->decls)
+    {
+        names.push_back(d.name);
+    }
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names)
+    {
+        options.Str(n, m_impl->RecordedText(n));
+    }
+    c.Obj("options", options);
+    c.Obj("resolved", resolved);
+    JsonObject set;
+    for (const auto& [path, value] : m_impl->attributes)
+    {
+        set.Str(path, value);
+    }
+    c.Obj("ns3_attributes_set", set);
+    AddRunRecord(c);
+    c.WriteFile(dir + "/config.json");
+}
+
+} // namespace rdmacc
+} // namespace ns3

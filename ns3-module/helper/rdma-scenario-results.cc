@@ -1,0 +1,417 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// RdmaScenario's results: the flow records (every rank's, in a distributed run), the totals
+// and invariants of the run, and its files (summary.json, fct.csv, config.json) and table.
+#include "canonical-scheduler.h"
+#include "rdma-scenario.h"
+
+#ifdef NS3_MPI
+#include <mpi.h>
+
+#include "ns3/mpi-interface.h"
+#endif
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace ns3
+{
+
+rdmacc::JsonObject
+RdmaScenario::RcmSummary() const
+{
+    SwitchNode::RcmCounters t{};
+    for (const auto& s : fabric.switches)
+    {
+        const auto c = s->GetRcmCounters();
+        t.enabled = t.enabled || c.enabled;
+        t.cn_sent += c.cn_sent;
+        t.cn_received += c.cn_received;
+        t.detections += c.detections;
+        t.rcc_activations += c.rcc_activations;
+        t.rcc_cuts += c.rcc_cuts;
+        t.detours += c.detours;
+        t.moves += c.moves;
+    }
+    rdmacc::JsonObject o;
+    o.Bool("enabled", t.enabled)
+        .UInt("cn_sent", t.cn_sent)
+        .UInt("cn_received", t.cn_received)
+        .UInt("detections", t.detections)
+        .UInt("rcc_activations", t.rcc_activations)
+        .UInt("rcc_cuts", t.rcc_cuts)
+        .UInt("sar_detours", t.detours)
+        .UInt("sar_moves", t.moves);
+    return o;
+}
+
+int
+RdmaScenario::ExitStatus() const
+{
+    return m_exitStatus;
+}
+
+#ifdef NS3_MPI
+namespace
+{
+
+/// \return the text of every rank, in rank order (`mine` is this rank's)
+std::string
+AllGatherText(const std::string& text)
+{
+    int n = static_cast<int>(text.size());
+    const int ranks = static_cast<int>(MpiInterface::GetSize());
+    std::vector<int> sizes(ranks);
+    MPI_Allgather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    std::vector<int> offsets(ranks, 0);
+    for (int r = 1; r < ranks; r++)
+    {
+        offsets[r] = offsets[r - 1] + sizes[r - 1];
+    }
+    std::string all(static_cast<size_t>(offsets[ranks - 1] + sizes[ranks - 1]), '\0');
+    MPI_Allgatherv(
+        text.data(), n, MPI_CHAR, &all[0], sizes.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD);
+    return all;
+}
+
+/// \return the flow records of `all` (GatherFlows' lines), by flow id, with their receivers'
+///         counts
+std::map<uint32_t, FlowRecord>
+DecodeRecords(const std::string& all)
+{
+    std::map<uint32_t, FlowRecord> byId;
+    std::vector<std::pair<uint32_t, std::pair<uint64_t, uint64_t>>> rx;
+    std::istringstream in(all);
+    std::string line;
+    while (std::getline(in, line))
+    {
+        std::istringstream l(line);
+        std::string tag;
+        l >> tag;
+        if (tag == "S")
+        {
+            FlowRecord f;
+            int64_t start = 0;
+            int64_t finish = 0;
+            std::string cw;
+            l >> f.flowId >> f.src >> f.dst >> f.size >> start >> finish >> f.retxBytes >>
+                f.bytesSent >> cw >> f.subPacketSends >> f.packetsSent >> f.probesSent >>
+                f.timeouts >> f.nacks >> f.scheme;
+            f.minCw = std::strtod(cw.c_str(), nullptr);
+            f.start = TimeStep(start);
+            f.finish = TimeStep(finish);
+            byId[f.flowId] = f;
+        }
+        else if (tag == "R")
+        {
+            uint32_t id = 0;
+            uint64_t delivered = 0;
+            uint64_t dup = 0;
+            l >> id >> delivered >> dup;
+            rx.push_back({id, {delivered, dup}});
+        }
+    }
+    for (const auto& [id, d] : rx)
+    {
+        auto it = byId.find(id);
+        if (it != byId.end())
+        {
+            it->second.delivered = d.first;
+            it->second.dupBytes = d.second;
+        }
+    }
+    return byId;
+}
+
+} // namespace
+#endif
+
+void
+RdmaScenario::GatherFlows()
+{
+#ifdef NS3_MPI
+    // this rank's part: the sender records of its hosts' flows, the receiver counts of the
+    // flows its hosts received; one text line each (exact: doubles in hex)
+    std::ostringstream mine;
+    mine << std::hexfloat;
+    for (const auto& nic : nics)
+    {
+        if (!nic->IsLocal())
+        {
+            continue;
+        }
+        for (const auto& f : nic->GetFlowRecords())
+        {
+            mine << "S " << f.flowId << ' ' << f.src << ' ' << f.dst << ' ' << f.size << ' '
+                 << f.start.GetTimeStep() << ' ' << f.finish.GetTimeStep() << ' ' << f.retxBytes
+                 << ' ' << f.bytesSent << ' ' << f.minCw << ' ' << f.subPacketSends << ' '
+                 << f.packetsSent << ' ' << f.probesSent << ' ' << f.timeouts << ' ' << f.nacks
+                 << ' ' << f.scheme << '\n';
+        }
+        // the receivers of this host, and those of its own flows retired on this rank
+        for (const auto& rs : {nic->GetRxRecords(), nic->GetRetiredRxRecords()})
+        {
+            for (const auto& r : rs)
+            {
+                const int64_t id = FlowOf(r.srcNode, r.qp);
+                if (id >= 0)
+                {
+                    mine << "R " << id << ' ' << r.delivered << ' ' << r.duplicates << '\n';
+                }
+            }
+        }
+    }
+    auto byId = DecodeRecords(AllGatherText(mine.str()));
+    m_gathered.clear();
+    for (auto& [id, f] : byId)
+    {
+        f.idealFct = m_idealFct.at(id);
+        m_gathered.push_back(f);
+    }
+#endif
+}
+
+std::vector<FlowRecord>
+RdmaScenario::Flows() const
+{
+    if (m_distributed)
+    {
+        return m_gathered;
+    }
+    std::vector<FlowRecord> all;
+    size_t n = 0;
+    for (const auto& nic : nics)
+    {
+        n += nic->GetNQps();
+    }
+    all.reserve(n); // no copy of every record as the vector grows
+    for (const auto& nic : nics)
+    {
+        for (const auto& f : nic->GetFlowRecords())
+        {
+            all.push_back(f);
+        }
+    }
+    std::sort(all.begin(),
+              all.end(),
+              [](const FlowRecord& a, const FlowRecord& b) { return a.flowId < b.flowId; });
+    for (auto& f : all)
+    {
+        f.idealFct = m_idealFct.at(f.flowId);
+    }
+    return all;
+}
+
+void
+RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
+{
+    if (sw)
+    {
+        SetBottleneck(sw, bottleneckPort, bottleneckPort);
+    }
+    Finish(extra);
+}
+
+rdmacc::BottleneckFigures
+RdmaScenario::MeasureBottleneck() const
+{
+    rdmacc::BottleneckFigures b;
+    const Ptr<SwitchNode> bsw = bottleneckSwitch;
+    const uint32_t sid = bsw->GetId();
+    // exact maxima: overall = before and after the reset at the end of the first RTTs
+    b.qStable = bsw->GetMaxEgressBytes(m_bottleneck, DataPriority());
+    b.qMax = std::max(m_overallMax, b.qStable);
+    b.qAvg = m_monitor->AvgQueue(sid, m_bottleneck, DataPriority());
+    // goodput at the bottleneck's receiver while every flow is active and past its first RTT:
+    // from stableFrom to the first completion (0 when that interval does not exist)
+    if (!stableFrom.IsStrictlyNegative() && firstDone > stableFrom)
+    {
+        b.span = (firstDone - stableFrom).GetSeconds();
+        b.goodputActive = double(deliveredAtFirstDone - deliveredAtStable) * 8 / b.span;
+    }
+    else if (!stableFrom.IsStrictlyNegative() && firstDone.IsStrictlyNegative() &&
+             Simulator::Now() > stableFrom)
+    {
+        // a run of fixed duration that ended with every flow active
+        b.span = (Simulator::Now() - stableFrom).GetSeconds();
+        b.goodputActive = double(DeliveredNow() - deliveredAtStable) * 8 / b.span;
+    }
+    b.wireLimit = PayloadLimit();
+    return b;
+}
+
+rdmacc::Invariants
+RdmaScenario::CheckInvariants(const std::vector<FlowRecord>& flows,
+                              const rdmacc::RunReport& r) const
+{
+    // every run checks its own invariants; any failure is reported and makes the exit status 3
+    rdmacc::Invariants inv;
+    inv.Check(r.fabricTotals.accounting.empty(), "switch accounting: " + r.fabricTotals.accounting);
+    const bool timed = !m_duration.IsStrictlyNegative();
+    if (r.totals.done < flows.size() && !timed)
+    {
+        inv.Fail(
+            std::to_string(flows.size() - r.totals.done) + " of " + std::to_string(flows.size()) +
+            " flows unfinished when --limit=" + m_opts.GetAsText("limit") + " ended the run (" +
+            std::to_string(r.totals.sent - r.totals.delivered) + " B undelivered)");
+    }
+    rdmacc::CheckFlowInvariants(inv, flows);
+    if (Lossless() && r.fabricTotals.drops > 0)
+    {
+        inv.Fail("the data priority is lossless (--pfc=1) but " +
+                 std::to_string(r.fabricTotals.drops) + " frames were dropped");
+    }
+    if (m_int)
+    {
+        // INT: every ACK of an INT flow carries one record per switch of its path, and each
+        // hop's counters never go back from one ACK to the next (RdmaNic::GetIntStats)
+        const IntSummary is = IntTotals();
+        inv.Check(is.hopMismatch == 0,
+                  std::to_string(is.hopMismatch) + " ACKs with INT records not one per switch of "
+                                                   "their path");
+        inv.Check(is.nonMonotone == 0,
+                  std::to_string(is.nonMonotone) +
+                      " ACKs with a hop's INT bytes or timestamp below the previous ACK's");
+    }
+    if (r.fabricTotals.controlDrops > 0)
+    {
+        inv.Fail(std::to_string(r.fabricTotals.controlDrops) +
+                 " control frames dropped (control pool exhausted)");
+    }
+    rdmacc::CheckBottleneckInvariants(inv, r.bottleneck, bufMaxB, Mtu());
+    return inv;
+}
+
+namespace
+{
+
+/// summary.json's `int`: INT's figures (only with INT: runs without it keep their outputs)
+rdmacc::JsonObject
+IntJson(uint32_t bytesOnWire, const RdmaNic::IntStats& is)
+{
+    rdmacc::JsonObject io;
+    io.UInt("bytes_on_wire", bytesOnWire)
+        .UInt("acks", is.acks)
+        .UInt("hops_min", is.hopsMin)
+        .UInt("hops_max", is.hopsMax)
+        .UInt("hop_mismatch", is.hopMismatch)
+        .UInt("non_monotone", is.nonMonotone);
+    return io;
+}
+
+} // namespace
+
+void
+RdmaScenario::WriteResults(const rdmacc::JsonObject& extra,
+                           const std::vector<FlowRecord>& flows,
+                           const rdmacc::RunReport& r,
+                           const rdmacc::Invariants& inv,
+                           std::vector<std::string>& tables) const
+{
+    const rdmacc::FlowTotals& t = r.totals;
+    const rdmacc::FabricTotals& f = r.fabricTotals;
+    const rdmacc::BottleneckFigures& b = r.bottleneck;
+    // example, scheme and seed first, then the example's keys (senders, ...), then the shared
+    // ones (rdmacc::SummaryWriter: the keys of every example's summary, and this scenario's)
+    rdmacc::SummaryWriter w(m_name, Cc(), Seed());
+    auto& s = w.Keys();
+    s.Merge(extra);
+    w.Run(Simulator::Now().GetNanoSeconds(), wall, events);
+    if (CanonicalScheduler::IsActive())
+    {
+        // only then: the outputs of the default order stay as they were
+        s.Str("event_order", "canonical").UInt("equal_time_events", ties);
+    }
+    s.UInt("flows_total", flows.size()).UInt("flows_done", t.done);
+    const bool timed = !m_duration.IsStrictlyNegative();
+    w.Ending(t.done == flows.size(), timed ? rdmacc::RunEnds::Duration : rdmacc::RunEnds::FlowsDone)
+        .Bytes(t.sent, t.delivered)
+        .Drops(f.dropList);
+    s.UInt("stable_stage_drops", stableDrops)
+        .UInt("first_rtt_drops", firstRttDrops)
+        .Int("stable_from_ns", stableFrom.GetNanoSeconds())
+        .Int("first_done_ns", firstDone.GetNanoSeconds())
+        .Num("goodput_active_bps", b.goodputActive);
+    w.WireLimit(b.wireLimit);
+    s.UInt("pfc_pause_frames", r.pauses).UInt("control_frames", f.controlForwarded);
+    w.Marks(f.marked).Queue(b.qMax, b.qAvg);
+    s.UInt("queue_max_stable_bytes", stableFrom.IsStrictlyNegative() ? 0 : b.qStable)
+        .Obj("fct_ns", t.fct.ToJson())
+        .Obj("slowdown", t.slow.ToJson())
+        .UInt("retx_bytes", t.retx)
+        .UInt("spurious_retx_bytes", t.dup)
+        .Num("cw_min", std::isfinite(t.minCw) ? t.minCw : -1)
+        .UInt("sub_packet_sends", t.subPacketSends)
+        .UInt("data_packets_sent", t.packetsSent)
+        .UInt("data_frame_hops", f.dataFrameHops)
+        .UInt("probes_sent", t.probesSent)
+        .UInt("k_min_bytes", kMinB)
+        .UInt("k_max_bytes", kMaxB)
+        .UInt("k_fs_bytes", kFsB)
+        .UInt("buf_max_bytes", bufMaxB)
+        .Obj("rcm", RcmSummary())
+        .Obj("setup", Setup());
+    if (m_int)
+    {
+        s.Obj("int", IntJson(IntBytes(), IntTotals()));
+    }
+    if (m_buckets)
+    {
+        s.Obj("slowdown_buckets",
+              rdmacc::WriteSlowdownBuckets(Out() + "/buckets.csv", flows, tables));
+    }
+    // by class (SetFlowClasses) and by size class (EnableSizeClasses): only when asked for, so
+    // that other runs keep their outputs
+    const bool classes = !m_classOrder.empty();
+    if (classes)
+    {
+        s.Obj("fct_by_class", rdmacc::FctByClass(flows, m_classOf, m_classOrder, tables));
+    }
+    if (m_sizeClasses)
+    {
+        s.Obj("fct_by_size", rdmacc::FctBySize(flows, tables));
+    }
+    w.Write(Out() + "/summary.json", inv);
+    rdmacc::WriteFctCsv(Out() + "/fct.csv", flows, classes ? &m_classOf : nullptr);
+    m_opts.WriteConfig(Out(), Resolved(), m_case);
+}
+
+void
+RdmaScenario::Finish(const rdmacc::JsonObject& extra)
+{
+    const auto flows = Flows();
+    rdmacc::RunReport r;
+    r.name = m_name;
+    r.caseName = m_case;
+    r.cc = Cc();
+    r.fabric = m_fabricText.empty()
+                   ? m_opts.GetAsText("rate") + " links, " + m_opts.GetAsText("delay") + " delay"
+                   : m_fabricText;
+    r.out = Out();
+    r.flows = flows.size();
+    r.kMin = kMinB;
+    r.kMax = kMaxB;
+    r.pMax = pMax;
+    r.kFs = kFsB;
+    r.lossless = Lossless();
+    r.stableFromUs = stableFrom.GetMicroSeconds();
+    r.stableDrops = stableDrops;
+    r.firstRttDrops = firstRttDrops;
+    r.pauses = m_monitor->PauseFrames();
+    r.wall = wall;
+    r.events = events;
+    r.buckets = m_buckets;
+    r.totals = rdmacc::FlowTotals::Of(flows);
+    r.fabricTotals = rdmacc::FabricTotals::Of(fabric);
+    r.bottleneck = MeasureBottleneck();
+    const rdmacc::Invariants inv = CheckInvariants(flows, r);
+    std::vector<std::string> tables;
+    WriteResults(extra, flows, r, inv, tables);
+    rdmacc::PrintRunTable(r, inv.Verdict(), tables, m_quiet);
+    m_exitStatus = inv.Report();
+}
+
+} // namespace ns3

@@ -1,0 +1,282 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "scenario-results.h"
+
+#include "ns3/qbb-net-device.h"
+#include "ns3/switch-node.h"
+
+#include <cmath>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+
+namespace ns3
+{
+namespace rdmacc
+{
+
+FlowTotals
+FlowTotals::Of(const std::vector<FlowRecord>& flows)
+{
+    FlowTotals t;
+    for (const auto& f : flows)
+    {
+        t.sent += f.size;
+        t.delivered += f.delivered;
+        t.retx += f.retxBytes;
+        t.dup += f.dupBytes;
+        t.done += !f.finish.IsStrictlyNegative();
+        t.subPacketSends += f.subPacketSends;
+        t.packetsSent += f.packetsSent;
+        t.probesSent += f.probesSent;
+        t.minCw = std::min(t.minCw, f.minCw);
+    }
+    t.fct = Percentiles::Of(Fcts(flows));
+    t.slow = Percentiles::Of(Slowdowns(flows));
+    return t;
+}
+
+namespace
+{
+
+/// \return the data frames `d` put on its link (retransmissions included, PFC and
+///         control-class frames not): each is one packet-hop
+uint64_t
+DataFrames(const QbbNetDevice& d)
+{
+    const auto& st = d.GetStats();
+    uint64_t other = st.txControlFrames;
+    for (size_t p = 0; p < st.pfcTx.size(); p++)
+    {
+        other += st.pfcTx[p] + st.resumeTx[p];
+    }
+    return st.txFrames - std::min(other, st.txFrames);
+}
+
+} // namespace
+
+FabricTotals
+FabricTotals::Of(const Fabric& fabric)
+{
+    FabricTotals t;
+    // data frames put on a link, at every host NIC and switch port
+    for (const auto& d : fabric.hostDevices)
+    {
+        t.dataFrameHops += DataFrames(*d);
+    }
+    for (const auto& s : fabric.switches)
+    {
+        for (uint32_t i = 0; i < s->GetNDevices(); i++)
+        {
+            if (const auto d = DynamicCast<QbbNetDevice>(s->GetDevice(i)))
+            {
+                t.dataFrameHops += DataFrames(*d);
+            }
+        }
+    }
+    for (const auto& s : fabric.switches)
+    {
+        const auto c = s->GetCounters();
+        t.drops += c.drops_total;
+        t.controlDrops += c.drops.control;
+        t.controlForwarded += c.control_forwarded;
+        t.marked += c.marked;
+        const auto list = s->GetDropList();
+        if (t.dropList.empty())
+        {
+            t.dropList = list;
+        }
+        else
+        {
+            for (size_t i = 0; i < list.size() && i < t.dropList.size(); i++)
+            {
+                t.dropList[i].second += list[i].second;
+            }
+        }
+        const std::string a = s->CheckInvariants();
+        if (!a.empty() && t.accounting.empty())
+        {
+            t.accounting =
+                (fabric.switches.size() > 1 ? "node " + std::to_string(s->GetId()) + ": " : "") + a;
+        }
+    }
+    return t;
+}
+
+void
+CheckFlowInvariants(Invariants& inv, const std::vector<FlowRecord>& flows)
+{
+    for (const auto& f : flows)
+    {
+        const bool finished = !f.finish.IsStrictlyNegative();
+        if (f.delivered > f.size || (finished && f.delivered != f.size))
+        {
+            inv.Fail("flow " + std::to_string(f.flowId) + " delivered " +
+                     std::to_string(f.delivered) + " of " + std::to_string(f.size) + " B" +
+                     (finished ? " but completed" : ""));
+            break;
+        }
+        if (finished && f.finish - f.start < f.idealFct)
+        {
+            inv.Fail("flow " + std::to_string(f.flowId) + " finished in " +
+                     std::to_string((f.finish - f.start).GetNanoSeconds()) +
+                     " ns, below its lower bound " + std::to_string(f.idealFct.GetNanoSeconds()) +
+                     " ns");
+            break;
+        }
+    }
+}
+
+void
+CheckBottleneckInvariants(Invariants& inv,
+                          const BottleneckFigures& b,
+                          uint64_t bufMax,
+                          uint64_t mtu)
+{
+    const double goodputActive = b.goodputActive;
+    const double span = b.span;
+    const double wireLimit = b.wireLimit;
+    const double qAvg = b.qAvg;
+    // congestion collapse: the bottleneck's buffer pinned full (time average >= 90 % of
+    // --bufMax) while under 10 % of the wire limit is delivered. No run of a working scheme
+    // does that; a rate-based LDCP incast did, and passed as "invariants ok" (issue 25)
+    if (span > 0 && goodputActive < 0.10 * wireLimit && qAvg >= 0.90 * double(bufMax))
+    {
+        inv.Fail("congestion collapse: goodput " + std::to_string(goodputActive) +
+                 " bit/s below 10 % of the wire limit " + std::to_string(wireLimit) +
+                 " bit/s with the bottleneck queue pinned at its buffer (average " +
+                 std::to_string(uint64_t(qAvg)) + " of " + std::to_string(bufMax) + " B)");
+    }
+    // a packet's bytes count when its last bit arrives: an interval of T holds at most
+    // T / frame time + 1 packets, so the bound is the wire limit plus one payload per T
+    if (span > 0 && goodputActive > wireLimit * (1 + 1e-9) + double(mtu) * 8 / span)
+    {
+        inv.Fail("goodput " + std::to_string(goodputActive) + " bit/s above the wire limit " +
+                 std::to_string(wireLimit) + " bit/s");
+    }
+}
+
+JsonObject
+FctByClass(const std::vector<FlowRecord>& flows,
+           const std::vector<std::string>& classOf,
+           const std::vector<std::string>& order,
+           std::vector<std::string>& table)
+{
+    JsonObject byClass;
+    std::vector<std::string> names;
+    std::vector<ClassFigures> figs;
+    for (const auto& c : order)
+    {
+        figs.push_back(ClassFigures::Of(flows,
+                                        [&](const FlowRecord& f) {
+                                            return f.flowId < classOf.size() &&
+                                                   classOf[f.flowId] == c;
+                                        }));
+        names.push_back(c);
+        byClass.Obj(c, figs.back().ToJson());
+    }
+    figs.push_back(ClassFigures::Of(flows, [](const FlowRecord&) { return true; }));
+    names.emplace_back("all");
+    byClass.Obj("all", figs.back().ToJson());
+    const auto t = ClassTable("by class", names, figs);
+    table.insert(table.end(), t.begin(), t.end());
+    return byClass;
+}
+
+JsonObject
+FctBySize(const std::vector<FlowRecord>& flows, std::vector<std::string>& table)
+{
+    // RCM (NPC 2017) Fig. 9: mice below 1 MB, elephants above 10 MB
+    const std::vector<std::string> names = {"all", "mice", "medium", "elephants"};
+    const std::vector<std::string> labels = {
+        "all", "mice <1MB", "medium 1-10MB", "elephants >10MB"};
+    const std::vector<std::function<bool(const FlowRecord&)>> in = {
+        [](const FlowRecord&) { return true; },
+        [](const FlowRecord& f) { return f.size < 1000000; },
+        [](const FlowRecord& f) { return f.size >= 1000000 && f.size <= 10000000; },
+        [](const FlowRecord& f)
+        {
+            return f.size > 10000000;
+        }};
+    JsonObject bySize;
+    std::vector<ClassFigures> figs;
+    for (size_t i = 0; i < names.size(); i++)
+    {
+        figs.push_back(ClassFigures::Of(flows, in[i]));
+        bySize.Obj(names[i], figs.back().ToJson());
+    }
+    const auto t = ClassTable("by size", labels, figs);
+    table.insert(table.end(), t.begin(), t.end());
+    return bySize;
+}
+
+namespace
+{
+
+/// The table's lines from the flows to the drops (PrintRunTable).
+void
+PrintFlowLines(const RunReport& r)
+{
+    const FlowTotals& t = r.totals;
+    std::cout << std::fixed;
+    std::cout << r.name << ": cc=" << r.cc << ", " << r.flows << " flows, " << r.fabric
+              << ", K_min/K_max/P_max " << r.kMin << "/" << r.kMax << "/" << std::setprecision(2)
+              << r.pMax << ", K_fs " << r.kFs << ", PFC " << (r.lossless ? "on" : "off") << "\n";
+    std::cout << "  flows done        " << t.done << " / " << r.flows << "\n";
+    std::cout << "  bytes delivered   " << t.delivered << " / " << t.sent << " (retransmitted "
+              << t.retx << ", of which received twice " << t.dup << ")\n";
+    std::cout << std::setprecision(1);
+    std::cout << "  FCT us            avg " << t.fct.avg / 1e3 << "  p50 " << t.fct.p50 / 1e3
+              << "  p95 " << t.fct.p95 / 1e3 << "  p99 " << t.fct.p99 / 1e3 << "  max "
+              << t.fct.max / 1e3 << "\n";
+    std::cout << std::setprecision(2);
+    std::cout << "  slowdown          avg " << t.slow.avg << "  p50 " << t.slow.p50 << "  p95 "
+              << t.slow.p95 << "  p99 " << t.slow.p99 << "  max " << t.slow.max << "\n";
+    std::cout << "  bottleneck queue  max " << r.bottleneck.qMax << " B, after every first RTT ("
+              << r.stableFromUs << " us) max " << r.bottleneck.qStable << " B, avg "
+              << std::setprecision(0) << r.bottleneck.qAvg << " B\n";
+    std::cout << "  drops             " << r.fabricTotals.drops << " (stable stage "
+              << r.stableDrops << ", first RTT " << r.firstRttDrops << ")";
+}
+
+} // namespace
+
+void
+PrintRunTable(const RunReport& r,
+              const std::string& verdict,
+              const std::vector<std::string>& tables,
+              bool quiet)
+{
+    const FlowTotals& t = r.totals;
+    if (quiet)
+    {
+        std::cout << r.name << (r.caseName.empty() ? "" : " [" + r.caseName + "]")
+                  << ": cc=" << r.cc << ", " << t.done << "/" << r.flows << " flows done, "
+                  << r.pauses << " PAUSEs, " << r.fabricTotals.drops << " drops, invariants "
+                  << verdict << "; wrote " << r.out << "/\n";
+        return;
+    }
+    PrintFlowLines(r);
+    std::cout << DropCounts(r.fabricTotals.dropList) << "\n"
+              << std::setprecision(1) << "  goodput           " << r.bottleneck.goodputActive / 1e9
+              << " Gb/s while every flow is active after its first RTT (wire limit "
+              << r.bottleneck.wireLimit / 1e9 << " Gb/s)\n";
+    std::cout << "  ECN marks         " << r.fabricTotals.marked << "; PFC pauses " << r.pauses
+              << "; control frames " << r.fabricTotals.controlForwarded << "\n";
+    std::cout << std::setprecision(3) << "  smallest cw       "
+              << (std::isfinite(t.minCw) ? t.minCw : -1)
+              << " packets; sent with cw < 1: " << t.subPacketSends << "\n";
+    std::cout << "  invariants        " << verdict << "\n";
+    std::cout << std::setprecision(2) << "  wall " << r.wall << " s, " << r.events << " events ("
+              << std::setprecision(0) << (r.wall > 0 ? r.events / r.wall : 0) << " events/s)\n";
+    for (const auto& line : tables)
+    {
+        std::cout << line << "\n";
+    }
+    std::cout << "  wrote " << r.out << "/summary.json, " << r.out << "/fct.csv"
+              << (r.buckets ? ", " + r.out + "/buckets.csv" : "") << "\n";
+}
+
+} // namespace rdmacc
+} // namespace ns3
