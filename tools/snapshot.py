@@ -10,7 +10,8 @@ change moves):
 
 Each run's outputs go to DIR/RUN/; DIR/digests.txt lists `RUN/FILE sha256` per output file.
 The keys that legitimately differ between two runs of the same seed are removed before hashing:
-`wall_s` (summary.json) and `rdma_cc_revision` (config.json: the commit that built the run).
+`wall_s` (summary.json) and `rdma_cc_revision` (config.json: the commit that built the run); the
+snapshot directory's own path in them is written as SNAPSHOT, so any two directories compare.
 Needs a built tree (./waf build); RDMACC_BUILD overrides the build directory.
 """
 
@@ -59,13 +60,22 @@ RUNS = [
 VOLATILE = {"wall_s", "rdma_cc_revision"}
 
 
-def digest(path):
+def drop_volatile(obj):
+    if isinstance(obj, dict):
+        return {k: drop_volatile(v) for k, v in obj.items() if k not in VOLATILE}
+    if isinstance(obj, list):
+        return [drop_volatile(v) for v in obj]
+    return obj
+
+
+def digest(path, outdir):
+    """sha256 of the file; of summary.json and config.json without the VOLATILE keys (at any
+    depth) and with the snapshot directory's path written as SNAPSHOT, so that two snapshots
+    taken into different directories compare"""
     data = open(path, "rb").read()
     if os.path.basename(path) in ("summary.json", "config.json"):
-        obj = json.loads(data)
-        for k in VOLATILE:
-            obj.pop(k, None)
-        data = json.dumps(obj, sort_keys=True).encode()
+        obj = drop_volatile(json.loads(data))
+        data = json.dumps(obj, sort_keys=True).replace(outdir.rstrip("/"), "SNAPSHOT").encode()
     return hashlib.sha256(data).hexdigest()
 
 
@@ -89,7 +99,7 @@ def snapshot(info, outdir, only):
             dirs.sort()
             for name in sorted(files):
                 path = os.path.join(top, name)
-                lines.append("%s/%s %s" % (run, os.path.relpath(path, d), digest(path)))
+                lines.append("%s/%s %s" % (run, os.path.relpath(path, d), digest(path, outdir)))
     with open(os.path.join(outdir, "digests.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -3,6 +3,7 @@
  */
 #include "queue-disc-monitor.h"
 
+#include "flow-results.h"
 #include "rdma-cc-output.h"
 
 #include "ns3/abort.h"
@@ -57,21 +58,7 @@ QueueSampler::Mean() const
 uint64_t
 QueueSampler::P99() const
 {
-    if (m_n == 0)
-    {
-        return 0;
-    }
-    const uint64_t rank = std::min(m_n - 1, m_n * 99 / 100);
-    uint64_t below = 0;
-    for (const auto& [bytes, count] : m_count)
-    {
-        below += count;
-        if (below > rank)
-        {
-            return bytes;
-        }
-    }
-    return m_max;
+    return Percentiles::OfHistogram(m_count, 99);
 }
 
 void

@@ -18,6 +18,7 @@
 
 #include "rdma-cc/src/scenario.rs.h"
 #include "rdma-cc/src/switch.rs.h"
+#include "rdma-cc/src/wire.rs.h"
 #include "rust/cxx.h"
 
 namespace ns3
@@ -42,7 +43,7 @@ RdmaScenario::MemoryEstimate(uint64_t hosts) const
 {
     // the buffer is not allocated: it holds at most the frames of the flows added so far
     const uint64_t frames = std::min<uint64_t>(
-        m_opts.GetBytes("buffer") / (Mtu() + RoceHeader::DATA_OVERHEAD) + 1, m_packets);
+        m_opts.GetBytes("buffer") / rdmacc_ffi::data_frame_bytes(Mtu(), 0) + 1, m_packets);
     return kBaseBytes + hosts * kPerHost + m_flowMemory + frames * kPerBufferedFrame;
 }
 
@@ -95,8 +96,11 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
     {
         fh.SetEcnMap(m_opts.GetText("ecnMap"));
     }
-    // LDCP: Not-ECT (first-RTT) packets meet WRED threshold drop at K_fs (lossy only)
-    fh.SetNotEct(rdmacc_ffi::NotEctMode::ThresholdDrop, kFsB);
+    // Not-ECT (LDCP's first-RTT) packets: the scheme decides (ldcp, ldcp-rate: WRED threshold
+    // drop at K_fs on lossy queues; the others accept them)
+    fh.SetNotEct(rdmacc::OrConfigFatal("command line",
+                                       [&] { return rdmacc_ffi::scheme_not_ect_mode(Cc()); }),
+                 kFsB);
     fh.SetNodeRanks(m_nodeRanks);
     fabric = build(fh);
     const uint32_t nHosts = fabric.hosts.GetN();
@@ -244,9 +248,7 @@ RdmaScenario::BaseRtt(uint32_t srcHost, uint32_t dstHost) const
 Time
 RdmaScenario::PathRtt(const std::vector<Fabric::PathLink>& links) const
 {
-    return Fabric::PathRtt(links,
-                           Mtu() + RoceHeader::DATA_OVERHEAD + IntBytes(),
-                           RoceHeader::DATA_OVERHEAD + RoceHeader::AETH + IntBytes());
+    return Fabric::DataPathRtt(links, Mtu(), IntBytes());
 }
 
 uint32_t

@@ -13,6 +13,7 @@
 #include "rdma-cc/src/scenario.rs.h"
 #include "rdma-cc/src/switch.rs.h"
 #include "rdma-cc/src/transport.rs.h"
+#include "rdma-cc/src/wire.rs.h"
 #include "rust/cxx.h"
 
 namespace ns3
@@ -306,7 +307,7 @@ RdmaScenario::Parse(int argc, char** argv)
                 ? rdmacc::OrConfigFatal("command line",
                                         [&] { return rdmacc_ffi::scheme_needs_int(Cc()); })
                 : m_opts.GetBool("int");
-    const uint64_t frame = Mtu() + RoceHeader::DATA_OVERHEAD;
+    const uint64_t frame = rdmacc_ffi::data_frame_bytes(Mtu(), 0);
     const Time delay = m_opts.GetTime("delay");
     const bool kminAuto = m_opts.IsAuto("kmin");
     const bool kmaxAuto = m_opts.IsAuto("kmax");

@@ -6,6 +6,9 @@
 #include "ns3/qbb-net-device.h"
 #include "ns3/switch-node.h"
 
+#include "rdma-cc/src/wire.rs.h"
+#include "rdma-cc/src/workload.rs.h"
+
 #include <cmath>
 #include <functional>
 #include <iomanip>
@@ -150,7 +153,7 @@ CheckBottleneckInvariants(Invariants& inv,
     }
     // a packet's bytes count when its last bit arrives: an interval of T holds at most
     // T / frame time + 1 packets, so the bound is the wire limit plus one payload per T
-    if (span > 0 && goodputActive > wireLimit * (1 + 1e-9) + double(mtu) * 8 / span)
+    if (span > 0 && goodputActive > rdmacc_ffi::goodput_ceiling_bps(wireLimit, mtu, span))
     {
         inv.Fail("goodput " + std::to_string(goodputActive) + " bit/s above the wire limit " +
                  std::to_string(wireLimit) + " bit/s");
@@ -187,18 +190,20 @@ FctByClass(const std::vector<FlowRecord>& flows,
 JsonObject
 FctBySize(const std::vector<FlowRecord>& flows, std::vector<std::string>& table)
 {
-    // RCM (NPC 2017) Fig. 9: mice below 1 MB, elephants above 10 MB
-    const std::vector<std::string> names = {"all", "mice", "medium", "elephants"};
-    const std::vector<std::string> labels = {
-        "all", "mice <1MB", "medium 1-10MB", "elephants >10MB"};
-    const std::vector<std::function<bool(const FlowRecord&)>> in = {
-        [](const FlowRecord&) { return true; },
-        [](const FlowRecord& f) { return f.size < 1000000; },
-        [](const FlowRecord& f) { return f.size >= 1000000 && f.size <= 10000000; },
-        [](const FlowRecord& f)
-        {
-            return f.size > 10000000;
-        }};
+    // the size classes are rust/workload's (RCM, NPC 2017, Fig. 9: mice below 1 MB,
+    // elephants above 10 MB)
+    std::vector<std::string> names = {"all"};
+    std::vector<std::string> labels = {"all"};
+    std::vector<std::function<bool(const FlowRecord&)>> in = {[](const FlowRecord&)
+                                                              {
+                                                                  return true;
+                                                              }};
+    for (size_t c = 0; c < rdmacc_ffi::size_classes(); c++)
+    {
+        names.emplace_back(rdmacc_ffi::size_class_name(c, false));
+        labels.emplace_back(rdmacc_ffi::size_class_name(c, true));
+        in.emplace_back([c](const FlowRecord& f) { return rdmacc_ffi::size_class(f.size) == c; });
+    }
     JsonObject bySize;
     std::vector<ClassFigures> figs;
     for (size_t i = 0; i < names.size(); i++)
