@@ -107,6 +107,23 @@ Fabric::DataPathRtt(const std::vector<PathLink>& links, uint64_t payload, uint64
                    static_cast<uint32_t>(rdmacc_ffi::ack_frame_bytes(intBytes)));
 }
 
+Time
+Fabric::LargestDataPathRtt(uint64_t payload, uint64_t intBytes) const
+{
+    Time largest;
+    for (uint32_t i = 0; i < hosts.GetN(); i++)
+    {
+        for (uint32_t j = 0; j < hosts.GetN(); j++)
+        {
+            if (i != j)
+            {
+                largest = std::max(largest, DataPathRtt(PathLinks(i, j), payload, intBytes));
+            }
+        }
+    }
+    return largest;
+}
+
 DataRate
 Fabric::HostRate() const
 {
