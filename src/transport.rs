@@ -50,6 +50,10 @@ mod ffi {
         /// the switches on the path append INT hop records to the flow's data packets and the
         /// receiver echoes them in its ACKs (HPCC needs it; `on_ack_int` delivers them)
         int_telemetry: bool,
+        /// the largest base RTT between any two hosts of the fabric (the same formula as
+        /// `base_rtt_ns`), 0 if unknown; the `hpcc-sim` presets use it (the HPCC simulator's
+        /// `GLOBAL_T 1`)
+        fabric_base_rtt_ns: u64,
     }
 
     /// One INT hop record (HPCC, Li et al. SIGCOMM 2019 §3) as a switch egress port wrote it
@@ -89,6 +93,8 @@ mod ffi {
         seq: u64,
         ece: bool,
         nack: bool,
+        /// echo the data packet's INT records (every ACK; a NACK under the `hpcc-sim` presets)
+        echo_int: bool,
     }
 
     /// The receiver's answer to a data packet: `n_acks` of `ack1`, `ack2` to send, in order.
@@ -225,8 +231,24 @@ mod ffi {
             echo_ns: u64,
             hops: &[IntHop],
         ) -> u64;
-        /// A NACK (go back to `expected_seq`); returns the next timer deadline.
-        fn on_nack(self: &mut Sender, now_ns: u64, expected_seq: u64, ece: bool) -> u64;
+        /// A NACK (go back to `expected_seq`) echoing `echo_ns` as an ACK does; returns the
+        /// next timer deadline.
+        fn on_nack(
+            self: &mut Sender,
+            now_ns: u64,
+            expected_seq: u64,
+            ece: bool,
+            echo_ns: u64,
+        ) -> u64;
+        /// `on_nack` for a NACK that also echoes INT hop records (as `on_ack_int`).
+        fn on_nack_int(
+            self: &mut Sender,
+            now_ns: u64,
+            expected_seq: u64,
+            ece: bool,
+            echo_ns: u64,
+            hops: &[IntHop],
+        ) -> u64;
         /// A congestion notification packet; returns the next timer deadline.
         fn on_cnp(self: &mut Sender, now_ns: u64) -> u64;
         /// An RTT probe response; returns the next timer deadline.
@@ -367,6 +389,23 @@ fn nic_param_specs() -> Vec<ParamInfo> {
     infos(&NicConfig::param_specs(), |i| d.get(i))
 }
 
+/// The INT records of `hops` (at most `int_max_hops()`; the rest are dropped).
+fn int_records(hops: &[IntHop]) -> IntRecords {
+    let mut int = IntRecords::EMPTY;
+    for h in hops {
+        if !int.push(HopRecord {
+            qlen_bytes: h.qlen_bytes,
+            tx_bytes: h.tx_bytes,
+            ts_ns: h.ts_ns,
+            line_rate_bps: h.line_rate_bps,
+            port_id: h.port_id,
+        }) {
+            break;
+        }
+    }
+    int
+}
+
 fn path_of(p: &PathInfo) -> Path {
     Path {
         line_rate: Rate(p.line_rate_bps),
@@ -374,6 +413,7 @@ fn path_of(p: &PathInfo) -> Path {
         lossless: p.lossless,
         max_queueing: Time(p.max_queueing_ns),
         int_telemetry: p.int_telemetry,
+        fabric_base_rtt: Time(p.fabric_base_rtt_ns),
     }
 }
 
@@ -521,18 +561,7 @@ impl Sender {
         echo_ns: u64,
         hops: &[IntHop],
     ) -> u64 {
-        let mut int = IntRecords::EMPTY;
-        for h in hops {
-            if !int.push(HopRecord {
-                qlen_bytes: h.qlen_bytes,
-                tx_bytes: h.tx_bytes,
-                ts_ns: h.ts_ns,
-                line_rate_bps: h.line_rate_bps,
-                port_id: h.port_id,
-            }) {
-                break;
-            }
-        }
+        let int = int_records(hops);
         in_context(self.1, || {
             self.0
                 .on_ack_int(Time(now_ns), ack_seq, ece, Some(Time(echo_ns)), &int)
@@ -541,8 +570,32 @@ impl Sender {
     }
 
     #[inline]
-    fn on_nack(&mut self, now_ns: u64, expected_seq: u64, ece: bool) -> u64 {
-        in_context(self.1, || self.0.on_nack(Time(now_ns), expected_seq, ece));
+    fn on_nack(&mut self, now_ns: u64, expected_seq: u64, ece: bool, echo_ns: u64) -> u64 {
+        in_context(self.1, || {
+            self.0
+                .on_nack_echo(Time(now_ns), expected_seq, ece, Some(Time(echo_ns)), None)
+        });
+        self.next_timer()
+    }
+
+    fn on_nack_int(
+        &mut self,
+        now_ns: u64,
+        expected_seq: u64,
+        ece: bool,
+        echo_ns: u64,
+        hops: &[IntHop],
+    ) -> u64 {
+        let int = int_records(hops);
+        in_context(self.1, || {
+            self.0.on_nack_echo(
+                Time(now_ns),
+                expected_seq,
+                ece,
+                Some(Time(echo_ns)),
+                Some(&int),
+            )
+        });
         self.next_timer()
     }
 
@@ -616,6 +669,7 @@ const NO_ACK: AckInfo = AckInfo {
     seq: 0,
     ece: false,
     nack: false,
+    echo_int: false,
 };
 
 impl Receiver {
@@ -638,6 +692,7 @@ impl Receiver {
                 seq: x.seq,
                 ece: x.ece,
                 nack: x.nack,
+                echo_int: x.echo_int,
             })
         };
         RxOut {
@@ -683,6 +738,7 @@ mod tests {
             lossless: false,
             max_queueing_ns: 0,
             int_telemetry: false,
+            fabric_base_rtt_ns: 0,
         }
     }
 

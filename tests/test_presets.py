@@ -11,7 +11,9 @@ The TIMELY, DCTCP and HPCC presets named `hpcc-sim` (their defaults) are the sim
 7, 8 and 3: an ACK per data packet, no CNP packets (rdma-hw.cc:311,455-459). DCTCP's adds 615
 Mb/s per window at every speed (run.py:127) and keeps one packet beyond R x base RTT in flight
 (rdma-queue-pair.cc:120-123); its F and HPCC's record units are checked by the Rust tests
-(rust/dctcp, rust/hpcc)."""
+(rust/dctcp, rust/hpcc). Every hpcc-sim flow takes the fabric's largest base RTT for its window
+and HPCC's T (third.cc:138, GLOBAL_T 1); duplicates and NACKs follow rdma-hw.cc:313-320,416-434,
+476-478 (Rust tests in rust/transport and rust/schemes: they only matter after a loss)."""
 
 import json
 import os
@@ -121,6 +123,38 @@ class PeersHpccSim(ExampleTest):
                 w = int(r["rate_bps"]) * s["base_rtt_ns"] / 8e9 / 1000
                 want = w + 1.0 if preset == "hpcc-sim" else max(w, 1.0)
                 self.assertAlmostEqual(float(r["cw"]), want, places=3, msg=(preset, r))
+
+    def test_windows_use_the_fabrics_largest_base_rtt_under_hpcc_sim(self):
+        # third.cc:138 (GLOBAL_T 1, run.py:37): every flow's window is maxBdp, its T maxRtt.
+        # ldcp-chain: flow A (host 0 -> 4) crosses 3 switches, B and C 2, and hosts 0 -> 4 is
+        # the fabric's longest path. hpcc-sim: every flow's window is R x T_A + 1 packet;
+        # paper: each flow's own T (B's and C's below A's), + 1 packet for HPCC, not DCTCP
+        for cc in ("dctcp", "hpcc"):
+            t = {}
+            for preset in ("hpcc-sim", "paper"):
+                _, out = run_example(
+                    "ldcp-chain", "--cc=" + cc, "--%sPreset=%s" % (cc, preset),
+                    "--duration=300us", "--flowTrace=1",
+                )
+                self.assertEqual(summary(out)["invariants"], "ok", (cc, preset))
+                extra = 1.0 if preset == "hpcc-sim" or cc == "hpcc" else 0.0
+                per_flow = {}
+                for r in read_csv(out, "flows.csv"):
+                    bps, cw = int(r["rate_bps"]), float(r["cw"])
+                    if bps > 0 and cw > 1.5:
+                        # cw = R x T / (1000 B) (+ 1): T in ns
+                        per_flow.setdefault(r["flow_id"], []).append(
+                            (cw - extra) * 8e12 / bps)
+                self.assertEqual(len(per_flow), 3, (cc, preset))
+                t[preset] = {f: (min(v), max(v)) for f, v in per_flow.items()}
+            # the smallest T seen per flow is its base RTT (larger ones: HPCC's window lagging
+            # a rate change under preset paper)
+            longest = t["paper"]["0"][0]
+            self.assertLess(t["paper"]["1"][0], longest * 0.9, t)
+            self.assertLess(t["paper"]["2"][0], longest * 0.9, t)
+            for f, (lo, hi) in t["hpcc-sim"].items():
+                self.assertAlmostEqual(lo / longest, 1.0, delta=1e-3, msg=(cc, f, t))
+                self.assertAlmostEqual(hi / longest, 1.0, delta=1e-3, msg=(cc, f, t))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
+#include <tuple>
 
 namespace ns3
 {
@@ -105,6 +107,44 @@ Fabric::DataPathRtt(const std::vector<PathLink>& links, uint64_t payload, uint64
     return PathRtt(links,
                    static_cast<uint32_t>(rdmacc_ffi::data_frame_bytes(payload, intBytes)),
                    static_cast<uint32_t>(rdmacc_ffi::ack_frame_bytes(intBytes)));
+}
+
+Time
+Fabric::LargestDataPathRtt(uint64_t payload, uint64_t intBytes) const
+{
+    // Hosts behind the same node over alike links have the same paths to and from every other
+    // host (a host's one link is its only way in or out, and the shortest paths to a host are
+    // those to its node): one pair per pair of such groups, not per pair of hosts (a k = 16 fat
+    // tree: 16 K pairs instead of 1 M).
+    std::map<std::tuple<uint32_t, uint64_t, uint64_t, int64_t>, std::vector<uint32_t>> groups;
+    for (uint32_t i = 0; i < hosts.GetN() && i < hostDevices.size(); i++)
+    {
+        const Ptr<QbbNetDevice> dev = hostDevices[i];
+        const Ptr<QbbChannel> ch = dev ? DynamicCast<QbbChannel>(dev->GetChannel()) : nullptr;
+        if (!ch)
+        {
+            continue;
+        }
+        const Ptr<QbbNetDevice> peer = DynamicCast<QbbNetDevice>(ch->GetPeer(dev));
+        groups[{peer->GetNode()->GetId(),
+                dev->GetDataRate().GetBitRate(),
+                peer->GetDataRate().GetBitRate(),
+                dev->GetDelay().GetNanoSeconds()}]
+            .push_back(i);
+    }
+    Time largest;
+    for (const auto& [ka, a] : groups)
+    {
+        for (const auto& [kb, b] : groups)
+        {
+            const uint32_t dst = &a == &b ? (b.size() > 1 ? b[1] : a[0]) : b[0];
+            if (dst != a[0])
+            {
+                largest = std::max(largest, DataPathRtt(PathLinks(a[0], dst), payload, intBytes));
+            }
+        }
+    }
+    return largest;
 }
 
 DataRate

@@ -88,6 +88,11 @@ struct Fabric
     static Time DataPathRtt(const std::vector<PathLink>& links,
                             uint64_t payload,
                             uint64_t intBytes);
+    /// \return the largest DataPathRtt between any two hosts (ordered pairs, each along its
+    ///         PathLinks; one pair per two groups of hosts behind the same node over alike
+    ///         links, whose paths are the same), the fabric-wide base RTT the HPCC simulator
+    ///         gives every flow (third.cc:910-929, GLOBAL_T 1); zero with fewer than two hosts
+    Time LargestDataPathRtt(uint64_t payload, uint64_t intBytes) const;
     /// \return the NIC rate of host 0 (all hosts' rates are the same in the built
     ///         topologies except FromTopology's, whose file may give each host link its own)
     DataRate HostRate() const;

@@ -46,9 +46,21 @@ RdmaNicHelper::Install(Ptr<QbbNetDevice> device) const
 std::vector<Ptr<RdmaNic>>
 RdmaNicHelper::Install(const Fabric& fabric)
 {
+    // the fabric's largest base RTT, with the frames AddFlow's paths use (INT when every switch
+    // writes it); the hpcc-sim presets take it for every flow (the HPCC simulator's GLOBAL_T 1)
+    UintegerValue mtu;
+    Ptr<RdmaNic> probe = m_factory.Create<RdmaNic>();
+    probe->GetAttribute("Mtu", mtu);
+    bool intAll = !fabric.switches.empty();
+    for (const auto& s : fabric.switches)
+    {
+        intAll = intAll && s->GetIntTelemetry();
+    }
+    const Time largest = fabric.LargestDataPathRtt(mtu.Get(), intAll ? RoceHeader::INT_BYTES : 0);
     for (const auto& device : fabric.hostDevices)
     {
         m_nics.push_back(Install(device));
+        m_nics.back()->SetFabricBaseRtt(largest);
     }
     return m_nics;
 }

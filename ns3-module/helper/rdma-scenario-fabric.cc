@@ -144,6 +144,7 @@ RdmaScenario::AttachNics()
     // host 1's link rate), then as the defaults of every NIC created below
     const uint32_t probe = nHosts > 1 ? 1 : 0;
     m_opts.ApplyNicDefaults(HostRateBps(probe), BaseRtt(probe, 0), Lossless(), m_int);
+    const Time fabricRtt = fabric.LargestDataPathRtt(Mtu(), IntBytes()); // hpcc-sim presets
     for (uint32_t i = 0; i < nHosts; i++)
     {
         // the NIC parameters are the defaults the options set (Options::ApplyNicDefaults)
@@ -151,6 +152,7 @@ RdmaScenario::AttachNics()
         nic->Attach(fabric.hostDevices[i], fabric.hosts.Get(i)->GetId());
         fabric.hosts.Get(i)->AggregateObject(nic);
         nic->SetLocal(!m_distributed || fabric.hosts.Get(i)->GetSystemId() == m_rank);
+        nic->SetFabricBaseRtt(fabricRtt);
         if (m_opts.GetBool("flowTrace") && m_opts.GetTime("flowSample").IsZero())
         {
             nic->TraceConnectWithoutContext(

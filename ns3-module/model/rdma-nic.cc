@@ -287,6 +287,8 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     path.max_queueing_ns =
         static_cast<uint64_t>(std::max<int64_t>(0, maxQueueing.GetNanoSeconds()));
     path.int_telemetry = intHops > 0;
+    path.fabric_base_rtt_ns =
+        static_cast<uint64_t>(std::max<int64_t>(0, m_fabricBaseRtt.GetNanoSeconds()));
     try
     {
         m_params->p->validate(path);
@@ -338,6 +340,13 @@ RdmaNic::SetLocal(bool local)
 {
     NS_LOG_FUNCTION(this << local);
     m_local = local;
+}
+
+void
+RdmaNic::SetFabricBaseRtt(Time rtt)
+{
+    NS_LOG_FUNCTION(this << rtt);
+    m_fabricBaseRtt = rtt;
 }
 
 bool
@@ -881,7 +890,7 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
                         h.prio,
                         h.srcPort,
                         h.ts,
-                        withInt && !acks[k].nack ? &records : nullptr);
+                        withInt && acks[k].echo_int ? &records : nullptr);
         }
         if (o.cnp)
         {
@@ -945,12 +954,12 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
             if (RDMACC_LOG_ENABLED(LOG_INFO) || RDMACC_LOG_ENABLED(LOG_LOGIC))
             {
                 const rdmacc_ffi::SenderInfo before = s.info();
-                next = s.on_nack(now, h.seq, ece);
+                next = Nack(q, now, h, ece, p);
                 LogNack(q, h.seq, before, s.info());
             }
             else
             {
-                next = s.on_nack(now, h.seq, ece);
+                next = Nack(q, now, h, ece, p);
             }
         }
         else if (h.kind == RoceHeader::CNP)
@@ -984,6 +993,22 @@ SamePath(const IntTag& a, const IntTag& b)
         }
     }
     return true;
+}
+
+/// The records of `tag` as the bridge's hop records (the first min(nHops, MAX_HOPS) are set).
+std::array<rdmacc_ffi::IntHop, IntTag::MAX_HOPS>
+HopsOf(const IntTag& tag)
+{
+    std::array<rdmacc_ffi::IntHop, IntTag::MAX_HOPS> hops{};
+    for (uint8_t j = 0; j < tag.nHops && j < IntTag::MAX_HOPS; j++)
+    {
+        hops[j].qlen_bytes = tag.hops[j].qlenBytes;
+        hops[j].tx_bytes = tag.hops[j].txBytes;
+        hops[j].ts_ns = tag.hops[j].tsNs;
+        hops[j].line_rate_bps = tag.hops[j].lineRateBps;
+        hops[j].port_id = (uint64_t{tag.hops[j].node} << 32) | tag.hops[j].port;
+    }
+    return hops;
 }
 } // namespace
 
@@ -1020,17 +1045,24 @@ RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const In
         }
     }
     lastInt = tag;
-    std::array<rdmacc_ffi::IntHop, IntTag::MAX_HOPS> hops{};
-    for (uint8_t j = 0; j < n; j++)
-    {
-        hops[j].qlen_bytes = tag.hops[j].qlenBytes;
-        hops[j].tx_bytes = tag.hops[j].txBytes;
-        hops[j].ts_ns = tag.hops[j].tsNs;
-        hops[j].line_rate_bps = tag.hops[j].lineRateBps;
-        hops[j].port_id = (uint64_t{tag.hops[j].node} << 32) | tag.hops[j].port;
-    }
+    const auto hops = HopsOf(tag);
     return q.live->sender->on_ack_int(
         now, h.seq, ece, h.ts, rust::Slice<const rdmacc_ffi::IntHop>(hops.data(), n));
+}
+
+uint64_t
+RdmaNic::Nack(Qp& q, uint64_t now, const RoceHeader& h, bool ece, Ptr<Packet> p)
+{
+    IntTag tag;
+    if ((h.flags & RoceHeader::FLAG_INT) && p->PeekPacketTag(tag))
+    {
+        // a NACK that echoes INT (the hpcc-sim presets, as the HPCC simulator's)
+        const uint8_t n = std::min(tag.nHops, IntTag::MAX_HOPS);
+        const auto hops = HopsOf(tag);
+        return q.live->sender->on_nack_int(
+            now, h.seq, ece, h.ts, rust::Slice<const rdmacc_ffi::IntHop>(hops.data(), n));
+    }
+    return q.live->sender->on_nack(now, h.seq, ece, h.ts);
 }
 
 void

@@ -177,6 +177,13 @@ class RdmaNic
     void SetLocal(bool local);
     /// \return whether this process simulates the host (SetLocal)
     bool IsLocal() const;
+    /**
+     * The largest base RTT between any two hosts of the fabric (Fabric::LargestDataPathRtt),
+     * given to every flow added afterwards beside its own path's; the schemes' `hpcc-sim`
+     * presets use it (the HPCC simulator's GLOBAL_T 1). Zero (the default): unknown.
+     * \param rtt the fabric's largest base RTT
+     */
+    void SetFabricBaseRtt(Time rtt);
     /// \return payload bytes delivered in order to this host, all flows
     uint64_t GetDeliveredBytes() const;
     /// \return the number of QPs
@@ -274,6 +281,8 @@ class RdmaNic
                  uint64_t seq,
                  const rdmacc_ffi::SenderInfo& before,
                  const rdmacc_ffi::SenderInfo& after) const;
+    /// A NACK of `q`'s sender, with the INT records of its packet `p` when it echoes them.
+    uint64_t Nack(Qp& q, uint64_t now, const RoceHeader& h, bool ece, Ptr<Packet> p);
     /// INT: checks the records of an ACK of `q` (IntStats) and passes them to its sender.
     uint64_t AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const IntTag& tag);
     FlowRecord Record(const Qp& q) const;
@@ -285,6 +294,7 @@ class RdmaNic
     uint64_t m_delivered;                                       //!< bytes delivered to this host
     IntStats m_int;                                             //!< INT records seen
     bool m_local = true;                                        //!< simulated by this process
+    Time m_fabricBaseRtt;                                       //!< SetFabricBaseRtt
     std::unique_ptr<Params> m_params;                           //!< the attributes (Rust)
 
     TracedCallback<const FlowRecord&> m_flowComplete;         //!< FlowComplete trace

@@ -604,6 +604,26 @@ class ClosRoutesTestCase : public TestCase
 
 /// The k-ary fat tree (Al-Fares et al., SIGCOMM 2008): counts, ports, every host pair
 /// reachable, hop counts and the base RTT of a path between pods, per-tier rates.
+/// The largest DataPathRtt over every ordered pair of hosts, pair by pair (what
+/// Fabric::LargestDataPathRtt computes by groups of alike hosts).
+Time
+LargestPathRttPairByPair(const Fabric& f, uint64_t payload, uint64_t intBytes)
+{
+    Time largest;
+    for (uint32_t a = 0; a < f.hosts.GetN(); a++)
+    {
+        for (uint32_t b = 0; b < f.hosts.GetN(); b++)
+        {
+            if (a != b)
+            {
+                largest =
+                    std::max(largest, Fabric::DataPathRtt(f.PathLinks(a, b), payload, intBytes));
+            }
+        }
+    }
+    return largest;
+}
+
 class FatTreeTestCase : public TestCase
 {
   public:
@@ -662,6 +682,12 @@ class FatTreeTestCase : public TestCase
         }
         NS_TEST_ASSERT_MSG_EQ(f.BaseRtt(0, 15, kFrame, 66), rtt, "base RTT of a 6-hop path");
         NS_TEST_ASSERT_MSG_EQ((rtt > MicroSeconds(12)), true, "at least the propagation");
+        // the hpcc-sim presets' fabric-wide base RTT (third.cc:910-929): a cross-pod path's
+        NS_TEST_ASSERT_MSG_EQ(f.LargestDataPathRtt(1000, 42),
+                              LargestPathRttPairByPair(f, 1000, 42),
+                              "the largest over every pair");
+        NS_TEST_ASSERT_MSG_EQ(
+            f.LargestDataPathRtt(1000, 0), Fabric::DataPathRtt(path, 1000, 0), "a 6-hop path's");
         Simulator::Destroy();
     }
 };
@@ -723,6 +749,10 @@ class FromTopologyTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ((f.NextHops(s2->GetId(), base + 4) == std::vector<uint32_t>{2}),
                               true,
                               "port 2 leads to host 4");
+        // hosts of their own rates and delays: the largest base RTT is still every pair's
+        NS_TEST_ASSERT_MSG_EQ(f.LargestDataPathRtt(1000, 0),
+                              LargestPathRttPairByPair(f, 1000, 0),
+                              "the largest over every pair");
         Simulator::Destroy();
     }
 };

@@ -57,7 +57,11 @@
 //! - **First-CNP rate** (`first_cnp_rate`, `rate_to_set_on_first_cnp`): the flow's first cut
 //!   sets `Rc = Rt = r` in place of eq. 1's rates; everything else about the cut is unchanged.
 //! - **Rounding.** Rates are whole bit/s: `Rc·(1 − α/2)` is rounded to the nearest bit/s (and
-//!   never above `Rc`); `(Rt + Rc)/2` is rounded up, so `Rc` reaches `Rt` exactly.
+//!   never above `Rc`); `(Rt + Rc)/2` is rounded up, so `Rc` reaches `Rt` exactly. Under
+//!   [`RpModel::HpccSim`] both truncate as the simulator's `DataRate` arithmetic does
+//!   (`data-rate.cc:289-297`): the cut rounds down and the increase is `⌊Rc/2⌋ + ⌊Rt/2⌋`, so
+//!   after a cut `Rc` stays at least a bit/s below an even line rate and the increase timer
+//!   keeps running, as the simulator's does.
 //! - **Same instant.** Expired timers are handled before a CNP or a packet reported at the
 //!   same time, the rate-increase timer before a pending cut due at the same time.
 //! - **Bytes.** The byte counter counts the payload bytes of every data packet the transport
@@ -381,7 +385,13 @@ impl Dcqcn {
             }
         };
         // eq. (3)–(4): Rc ← (Rt + Rc)/2
-        self.rc = Rate(halfway_up(self.rt.0, self.rc.0));
+        self.rc = Rate(match self.p.model {
+            RpModel::Figure7 => halfway_up(self.rt.0, self.rc.0),
+            // rdma-hw.cc:703,719,735 `m_rate / 2 + m_targetRate / 2`: each half truncated
+            // (DataRate / double, data-rate.cc:294-297), at least min_rate (the peer's
+            // MIN_RATE is even, so this never binds there)
+            RpModel::HpccSim => (self.rc.0 / 2 + self.rt.0 / 2).max(self.p.min_rate.0),
+        });
         if self.rc > before {
             self.rose_since_cut = true;
         }
@@ -430,7 +440,13 @@ impl Dcqcn {
                     self.rt = self.rc;
                 }
                 // eq. (1): Rc ← Rc·(1 − α/2), at least min_rate
-                let cut = (self.rc.0 as f64 * (1.0 - alpha / 2.0)).round();
+                let cut = self.rc.0 as f64 * (1.0 - alpha / 2.0);
+                // hpcc-sim: DataRate × double truncates (rdma-hw.cc:668, data-rate.cc:289-292);
+                // Figure 7 (paper, mellanox): to the nearest bit/s
+                let cut = match self.p.model {
+                    RpModel::HpccSim => cut.floor(),
+                    RpModel::Figure7 => cut.round(),
+                };
                 let cut = if cut.is_finite() && cut >= 0.0 {
                     (cut as u64).min(self.rc.0)
                 } else {
@@ -1084,7 +1100,7 @@ mod tests {
         // α = 1 at the first CNP, which does not count: 4 periods of 1 µs without a CNP
         let alpha = (1.0 - G).powi(4);
         assert!((c.alpha() - alpha).abs() < 1e-12, "{}", c.alpha());
-        let want = (100e9 * (1.0 - alpha / 2.0)).round() as u64;
+        let want = (100e9 * (1.0 - alpha / 2.0)).floor() as u64;
         assert_eq!(c.rate(), Rate(want));
     }
 
@@ -1164,7 +1180,7 @@ mod tests {
         let t1 = fire(&mut c);
         assert_eq!(t1, Time(314_001));
         assert_eq!(c.target_rate(), rt);
-        assert_eq!(c.rate(), Rate(halfway_up(rt.0, rc.0)));
+        assert_eq!(c.rate(), Rate(rc.0 / 2 + rt.0 / 2));
         assert_eq!(c.stats().fast_recoveries, 1);
         // a cut now keeps nothing of the old target: an increase event happened, Rt ← Rc
         let mut d = c.clone();
@@ -1196,6 +1212,33 @@ mod tests {
         fire(&mut c); // stage 3: hyper, the same step
         assert_eq!(c.target_rate(), Rate(rt0.0 + 420_000_000));
         assert_eq!(c.stats().hyper_increases, 2);
+    }
+
+    #[test]
+    fn hpcc_sim_truncates_the_cut_and_each_half_of_an_increase() {
+        // rdma-hw.cc:668 `m_rate * (1 - m_alpha / 2)` and :703 `m_rate / 2 + m_targetRate / 2`
+        // are DataRate × / double, which truncate to whole bit/s (data-rate.cc:289-297)
+        let mut c = hpcc_sim();
+        c.on_ack(&ack(Time::us(10), true));
+        c.rc = Rate(3_000_000_001);
+        // the first cut, 4 µs + 1 ns later: α = (1 − g)^4, 1 523 300 528.68 bit/s
+        c.on_timeout(Time(14_001));
+        assert_eq!(
+            c.rate(),
+            Rate(1_523_300_528),
+            "not rounded to 1 523 300 529"
+        );
+        c.rc = Rate(50_000_000_001);
+        fire(&mut c); // fast recovery: 25 000 000 000 + 50 000 000 000
+        assert_eq!(c.rate(), Rate(75_000_000_000), "not (Rt + Rc)/2 rounded up");
+        // from one bit/s below an even line rate the increase stays there
+        c.rc = Rate(99_999_999_999);
+        fire(&mut c);
+        assert_eq!(c.rate(), Rate(99_999_999_999));
+        assert!(
+            c.next_timeout().is_some(),
+            "the increase timer keeps running"
+        );
     }
 
     #[test]

@@ -209,13 +209,42 @@ impl SchemeConfig {
         }
     }
 
+    /// The HPCC simulator's model: the `hpcc-sim` preset of DCQCN, TIMELY, DCTCP or HPCC.
+    pub fn is_hpcc_sim(&self) -> bool {
+        match self {
+            SchemeConfig::Dcqcn(c) => c.resolved().model == RpModel::HpccSim,
+            SchemeConfig::Timely(c) => c.preset == rdma_cc_timely::Preset::HpccSim,
+            SchemeConfig::Dctcp(c) => c.preset == rdma_cc_dctcp::Preset::HpccSim,
+            SchemeConfig::Hpcc(c) => c.preset == rdma_cc_hpcc::Preset::HpccSim,
+            _ => false,
+        }
+    }
+
+    /// The path the controller sees: the `hpcc-sim` presets take the fabric's largest base
+    /// RTT ([`rdma_cc_transport::Path::fabric_base_rtt`], when known) for the flow's own, as
+    /// the HPCC simulator gives every flow `maxRtt` and `maxBdp` (`GLOBAL_T 1`,
+    /// `third.cc:138`, `run.py:37`): DCTCP's and HPCC's window `R·T` and HPCC's `T`. The
+    /// transport's own RTT estimate and RTO keep the flow's path.
+    pub fn controller_view(&self, sender: &SenderConfig) -> SenderConfig {
+        let fabric = sender.path.fabric_base_rtt;
+        if self.is_hpcc_sim() && fabric > Time::ZERO {
+            let mut view = *sender;
+            view.path.base_rtt = fabric;
+            view
+        } else {
+            *sender
+        }
+    }
+
     /// Validates and builds the controller of a `flow_size`-byte message on the path
-    /// `sender` describes.
+    /// `sender` describes (as [`Self::controller_view`] shows it to the controller).
     pub fn controller(
         &self,
         sender: &SenderConfig,
         flow_size: u64,
     ) -> Result<SchemeController, ConfigError> {
+        let view = self.controller_view(sender);
+        let sender = &view;
         self.validate(sender)?;
         Ok(match self {
             SchemeConfig::Ldcp(c) => SchemeController::Ldcp(Ldcp::new(sender, c, flow_size)?),
@@ -238,7 +267,21 @@ impl SchemeConfig {
         now: Time,
     ) -> Result<QpSender<SchemeController>, ConfigError> {
         let cc = self.controller(sender, flow_size)?;
-        QpSender::new(sender, cc, flow_size, now)
+        QpSender::new(&self.sender(sender), cc, flow_size, now)
+    }
+
+    /// The transport's configuration for this scheme: `sender` with the `hpcc-sim` presets of
+    /// TIMELY, DCTCP and HPCC handing NACKs to the controller as ACKs
+    /// ([`SenderConfig::nack_as_ack`]): the HPCC simulator's `ReceiveAck` runs
+    /// `HandleAckTimely` / `HandleAckDctcp` / `HandleAckHp` for a NACK too
+    /// (`rdma-hw.cc:416-434`). DCQCN (`CC_MODE 1`) has no ACK handler there; its controller
+    /// reads the NACK's CNP flag in `on_nack`.
+    pub fn sender(&self, sender: &SenderConfig) -> SenderConfig {
+        let nack_as_ack = self.is_hpcc_sim() && self.scheme() != Scheme::Dcqcn;
+        SenderConfig {
+            nack_as_ack: sender.nack_as_ack || nack_as_ack,
+            ..*sender
+        }
     }
 
     /// The receiver this scheme needs, from the receiving NIC's `base` policy: CNPs for
@@ -258,14 +301,18 @@ impl SchemeConfig {
     ///   the ECN-Echo of each ACK, TIMELY the send timestamp it echoes, HPCC the INT hop
     ///   records it echoes. Under their `hpcc-sim` presets a NACK is repeated after 500 µs
     ///   ([`HPCC_SIM_NACK_INTERVAL`], the simulator's receiver for every scheme) unless the
-    ///   NIC sets `renack_interval`.
+    ///   NIC sets `renack_interval`; as the simulator's receiver they send nothing for a
+    ///   duplicate packet (`ack_duplicates` off, `rdma-hw.cc:476-478`) and their NACKs echo
+    ///   INT (`nack_echoes_int`, `rdma-hw.cc:313-320`), and the sender hands each NACK to the
+    ///   controller as an ACK too ([`SenderConfig::nack_as_ack`], `rdma-hw.cc:416-434`).
     ///
     /// DCQCN under its `hpcc-sim` preset ([`RpModel::HpccSim`]) takes the HPCC simulator's
     /// receiver instead (`rdma-hw.cc` `ReceiveUdp` / `ReceiverCheckSeq`, its `run.py`
     /// `L2_ACK_INTERVAL 1`): every packet is ACKed (`ack_every`, default 1; no ACK by bytes),
     /// the ACK's ECN-Echo is the CE of the packet it answers (the peer's CNP flag, which the
     /// sender treats as a CNP), no CNP packets, and a NACK repeated after 500 µs
-    /// (`NACK Generation Interval`, default 500 µs). What the NIC sets explicitly still wins:
+    /// (`NACK Generation Interval`, default 500 µs); nothing for a duplicate, INT-echoing
+    /// NACKs as above. What the NIC sets explicitly still wins:
     /// `ack_interval` ACKs by bytes (ECE: any covered packet marked), `cnp_interval` sends CNP
     /// packets as well (the sender reacts to both the same way), `renack_interval` its own.
     pub fn receiver(&self, base: &ReceiverConfig) -> ReceiverConfig {
@@ -274,19 +321,15 @@ impl SchemeConfig {
                 return ReceiverConfig {
                     send_cnp: base.cnp_interval.is_some(),
                     renack_interval: base.renack_interval.or(Some(HPCC_SIM_NACK_INTERVAL)),
+                    ack_duplicates: false,
+                    nack_echoes_int: true,
                     ..*base
                 };
             }
         }
         // the HPCC simulator's receiver repeats a NACK after 500 µs for every scheme
         // (rdma-hw.cc:37-41,467-468): TIMELY's, DCTCP's and HPCC's hpcc-sim presets too
-        let sim_receiver = match self {
-            SchemeConfig::Timely(c) => c.preset == rdma_cc_timely::Preset::HpccSim,
-            SchemeConfig::Dctcp(c) => c.preset == rdma_cc_dctcp::Preset::HpccSim,
-            SchemeConfig::Hpcc(c) => c.preset == rdma_cc_hpcc::Preset::HpccSim,
-            _ => false,
-        };
-        let renack_interval = if sim_receiver {
+        let renack_interval = if self.is_hpcc_sim() {
             base.renack_interval.or(Some(HPCC_SIM_NACK_INTERVAL))
         } else {
             base.renack_interval
@@ -298,11 +341,16 @@ impl SchemeConfig {
             ),
             _ => (base.cnp_interval, base.ack_interval),
         };
+        let sim = self.is_hpcc_sim();
         ReceiverConfig {
             send_cnp: matches!(self, SchemeConfig::LdcpRate(_) | SchemeConfig::Dcqcn(_)),
             cnp_interval,
             ack_interval,
             renack_interval,
+            // the simulator's receiver: nothing for a duplicate (rdma-hw.cc:476-478), and
+            // its NACK is the ACK's header with the packet's INT (rdma-hw.cc:313-320)
+            ack_duplicates: base.ack_duplicates && !sim,
+            nack_echoes_int: base.nack_echoes_int || sim,
             ..*base
         }
     }
@@ -959,6 +1007,7 @@ mod tests {
             max_queueing: Time::ZERO,
             // the switches write INT records (HPCC needs them; the other schemes ignore it)
             int_telemetry: true,
+            fabric_base_rtt: Time::ZERO,
         }
     }
 
@@ -1019,6 +1068,37 @@ mod tests {
             n.receiver_for(Scheme::Dctcp).renack_interval,
             Some(Time::us(20))
         );
+    }
+
+    #[test]
+    fn hpcc_sim_presets_drop_duplicates_silently_and_treat_a_nack_as_an_ack() {
+        // rdma-hw.cc:476-478 (a duplicate: nothing sent), :313-320 (the NACK is the ACK's
+        // header with the packet's INT), :416-434 (ReceiveAck runs the scheme's ACK handler
+        // for a NACK); DCQCN's CC_MODE 1 has no ACK handler
+        let mut d = nic(Scheme::Dcqcn);
+        d.dcqcn.preset = rdma_cc_dcqcn::Preset::HpccSim;
+        let base = SenderConfig::default();
+        for (s, n) in [
+            (Scheme::Timely, nic(Scheme::Timely)),
+            (Scheme::Dctcp, nic(Scheme::Dctcp)),
+            (Scheme::Hpcc, nic(Scheme::Hpcc)),
+            (Scheme::Dcqcn, d),
+        ] {
+            let r = n.receiver_for(s);
+            assert!(!r.ack_duplicates && r.nack_echoes_int, "{s:?}");
+            let c = n.scheme_config(s);
+            assert_eq!(c.sender(&base).nack_as_ack, s != Scheme::Dcqcn, "{s:?}");
+        }
+        // the paper presets (and every other scheme) keep the transport's rules
+        let mut n = nic(Scheme::Dctcp);
+        n.dctcp.preset = rdma_cc_dctcp::Preset::Paper;
+        n.timely.preset = rdma_cc_timely::Preset::Paper;
+        n.hpcc.preset = rdma_cc_hpcc::Preset::Paper;
+        for s in Scheme::ALL {
+            let r = n.receiver_for(s);
+            assert!(r.ack_duplicates && !r.nack_echoes_int, "{s:?}");
+            assert!(!n.scheme_config(s).sender(&base).nack_as_ack, "{s:?}");
+        }
     }
 
     fn hpcc_sim_dcqcn() -> NicConfig {
@@ -1313,6 +1393,48 @@ mod tests {
         assert_eq!((q.cw(), q.rate()), (101.0, Some(Rate::gbps(100))));
         assert_eq!(q.controller().stage(), None);
         assert_eq!(q.controller().fast_start_exit(), FastStartExit::None);
+    }
+
+    #[test]
+    fn hpcc_sim_windows_use_the_fabrics_largest_base_rtt_as_third_cc_138_does() {
+        // third.cc:138 (GLOBAL_T 1, run.py:37): every flow gets maxBdp and maxRtt; the flow's
+        // own path is 8 µs, the fabric's longest 12 µs: R·T + 1 = 151 packets, not 101
+        let far = Path {
+            fabric_base_rtt: Time::us(12),
+            ..path()
+        };
+        for s in [Scheme::Dctcp, Scheme::Hpcc] {
+            let q = nic(s).build_sender(&far, 10_000_000, Time::ZERO).unwrap();
+            assert_eq!(q.cw(), 151.0, "{s} hpcc-sim");
+            // the transport keeps the flow's own base RTT (srtt before the first sample)
+            assert_eq!(q.srtt(), Time::us(8), "{s}");
+            // preset paper: the flow's own path (its window is its own, 100 or 101 packets)
+            let mut n = nic(s);
+            n.dctcp.preset = rdma_cc_dctcp::Preset::Paper;
+            n.hpcc.preset = rdma_cc_hpcc::Preset::Paper;
+            let cw = |p: &Path| n.build_sender(p, 10_000_000, Time::ZERO).unwrap().cw();
+            assert_eq!(cw(&far), cw(&path()), "{s} paper");
+            assert!(cw(&far) <= 101.0, "{s} paper");
+            // unknown (0): the flow's own path under hpcc-sim too
+            let q = nic(s)
+                .build_sender(&path(), 10_000_000, Time::ZERO)
+                .unwrap();
+            assert_eq!(q.cw(), 101.0, "{s} hpcc-sim without a fabric RTT");
+        }
+        // DCQCN's and TIMELY's hpcc-sim presets see it too (neither uses a base RTT)
+        let mut n = nic(Scheme::Dcqcn);
+        n.dcqcn.preset = rdma_cc_dcqcn::Preset::HpccSim;
+        let sender = SenderConfig {
+            path: far,
+            ..SenderConfig::default()
+        };
+        for c in [
+            n.scheme_config(Scheme::Dcqcn),
+            nic(Scheme::Timely).scheme_config(Scheme::Timely),
+        ] {
+            assert!(c.is_hpcc_sim());
+            assert_eq!(c.controller_view(&sender).path.base_rtt, Time::us(12));
+        }
     }
 
     #[test]

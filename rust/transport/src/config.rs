@@ -59,6 +59,12 @@ pub struct SenderConfig {
     /// Default 0 (chosen by the sweep in the README: spacing probes by packets slows the
     /// increase of flows below one packet, which send less than one packet per RTT).
     pub probe_packets: u64,
+    /// A NACK also reaches the controller as an ACK ([`Controller::on_ack`] /
+    /// [`Controller::on_ack_int`], with the NACK's ECN-Echo, echoed timestamp and INT records)
+    /// after the go-back-N, as the HPCC simulator's `ReceiveAck` runs `HandleAckHp`,
+    /// `HandleAckTimely` and `HandleAckDctcp` for NACKs too (`rdma-hw.cc:393,416-434`). Not a
+    /// parameter: the scheme's preset sets it. Default off.
+    pub nack_as_ack: bool,
 }
 
 /// What a flow's sender learns from the fabric: the properties of its path
@@ -87,6 +93,11 @@ pub struct Path {
     /// receiver echoes them in its ACKs ([`crate::QpSender::on_ack_int`]): what HPCC needs
     /// (Li et al., SIGCOMM 2019, §3). Default false.
     pub int_telemetry: bool,
+    /// The largest [`Self::base_rtt`] between any two hosts of the fabric, by the same formula
+    /// ([`Time::ZERO`]: unknown, the default). Not used by the transport; a scheme whose
+    /// preset takes one fabric-wide base RTT (the HPCC simulator's `GLOBAL_T 1`,
+    /// `third.cc:138`) gives it to its controller instead of the path's own.
+    pub fabric_base_rtt: Time,
 }
 
 impl Default for Path {
@@ -98,6 +109,7 @@ impl Default for Path {
             lossless: false,
             max_queueing: Time::ZERO,
             int_telemetry: false,
+            fabric_base_rtt: Time::ZERO,
         }
     }
 }
@@ -130,6 +142,7 @@ impl Default for SenderConfig {
             dup_nack_holdoff: None,
             rtt_gain: 0.125,
             probe_packets: 0,
+            nack_as_ack: false,
         }
     }
 }
@@ -329,6 +342,14 @@ pub struct ReceiverConfig {
     /// sequence advances (decision). `Some(t)`: also NACK again once `t` has passed since
     /// the last NACK. Default `None`.
     pub renack_interval: Option<Time>,
+    /// A duplicate packet (entirely below the expected sequence) is answered by an ACK of the
+    /// cumulative sequence, which recovers a lost final ACK (decision; default on). Off: it is
+    /// dropped silently, as the HPCC simulator's receiver does (`rdma-hw.cc:476-478`).
+    pub ack_duplicates: bool,
+    /// A NACK echoes the timestamp and the INT records of the out-of-order packet that
+    /// triggered it, as an ACK does (the HPCC simulator's, `rdma-hw.cc:313-320`: one header
+    /// for both). Default off: a NACK carries no INT records.
+    pub nack_echoes_int: bool,
 }
 
 impl Default for ReceiverConfig {
@@ -342,6 +363,8 @@ impl Default for ReceiverConfig {
             mtu: Bytes(1000),
             split_ack_on_ce_change: true,
             renack_interval: None,
+            ack_duplicates: true,
+            nack_echoes_int: false,
         }
     }
 }

@@ -13,7 +13,10 @@
 //!   `expected` advances (decision; optional re-NACK after `renack_interval`). Pending
 //!   delayed ACKs are flushed first.
 //! - Duplicates (entirely below `expected`) are dropped and the cumulative sequence is ACKed
-//!   again (ECE = 0), which recovers a lost final ACK.
+//!   again (ECE = 0), which recovers a lost final ACK; with `ack_duplicates` off (the HPCC
+//!   simulator's receiver, `rdma-hw.cc:476-478`) nothing is sent for them.
+//! - With `nack_echoes_int`, a NACK echoes the triggering packet's INT records as an ACK does
+//!   ([`AckOut::echo_int`]; the simulator's NACK is its ACK header, `rdma-hw.cc:313-320`).
 //! - ACK by bytes ([`ReceiverConfig::ack_interval`], DCQCN's receiver): an in-order packet is
 //!   acknowledged when at least `ack_interval` bytes were delivered since the previous ACK, when
 //!   it completes the message or carries AckReq; CE marks cause CNPs, not ACKs, and an ACK's
@@ -40,6 +43,9 @@ pub struct AckOut {
     pub ece: bool,
     /// This is a NACK: out-of-order data was dropped; resend from `seq`.
     pub nack: bool,
+    /// The (N)ACK echoes the INT records of the data packet that triggered it (every ACK; a
+    /// NACK with [`ReceiverConfig::nack_echoes_int`]).
+    pub echo_int: bool,
 }
 
 /// What the receiver NIC does with an arriving data packet.
@@ -108,6 +114,8 @@ pub struct QpReceiver {
     send_cnp: bool,
     split: bool,
     renack_interval: Option<Time>,
+    ack_duplicates: bool,
+    nack_echoes_int: bool,
     flow_size: u64,
     /// Next byte expected in order.
     expected: u64,
@@ -136,6 +144,8 @@ impl QpReceiver {
             send_cnp: cfg.send_cnp,
             split: cfg.split_ack_on_ce_change,
             renack_interval: cfg.renack_interval,
+            ack_duplicates: cfg.ack_duplicates,
+            nack_echoes_int: cfg.nack_echoes_int,
             flow_size,
             expected: 0,
             pending: 0,
@@ -183,6 +193,7 @@ impl QpReceiver {
                     seq: self.expected,
                     ece: ce,
                     nack: true,
+                    echo_int: self.nack_echoes_int,
                 });
             } else {
                 self.stats.nacks_suppressed += 1;
@@ -191,8 +202,10 @@ impl QpReceiver {
             // duplicate: drop, re-acknowledge the cumulative sequence (covers pending packets)
             self.stats.duplicates += 1;
             self.stats.duplicate_bytes += u64::from(len);
-            self.pending = 0;
-            self.ack(&mut a, false);
+            if self.ack_duplicates {
+                self.pending = 0;
+                self.ack(&mut a, false);
+            }
         } else {
             // in order (possibly overlapping delivered data at its start)
             a.accepted = true;
@@ -246,6 +259,7 @@ impl QpReceiver {
             seq: self.expected,
             ece,
             nack: false,
+            echo_int: true,
         });
     }
 
@@ -349,6 +363,7 @@ mod tests {
             seq,
             ece,
             nack: false,
+            echo_int: true,
         })
     }
 
@@ -357,7 +372,63 @@ mod tests {
             seq,
             ece,
             nack: true,
+            echo_int: false,
         })
+    }
+
+    /// The HPCC simulator's receiver (`ack_duplicates` off, `nack_echoes_int` on).
+    fn sim_rx() -> QpReceiver {
+        QpReceiver::new(
+            &ReceiverConfig {
+                ack_duplicates: false,
+                nack_echoes_int: true,
+                ..ReceiverConfig::default()
+            },
+            10_000,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn sim_receiver_sends_nothing_for_a_duplicate_as_rdma_hw_cc_476_does() {
+        // rdma-hw.cc:476-478: ReceiverCheckSeq returns 3 for a duplicate, and ReceiveUdp
+        // sends only for 1 (ACK) and 2 (NACK), :313
+        let mut r = sim_rx();
+        assert_eq!(
+            r.on_data(Time(1), 0, 1000, false, false).ack,
+            ack(1000, false)
+        );
+        let a = r.on_data(Time(2), 0, 1000, true, false);
+        assert_eq!((a.ack, a.ack2, a.accepted), (None, None, false));
+        assert_eq!((r.stats().duplicates, r.stats().acks), (1, 1));
+        // the default receiver re-acknowledges it
+        let mut d = rx(1);
+        d.on_data(Time(1), 0, 1000, false, false);
+        assert_eq!(
+            d.on_data(Time(2), 0, 1000, false, false).ack,
+            ack(1000, false)
+        );
+    }
+
+    #[test]
+    fn sim_receiver_nacks_echo_int_as_acks_do_rdma_hw_cc_313_320() {
+        // rdma-hw.cc:313-320: the NACK is the ACK's qbbHeader with SetIntHeader(ch.udp.ih)
+        let mut r = sim_rx();
+        let a = r.on_data(Time(1), 2000, 1000, true, false);
+        assert_eq!(
+            a.ack,
+            Some(AckOut {
+                seq: 0,
+                ece: true,
+                nack: true,
+                echo_int: true,
+            })
+        );
+        let mut d = rx(1);
+        assert_eq!(
+            d.on_data(Time(1), 2000, 1000, true, false).ack,
+            nack(0, true)
+        );
     }
 
     #[test]

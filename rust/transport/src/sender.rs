@@ -62,6 +62,9 @@
 //!   delay before its first retransmission, and its tick `srtt/γ` reflects it.
 //! - Go-back-N on NACK: `snd_nxt ← expected_seq`. A NACK for the same sequence as the previous
 //!   one within `dup_nack_holdoff` (default: srtt) is ignored, as is a NACK below `snd_una`.
+//!   With `nack_as_ack` every NACK (ignored ones too) then reaches the controller as an ACK of
+//!   its sequence, with its echo and INT records (the HPCC simulator's `ReceiveAck`,
+//!   `rdma-hw.cc:393,416-434`).
 //! - RTT probes (controllers that ask for them): one outstanding; the next is due when the
 //!   response returns or after `max(rto, 2·srtt)` without one (decision), and goes once
 //!   `probe_packets` data packets were sent since the previous probe (the first once that many
@@ -256,6 +259,7 @@ pub struct QpSender<C: Controller> {
     /// Current backoff exponent.
     backoff: u32,
     dup_nack_holdoff: Option<Time>,
+    nack_as_ack: bool,
     start: Time,
     /// Lowest unacknowledged byte.
     snd_una: u64,
@@ -330,6 +334,7 @@ impl<C: Controller> QpSender<C> {
             rto_backoff_max: cfg.rto_backoff,
             backoff: 0,
             dup_nack_holdoff: cfg.dup_nack_holdoff,
+            nack_as_ack: cfg.nack_as_ack,
             start: now,
             snd_una: 0,
             snd_nxt: 0,
@@ -602,6 +607,44 @@ impl<C: Controller> QpSender<C> {
     /// NACK: the receiver expects `expected_seq`; go back N from there. `ece` echoes CE of the
     /// out-of-order packet that triggered it.
     pub fn on_nack(&mut self, now: Time, expected_seq: u64, ece: bool) {
+        self.on_nack_echo(now, expected_seq, ece, None, None);
+    }
+
+    /// [`Self::on_nack`] for a NACK that echoes the send timestamp `echo` and the INT records
+    /// `int` of the packet that triggered it; the controller sees them only with
+    /// [`crate::SenderConfig::nack_as_ack`], as an ACK of `expected_seq` after the go-back-N.
+    pub fn on_nack_echo(
+        &mut self,
+        now: Time,
+        expected_seq: u64,
+        ece: bool,
+        echo: Option<Time>,
+        int: Option<&IntRecords>,
+    ) {
+        let una = self.snd_una;
+        self.nack(now, expected_seq, ece);
+        if !self.nack_as_ack || self.is_done() {
+            return;
+        }
+        // rdma-hw.cc:416-434: after Acknowledge(seq) and RecoverQueue, the NACK runs the
+        // scheme's ACK handler with its sequence, CNP flag and INT header
+        let newly = self.snd_una.saturating_sub(una);
+        let ev = AckEvent {
+            now,
+            rtt: echo.map(|sent| now.saturating_sub(sent)),
+            newly_acked: newly.div_ceil(self.mtu),
+            ece,
+            snd_una: self.snd_una,
+            acked_packets: self.snd_una.div_ceil(self.mtu),
+        };
+        match int {
+            Some(int) => self.cc.on_ack_int(&ev, int),
+            None => self.cc.on_ack(&ev),
+        }
+        self.after_event();
+    }
+
+    fn nack(&mut self, now: Time, expected_seq: u64, ece: bool) {
         self.stats.nacks += 1;
         if ece {
             self.stats.ece_acks += 1;
@@ -1062,6 +1105,48 @@ mod tests {
         send(&mut l, Time::ZERO);
         l.on_ack_int(us(8), 1000, false, None, &int);
         assert_eq!(l.snd_una(), 1000);
+    }
+
+    #[test]
+    fn nack_as_ack_runs_the_ack_update_after_go_back_n_as_rdma_hw_cc_416_434_does() {
+        // rdma-hw.cc:416-434: a NACK (0xFD) acknowledges its sequence, goes back N, then runs
+        // HandleAckHp / HandleAckTimely / HandleAckDctcp with its CNP flag and INT header
+        let int = IntRecords::from_slice(&[rdma_cc_core::HopRecord {
+            qlen_bytes: 1,
+            tx_bytes: 2,
+            ts_ns: 3,
+            line_rate_bps: 4,
+            port_id: 5,
+        }]);
+        let cfg = SenderConfig {
+            nack_as_ack: true,
+            ..SenderConfig::default()
+        };
+        let mut s = QpSender::new(&cfg, Seen::default(), 5000, Time::ZERO).unwrap();
+        for k in 0..4 {
+            send(&mut s, Time(100 * k));
+        }
+        s.on_nack_echo(us(9), 2000, true, Some(Time(300)), Some(&int));
+        assert_eq!((s.snd_una(), s.stats().nacks), (2000, 1));
+        let (ev, got) = s.controller().acks[0];
+        assert_eq!(got, Some(int));
+        assert_eq!(
+            (ev.now, ev.rtt, ev.newly_acked, ev.ece, ev.snd_una),
+            (us(9), Some(Time(8700)), 2, true, 2000)
+        );
+        assert_eq!(send(&mut s, us(9)).seq, 2000, "went back N first");
+        // a repeated NACK within the hold-off changes no sequence state, but runs the update
+        s.on_nack_echo(us(10), 2000, false, None, None);
+        assert_eq!(s.stats().nacks_ignored, 1);
+        assert_eq!(s.controller().acks.len(), 2);
+        assert_eq!(s.controller().acks[1].0.newly_acked, 0);
+        // off (the default): the controller sees no ACK for a NACK
+        let mut d =
+            QpSender::new(&SenderConfig::default(), Seen::default(), 5000, Time::ZERO).unwrap();
+        send(&mut d, Time::ZERO);
+        send(&mut d, Time::ZERO);
+        d.on_nack_echo(us(9), 1000, true, Some(Time::ZERO), Some(&int));
+        assert!(d.controller().acks.is_empty());
     }
 
     #[test]
