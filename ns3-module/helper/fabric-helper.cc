@@ -33,132 +33,6 @@ struct FabricHelper::Policy
     rust::Box<rdmacc_ffi::RedEcnParams> p = rdmacc_ffi::red_ecn_params_new();
 };
 
-std::vector<uint32_t>
-Fabric::NextHops(uint32_t node, uint32_t dst) const
-{
-    std::vector<uint32_t> out;
-    if (topology)
-    {
-        for (auto p : topology->next_hops(node, dst))
-        {
-            out.push_back(p);
-        }
-    }
-    return out;
-}
-
-std::vector<Fabric::PathLink>
-Fabric::PathLinks(uint32_t srcHost, uint32_t dstHost) const
-{
-    NS_ABORT_MSG_IF(srcHost >= hosts.GetN() || dstHost >= hosts.GetN(),
-                    "Fabric::PathLinks(" << srcHost << ", " << dstHost
-                                         << "): host indices must be below " << hosts.GetN()
-                                         << " (the fabric's hosts; not node ids)");
-    std::vector<PathLink> out;
-    const uint32_t dstNode = hosts.Get(dstHost)->GetId();
-    uint32_t node = hosts.Get(srcHost)->GetId();
-    for (int hops = 0; node != dstNode && hops < 64; hops++)
-    {
-        auto next = NextHops(node, dstNode);
-        if (next.empty())
-        {
-            return {};
-        }
-        Ptr<Node> n = NodeList::GetNode(node);
-        Ptr<QbbNetDevice> dev = DynamicCast<QbbNetDevice>(n->GetDevice(next[0]));
-        out.push_back(PathLink{dev, dev->GetDataRate(), dev->GetDelay()});
-        Ptr<QbbChannel> ch = DynamicCast<QbbChannel>(dev->GetChannel());
-        node = ch->GetPeer(dev)->GetNode()->GetId();
-    }
-    return node == dstNode ? out : std::vector<PathLink>{};
-}
-
-Time
-Fabric::BaseRtt(uint32_t srcHost, uint32_t dstHost, uint32_t frameBytes, uint32_t ackBytes) const
-{
-    return PathRtt(PathLinks(srcHost, dstHost), frameBytes, ackBytes);
-}
-
-Time
-Fabric::PathRtt(const std::vector<PathLink>& links, uint32_t frameBytes, uint32_t ackBytes)
-{
-    if (links.empty())
-    {
-        return Seconds(-1);
-    }
-    // the formula is Rust's (rdma_cc_core::wire::base_rtt): the links are measured here
-    std::vector<uint64_t> rates;
-    std::vector<uint64_t> delays;
-    for (const auto& l : links)
-    {
-        rates.push_back(l.rate.GetBitRate());
-        delays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
-    }
-    return NanoSeconds(static_cast<int64_t>(
-        rdmacc_ffi::base_rtt_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),
-                                rust::Slice<const uint64_t>(delays.data(), delays.size()),
-                                frameBytes,
-                                ackBytes)));
-}
-
-Time
-Fabric::DataPathRtt(const std::vector<PathLink>& links, uint64_t payload, uint64_t intBytes)
-{
-    return PathRtt(links,
-                   static_cast<uint32_t>(rdmacc_ffi::data_frame_bytes(payload, intBytes)),
-                   static_cast<uint32_t>(rdmacc_ffi::ack_frame_bytes(intBytes)));
-}
-
-Time
-Fabric::LargestDataPathRtt(uint64_t payload, uint64_t intBytes) const
-{
-    // Hosts behind the same node over alike links have the same paths to and from every other
-    // host (a host's one link is its only way in or out, and the shortest paths to a host are
-    // those to its node): one pair per pair of such groups, not per pair of hosts (a k = 16 fat
-    // tree: 16 K pairs instead of 1 M).
-    std::map<std::tuple<uint32_t, uint64_t, uint64_t, int64_t>, std::vector<uint32_t>> groups;
-    for (uint32_t i = 0; i < hosts.GetN() && i < hostDevices.size(); i++)
-    {
-        const Ptr<QbbNetDevice> dev = hostDevices[i];
-        const Ptr<QbbChannel> ch = dev ? DynamicCast<QbbChannel>(dev->GetChannel()) : nullptr;
-        if (!ch)
-        {
-            continue;
-        }
-        const Ptr<QbbNetDevice> peer = DynamicCast<QbbNetDevice>(ch->GetPeer(dev));
-        groups[{peer->GetNode()->GetId(),
-                dev->GetDataRate().GetBitRate(),
-                peer->GetDataRate().GetBitRate(),
-                dev->GetDelay().GetNanoSeconds()}]
-            .push_back(i);
-    }
-    Time largest;
-    for (const auto& [ka, a] : groups)
-    {
-        for (const auto& [kb, b] : groups)
-        {
-            const uint32_t dst = &a == &b ? (b.size() > 1 ? b[1] : a[0]) : b[0];
-            if (dst != a[0])
-            {
-                largest = std::max(largest, DataPathRtt(PathLinks(a[0], dst), payload, intBytes));
-            }
-        }
-    }
-    return largest;
-}
-
-DataRate
-Fabric::HostRate() const
-{
-    return hostDevices.empty() ? DataRate(0) : hostDevices[0]->GetDataRate();
-}
-
-DataRate
-Fabric::HostRate(uint32_t host) const
-{
-    return hostDevices.at(host)->GetDataRate();
-}
-
 FabricHelper::FabricHelper() :
     m_queuePrios(0xFF),
     m_policy(std::make_unique<Policy>()),
@@ -329,6 +203,30 @@ Fabric
 FabricHelper::Finalize()
 {
     NS_LOG_FUNCTION(this);
+    BuildTopology();
+    m_warnings.clear();
+    WarningsBySwitch byText; // warning, switch ids
+    for (const auto& sw : m_fabric.switches)
+    {
+        sw->Setup(*m_fabric.topology);
+        const auto [marking, minKMin] = SetPortPolicies(sw);
+        CollectWarnings(sw, marking, minKMin, byText);
+    }
+    if (m_printWarnings)
+    {
+        PrintWarnings(byText);
+    }
+    NS_LOG_INFO("fabric: " << m_fabric.hosts.GetN() << " hosts, " << m_fabric.switches.size()
+                           << " switches, " << m_fabric.links.size() << " links, routes computed");
+    Fabric f = m_fabric;
+    m_fabric = Fabric();
+    m_hostIndex.clear();
+    return f;
+}
+
+void
+FabricHelper::BuildTopology()
+{
     const uint32_t nNodes = NodeList::GetNNodes();
     if (nNodes >= (1u << 24))
     {
@@ -357,88 +255,90 @@ FabricHelper::Finalize()
     // shared by the fabric's copies: the holder owns the Box, the pointer aliases its Topology
     auto holder = std::make_shared<rust::Box<rdmacc_ffi::Topology>>(std::move(topo));
     m_fabric.topology = std::shared_ptr<rdmacc_ffi::Topology>(holder, &**holder);
+}
 
-    m_warnings.clear();
-    std::vector<std::pair<std::string, std::vector<uint32_t>>> byText; // warning, switch ids
-    for (const auto& sw : m_fabric.switches)
+std::pair<bool, uint64_t>
+FabricHelper::SetPortPolicies(Ptr<SwitchNode> sw) const
+{
+    bool marking = false;
+    uint64_t minKMin = UINT64_MAX;
+    for (uint32_t port = 0; port < sw->GetNPorts(); port++)
     {
-        sw->Setup(*m_fabric.topology);
-        bool marking = false;
-        uint64_t minKMin = UINT64_MAX;
-        for (uint32_t port = 0; port < sw->GetNPorts(); port++)
+        // this port's policy: the helper's, with the thresholds of the port's speed if a
+        // map gives them, limited by the switch's EgressLimit
+        rust::Box<rdmacc_ffi::RedEcnParams> policy = m_policy->p->snapshot();
+        if (!m_ecnMap.empty())
         {
-            // this port's policy: the helper's, with the thresholds of the port's speed if a
-            // map gives them, limited by the switch's EgressLimit
-            rust::Box<rdmacc_ffi::RedEcnParams> policy = m_policy->p->snapshot();
-            if (!m_ecnMap.empty())
+            auto t =
+                rdmacc_ffi::ecn_map_lookup(m_ecnMap, sw->GetPort(port)->GetDataRate().GetBitRate());
+            if (t.found)
             {
-                auto t = rdmacc_ffi::ecn_map_lookup(m_ecnMap,
-                                                    sw->GetPort(port)->GetDataRate().GetBitRate());
-                if (t.found)
-                {
-                    policy->set_ecn(t.k_min, t.k_max, t.p_max);
-                }
-            }
-            UintegerValue limit;
-            sw->GetAttribute("EgressLimit", limit);
-            policy->set_buf_max(limit.Get());
-            // a lossless priority's policy is the switch core's rule (Not-ECT accepted)
-            rust::Box<rdmacc_ffi::RedEcnParams> lossless = policy->lossless();
-            for (uint8_t prio = 0; prio < QbbNetDevice::N_PRIO; prio++)
-            {
-                if (!(m_queuePrios & (1u << prio)))
-                {
-                    continue;
-                }
-                marking = true;
-                minKMin = std::min(minKMin, policy->k_min());
-                const bool isLossless = sw->GetPfcPriorities() & (1u << prio);
-                sw->SetQueuePolicy(port, prio, isLossless ? *lossless : *policy);
+                policy->set_ecn(t.k_min, t.k_max, t.p_max);
             }
         }
-        for (const auto& w : sw->ConfigWarnings(marking, marking ? minKMin : 0))
+        UintegerValue limit;
+        sw->GetAttribute("EgressLimit", limit);
+        policy->set_buf_max(limit.Get());
+        // a lossless priority's policy is the switch core's rule (Not-ECT accepted)
+        rust::Box<rdmacc_ffi::RedEcnParams> lossless = policy->lossless();
+        for (uint8_t prio = 0; prio < QbbNetDevice::N_PRIO; prio++)
         {
-            NS_LOG_WARN("switch " << sw->GetId() << ": " << w);
-            const std::string msg = "switch " + std::to_string(sw->GetId()) + ": " + w;
-            if (std::find(m_warnings.begin(), m_warnings.end(), msg) == m_warnings.end())
+            if (!(m_queuePrios & (1u << prio)))
             {
-                m_warnings.push_back(msg);
-                // printed once per text, with the switches that gave it
-                auto it = std::find_if(
-                    byText.begin(), byText.end(), [&w](const auto& e) { return e.first == w; });
-                if (it == byText.end())
-                {
-                    byText.emplace_back(w, std::vector<uint32_t>());
-                    it = std::prev(byText.end());
-                }
-                it->second.push_back(sw->GetId());
+                continue;
             }
+            marking = true;
+            minKMin = std::min(minKMin, policy->k_min());
+            const bool isLossless = sw->GetPfcPriorities() & (1u << prio);
+            sw->SetQueuePolicy(port, prio, isLossless ? *lossless : *policy);
         }
     }
-    if (m_printWarnings)
+    return {marking, marking ? minKMin : 0};
+}
+
+void
+FabricHelper::CollectWarnings(Ptr<SwitchNode> sw,
+                              bool marking,
+                              uint64_t minKMin,
+                              WarningsBySwitch& byText)
+{
+    for (const auto& w : sw->ConfigWarnings(marking, minKMin))
     {
-        for (const auto& [text, ids] : byText)
+        NS_LOG_WARN("switch " << sw->GetId() << ": " << w);
+        const std::string msg = "switch " + std::to_string(sw->GetId()) + ": " + w;
+        if (std::find(m_warnings.begin(), m_warnings.end(), msg) == m_warnings.end())
         {
-            std::string line =
-                std::string("rdma-cc: warning: switch") + (ids.size() > 1 ? "es " : " ");
-            const size_t shown = std::min<size_t>(ids.size(), 8);
-            for (size_t i = 0; i < shown; i++)
+            m_warnings.push_back(msg);
+            // printed once per text, with the switches that gave it
+            auto it = std::find_if(
+                byText.begin(), byText.end(), [&w](const auto& e) { return e.first == w; });
+            if (it == byText.end())
             {
-                line += (i ? ", " : "") + std::to_string(ids[i]);
+                byText.emplace_back(w, std::vector<uint32_t>());
+                it = std::prev(byText.end());
             }
-            if (ids.size() > shown)
-            {
-                line += " and " + std::to_string(ids.size() - shown) + " more";
-            }
-            rdmacc::Warn(line + ": " + text);
+            it->second.push_back(sw->GetId());
         }
     }
-    NS_LOG_INFO("fabric: " << m_fabric.hosts.GetN() << " hosts, " << m_fabric.switches.size()
-                           << " switches, " << m_fabric.links.size() << " links, routes computed");
-    Fabric f = m_fabric;
-    m_fabric = Fabric();
-    m_hostIndex.clear();
-    return f;
+}
+
+void
+FabricHelper::PrintWarnings(const WarningsBySwitch& byText)
+{
+    for (const auto& [text, ids] : byText)
+    {
+        std::string line = std::string("rdma-cc: warning: switch") + (ids.size() > 1 ? "es " : " ");
+        const size_t shown = std::min<size_t>(ids.size(), 8);
+        for (size_t i = 0; i < shown; i++)
+        {
+            line += (i ? ", " : "") + std::to_string(ids[i]);
+        }
+        if (ids.size() > shown)
+        {
+            line += " and " + std::to_string(ids.size() - shown) + " more";
+        }
+        rdmacc::Warn(line + ": " + text);
+    }
 }
 
 Fabric

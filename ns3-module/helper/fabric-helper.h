@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace rdmacc_ffi
@@ -217,6 +218,19 @@ class FabricHelper
     void SetPrintWarnings(bool on);
 
   private:
+    /// warning text, ids of the switches that gave it (in order of first appearance)
+    using WarningsBySwitch = std::vector<std::pair<std::string, std::vector<uint32_t>>>;
+    /// Finalize's steps: the route table over every node and link
+    void BuildTopology();
+    /// each port's queue policies on sw; returns (any marking queue, smallest K_min)
+    std::pair<bool, uint64_t> SetPortPolicies(Ptr<SwitchNode> sw) const;
+    /// sw's configuration warnings, kept once per text in m_warnings and byText
+    void CollectWarnings(Ptr<SwitchNode> sw,
+                         bool marking,
+                         uint64_t minKMin,
+                         WarningsBySwitch& byText);
+    /// prints each warning once, naming up to 8 switches
+    static void PrintWarnings(const WarningsBySwitch& byText);
     ObjectFactory m_switchFactory;       //!< switches
     ObjectFactory m_deviceFactory;       //!< devices
     ObjectFactory m_channelFactory;      //!< channels
