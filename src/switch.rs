@@ -664,7 +664,9 @@ impl RedEcnParams {
     }
 
     fn lossless(&self) -> Box<RedEcnParams> {
-        Box::new(RedEcnParams(<rdma_cc_switch::core::SwitchCore>::lossless_queue_policy(self.0)))
+        Box::new(RedEcnParams(
+            <rdma_cc_switch::core::SwitchCore>::lossless_queue_policy(self.0),
+        ))
     }
 
     fn set_ecn(&mut self, k_min: u64, k_max: u64, p_max: f64) {
