@@ -27,9 +27,11 @@
 //!   `R × base RTT` (the simulator's `VAR_WIN`: its BDP window scaled by `R / line rate`) so a
 //!   cut of the rate is a cut of the window, and one MTU per base RTT added to the rate is one
 //!   MTU added to the window. The window counts payload bytes and is at least one packet.
-//!   Decision: the base RTT is the flow's own path's (the simulator uses the fabric's largest
-//!   with `GLOBAL_T 1`, `third.cc:138`: a difference left, the controller is not told the
-//!   fabric's largest RTT).
+//!   The base RTT is the one the controller is given (`SenderConfig::path.base_rtt`): with
+//!   preset `hpcc-sim` the fabric's largest base RTT, as the simulator gives every flow
+//!   (`GLOBAL_T 1`, `third.cc:138`; `rdma-cc-schemes`' `SchemeConfig::controller_view` puts
+//!   it there, and the flow's own path's when the fabric's is not known), with `paper` the
+//!   flow's own path's. The transport's RTT estimate and RTO keep the flow's own path.
 //! - **The first observation window** opens at the first ACK (no α update there: the
 //!   simulator's `m_lastUpdateSeq == 0` case; RFC 8257 leaves the initial window to the TCP
 //!   connection's start).

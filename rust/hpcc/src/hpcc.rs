@@ -37,10 +37,12 @@
 //!   the extra packet keeps the simulator's behaviour (without it a flow paced at `R` is
 //!   window-limited below `R` by any delay beyond `T`). It also makes the window at least one
 //!   packet whatever the rate.
-//! - **`T`** is the flow's own path's base RTT (the simulator uses the fabric's largest with
-//!   `GLOBAL_T 1`, `third.cc:138`; the paper's `T` is "the base propagation RTT"), as for
-//!   DCTCP here: a difference from the simulator left, the controller is not told the
-//!   fabric's largest RTT.
+//! - **`T`** is the base RTT the controller is given (`SenderConfig::path.base_rtt`), as for
+//!   DCTCP here: with preset `hpcc-sim` the fabric's largest base RTT, as the simulator gives
+//!   every flow (`maxRtt`, `GLOBAL_T 1`, `third.cc:138`; `rdma-cc-schemes`'
+//!   `SchemeConfig::controller_view` puts it there, and the flow's own path's when the
+//!   fabric's is not known), with `paper` the flow's own path's (the paper's `T` is "the base
+//!   propagation RTT"). The transport's RTT estimate and RTO keep the flow's own path.
 //! - **Rounding.** Rates are whole bit/s: `R_c/(U/η)` is rounded down with preset `hpcc-sim`
 //!   (the simulator's `DataRate / double` truncates, `data-rate.cc:294-297`), to the nearest
 //!   with `paper`.
