@@ -241,14 +241,7 @@ fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u6
 }
 
 fn payload_limit_bps(rate_bps: u64, mtu: u64, extra: u64) -> f64 {
-    let limit = wire::payload_limit(Rate(rate_bps), Bytes(mtu));
-    if extra == 0 {
-        return limit;
-    }
-    // every data frame is `extra` bytes longer on the wire
-    let frame = wire::data_on_wire(Bytes(mtu)).0 as f64;
-    let longer = wire::data_on_wire(Bytes(mtu + extra)).0 as f64;
-    limit * frame / longer
+    wire::payload_limit_with_extra(Rate(rate_bps), Bytes(mtu), Bytes(extra))
 }
 
 fn run_limit_check(

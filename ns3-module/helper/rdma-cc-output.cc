@@ -25,6 +25,19 @@ namespace ns3
 namespace rdmacc
 {
 
+void
+ConfigFatalOnRustError(const std::string& where)
+{
+    try
+    {
+        throw;
+    }
+    catch (const rust::Error& e)
+    {
+        ConfigFatal(where, e.what());
+    }
+}
+
 double
 PayloadLimitBps(uint64_t rateBps, uint64_t payload, uint64_t extra)
 {

@@ -11,8 +11,6 @@
 
 #include "ns3/rdma-cc-error.h"
 
-#include "rust/cxx.h"
-
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -28,8 +26,17 @@ namespace rdmacc
 
 /**
  * \ingroup rdma-cc
- * Calls `f`, a call into Rust, and returns its result; when it fails (a Rust `Err`, thrown as
- * rust::Error), stops the program with ConfigFatal(`where`, the error's message).
+ * Only inside a catch block: when the exception being handled is a failed call into Rust (a
+ * Rust `Err`), stops the program with ConfigFatal(`where`, the error's message); any other
+ * exception is thrown on unchanged. (The bridge's error type stays out of this header.)
+ * \param where what is being configured, e.g. "command line"
+ */
+[[noreturn]] void ConfigFatalOnRustError(const std::string& where);
+
+/**
+ * \ingroup rdma-cc
+ * Calls `f`, a call into Rust, and returns its result; when it fails (a Rust `Err`), stops the
+ * program with ConfigFatal(`where`, the error's message). Other exceptions pass through.
  * \param where what is being configured, e.g. "command line"
  * \param f the call
  */
@@ -41,9 +48,9 @@ OrConfigFatal(const std::string& where, F&& f) -> decltype(f())
     {
         return f();
     }
-    catch (const rust::Error& e)
+    catch (...)
     {
-        ConfigFatal(where, e.what());
+        ConfigFatalOnRustError(where);
     }
 }
 
@@ -52,7 +59,7 @@ OrConfigFatal(const std::string& where, F&& f) -> decltype(f())
  * \return payload bit/s a link of `rateBps` carries at most when every frame carries
  *         `payload` bytes (plus the RoCEv2 headers, padding to the smallest frame, preamble
  *         and gap) and `extra` bytes more (INT's hop records): the wire limit of goodput (Rust
- *         rdma_cc_core::wire::payload_limit)
+ *         rdma_cc_core::wire::payload_limit_with_extra)
  */
 double PayloadLimitBps(uint64_t rateBps, uint64_t payload, uint64_t extra = 0);
 

@@ -54,6 +54,20 @@ pub fn payload_limit(rate: Rate, mtu_payload: Bytes) -> f64 {
     rate.0 as f64 * efficiency(mtu_payload)
 }
 
+/// Payload rate a link of `rate` carries at most when every packet carries `mtu_payload`
+/// bytes and each data frame is `extra` bytes longer on the wire (INT's hop records,
+/// [`INT_ON_WIRE`] for an HPCC flow; 0 without INT, which is [`payload_limit`]):
+/// [`payload_limit`] scaled by `frame / (frame + extra)`, bit/s.
+pub fn payload_limit_with_extra(rate: Rate, mtu_payload: Bytes, extra: Bytes) -> f64 {
+    let limit = payload_limit(rate, mtu_payload);
+    if extra.0 == 0 {
+        return limit;
+    }
+    let frame = data_on_wire(mtu_payload).0 as f64;
+    let longer = data_on_wire(Bytes(mtu_payload.0 + extra.0)).0 as f64;
+    limit * frame / longer
+}
+
 /// Link occupancy of an ACK or NACK (data headers plus the AETH): 86 bytes.
 pub const ACK_ON_WIRE: Bytes = on_wire(Bytes(DATA_HEADERS + AETH));
 
@@ -289,6 +303,20 @@ mod tests {
     #[test]
     fn payload_limit_of_1000_byte_packets() {
         assert!((payload_limit(Rate::gbps(100), Bytes(1000)) - 92.421_441_774e9).abs() < 1.0);
+    }
+
+    #[test]
+    fn int_scales_the_payload_limit_by_frame_over_longer_frame() {
+        let r = Rate::gbps(100);
+        // no INT: the plain limit, to the bit
+        assert_eq!(
+            payload_limit_with_extra(r, Bytes(1000), Bytes(0)),
+            payload_limit(r, Bytes(1000))
+        );
+        // 42 B of INT: 1000 B of payload per 1124 B on the wire, 88.967 972 Gb/s
+        let int = payload_limit_with_extra(r, Bytes(1000), Bytes(INT_ON_WIRE));
+        assert!((int - 1e11 * 1000.0 / 1124.0).abs() < 1e-3, "{int}");
+        assert!((int - 88.967_971_530e9).abs() < 1.0, "{int}");
     }
 
     #[test]

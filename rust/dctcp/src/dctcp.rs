@@ -27,9 +27,11 @@
 //!   `R × base RTT` (the simulator's `VAR_WIN`: its BDP window scaled by `R / line rate`) so a
 //!   cut of the rate is a cut of the window, and one MTU per base RTT added to the rate is one
 //!   MTU added to the window. The window counts payload bytes and is at least one packet.
-//!   Decision: the base RTT is the flow's own path's (the simulator uses the fabric's largest
-//!   with `GLOBAL_T 1`, `third.cc:138`: a difference left, the controller is not told the
-//!   fabric's largest RTT).
+//!   The base RTT is the one the controller is given (`SenderConfig::path.base_rtt`): with
+//!   preset `hpcc-sim` the fabric's largest base RTT, as the simulator gives every flow
+//!   (`GLOBAL_T 1`, `third.cc:138`; `rdma-cc-schemes`' `SchemeConfig::controller_view` puts
+//!   it there, and the flow's own path's when the fabric's is not known), with `paper` the
+//!   flow's own path's. The transport's RTT estimate and RTO keep the flow's own path.
 //! - **The first observation window** opens at the first ACK (no α update there: the
 //!   simulator's `m_lastUpdateSeq == 0` case; RFC 8257 leaves the initial window to the TCP
 //!   connection's start).
@@ -53,7 +55,7 @@
 
 use crate::config::{DctcpConfig, DctcpParams, Preset};
 use rdma_cc_core::{ConfigError, Rate, Time};
-use rdma_cc_transport::{AckEvent, Controller, SenderConfig, TxPacket};
+use rdma_cc_transport::{AckEvent, Controller, SenderConfig, SeqTrack, TxPacket};
 
 /// Counters of a [`Dctcp`] flow (for traces and tests).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -79,10 +81,8 @@ pub struct Dctcp {
     packet_bit_ns: f64,
     rate: Rate,
     alpha: f64,
-    /// End of the last data packet sent (`snd_nxt`).
-    snd_nxt: u64,
-    /// Highest cumulative ACK seen.
-    snd_una: u64,
+    /// `snd_nxt` and `snd_una`.
+    seq: SeqTrack,
     /// The ACK beyond this closes the observation window; `None` before the first ACK.
     window_end: Option<u64>,
     /// Packets acknowledged in the observation window, and of those with ECN-Echo.
@@ -114,8 +114,7 @@ impl Dctcp {
             packet_bit_ns: 8e9 * sender.mtu.0 as f64,
             rate: line_rate,
             alpha: p.alpha_init,
-            snd_nxt: 0,
-            snd_una: 0,
+            seq: SeqTrack::default(),
             window_end: None,
             acked: 0,
             marked: 0,
@@ -182,13 +181,11 @@ impl Controller for Dctcp {
     }
 
     fn on_sent(&mut self, _now: Time, pkt: &TxPacket) {
-        self.snd_nxt = pkt.seq.saturating_add(u64::from(pkt.len));
+        self.seq.on_sent(pkt);
     }
 
     fn on_ack(&mut self, ack: &AckEvent) {
-        self.snd_una = self.snd_una.max(ack.snd_una);
-        // after a go-back the transport resumes from the ACK if it passed the resend point
-        self.snd_nxt = self.snd_nxt.max(self.snd_una);
+        self.seq.on_ack(ack);
         // 1. count the window's packets (RFC 8257 §3.3: BytesAcked, BytesMarked); the
         // simulator counts ECN-Echo ACKs (rdma-hw.cc:1004 `m_ecnCnt += (cnp > 0)`)
         self.acked = self.acked.saturating_add(ack.newly_acked);
@@ -222,7 +219,7 @@ impl Controller for Dctcp {
                 // (snd_nxt − ack)/MTU + 1 (rdma-hw.cc:1017-1018)
                 let first = self.window_end.is_none();
                 let base = if first { 0 } else { ack.snd_una };
-                self.batch = self.snd_nxt.saturating_sub(base) / self.mtu + 1;
+                self.batch = self.seq.snd_nxt.saturating_sub(base) / self.mtu + 1;
                 if !first {
                     self.marked = 0;
                 }
@@ -230,7 +227,7 @@ impl Controller for Dctcp {
                 self.marked = 0;
             }
             self.acked = 0;
-            self.window_end = Some(self.snd_nxt);
+            self.window_end = Some(self.seq.snd_nxt);
         }
         // 3. CWR ends once the data sent at the cut is acknowledged
         if self.cwr_until.is_some_and(|h| ack.snd_una > h) {
@@ -248,14 +245,14 @@ impl Controller for Dctcp {
                 self.rate.0
             };
             self.rate = Rate(cut.max(self.p.min_rate.0));
-            self.cwr_until = Some(self.snd_nxt);
+            self.cwr_until = Some(self.seq.snd_nxt);
             self.stats.cuts += 1;
             log::debug!(
                 "cut: {} -> {} bit/s (alpha {:.4}), CWR until {}",
                 before.0,
                 self.rate.0,
                 self.alpha,
-                self.snd_nxt
+                self.seq.snd_nxt
             );
         } else if window_ends && self.cwr_until.is_none() {
             // 5. congestion avoidance: one MTU per RTT
@@ -318,7 +315,7 @@ mod tests {
     }
 
     fn ack(c: &mut Dctcp, una: u64, ece: bool) {
-        let newly = una.saturating_sub(c.snd_una) / 1000;
+        let newly = una.saturating_sub(c.seq.snd_una) / 1000;
         c.on_ack(&AckEvent {
             now: Time::ZERO,
             rtt: None,

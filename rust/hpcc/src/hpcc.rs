@@ -37,10 +37,12 @@
 //!   the extra packet keeps the simulator's behaviour (without it a flow paced at `R` is
 //!   window-limited below `R` by any delay beyond `T`). It also makes the window at least one
 //!   packet whatever the rate.
-//! - **`T`** is the flow's own path's base RTT (the simulator uses the fabric's largest with
-//!   `GLOBAL_T 1`, `third.cc:138`; the paper's `T` is "the base propagation RTT"), as for
-//!   DCTCP here: a difference from the simulator left, the controller is not told the
-//!   fabric's largest RTT.
+//! - **`T`** is the base RTT the controller is given (`SenderConfig::path.base_rtt`), as for
+//!   DCTCP here: with preset `hpcc-sim` the fabric's largest base RTT, as the simulator gives
+//!   every flow (`maxRtt`, `GLOBAL_T 1`, `third.cc:138`; `rdma-cc-schemes`'
+//!   `SchemeConfig::controller_view` puts it there, and the flow's own path's when the
+//!   fabric's is not known), with `paper` the flow's own path's (the paper's `T` is "the base
+//!   propagation RTT"). The transport's RTT estimate and RTO keep the flow's own path.
 //! - **Rounding.** Rates are whole bit/s: `R_c/(U/η)` is rounded down with preset `hpcc-sim`
 //!   (the simulator's `DataRate / double` truncates, `data-rate.cc:294-297`), to the nearest
 //!   with `paper`.
@@ -72,7 +74,7 @@
 
 use crate::config::{HpccConfig, HpccParams, Preset};
 use rdma_cc_core::{ConfigError, HopRecord, IntRecords, Rate, Time};
-use rdma_cc_transport::{AckEvent, Controller, SenderConfig, TxPacket};
+use rdma_cc_transport::{AckEvent, Controller, SenderConfig, SeqTrack, TxPacket};
 
 /// Counters of an [`Hpcc`] flow (for traces and tests).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -119,10 +121,8 @@ pub struct Hpcc {
     prev: Option<IntRecords>,
     /// The next full update is at the first ACK beyond this sequence.
     last_update_seq: u64,
-    /// End of the last data packet sent (`snd_nxt`).
-    snd_nxt: u64,
-    /// Highest cumulative ACK seen.
-    snd_una: u64,
+    /// `snd_nxt` and `snd_una`.
+    seq: SeqTrack,
     /// Preset `hpcc-sim`: the units (bytes, queue bytes) the simulator's 8-byte hop record
     /// keeps its counters in ([`sim_int_units`]); `None`: exact records.
     int_units: Option<(u64, u64)>,
@@ -163,8 +163,7 @@ impl Hpcc {
             last_sample: 0.0,
             prev: None,
             last_update_seq: 0,
-            snd_nxt: 0,
-            snd_una: 0,
+            seq: SeqTrack::default(),
             int_units: (cfg.preset == Preset::HpccSim).then(|| sim_int_units(line_rate)),
             stats: HpccStats::default(),
         })
@@ -289,7 +288,7 @@ impl Hpcc {
     fn update(&mut self, int: &IntRecords, full: bool) {
         let Some(prev) = self.prev.replace(*int) else {
             // first feedback: store L, open the first RTT
-            self.last_update_seq = self.snd_nxt;
+            self.last_update_seq = self.seq.snd_nxt;
             return;
         };
         if prev.len() != int.len() {
@@ -341,12 +340,6 @@ impl Hpcc {
         debug_assert!(self.p.min_rate <= self.rate_ref && self.rate_ref <= self.line_rate);
         debug_assert!(self.u.is_finite() && self.u >= 0.0, "U {}", self.u);
     }
-
-    fn track(&mut self, ack: &AckEvent) {
-        self.snd_una = self.snd_una.max(ack.snd_una);
-        // after a go-back the transport resumes from the ACK if it passed the resend point
-        self.snd_nxt = self.snd_nxt.max(self.snd_una);
-    }
 }
 
 impl Controller for Hpcc {
@@ -359,16 +352,16 @@ impl Controller for Hpcc {
     }
 
     fn on_sent(&mut self, _now: Time, pkt: &TxPacket) {
-        self.snd_nxt = pkt.seq.saturating_add(u64::from(pkt.len));
+        self.seq.on_sent(pkt);
     }
 
     fn on_ack(&mut self, ack: &AckEvent) {
         // no records: nothing to learn (see the module documentation)
-        self.track(ack);
+        self.seq.on_ack(ack);
     }
 
     fn on_ack_int(&mut self, ack: &AckEvent, int: &IntRecords) {
-        self.track(ack);
+        self.seq.on_ack(ack);
         self.stats.int_acks += 1;
         // Algorithm 1, NewAck: a full update once per RTT, fast react in between
         let full = ack.snd_una > self.last_update_seq || self.prev.is_none();
@@ -376,7 +369,7 @@ impl Controller for Hpcc {
             self.update(int, full);
         }
         if full {
-            self.last_update_seq = self.last_update_seq.max(self.snd_nxt);
+            self.last_update_seq = self.last_update_seq.max(self.seq.snd_nxt);
         }
     }
 }
@@ -462,7 +455,7 @@ mod tests {
     /// Sends one more packet and acknowledges everything sent, with `int`: beyond the
     /// previous full update's `snd_nxt`, so a full update.
     fn round(c: &mut Hpcc, int: &IntRecords) {
-        let end = c.snd_nxt + 1000;
+        let end = c.seq.snd_nxt + 1000;
         send_to(c, end);
         ack(c, end, int);
     }

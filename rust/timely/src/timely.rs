@@ -46,7 +46,7 @@
 
 use crate::config::{Granularity, Preset, TimelyConfig, TimelyParams};
 use rdma_cc_core::{ConfigError, Rate, Time};
-use rdma_cc_transport::{AckEvent, Controller, SenderConfig, TxPacket};
+use rdma_cc_transport::{AckEvent, Controller, SenderConfig, SeqTrack, TxPacket};
 
 /// Counters of a [`Timely`] flow (for traces and tests).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -78,10 +78,8 @@ pub struct Timely {
     inc_stage: u32,
     /// Per RTT: the next update is at the first ACK beyond this sequence.
     last_update_seq: u64,
-    /// End of the last data packet sent (`snd_nxt`).
-    snd_nxt: u64,
-    /// Highest cumulative ACK seen.
-    snd_una: u64,
+    /// `snd_nxt` and `snd_una`.
+    seq: SeqTrack,
     /// Per segment: bytes acknowledged since the last update.
     segment_bytes: u64,
     /// Preset `hpcc-sim`: a decrease rounds down, as the simulator's `DataRate × double`.
@@ -105,8 +103,7 @@ impl Timely {
             gradient: 0.0,
             inc_stage: 0,
             last_update_seq: 0,
-            snd_nxt: 0,
-            snd_una: 0,
+            seq: SeqTrack::default(),
             segment_bytes: 0,
             truncate: cfg.preset == Preset::HpccSim,
             stats: TimelyStats::default(),
@@ -235,14 +232,11 @@ impl Controller for Timely {
     }
 
     fn on_sent(&mut self, _now: Time, pkt: &TxPacket) {
-        self.snd_nxt = pkt.seq.saturating_add(u64::from(pkt.len));
+        self.seq.on_sent(pkt);
     }
 
     fn on_ack(&mut self, ack: &AckEvent) {
-        let newly = ack.snd_una.saturating_sub(self.snd_una);
-        self.snd_una = self.snd_una.max(ack.snd_una);
-        // after a go-back the transport resumes from the ACK if it passed the resend point
-        self.snd_nxt = self.snd_nxt.max(self.snd_una);
+        let newly = self.seq.on_ack(ack);
         let Some(rtt) = ack.rtt else {
             return;
         };
@@ -251,7 +245,7 @@ impl Controller for Timely {
                 // per RTT: the first ACK beyond what was next to send at the last update
                 if ack.snd_una > self.last_update_seq {
                     self.update(rtt);
-                    self.last_update_seq = self.last_update_seq.max(self.snd_nxt);
+                    self.last_update_seq = self.last_update_seq.max(self.seq.snd_nxt);
                 }
             }
             Granularity::Segment => {

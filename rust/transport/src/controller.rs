@@ -141,6 +141,35 @@ pub trait Controller {
     fn on_timeout(&mut self, _now: Time) {}
 }
 
+/// The sequence numbers a window or rate controller follows from its own events (DCTCP, HPCC
+/// and TIMELY keep these): `snd_nxt`, the end of the last data packet sent, and `snd_una`, the
+/// highest cumulative ACK seen. A retransmission after a go-back lowers `snd_nxt` to the end of
+/// the packet resent; an ACK beyond it raises `snd_nxt` to the ACK again (the transport resumes
+/// from the ACK if it passed the resend point).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SeqTrack {
+    /// End of the last data packet sent.
+    pub snd_nxt: u64,
+    /// Highest cumulative ACK seen.
+    pub snd_una: u64,
+}
+
+impl SeqTrack {
+    /// A data packet went on the wire ([`Controller::on_sent`]).
+    pub fn on_sent(&mut self, pkt: &TxPacket) {
+        self.snd_nxt = pkt.seq.saturating_add(u64::from(pkt.len));
+    }
+
+    /// An ACK arrived ([`Controller::on_ack`]): returns the bytes it acknowledges beyond the
+    /// highest ACK seen before (0 for a duplicate or an older one).
+    pub fn on_ack(&mut self, ack: &AckEvent) -> u64 {
+        let newly = ack.snd_una.saturating_sub(self.snd_una);
+        self.snd_una = self.snd_una.max(ack.snd_una);
+        self.snd_nxt = self.snd_nxt.max(self.snd_una);
+        newly
+    }
+}
+
 /// No congestion control: no window, no pacing, every packet ECT(0) (decision: ECN-capable so
 /// switches mark rather than WRED-drop them, and marks are visible in traces). Go-back-N and the
 /// retransmission timer still work.
@@ -148,3 +177,50 @@ pub trait Controller {
 pub struct LineRate;
 
 impl Controller for LineRate {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sent(t: &mut SeqTrack, seq: u64, len: u32) {
+        t.on_sent(&TxPacket {
+            seq,
+            len,
+            ecn: Ecn::Ect0,
+            retransmission: false,
+            last: false,
+            ack_req: false,
+        });
+    }
+
+    fn acked(t: &mut SeqTrack, snd_una: u64) -> u64 {
+        t.on_ack(&AckEvent {
+            now: Time::ZERO,
+            rtt: None,
+            newly_acked: 0,
+            ece: false,
+            snd_una,
+            acked_packets: 0,
+        })
+    }
+
+    #[test]
+    fn seq_track_follows_sends_and_acks_and_resumes_past_a_resend_point() {
+        let mut t = SeqTrack::default();
+        sent(&mut t, 0, 1000);
+        sent(&mut t, 1000, 1000);
+        assert_eq!((t.snd_nxt, t.snd_una), (2000, 0));
+        assert_eq!(acked(&mut t, 1000), 1000);
+        // a duplicate and an older ACK acknowledge nothing new
+        assert_eq!(acked(&mut t, 1000), 0);
+        assert_eq!(acked(&mut t, 500), 0);
+        assert_eq!(t.snd_una, 1000);
+        // go-back: resending from 1000 lowers snd_nxt; an ACK beyond it raises it again
+        sent(&mut t, 1000, 1000);
+        sent(&mut t, 2000, 1000);
+        sent(&mut t, 1000, 1000);
+        assert_eq!(t.snd_nxt, 2000);
+        assert_eq!(acked(&mut t, 3000), 2000);
+        assert_eq!((t.snd_nxt, t.snd_una), (3000, 3000));
+    }
+}

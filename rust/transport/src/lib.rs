@@ -36,7 +36,7 @@ mod rtt;
 pub mod sender;
 
 pub use config::{Path, ReceiverConfig, SenderConfig, LOSSLESS_RTO_FLOOR};
-pub use controller::{AckEvent, Controller, LineRate, NackEvent, RttSource};
+pub use controller::{AckEvent, Controller, LineRate, NackEvent, RttSource, SeqTrack};
 pub use receiver::{AckOut, QpReceiver, ReceiverStats, RxAction};
 pub use sender::{source_port, Poll, QpSender, SenderStats, TxPacket, PROBE_ECN};
 
