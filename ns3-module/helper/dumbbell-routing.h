@@ -1,7 +1,8 @@
 /*
- * rdma-cc: IPv4 routing of a dumbbell's two routers by address arithmetic, and the interface
+ * rdma-cc: IPv4 routing of a dumbbell's two routers by address arithmetic, the interface
  * set-up of its /30 links (red-ecn-dumbbell: thousands of sender/receiver pairs, where ns-3's
- * static routing and address helper cost time quadratic in the links).
+ * static routing and address helper cost time quadratic in the links), and the dumbbell built
+ * on them (DumbbellNetwork).
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */

@@ -1,7 +1,8 @@
 /*
  * rdma-cc: a queue disc watched: its byte count sampled into a CSV with exact statistics
- * (QueueSampler), and what it did counted from its trace sources (QueueDiscCounters). For
- * programs on ns-3's traffic-control queue discs (red-ecn-dumbbell's ns3::RedEcnQueueDisc).
+ * (QueueSampler), and what it did counted from its trace sources (QueueDiscCounters), checked
+ * against its own stats (CheckRedEcnAccounting). For programs on ns-3's traffic-control queue
+ * discs (red-ecn-dumbbell's ns3::RedEcnQueueDisc).
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
