@@ -3,11 +3,16 @@
  */
 #include "dumbbell-routing.h"
 
+#include "ns3/data-rate.h"
+#include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-interface-address.h"
 #include "ns3/ipv4-route.h"
+#include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/net-device-queue-interface.h"
 #include "ns3/node.h"
 #include "ns3/output-stream-wrapper.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/string.h"
 #include "ns3/traffic-control-helper.h"
 #include "ns3/traffic-control-layer.h"
 
@@ -206,6 +211,71 @@ Ipv4Address
 LinkAddress(Ipv4Address base, uint64_t link, uint32_t k)
 {
     return Ipv4Address(base.Get() + static_cast<uint32_t>(4 * link) + k);
+}
+
+DumbbellNetwork::DumbbellNetwork(uint32_t pairs)
+{
+    senders.Create(pairs);
+    receivers.Create(pairs);
+    routers.Create(2);
+    InternetStackHelper hostStack;
+    hostStack.SetRoutingHelper(Ipv4StaticRoutingHelper());
+    hostStack.SetIpv6StackInstall(false);
+    hostStack.Install(senders);
+    hostStack.Install(receivers);
+    InternetStackHelper routerStack;
+    routerStack.SetRoutingHelper(DumbbellRoutingHelper());
+    routerStack.SetIpv6StackInstall(false);
+    routerStack.Install(routers);
+}
+
+NetDeviceContainer
+DumbbellNetwork::AddBottleneck(uint64_t rateBps, Time delay)
+{
+    PointToPointHelper bottleneck;
+    bottleneck.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rateBps)));
+    bottleneck.SetChannelAttribute("Delay", TimeValue(delay));
+    bottleneck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
+    m_core = bottleneck.Install(routers.Get(0), routers.Get(1));
+    return m_core;
+}
+
+void
+DumbbellNetwork::AddAccessLinks(uint64_t rateBps, Time delay)
+{
+    PointToPointHelper access;
+    access.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rateBps)));
+    access.SetChannelAttribute("Delay", TimeValue(delay));
+    const Ipv4Address leftBase("10.0.0.0");
+    const Ipv4Address rightBase("10.128.0.0");
+    const Ipv4Address coreBase("192.168.0.0");
+    const uint32_t r1Core = AddInterface(m_core.Get(0), LinkAddress(coreBase, 0, 1));
+    const uint32_t r2Core = AddInterface(m_core.Get(1), LinkAddress(coreBase, 0, 2));
+    Ipv4StaticRoutingHelper routing;
+    const uint32_t pairs = senders.GetN();
+    std::vector<uint32_t> r1If;
+    std::vector<uint32_t> r2If;
+    receiverAddress.reserve(pairs);
+    r1If.reserve(pairs);
+    r2If.reserve(pairs);
+    for (uint32_t i = 0; i < pairs; i++)
+    {
+        NetDeviceContainer l = access.Install(senders.Get(i), routers.Get(0));
+        const uint32_t li = AddInterface(l.Get(0), LinkAddress(leftBase, i, 1));
+        r1If.push_back(AddInterface(l.Get(1), LinkAddress(leftBase, i, 2)));
+        routing.GetStaticRouting(senders.Get(i)->GetObject<Ipv4>())
+            ->SetDefaultRoute(LinkAddress(leftBase, i, 2), li);
+        NetDeviceContainer r = access.Install(receivers.Get(i), routers.Get(1));
+        const uint32_t ri = AddInterface(r.Get(0), LinkAddress(rightBase, i, 1));
+        r2If.push_back(AddInterface(r.Get(1), LinkAddress(rightBase, i, 2)));
+        routing.GetStaticRouting(receivers.Get(i)->GetObject<Ipv4>())
+            ->SetDefaultRoute(LinkAddress(rightBase, i, 2), ri);
+        receiverAddress.push_back(LinkAddress(rightBase, i, 1));
+    }
+    DynamicCast<DumbbellRouting>(routers.Get(0)->GetObject<Ipv4>()->GetRoutingProtocol())
+        ->Configure(leftBase, std::move(r1If), rightBase, r1Core, LinkAddress(coreBase, 0, 2));
+    DynamicCast<DumbbellRouting>(routers.Get(1)->GetObject<Ipv4>()->GetRoutingProtocol())
+        ->Configure(rightBase, std::move(r2If), leftBase, r2Core, LinkAddress(coreBase, 0, 1));
 }
 
 } // namespace rdmacc

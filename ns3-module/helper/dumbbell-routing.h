@@ -1,7 +1,8 @@
 /*
- * rdma-cc: IPv4 routing of a dumbbell's two routers by address arithmetic, and the interface
+ * rdma-cc: IPv4 routing of a dumbbell's two routers by address arithmetic, the interface
  * set-up of its /30 links (red-ecn-dumbbell: thousands of sender/receiver pairs, where ns-3's
- * static routing and address helper cost time quadratic in the links).
+ * static routing and address helper cost time quadratic in the links), and the dumbbell built
+ * on them (DumbbellNetwork).
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -12,6 +13,9 @@
 #include "ns3/ipv4-routing-helper.h"
 #include "ns3/ipv4-routing-protocol.h"
 #include "ns3/ipv4.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/nstime.h"
 
 #include <cstdint>
 #include <vector>
@@ -120,6 +124,38 @@ uint32_t AddInterface(Ptr<NetDevice> dev, Ipv4Address a);
 
 /// \return the `k`-th address of the `link`-th /30 network from `base`
 Ipv4Address LinkAddress(Ipv4Address base, uint64_t link, uint32_t k);
+
+/**
+ * \ingroup rdma-cc
+ * A dumbbell of ns-3 point-to-point links, IPv4 only: N senders -> router R1 -> bottleneck ->
+ * router R2 -> N receivers. Each sender-receiver pair's links sit on their own /30 (host .1,
+ * router .2), the senders' in 10.0.0.0/9 and the receivers' in 10.128.0.0/9, the bottleneck on
+ * 192.168.0.0/30. A host has one default route (ns-3's static routing); a router computes its
+ * routes from the addresses (DumbbellRouting): ns-3's global routing computes routes between all
+ * pairs of nodes, in time quadratic in the nodes.
+ */
+class DumbbellNetwork
+{
+  public:
+    /// Creates the senders, the receivers and the two routers, with their IPv4 stacks.
+    explicit DumbbellNetwork(uint32_t pairs);
+    /**
+     * Links R1 to R2, with a device queue of one packet so that the queue builds in the queue
+     * disc of R1's device (install it before AddAccessLinks).
+     * \return the bottleneck's devices, R1's first
+     */
+    NetDeviceContainer AddBottleneck(uint64_t rateBps, Time delay);
+    /// Links each sender to R1 and each receiver to R2, numbers every link and sets the routes.
+    void AddAccessLinks(uint64_t rateBps, Time delay);
+
+    NodeContainer senders;                    //!< sender i sends to receiver i
+    NodeContainer receivers;                  //!< the receivers
+    NodeContainer routers;                    //!< R1, R2
+    std::vector<Ipv4Address> receiverAddress; //!< receiver i's address (after AddAccessLinks)
+
+  private:
+    NetDeviceContainer m_core; //!< the bottleneck's devices
+};
 
 } // namespace rdmacc
 } // namespace ns3

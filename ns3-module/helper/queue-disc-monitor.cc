@@ -7,6 +7,7 @@
 #include "rdma-cc-output.h"
 
 #include "ns3/abort.h"
+#include "ns3/red-ecn-queue-disc.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -143,6 +144,54 @@ void
 QueueDiscCounters::OnBytes(QueueDiscCounters* self, uint32_t, uint32_t now)
 {
     self->peakBytes = std::max<uint64_t>(self->peakBytes, now);
+}
+
+std::vector<std::pair<std::string, uint64_t>>
+RedEcnDropList(const QueueDiscCounters& counted)
+{
+    std::vector<std::pair<std::string, uint64_t>> dropList;
+    for (const auto& reason : RedEcnQueueDisc::DropReasonNames())
+    {
+        dropList.emplace_back(reason, counted.Drops(reason));
+    }
+    return dropList;
+}
+
+void
+CheckRedEcnAccounting(Invariants& inv, Ptr<QueueDisc> red, const QueueDiscCounters& counted)
+{
+    const auto& st = red->GetStats();
+    const uint32_t inQueue = red->GetNPackets();
+    std::vector<std::pair<bool, std::string>> accounting = {
+        {st.nTotalReceivedPackets ==
+                 st.nTotalEnqueuedPackets + st.nTotalDroppedPacketsBeforeEnqueue &&
+             st.nTotalReceivedBytes == st.nTotalEnqueuedBytes + st.nTotalDroppedBytesBeforeEnqueue,
+         "received != enqueued + dropped before enqueue"},
+        {uint32_t(st.nTotalEnqueuedPackets - st.nTotalDequeuedPackets) == inQueue &&
+             st.nTotalEnqueuedBytes - st.nTotalDequeuedBytes == red->GetNBytes(),
+         "enqueued != dequeued + in queue"},
+        {st.nTotalDroppedPackets ==
+             st.nTotalDroppedPacketsBeforeEnqueue + st.nTotalDroppedPacketsAfterDequeue,
+         "dropped != dropped before enqueue + after dequeue"},
+        {uint32_t(counted.enqueued) == st.nTotalEnqueuedPackets &&
+             uint32_t(counted.dequeued) == st.nTotalDequeuedPackets &&
+             uint32_t(counted.marks) == st.nTotalMarkedPackets &&
+             uint32_t(counted.DropTotal()) == st.nTotalDroppedPackets,
+         "trace counts differ from QueueDisc::Stats"},
+        {counted.marks <= counted.enqueued, "more marks than enqueued packets"},
+    };
+    uint64_t namedDrops = 0;
+    for (const auto& reason : RedEcnQueueDisc::DropReasonNames())
+    {
+        namedDrops += counted.Drops(reason);
+        accounting.emplace_back(uint32_t(counted.Drops(reason)) == st.GetNDroppedPackets(reason),
+                                "drops of " + reason + " differ from QueueDisc::Stats");
+    }
+    accounting.emplace_back(namedDrops == counted.DropTotal(), "drops with an unknown reason");
+    for (const auto& [ok, what] : accounting)
+    {
+        inv.Check(ok, "RedEcnQueueDisc accounting: " + what);
+    }
 }
 
 } // namespace rdmacc

@@ -1,7 +1,8 @@
 /*
  * rdma-cc: a queue disc watched: its byte count sampled into a CSV with exact statistics
- * (QueueSampler), and what it did counted from its trace sources (QueueDiscCounters). For
- * programs on ns-3's traffic-control queue discs (red-ecn-dumbbell's ns3::RedEcnQueueDisc).
+ * (QueueSampler), and what it did counted from its trace sources (QueueDiscCounters), checked
+ * against its own stats (CheckRedEcnAccounting). For programs on ns-3's traffic-control queue
+ * discs (red-ecn-dumbbell's ns3::RedEcnQueueDisc).
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -16,6 +17,8 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -95,6 +98,24 @@ struct QueueDiscCounters
     static void OnMark(QueueDiscCounters* self, Ptr<const QueueDiscItem>, const char*);
     static void OnBytes(QueueDiscCounters* self, uint32_t, uint32_t now);
 };
+
+class Invariants;
+
+/**
+ * \ingroup rdma-cc
+ * \return the drops of `counted` (RedEcnQueueDisc's counters) by RedEcnQueueDisc's drop reasons,
+ * in their order
+ */
+std::vector<std::pair<std::string, uint64_t>> RedEcnDropList(const QueueDiscCounters& counted);
+
+/**
+ * \ingroup rdma-cc
+ * Checks a RedEcnQueueDisc's accounting after a run (QueueDisc::Stats): every packet received is
+ * enqueued or dropped, every packet enqueued is dequeued or still queued, every drop has its
+ * reason, and the trace counts in `counted` agree with the stats; packet counts are 32-bit in
+ * ns-3, so they are compared with the 64-bit counts modulo 2^32. A failure goes to `inv`.
+ */
+void CheckRedEcnAccounting(Invariants& inv, Ptr<QueueDisc> red, const QueueDiscCounters& counted);
 
 } // namespace rdmacc
 } // namespace ns3
