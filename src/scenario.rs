@@ -5,7 +5,7 @@
 
 use crate::params::to_options;
 use crate::switch::red_ecn_specs;
-use rdma_cc_core::wire::{self, Hop};
+use rdma_cc_core::wire;
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
 use rdma_cc_schemes::{
     hpcc_sim_dcqcn_marking, hpcc_sim_dcqcn_marking_from, marking_auto_help, DcqcnPreset,
@@ -229,15 +229,7 @@ fn marking_check(
 }
 
 fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u64 {
-    let hops: Vec<Hop> = rates_bps
-        .iter()
-        .zip(delays_ns)
-        .map(|(&r, &d)| Hop {
-            rate: Rate(r),
-            delay: Time(d),
-        })
-        .collect();
-    wire::ideal_fct(&hops, size, mtu).0
+    wire::ideal_fct(&crate::wire::hops(rates_bps, delays_ns), size, mtu).0
 }
 
 fn payload_limit_bps(rate_bps: u64, mtu: u64, extra: u64) -> f64 {

@@ -75,15 +75,19 @@ fn ack_frame_bytes(int_bytes: u64) -> u64 {
 }
 
 fn base_rtt_ns(rates_bps: &[u64], delays_ns: &[u64], frame: u64, ack: u64) -> u64 {
-    let hops: Vec<Hop> = rates_bps
+    wire::base_rtt(&hops(rates_bps, delays_ns), Bytes(frame), Bytes(ack)).map_or(0, |t| t.0)
+}
+
+/// A path's links as the bridge receives them (parallel rate and delay lists) as `Hop`s.
+pub(crate) fn hops(rates_bps: &[u64], delays_ns: &[u64]) -> Vec<Hop> {
+    rates_bps
         .iter()
         .zip(delays_ns)
         .map(|(&r, &d)| Hop {
             rate: Rate(r),
             delay: Time(d),
         })
-        .collect();
-    wire::base_rtt(&hops, Bytes(frame), Bytes(ack)).map_or(0, |t| t.0)
+        .collect()
 }
 
 fn goodput_ceiling_bps(wire_limit_bps: f64, mtu: u64, span_s: f64) -> f64 {

@@ -589,19 +589,7 @@ impl<C: Controller> QpSender<C> {
             }
             self.advance(now, ack_seq);
         }
-        let ev = AckEvent {
-            now,
-            rtt: echo.map(|sent| now.saturating_sub(sent)),
-            newly_acked: newly.div_ceil(self.mtu),
-            ece,
-            snd_una: self.snd_una,
-            acked_packets: self.snd_una.div_ceil(self.mtu),
-        };
-        match int {
-            Some(int) => self.cc.on_ack_int(&ev, int),
-            None => self.cc.on_ack(&ev),
-        }
-        self.after_event();
+        self.report_ack(now, newly, ece, echo, int);
     }
 
     /// NACK: the receiver expects `expected_seq`; go back N from there. `ece` echoes CE of the
@@ -629,6 +617,19 @@ impl<C: Controller> QpSender<C> {
         // rdma-hw.cc:416-434: after Acknowledge(seq) and RecoverQueue, the NACK runs the
         // scheme's ACK handler with its sequence, CNP flag and INT header
         let newly = self.snd_una.saturating_sub(una);
+        self.report_ack(now, newly, ece, echo, int);
+    }
+
+    /// The controller's view of an ACK (or of a NACK taken as one): `newly` bytes newly
+    /// acknowledged, the echoed send time and INT records; then the timers and pacing.
+    fn report_ack(
+        &mut self,
+        now: Time,
+        newly: u64,
+        ece: bool,
+        echo: Option<Time>,
+        int: Option<&IntRecords>,
+    ) {
         let ev = AckEvent {
             now,
             rtt: echo.map(|sent| now.saturating_sub(sent)),
