@@ -13,6 +13,7 @@ from common import ROOT, ExampleTest, run_compare, output_dir, read_csv, run_exa
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import dcqcn_fluid  # noqa: E402
+from fidelity import max_min_shares  # noqa: E402
 
 
 def top_summary(out):
@@ -47,26 +48,6 @@ class DcqcnFairness(ExampleTest):
         self.assertLess(s["none"]["jain_index"], 0.9, s["none"])
         # and PFC is rarely triggered
         self.assertLess(s["dcqcn"]["pfc_pause_frames"], s["none"]["pfc_pause_frames"] / 10, s)
-
-
-def max_min_shares(flows_on_link, capacity):
-    """Max-min fair rates by water-filling: links maps a link to the flows on it, each link
-    carries `capacity`; returns flow -> rate."""
-    links = {l: set(f) for l, f in flows_on_link.items()}
-    left = {l: float(capacity) for l in links}
-    rate = {}
-    while True:
-        active = {l: f - set(rate) for l, f in links.items()}
-        active = {l: f for l, f in active.items() if f}
-        if not active:
-            return rate
-        # the link whose remaining capacity, shared equally, gives the least: its flows freeze
-        share, link = min((left[l] / len(f), l) for l, f in active.items())
-        for fl in active[link]:
-            rate[fl] = share
-            for l, f in links.items():
-                if fl in f:
-                    left[l] -= share
 
 
 def paper_fixed_point_queue(flows, c_bps, frame_bytes, k_min, k_max, p_max):

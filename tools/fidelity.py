@@ -495,7 +495,8 @@ class DcqcnFig4(Claim):
 
 
 def max_min_shares(flows_on_link, capacity):
-    """Max-min fair rates by water-filling (as tests/test_dcqcn.py)."""
+    """Max-min fair rates by water-filling: links maps a link to the flows on it, each link
+    carries `capacity`; returns flow -> rate (also tests/test_dcqcn.py's)."""
     links = {l: set(f) for l, f in flows_on_link.items()}
     left = {l: float(capacity) for l in links}
     rate = {}
@@ -504,6 +505,7 @@ def max_min_shares(flows_on_link, capacity):
         active = {l: f for l, f in active.items() if f}
         if not active:
             return rate
+        # the link whose remaining capacity, shared equally, gives the least: its flows freeze
         share, link = min((left[l] / len(f), l) for l, f in active.items())
         for fl in active[link]:
             rate[fl] = share
