@@ -58,6 +58,35 @@ def hand_mean_ci(xs):
     return m, T975_2 * s / math.sqrt(3)
 
 
+def hand_interval_text(m, ci, fmt, floor):
+    """"M ±CI", or "M +CI/-DOWN" where M - CI is below the floor (DOWN = M - floor), by hand."""
+    if m - ci < floor and fmt % (m - floor) != fmt % ci:
+        return (fmt + " +" + fmt + "/-" + fmt) % (m, ci, m - floor)
+    return (fmt + " \u00b1" + fmt) % (m, ci)
+
+
+def paused_us(d):
+    """The time the ports of a run were paused (pfc.csv), summed, µs: each port's PAUSE to its
+    RESUME or to the end of the PAUSE's duration, a PAUSE while paused extending it."""
+    total = 0
+    end = {}
+    start = {}
+    for r in sorted(read_csv(d, "pfc.csv"), key=lambda r: int(r["time_ns"])):
+        key = (r["node"], r["port"])
+        t = int(r["time_ns"])
+        if key in end and t > end[key]:  # the previous pause ran out before this row
+            total += end.pop(key) - start.pop(key)
+        if r["kind"] == "pause":
+            if key not in end:
+                start[key] = t
+            end[key] = max(end.get(key, 0), t + int(r["duration_ns"]))
+        elif key in end:
+            total += t - start.pop(key)
+            end.pop(key)
+    total += sum(end[k] - start[k] for k in end)
+    return total / 1e3
+
+
 class Plots(ExampleTest):
     @classmethod
     def setUpClass(cls):
@@ -177,10 +206,25 @@ class Plots(ExampleTest):
             cc = row[0]
             runs = [summary(self.run_dir(cc, s)) for s in SEEDS]
             m, ci = hand_mean_ci([x["fct_ns"]["p99"] / 1e3 for x in runs])
-            self.assertEqual(row[cols.index("FCT p99 us")], "%.1f ±%.1f" % (m, ci), line)
+            self.assertEqual(row[cols.index("FCT p99 us")], hand_interval_text(m, ci, "%.1f", 0.0), line)
             self.assertEqual(row[cols.index("flows done")], "%d/%d" % (sum(x["flows_done"] for x in runs), sum(x["flows_total"] for x in runs)))
-            self.assertRegex(row[cols.index("queue max KB (node:port)")], r"^\d+\.\d ±\d+\.\d \(\d+:\d+\)$")
+            self.assertRegex(row[cols.index("queue max KB (node:port)")], r"^\d+\.\d (±\d+\.\d|\+\d+\.\d/-\d+\.\d) \(\d+:\d+\)$")
+            # the slowdown's interval cut at 1 (no slowdown is below it), the paused time's at 0
+            m, ci = hand_mean_ci([x["slowdown"]["p99"] for x in runs])
+            self.assertEqual(row[cols.index("slowdown p99")], hand_interval_text(m, ci, "%.2f", 1.0), line)
+            m, ci = hand_mean_ci([paused_us(self.run_dir(cc, s)) for s in SEEDS])
+            self.assertEqual(row[cols.index("paused us")], hand_interval_text(m, ci, "%.1f", 0.0), line)
         self.assertIn("FCT slowdown by flow size", self.table)
+
+    def test_interval_text_cut_at_the_floor(self):
+        # 3 seeds of paused time 0, 0, 30 us: mean 10, s = 17.32, half-width 4.303 s / sqrt(3) = 43.03
+        m, ci = stats.mean_ci([0.0, 0.0, 30.0])
+        self.assertAlmostEqual(ci, 4.303 * math.sqrt(300) / math.sqrt(3), places=9)
+        self.assertEqual(stats.interval_text(m, ci, "%.1f", 0.0), "10.0 +43.0/-10.0")
+        # slowdowns 1.5, 2, 2.5: mean 2, half-width 4.303 * 0.5 / sqrt(3) = 1.24 passes below 1
+        m, ci = stats.mean_ci([1.5, 2.0, 2.5])
+        self.assertEqual(stats.interval_text(m, ci, "%.2f", 1.0), "2.00 +1.24/-1.00")
+        self.assertEqual(stats.interval_text(m, ci, "%.2f", 0.0), "2.00 \u00b11.24")
 
     def test_student_t_interval(self):
         self.assertEqual(stats.mean_ci([5.0]), (5.0, 0.0))
