@@ -298,6 +298,30 @@ class Plots(ExampleTest):
 
     # directories
 
+    def test_pfc_time_says_when_nothing_paused(self):
+        # the compare's LDCP (lossy) and DCQCN runs of seed 1 with every PAUSE removed: the
+        # figure is drawn, every bar 0, the lossy scheme named, and it says that nothing paused
+        d = output_dir("plot-nopause")
+        for cc in ("ldcp", "dcqcn"):
+            run = os.path.join(d, cc)
+            shutil.copytree(self.run_dir(cc, "1"), run)
+            with open(os.path.join(run, "pfc.csv")) as f:
+                head = f.readline()
+            with open(os.path.join(run, "pfc.csv"), "w") as f:
+                f.write(head)
+        p = plot("--svg", d)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.result = p
+        rec = self.check(d, "pfc_time.png", 2, visible=[])
+        self.assertTrue(rec["none_paused"], rec)
+        self.assertEqual(rec["paused_us"], {"dcqcn": 0.0, "ldcp": 0.0})
+        self.assertEqual(rec["lossy"], ["ldcp"])
+        self.assertEqual(rec["tiers"], ["core", "agg", "edge", "host"])
+        with open(os.path.join(d, "pfc_time.svg")) as f:
+            svg = f.read()
+        self.assertIn("no PFC pause in these runs", svg)
+        self.assertIn("(lossy)", svg)
+
     def test_experiments_never_share_a_figure(self):
         # two experiments (--load 0.8 and 0.9) of two schemes each in one directory: a
         # plots-load=... directory each, nothing drawn across them

@@ -9,7 +9,8 @@ Each scheme runs as `EXAMPLE args --cc=SCHEME --out=results/compare/EXAMPLE-SCHE
 checkout; the tables are read from each run's summary.json and output files. With --seeds=1,2,3 each
 scheme runs once per seed (--seed=S, outputs in results/compare/EXAMPLE-SCHEME-seedS) and every
 cell is the mean over the seeds with the half-width of its 95 % interval (Student t: t_{0.975,n-1}
-s / sqrt(n)). The main table's queue max is the largest queue of the run over every switch egress
+s / sqrt(n)), written +UP/-DOWN where the interval is cut at 0 (a slowdown at 1): no column can be
+negative. The main table's queue max is the largest queue of the run over every switch egress
 port, its node:port named (the bottleneck's exact maximum from summary.json, or a larger sample
 of queue.csv); "paused us" is the time the ports that sent PFC PAUSE were paused, summed (pfc.csv). A scheme written SCHEME+rcm runs
 with RCM in the switches (`--cc=SCHEME --rcm=1`; e.g. --schemes=dcqcn,dcqcn+rcm), one written
