@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from common import BUILD, ROOT, ExampleTest, output_dir, read_csv, run_example, summary  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from plots import stats  # noqa: E402
+from plots import slowdown_size, stats  # noqa: E402
 
 SEEDS = ("1", "2", "3")
 T975_2 = 4.303  # Student t, 95 %, 2 degrees of freedom (3 seeds)
@@ -215,6 +215,13 @@ class Plots(ExampleTest):
             m, ci = hand_mean_ci([paused_us(self.run_dir(cc, s)) for s in SEEDS])
             self.assertEqual(row[cols.index("paused us")], hand_interval_text(m, ci, "%.1f", 0.0), line)
         self.assertIn("FCT slowdown by flow size", self.table)
+
+    def test_size_bins_hold_30_flows_per_seed(self):
+        # 3 seeds of 60 flows each, sizes 1..180 pooled: 60 // 30 = 2 bins, cut at the 50th and
+        # 100th percentiles (90 and 180); one seed of 29 flows: one bin; 20 bins at most
+        self.assertEqual(slowdown_size.edges(range(1, 181), 3), [90, 180])
+        self.assertEqual(slowdown_size.edges(range(1, 30), 1), [29])
+        self.assertEqual(len(slowdown_size.edges(range(1, 3001), 1)), 20)
 
     def test_interval_text_cut_at_the_floor(self):
         # 3 seeds of paused time 0, 0, 30 us: mean 10, s = 17.32, half-width 4.303 s / sqrt(3) = 43.03
