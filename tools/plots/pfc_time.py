@@ -71,5 +71,5 @@ def draw(group, d, record):
         from matplotlib.patches import Patch
 
         common.legend_below(axes[1], n, handles=[Patch(color=common.colour(i), label=lab) for i, lab in enumerate(labels)])
-    common.save(fig, d, "pfc_time", "PFC pause time per scheme and tier", group.caption(), labels, record,
+    common.save(fig, d, "pfc_time", "PFC pause time per scheme" + (" and tier" if per_tier else ""), group.caption(), labels, record,
                 extra={"paused_us": totals, "paused_ci_us": cis, "tiers": tiers, "lossy": lossy, "none_paused": none})
