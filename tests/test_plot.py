@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from common import BUILD, ROOT, ExampleTest, output_dir, read_csv, run_example, summary  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from plots import stats  # noqa: E402
+from plots import slowdown_size, stats  # noqa: E402
 
 SEEDS = ("1", "2", "3")
 T975_2 = 4.303  # Student t, 95 %, 2 degrees of freedom (3 seeds)
@@ -56,6 +56,35 @@ def hand_mean_ci(xs):
     m = sum(xs) / 3
     s = math.sqrt(sum((x - m) ** 2 for x in xs) / 2)
     return m, T975_2 * s / math.sqrt(3)
+
+
+def hand_interval_text(m, ci, fmt, floor):
+    """"M ±CI", or "M +CI/-DOWN" where M - CI is below the floor (DOWN = M - floor), by hand."""
+    if m - ci < floor and fmt % (m - floor) != fmt % ci:
+        return (fmt + " +" + fmt + "/-" + fmt) % (m, ci, m - floor)
+    return (fmt + " \u00b1" + fmt) % (m, ci)
+
+
+def paused_us(d):
+    """The time the ports of a run were paused (pfc.csv), summed, µs: each port's PAUSE to its
+    RESUME or to the end of the PAUSE's duration, a PAUSE while paused extending it."""
+    total = 0
+    end = {}
+    start = {}
+    for r in sorted(read_csv(d, "pfc.csv"), key=lambda r: int(r["time_ns"])):
+        key = (r["node"], r["port"])
+        t = int(r["time_ns"])
+        if key in end and t > end[key]:  # the previous pause ran out before this row
+            total += end.pop(key) - start.pop(key)
+        if r["kind"] == "pause":
+            if key not in end:
+                start[key] = t
+            end[key] = max(end.get(key, 0), t + int(r["duration_ns"]))
+        elif key in end:
+            total += t - start.pop(key)
+            end.pop(key)
+    total += sum(end[k] - start[k] for k in end)
+    return total / 1e3
 
 
 class Plots(ExampleTest):
@@ -177,10 +206,32 @@ class Plots(ExampleTest):
             cc = row[0]
             runs = [summary(self.run_dir(cc, s)) for s in SEEDS]
             m, ci = hand_mean_ci([x["fct_ns"]["p99"] / 1e3 for x in runs])
-            self.assertEqual(row[cols.index("FCT p99 us")], "%.1f ±%.1f" % (m, ci), line)
+            self.assertEqual(row[cols.index("FCT p99 us")], hand_interval_text(m, ci, "%.1f", 0.0), line)
             self.assertEqual(row[cols.index("flows done")], "%d/%d" % (sum(x["flows_done"] for x in runs), sum(x["flows_total"] for x in runs)))
-            self.assertRegex(row[cols.index("queue max KB (node:port)")], r"^\d+\.\d ±\d+\.\d \(\d+:\d+\)$")
+            self.assertRegex(row[cols.index("queue max KB (node:port)")], r"^\d+\.\d (±\d+\.\d|\+\d+\.\d/-\d+\.\d) \(\d+:\d+\)$")
+            # the slowdown's interval cut at 1 (no slowdown is below it), the paused time's at 0
+            m, ci = hand_mean_ci([x["slowdown"]["p99"] for x in runs])
+            self.assertEqual(row[cols.index("slowdown p99")], hand_interval_text(m, ci, "%.2f", 1.0), line)
+            m, ci = hand_mean_ci([paused_us(self.run_dir(cc, s)) for s in SEEDS])
+            self.assertEqual(row[cols.index("paused us")], hand_interval_text(m, ci, "%.1f", 0.0), line)
         self.assertIn("FCT slowdown by flow size", self.table)
+
+    def test_size_bins_hold_30_flows_per_seed(self):
+        # 3 seeds of 60 flows each, sizes 1..180 pooled: 60 // 30 = 2 bins, cut at the 50th and
+        # 100th percentiles (90 and 180); one seed of 29 flows: one bin; 20 bins at most
+        self.assertEqual(slowdown_size.edges(range(1, 181), 3), [90, 180])
+        self.assertEqual(slowdown_size.edges(range(1, 30), 1), [29])
+        self.assertEqual(len(slowdown_size.edges(range(1, 3001), 1)), 20)
+
+    def test_interval_text_cut_at_the_floor(self):
+        # 3 seeds of paused time 0, 0, 30 us: mean 10, s = 17.32, half-width 4.303 s / sqrt(3) = 43.03
+        m, ci = stats.mean_ci([0.0, 0.0, 30.0])
+        self.assertAlmostEqual(ci, 4.303 * math.sqrt(300) / math.sqrt(3), places=9)
+        self.assertEqual(stats.interval_text(m, ci, "%.1f", 0.0), "10.0 +43.0/-10.0")
+        # slowdowns 1.5, 2, 2.5: mean 2, half-width 4.303 * 0.5 / sqrt(3) = 1.24 passes below 1
+        m, ci = stats.mean_ci([1.5, 2.0, 2.5])
+        self.assertEqual(stats.interval_text(m, ci, "%.2f", 1.0), "2.00 +1.24/-1.00")
+        self.assertEqual(stats.interval_text(m, ci, "%.2f", 0.0), "2.00 \u00b11.24")
 
     def test_student_t_interval(self):
         self.assertEqual(stats.mean_ci([5.0]), (5.0, 0.0))
@@ -253,6 +304,30 @@ class Plots(ExampleTest):
         self.assertEqual(rec["ylabels"], ["queue (KB)", "FCT (µs)"])
 
     # directories
+
+    def test_pfc_time_says_when_nothing_paused(self):
+        # the compare's LDCP (lossy) and DCQCN runs of seed 1 with every PAUSE removed: the
+        # figure is drawn, every bar 0, the lossy scheme named, and it says that nothing paused
+        d = output_dir("plot-nopause")
+        for cc in ("ldcp", "dcqcn"):
+            run = os.path.join(d, cc)
+            shutil.copytree(self.run_dir(cc, "1"), run)
+            with open(os.path.join(run, "pfc.csv")) as f:
+                head = f.readline()
+            with open(os.path.join(run, "pfc.csv"), "w") as f:
+                f.write(head)
+        p = plot("--svg", d)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.result = p
+        rec = self.check(d, "pfc_time.png", 2, visible=[])
+        self.assertTrue(rec["none_paused"], rec)
+        self.assertEqual(rec["paused_us"], {"dcqcn": 0.0, "ldcp": 0.0})
+        self.assertEqual(rec["lossy"], ["ldcp"])
+        self.assertEqual(rec["tiers"], ["core", "agg", "edge", "host"])
+        with open(os.path.join(d, "pfc_time.svg")) as f:
+            svg = f.read()
+        self.assertIn("no PFC pause in these runs", svg)
+        self.assertIn("(lossy)", svg)
 
     def test_experiments_never_share_a_figure(self):
         # two experiments (--load 0.8 and 0.9) of two schemes each in one directory: a

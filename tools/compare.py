@@ -9,7 +9,8 @@ Each scheme runs as `EXAMPLE args --cc=SCHEME --out=results/compare/EXAMPLE-SCHE
 checkout; the tables are read from each run's summary.json and output files. With --seeds=1,2,3 each
 scheme runs once per seed (--seed=S, outputs in results/compare/EXAMPLE-SCHEME-seedS) and every
 cell is the mean over the seeds with the half-width of its 95 % interval (Student t: t_{0.975,n-1}
-s / sqrt(n)). The main table's queue max is the largest queue of the run over every switch egress
+s / sqrt(n)), written +UP/-DOWN where the interval is cut at 0 (a slowdown at 1): no column can be
+negative. The main table's queue max is the largest queue of the run over every switch egress
 port, its node:port named (the bottleneck's exact maximum from summary.json, or a larger sample
 of queue.csv); "paused us" is the time the ports that sent PFC PAUSE were paused, summed (pfc.csv). A scheme written SCHEME+rcm runs
 with RCM in the switches (`--cc=SCHEME --rcm=1`; e.g. --schemes=dcqcn,dcqcn+rcm), one written
@@ -67,12 +68,14 @@ def queue_max(run):
     return best
 
 
-def cell(xs, fmt):
-    """One value, or the mean over the seeds and the half-width of its 95 % interval."""
+def cell(xs, fmt, floor=0.0):
+    """One value, or the mean over the seeds and the half-width of its 95 % interval, the
+    interval cut at `floor` (every column is a time, a count, a size or a rate, at least 0; a
+    slowdown at least 1) and then written +UP/-DOWN (stats.interval_text)."""
     if len(xs) == 1:
         return fmt % xs[0]
     m, ci = stats.mean_ci(xs)
-    return (fmt + " ±" + fmt) % (m, ci)
+    return stats.interval_text(m, ci, fmt, floor)
 
 
 def render(title, head, rows):
@@ -91,7 +94,7 @@ def table(name, args, rows, root, seeds):
             if value is None:  # flows done: summed over the seeds
                 r.append("%d/%d" % (sum(x.summary["flows_done"] for x in runs), sum(x.summary["flows_total"] for x in runs)))
                 continue
-            text = cell([value(x) for x in runs], fmt)
+            text = cell([value(x) for x in runs], fmt, 1.0 if title.startswith("slowdown") else 0.0)
             if title.startswith("queue max"):
                 maxima = [queue_max(x) for x in runs]
                 text += " (%s)" % max(maxima, key=lambda m: m[0])[1]
@@ -99,7 +102,7 @@ def table(name, args, rows, root, seeds):
         cells.append(r)
     what = "%s %s" % (name, " ".join(args))
     if len(seeds) > 1:
-        what += "  (seeds %s: mean ±95 %% interval, Student t; flows done: summed)" % ",".join(seeds)
+        what += "  (seeds %s: mean ±95 %% interval, Student t, +UP/-DOWN where cut at 0 (a slowdown at 1); flows done: summed)" % ",".join(seeds)
     lines = render(what, head, cells)
     lines.append("outputs in %s/%s-SCHEME%s/" % (root, name, "-seedS" if len(seeds) > 1 else ""))
     return lines
@@ -124,7 +127,7 @@ def bucket_table(rows):
                 continue
             n = sum(g["flows"] for g in done) / len(done)
             r += [("%.0f" if n == int(n) else "%.1f") % n + ("*" if n < FEW_FLOWS else ""),
-                  cell([g["p50"] for g in done], "%.2f"), cell([g["p99"] for g in done], "%.2f")]
+                  cell([g["p50"] for g in done], "%.2f", 1.0), cell([g["p99"] for g in done], "%.2f", 1.0)]
         cells.append(r)
     lines = render("FCT slowdown by flow size (buckets.csv; n: finished flows per seed, * fewer than %d: "
                    "the p99 is close to the maximum)" % FEW_FLOWS, head, cells)

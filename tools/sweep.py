@@ -437,11 +437,17 @@ def bucket_table(grids, runs):
             row.append(("%.0f" if n == int(n) else "%.1f") % n + ("*" if n < FEW_FLOWS else ""))
             for key in ("p50", "p99"):
                 m, ci = stats.mean_ci([d[key] for d in done])
-                row.append(cell(m) + (" ±" + cell(ci) if len(done) > 1 else ""))
+                down = max(0.0, min(ci, m - 1.0))  # the interval cut at 1: no slowdown is below it
+                if len(done) < 2:
+                    row.append(cell(m))
+                elif cell(down) == cell(ci):
+                    row.append(cell(m) + " ±" + cell(ci))
+                else:
+                    row.append("%s +%s/-%s" % (cell(m), cell(ci), cell(down)))
         cells.append(row)
     widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
-    lines = ["", "FCT slowdown by flow size (buckets.csv; mean over the seeds ±95 %% interval; n: finished flows per "
-             "seed, * fewer than %d)" % FEW_FLOWS]
+    lines = ["", "FCT slowdown by flow size (buckets.csv; mean over the seeds ±95 %% interval, +UP/-DOWN where cut at 1; "
+             "n: finished flows per seed, * fewer than %d)" % FEW_FLOWS]
     lines += ["  ".join(x.rjust(w) for x, w in zip(r, widths)).rstrip() for r in cells]
     return lines
 

@@ -1,11 +1,11 @@
 """slowdown_size.png: FCT slowdown p50, p95 and p99 against flow size (HPCC Fig. 11): the
-finished flows of one run (the first scheme's first seed: every scheme of a seed runs the same
-flows) cut into bins of equal counts at the percentiles of their sizes (at most 20 bins, about 30
-flows a bin or more), one line per scheme at each bin's median size,
-log x. Each point is the mean over the seeds of the bin's percentile, with its 95 % interval as
-an error bar (Student t; several seeds); a hollow marker is a bin with fewer than 30 flows per
-seed. An interval is drawn down to 1 at most (no flow finishes below its ideal FCT); plots.json
-and the tables keep it whole."""
+finished flows cut into bins of equal counts at the percentiles of their sizes (the sizes of the
+first scheme's runs, its seeds pooled: every scheme of a seed runs the same flows), as many bins
+as give 30 flows per seed or more (at most 20, at least 1), one line per scheme at each bin's
+median size, log x. Each point is the mean over the seeds of the bin's percentile, with its 95 %
+interval as an error bar (Student t; several seeds); a hollow marker is a bin with fewer than 30
+flows per seed (a seed's flows fall into the bins unevenly). An interval is drawn down to 1 at
+most (no flow finishes below its ideal FCT); plots.json and the tables keep it whole."""
 
 from . import aggregate, common, stats
 
@@ -13,12 +13,12 @@ MAX_BINS = 20
 PERCENTILES = (50, 95, 99)
 
 
-def edges(sizes):
-    """The upper size of each bin: the sizes at i/n percentiles, n bins of about 30 flows (at
-    most MAX_BINS, at least 1), duplicates merged."""
+def edges(sizes, seeds=1):
+    """The upper size of each bin: the sizes (of `seeds` runs pooled) at i/n percentiles, n bins
+    of about 30 flows per seed (at most MAX_BINS, at least 1), duplicates merged."""
     s = sorted(sizes)
-    per_run = len(s)
-    n = max(1, min(MAX_BINS, per_run // common.FEW_FLOWS))
+    per_seed = len(s) // max(1, seeds)
+    n = max(1, min(MAX_BINS, per_seed // common.FEW_FLOWS))
     cuts = sorted({stats.percentile(s, 100.0 * (i + 1) / n) for i in range(n)})
     return cuts
 
@@ -32,12 +32,17 @@ def bin_of(size, cuts):
 
 def draw(group, d, record):
     flows = {r.dir: aggregate.slowdowns(r) for r in group.runs}
-    # the bins from the flows of one run per seed (every scheme runs the same flows)
+    # the bins from the flows of the first scheme's seeds (every scheme of a seed runs the same
+    # flows)
     first = group.series[group.labels[0]]
-    sizes = [sz for sz, _ in flows[first[0].dir]] or [sz for f in flows.values() for sz, _ in f]
+    sizes = [sz for r in first for sz, _ in flows[r.dir]]
+    seeds = len(first)
+    if not sizes:
+        sizes = [sz for f in flows.values() for sz, _ in f]
+        seeds = len(group.runs)
     if not sizes:
         return
-    cuts = edges(sizes)
+    cuts = edges(sizes, seeds)
     fig, axes = common.new_figure(3, sharex=True, panel=1.6)
     labels = []
     points = {}
@@ -84,9 +89,13 @@ def draw(group, d, record):
         ax.set_xscale("log")
         ax.set_ylabel("p%d slowdown" % p)
     axes[-1].set_xlabel("flow size (bytes; bins of equal flow counts)")
-    common.legend_below(axes[-1], len(labels), handles=[h for h in axes[0].get_legend_handles_labels()[0]])
+    handles = list(axes[0].get_legend_handles_labels()[0])
     if any(common.few(pt["flows_per_seed"]) for pts in points.values() for pt in pts):
-        axes[-1].annotate("hollow: bin of < %d flows" % common.FEW_FLOWS, (0.99, 0.95), xycoords="axes fraction",
-                          ha="right", va="top", fontsize=common.FONT_PT - 2)
+        # the key of the hollow markers in the legend, where it hides no point
+        from matplotlib.lines import Line2D
+
+        handles.append(Line2D([], [], linestyle="none", marker="o", markersize=3, markerfacecolor="white", markeredgecolor="0.3",
+                              label="bin of < %d flows per seed" % common.FEW_FLOWS))
+    common.legend_below(axes[-1], 3, handles=handles)
     common.save(fig, d, "slowdown_size", "FCT slowdown against flow size", group.caption(), labels, record,
                 extra={"bins": len(cuts), "points": points})

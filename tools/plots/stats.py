@@ -39,6 +39,16 @@ def mean_ci(xs):
     return m, t975(n - 1) * s / math.sqrt(n)
 
 
+def interval_text(m, ci, fmt, floor=0.0):
+    """The mean and its 95 % interval as text: "M ±CI", or, where the interval would pass below
+    `floor` (0 for a time, a count or a size; 1 for a slowdown: no value can be below it), cut
+    there and written "M +CI/-DOWN" (DOWN = M - floor)."""
+    down = max(0.0, min(ci, m - floor))
+    if fmt % down == fmt % ci:
+        return (fmt + " \u00b1" + fmt) % (m, ci)
+    return (fmt + " +" + fmt + "/-" + fmt) % (m, ci, down)
+
+
 def percentile(sorted_xs, p):
     """Nearest-rank percentile p (0 < p <= 100) of sorted values (the examples' definition)."""
     if not sorted_xs:

@@ -34,6 +34,7 @@ def draw(run, d, record, caption, wanted=None):
         axes[1].set_ylim(0, 1.05)
         axes[1].set_ylabel("Jain's index")
     axes[-1].set_xlabel("time (ms)")
+    axes[-1].set_xlim(left=0)  # from the run's start, as the queue and PFC timelines
     mean_jain = sum(stats.jain(at[t]) for t in jt) / len(jt) if jt else None
     common.save(
         fig, d, "throughput", "Throughput of %s over time" % ("the chosen flows" if wanted else "the %d longest-lived flows" % len(ids)),

@@ -30,5 +30,6 @@ def draw(run, d, record, caption, wanted=None):
     labels = ["flow %d" % i for i in drawn]
     common.legend_below(axes[-1], len(labels), handles=axes[0].get_lines())
     axes[-1].set_xlabel("time (ms)")
+    axes[-1].set_xlim(left=0)  # from the run's start, as the queue and PFC timelines
     names = " and ".join(p[0] for p in panels)
     common.save(fig, d, "flows", "Per-flow %s over time" % names, caption, labels, record, extra={"flows": drawn, "panels": [p[0] for p in panels]})
