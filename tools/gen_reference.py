@@ -59,7 +59,7 @@ def parse_options_help(text):
     rows = []
     for m in OPT_RE.finditer(text):
         name, kind, rest = m.group(1), m.group(2), m.group(3)
-        d = re.search(r" \[([^\]]*)\]$", rest)
+        d = re.search(r" \[([^\[\]]*)\]$", rest)
         default = d.group(1) if d else ""
         rest = rest[: d.start()] if d else rest
         attribute = ""
