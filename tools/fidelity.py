@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reruns every published claim that rdma-cc reproduces and writes the Fidelity page.
 
-    tools/fidelity.py [--build DIR] [--quick] [-j N] [--out DIR] [--page FILE] [--list]
+    tools/fidelity.py [--build DIR] [--quick | --only ID[,ID...]] [-j N] [--out DIR] [--page FILE] [--list]
 
 `./waf fidelity [--quick] [-j N]` builds, then runs this with --build set to its build
 directory; run by hand it needs a tree built by `./waf build` (default --build: build/).
@@ -24,7 +24,10 @@ Every run is made afresh in --out (default results/fidelity/, emptied first; not
 from an earlier invocation), --jobs at a time (default 2). --quick runs the subset marked quick
 in --list (well under 2 minutes on 2 cores; ./waf check runs it in tests/test_fidelity.py) and
 writes its page to OUT/fidelity.md; the full run writes docs/fidelity.md (or --page) and states
-its wall time there. Both write OUT/verdicts.json: {claim id: "pass" | "miss"}.
+its wall time there. --only reruns the named claims alone (ids as --list prints them) and
+rewrites only their rows of the page (docs/fidelity.md or --page, which must hold a row for
+each), leaving every other row and line as it was. All write OUT/verdicts.json: {claim id:
+"pass" | "miss"} of the claims run.
 
 Exit status: 0 the page is written (misses included: each has its named reason); 1 a run
 crashed or exited other than 0 or 3, or a claim missed without a named reason (the page is
@@ -593,6 +596,48 @@ class RcmFig6b(Claim):
         return by_seed(b, lambda x: "%.1f" % (x / 1e9)) + " Gb/s", all(40e9 < x < 55e9 for x in b), {}
 
 
+def incast_lead_share(path, t0, t1, flows):
+    """Mean over the rate samples in [t0, t1) of the largest of `flows`' share of their bytes in
+    the sample (1/len(flows) when they arrive interleaved at equal rates)."""
+    by = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            t, k = int(row["time_ns"]), int(row["flow_id"])
+            if t0 <= t < t1 and k in flows:
+                by.setdefault(t, {})[k] = float(row["rate_bps"])
+    shares = [max(v.values()) / sum(v.values()) for v in by.values() if sum(v.values()) > 0]
+    return mean(shares) if shares else 0.0
+
+
+def rcm_burst_cut(r, k):
+    """rcm-burst run `k`'s RCM case, tests/test_rcm.py's measure: (burst, incast) Gb/s at D from
+    5 us after B's root activation until the burst ends, W_c / W at that activation, and the
+    leading incast flow's share (incast_lead_share) over the 50 us before the burst; None if the
+    run failed its invariants."""
+    if r.summary(k) is None:
+        return None
+    c = r.summary(k, "rcm")
+    d = os.path.join(r.dir(k), "rcm")
+    start, done, burst = c["burst_start_ns"], c["burst_done_ns"], c["burst_flow"]
+    with open(os.path.join(d, "rcc.csv")) as f:
+        row = next(x for x in csv.DictReader(f) if x["node"] == "7" and x["port"] == "1"
+                   and x["change"] == "on" and int(x["time_ns"]) >= start)
+    on = int(row["time_ns"])
+    rates = rates_between(os.path.join(d, "rates.csv"), on + 5000, done)
+    incast = [f for f in rates if f != burst]
+    out = {"burst": rates[burst], "incast": sum(rates[f] for f in incast),
+           "wc": int(row["w_c_bytes"]) / int(row["w_bytes"]),
+           "lead": incast_lead_share(os.path.join(d, "rates.csv"), start - 50000, start, set(incast))}
+    alone = os.path.join(r.dir(k), "dcqcn", "rates.csv")
+    if os.path.exists(alone):
+        out["lead_dcqcn"] = incast_lead_share(alone, start - 50000, start, set(incast))
+    return out
+
+
+# the probe of rcm.fig6a: the incast senders' links at a quarter of the rate
+RCM_INTERLEAVED = "--incastLinkRate=25Gbps"
+
+
 class RcmFig6a(Claim):
     def __init__(self):
         super().__init__("rcm.fig6a", "RCM", "rcm-burst with RCM: the burst is cut at B (mean rate at D from "
@@ -602,37 +647,52 @@ class RcmFig6a(Claim):
     def runs(self, r):
         self.k = rcm_burst_runs(r)
 
+    def probe(self, r):
+        self.kp = [r.need("rcm-burst", "--cases=rcm", RCM_INTERLEAVED, "--seed=%d" % s) for s in SEEDS]
+
     def judge(self, r):
-        b, inc, wc = [], [], []
-        for k in self.k:
-            s = r.summary(k)
-            if s is None:
-                return "a run failed its invariants", False, {"failed": True}
-            c = r.summary(k, "rcm")
-            d = os.path.join(r.dir(k), "rcm")
-            start, done = c["burst_start_ns"], c["burst_done_ns"]
-            with open(os.path.join(d, "rcc.csv")) as f:
-                row = next(x for x in csv.DictReader(f) if x["node"] == "7" and x["port"] == "1"
-                           and x["change"] == "on" and int(x["time_ns"]) >= start)
-            on = int(row["time_ns"])
-            wc.append(int(row["w_c_bytes"]) / int(row["w_bytes"]))
-            rates = rates_between(os.path.join(d, "rates.csv"), on + 5000, done)
-            b.append(rates[c["burst_flow"]])
-            inc.append(sum(v for f, v in rates.items() if f != c["burst_flow"]))
-        return (by_seed(b, lambda x: "%.1f" % (x / 1e9)) + " Gb/s", all(20e9 <= x <= 30e9 for x in b),
-                {"incast": inc, "wc": wc})
+        m = [rcm_burst_cut(r, k) for k in self.k]
+        if any(x is None for x in m):
+            return "a run failed its invariants", False, {"failed": True}
+        b = [x["burst"] for x in m]
+        out = {"runs": m}
+        if hasattr(self, "kp"):
+            p = [rcm_burst_cut(r, k) for k in self.kp]
+            if all(x is not None for x in p):
+                out["probe"] = p
+        return (by_seed(b, lambda x: "%.1f" % (x / 1e9)) + " Gb/s", all(20e9 <= x <= 30e9 for x in b), out)
 
     def reason(self, m):
-        if "incast" not in m:
+        if "runs" not in m:
             return None
-        return ("**congestion-flow set from a 16-entry CAM**: B's root activates with W_c = %s of W (seeds "
-                "1/2/3; the paper's cut to 25 needs the burst's share, 1/2: the CAM still holds the incast flows' "
-                "entries from before the burst), the set flickers every 1-3 µs once the burst is cut, and A "
-                "starts RCC with W_c = 1 byte for incast flows it never saw; the incast gets %s Gb/s meanwhile; "
-                "no setting of --rcmCfrMinHits / --rcmRccMeasure holds 25 ± 5 on seeds 1-4 (sweep in "
-                "[Fidelity: RCM](%s))"
-                % (by_seed(m["wc"], lambda x: "%.2f" % x), by_seed(m["incast"], lambda x: "%.1f" % (x / 1e9)),
-                   DOC_RCM))
+
+        def col(runs, key, fmt):
+            return by_seed([x[key] for x in runs], fmt)
+
+        def gbps(x):
+            return "%.1f" % (x / 1e9)
+
+        def two(x):
+            return "%.2f" % x
+
+        text = ("**the incast reaches B in runs of one flow, not as 4 × 25 Gb/s**: A queues its output in one "
+                "FIFO and PFC pauses the four 100 Gb/s senders in turn, so in each 1 µs at D the leading incast "
+                "flow carries %s of the incast's bytes (the 50 µs before the burst, seeds 1/2/3; DCQCN alone: %s; "
+                "interleaved: 0.25); B's CAM (the last ~128 departures, about 10 µs) then holds that flow as heavily as the "
+                "burst, B's root activates with W_c = %s of W (the cut to 25 needs the burst's share, 1/2) and "
+                "its set changes with the leading flow; the incast gets %s Gb/s meanwhile. The paper's switches "
+                "have VOQs and serve their input ports in turn (§4.1; §4.2: \"because of the fair scheduling\"), "
+                "ours an output FIFO"
+                % (col(m["runs"], "lead", two), col(m["runs"], "lead_dcqcn", two), col(m["runs"], "wc", two),
+                   col(m["runs"], "incast", gbps)))
+        if "probe" in m:
+            p = m["probe"]
+            text += ("; probe with the senders' links at 25 Gb/s (`%s`, the four flows reach B interleaved: "
+                     "leading share %s), the same RCM defaults: burst %s Gb/s, W_c = %s of W at activation, "
+                     "incast %s Gb/s"
+                     % (RCM_INTERLEAVED, col(p, "lead", two), col(p, "burst", gbps), col(p, "wc", two),
+                        col(p, "incast", gbps)))
+        return text + " ([Fidelity: RCM](%s))" % DOC_RCM
 
 
 # NPC 2017 section 4.1 setting, scaled down to k = 6 (tests/test_rcm_workload.py)
@@ -834,6 +894,20 @@ def page(rows, quick, wall_s, jobs):
     return "\n".join(head + lines + tail) + "\n"
 
 
+def row_id(line):
+    """The claim id of a page's table row (None for any other line)."""
+    if not line.startswith("| `"):
+        return None
+    return line[3:].split("`", 1)[0]
+
+
+def merge_rows(old_page, new_page, ids):
+    """old_page with its rows of the claims `ids` replaced by new_page's."""
+    new = {row_id(line): line for line in new_page.splitlines() if row_id(line) in ids}
+    out = [new.get(row_id(line), line) for line in old_page.splitlines()]
+    return "\n".join(out) + "\n"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="tools/fidelity.py", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -843,6 +917,8 @@ def main(argv=None):
     ap.add_argument("--out", default=os.path.join(ROOT, "results", "fidelity"),
                     help="directory of the runs, emptied first [results/fidelity]")
     ap.add_argument("--page", help="the page to write [docs/fidelity.md; --quick: OUT/fidelity.md]")
+    ap.add_argument("--only", help="comma-separated claim ids (as --list prints them): rerun these alone and "
+                    "rewrite only their rows of the page")
     ap.add_argument("--list", action="store_true", help="print every claim id (quick ones marked) and exit")
     a = ap.parse_args(argv)
     if a.jobs < 1:
@@ -853,6 +929,29 @@ def main(argv=None):
         for c in all_claims:
             print("%s%s" % (c.id, " quick" if c.quick else ""))
         return 0
+    only = None
+    if a.only is not None:
+        if a.quick:
+            print("invalid --only with --quick: choose one")
+            return 2
+        only = [x for x in a.only.split(",") if x]
+        known = {c.id for c in all_claims}
+        bad = [x for x in only if x not in known]
+        if bad or not only:
+            print("invalid --only = %s: %s (see --list)" % (a.only, "unknown claim " + ", ".join(bad) if bad else "no claim"))
+            return 2
+        only_page = a.page or os.path.join(ROOT, "docs", "fidelity.md")
+        try:
+            with open(only_page) as f:
+                old_page = f.read()
+        except OSError as e:
+            print("invalid --page = %s: %s" % (only_page, e.strerror))
+            return 2
+        have = {row_id(line) for line in old_page.splitlines()}
+        missing = [x for x in only if x not in have]
+        if missing:
+            print("invalid --page = %s: no row for %s" % (only_page, ", ".join(missing)))
+            return 2
     try:
         info = buildenv.load(a.build)
     except buildenv.BuildError as e:
@@ -867,7 +966,7 @@ def main(argv=None):
     os.makedirs(out)
     open(os.path.join(out, MARKER), "w").close()
 
-    chosen = [c for c in all_claims if c.quick or not a.quick]
+    chosen = [c for c in all_claims if (c.id in only if only is not None else c.quick or not a.quick)]
     t0 = time.monotonic()
     runs = Runs()
     for c in chosen:
@@ -890,8 +989,11 @@ def main(argv=None):
         rows.append((c, text, ok, reason))
     wall = time.monotonic() - t0
     page_path = a.page or (os.path.join(out, "fidelity.md") if a.quick else os.path.join(ROOT, "docs", "fidelity.md"))
+    text = page(rows, a.quick, wall, a.jobs)
+    if only is not None:
+        text = merge_rows(old_page, text, set(only))
     with open(page_path, "w") as f:
-        f.write(page(rows, a.quick, wall, a.jobs))
+        f.write(text)
     with open(os.path.join(out, "verdicts.json"), "w") as f:
         json.dump({c.id: "pass" if ok else "miss" for c, _, ok, _ in rows}, f, indent=1, sort_keys=True)
         f.write("\n")
