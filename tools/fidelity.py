@@ -731,9 +731,10 @@ def wl_change(r, pair, path):
 
 
 class RcmWorkload(Claim):
-    def __init__(self, cid, claim, source, value, keys, path, test, reason_fn=None, extra=None):
+    def __init__(self, cid, claim, source, value, keys, path, test, reason_fn=None, extra=None, measure=None):
         super().__init__(cid, "RCM", claim, source, value)
         self.keys, self.path, self.test, self.reason_fn, self.extra = keys, path, test, reason_fn, extra
+        self.measure = measure  # (runs, (DCQCN run, RCM run)) -> dict, per seed, for the reason
 
     def runs(self, r):
         self.k = {name: wl_keys(r, *kp) for name, kp in self.keys.items()}
@@ -745,6 +746,9 @@ class RcmWorkload(Claim):
             if any(c is None for c in ch[name]):
                 return "a run failed its invariants", False, {"failed": True}
         m = {"ch": ch}
+        if self.measure:
+            first = next(iter(self.keys))
+            m["fct"] = [self.measure(r, self.k[first][s]) for s in SEEDS]
         if self.extra:
             first = next(iter(self.keys))
             m["extra"] = {name: [wl_change(r, self.k[first][s], p) for s in SEEDS] for name, p in self.extra.items()}
@@ -759,12 +763,89 @@ class RcmWorkload(Claim):
         return self.reason_fn(m)
 
 
+def fat_tree_host_ports(k):
+    """{host node id: (edge switch node id, port)} of FabricHelper::FatTree(k): the k^2/4 cores
+    first, then per pod its k/2 aggregation switches and, per edge switch, the switch (ports
+    0..k/2-1 to the aggregation switches) and its k/2 hosts (ports k/2..k-1)."""
+    half = k // 2
+    out, node = {}, half * half
+    for _pod in range(k):
+        node += half
+        for _e in range(half):
+            edge = node
+            node += 1
+            for h in range(half):
+                out[node] = (edge, half + h)
+                node += 1
+    return out
+
+
+def fig8_hot_measure(r, pair):
+    """From the fct.csv of (DCQCN, RCM) and the RCM run's rcc.csv: the hot class's share of the
+    bytes and of its flows under 1 MB, each class's > 1 MB flows' mean throughput change, and the
+    time RCC was on per hot host's and per cold host's downlink (its edge switch's port)."""
+    s = r.summary(pair[0])
+    hot = set(s["hot_hosts"])
+    rows = []
+    for k in pair:
+        with open(os.path.join(r.dir(k), "fct.csv")) as f:
+            rows.append(list(csv.DictReader(f)))
+
+    def big_thr(rs, cls):
+        t = [int(x["size_bytes"]) * 8 / int(x["fct_ns"]) for x in rs
+             if x["class"] == cls and int(x["size_bytes"]) > 1000000]
+        return mean(t) if t else float("nan")
+
+    hot_rows = [x for x in rows[0] if x["class"] == "hot"]
+    out = {"hot_bytes": sum(int(x["size_bytes"]) for x in hot_rows) / sum(int(x["size_bytes"]) for x in rows[0]),
+           "hot_small": sum(1 for x in hot_rows if int(x["size_bytes"]) < 1000000) / len(hot_rows),
+           "hot_big": sum(1 for x in hot_rows if int(x["size_bytes"]) > 1000000)}
+    for cls in ("hot", "background"):
+        out["big_" + cls] = big_thr(rows[1], cls) / big_thr(rows[0], cls) - 1
+    ports = {v: h for h, v in fat_tree_host_ports(s["k"]).items()}
+    on, time_on = {}, {"hot": 0, "cold": 0}
+    end = r.summary(pair[1])["sim_time_ns"]
+    with open(os.path.join(r.dir(pair[1]), "rcc.csv")) as f:
+        for x in csv.DictReader(f):
+            h = ports.get((int(x["node"]), int(x["port"])))
+            if h is None:
+                continue
+            if x["change"] == "on":
+                on[h] = int(x["time_ns"])
+            elif x["change"] == "off" and h in on:
+                time_on["hot" if h in hot else "cold"] += int(x["time_ns"]) - on.pop(h)
+    for h, t in on.items():
+        time_on["hot" if h in hot else "cold"] += end - t
+    out["rcc_hot_us"] = time_on["hot"] / len(hot) / 1e3
+    out["rcc_cold_us"] = time_on["cold"] / (len(ports) - len(hot)) / 1e3
+    return out
+
+
 def fig8_hot_reason(m):
-    return ("**not established; hot-spot set-up ruled out**: with RCM the background gains %s and the hot "
-            "flows %s (seeds 1/2/3) alike; a uniform-destination reading, a third of the marks, SAR off and "
-            "no W_c recovery were each tried and change this by at most a few points: SAR gives two thirds "
-            "of the gain to both classes, RCC alone still speeds both by 4-10 %% ([Fidelity: RCM](%s))"
-            % (by_seed(m["extra"]["background"], signed), by_seed(m["ch"]["hot"], signed), DOC_RCM))
+    f = m.get("fct")
+    text = ("**the claim's per-flow mean is the mice's; RCC slows only the hot elephants' gain**: with RCM the hot flows gain %s and "
+            "the background %s (seeds 1/2/3); " % (by_seed(m["ch"]["hot"], signed),
+                                                    by_seed(m["extra"]["background"], signed)))
+    if f:
+        def col(key, fmt):
+            return by_seed([x[key] for x in f], fmt)
+
+        text += ("%s of the hot flows are < 1 MB, and the per-flow mean follows them: they gain with the "
+                 "background's (SAR places every new flow, hot ones too: about two thirds of both classes' "
+                 "gain); RCC is aimed at the heavy flows a CAM samples "
+                 "(§3.3-3.4), and the hot flows > 1 MB (%s flows) change %s against the background's %s: they "
+                 "gain less on every "
+                 "seed, the paper's direction (\"accurate congestion control on hot flows\", §4.2), but are "
+                 "slower on seed 1 only. The hot spot is hot on two seeds of three: the hot hosts receive %s "
+                 "of the bytes (nominal 15 %%: heavy-tailed sizes, about 750 hot flows in 2 ms) and RCC is on "
+                 "%s µs per hot host's downlink against %s µs per cold one's; the hot class's gain falls as "
+                 "that rises. "
+                 % (col("hot_small", pct), col("hot_big", lambda x: "%d" % x), col("big_hot", signed),
+                    col("big_background", signed), col("hot_bytes", pct),
+                    col("rcc_hot_us", lambda x: "%.0f" % x), col("rcc_cold_us", lambda x: "%.0f" % x)))
+    return text + ("Fig. 8 gives neither its throughput metric nor its sizes or load; a uniform-destination "
+                   "reading, a third of the marks, SAR off and no W_c recovery were each tried and move the "
+                   "classes alike ([Fidelity: RCM](%s))" % DOC_RCM)
 
 
 def fig9b_reason(m):
@@ -790,7 +871,8 @@ def rcm_workload_claims():
                     "%s Fig. 8 (b)" % RCM_SRC, "slightly lower (< 0)",
                     {"hot": ("enterprise", "hotspot")}, ("fct_by_class", "hot", "throughput_bps", "avg"),
                     lambda ch: all(c < 0 for c in ch["hot"]), fig8_hot_reason,
-                    extra={"background": ("fct_by_class", "background", "throughput_bps", "avg")}),
+                    extra={"background": ("fct_by_class", "background", "throughput_bps", "avg")},
+                    measure=fig8_hot_measure),
         RcmWorkload("rcm.fig9a", "fat-tree-workload k = 6, enterprise: mice (< 1 MB) mean FCT with RCM over "
                     "DCQCN, group and hot-spot patterns", "%s Fig. 9 (a), §5" % RCM_SRC, "> 10 % lower",
                     {"group": ("enterprise", "group"), "hot spot": ("enterprise", "hotspot")},
