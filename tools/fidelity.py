@@ -915,7 +915,8 @@ def fig9b_reason(m):
             "and already run at %s Gb/s of payload under DCQCN alone (the link's limit is 92.5), and the paper "
             "itself says RCM has \"little impact on the elephant flow\" (§4.3): their mean FCT changes %s, and "
             "the mean with it; data mining's mice change %s against enterprise's %s. SAR `new` never moves a "
-            "placed flow and the groups are pods (SAR picks among 6 aggregation switches, never a core) "
+            "placed flow, and the groups are pods, as the paper's 12 groups of 36 of 432 hosts are at k = 12 (in "
+            "a pod SAR chooses only among an edge switch's uplinks, 3 at k = 6, never a core) "
             "([Fidelity: RCM](%s), [RCM workloads](%s))"
             % (col("data mining", "flows", whole), col("enterprise", "flows", whole),
                col("data mining", "pauses", whole), col("enterprise", "pauses", whole),
