@@ -59,6 +59,40 @@ class FidelityPage(ExampleTest):
         self.assertEqual([c for c, _, _ in page_rows(os.path.join(out, "fidelity.md"))],
                          [c for c, q, _ in page_rows(PAGE) if q])
 
+    def test_only_rewrites_the_named_rows_alone_and_refuses_unknown_ids(self):
+        out = output_dir("fidelity-only")
+        page = os.path.join(out, "page.md")
+        os.makedirs(out, exist_ok=True)
+        with open(PAGE, encoding="utf-8") as f:
+            before = f.read()
+        marked = before.replace("| `rcm.fig6b` (quick) | rcm-burst", "| `rcm.fig6b` (quick) | OLD rcm-burst")
+        self.assertNotEqual(marked, before)
+        with open(page, "w", encoding="utf-8") as f:
+            f.write(marked)
+        runs = os.path.join(out, "runs")
+        p = subprocess.run([sys.executable, TOOL, "--build", BUILD, "--only", "rcm.fig6b", "--out", runs,
+                            "--page", page], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stdout[-4000:])
+        with open(os.path.join(runs, "verdicts.json")) as f:
+            self.assertEqual(list(json.load(f)), ["rcm.fig6b"])
+        with open(page, encoding="utf-8") as f:
+            after = f.read().splitlines()
+        # the named row is rewritten (the marker gone), every other line is as it was
+        old = marked.splitlines()
+        self.assertEqual(len(after), len(old))
+        changed = [i for i, (a, b) in enumerate(zip(old, after)) if a != b]
+        self.assertEqual([old[i].split(" |")[0] for i in changed], ["| `rcm.fig6b` (quick)"])
+        self.assertNotIn("OLD", after[changed[0]])
+        # an unknown id is refused (exit 2), the page untouched
+        q = subprocess.run([sys.executable, TOOL, "--build", BUILD, "--only", "rcm.nope", "--out", runs,
+                            "--page", page], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True, timeout=60)
+        self.assertEqual(q.returncode, 2, q.stdout)
+        self.assertIn("--only", q.stdout)
+        with open(page, encoding="utf-8") as f:
+            self.assertEqual(f.read().splitlines(), after)
+
 
 if __name__ == "__main__":
     unittest.main()
