@@ -195,8 +195,6 @@ mod ffi {
         /// The name of operation code `code` (`rdma_cc_core::Operation`: `write`, `send`,
         /// `read`); `unknown` for a code that names none.
         fn operation_name(code: u8) -> &'static str;
-        /// The code of the operation named `name` (any case); the error names `field`.
-        fn operation_code(name: &str, field: &str) -> Result<u8>;
         /// Data priority of new flows.
         fn priority(self: &NicParams) -> u8;
         /// Payload bytes per packet.
@@ -357,12 +355,6 @@ fn scheme_from_code(code: u8) -> Result<ffi::Scheme, ConfigError> {
 
 fn operation_name(code: u8) -> &'static str {
     rdma_cc_core::Operation::from_code(code).map_or("unknown", |o| o.name())
-}
-
-fn operation_code(name: &str, field: &str) -> Result<u8, ConfigError> {
-    rdma_cc_core::Operation::from_name(name)
-        .map(|o| o.code())
-        .ok_or_else(|| ConfigError::new(field, name, "must be write, send or read"))
 }
 
 fn flow_source_port(flow: u32) -> u16 {
