@@ -27,9 +27,11 @@ class ReadIncast(ExampleTest):
 
     def check_reads(self, s, servers, block):
         """Every response byte delivered once, in order: the block's bytes reach the client,
-        each READ completes, and the invariants (which check each flow's delivered bytes against
-        its size and its FCT against its ideal) hold."""
+        each READ completes, no response byte arrived twice (go-back-N drops what is out of
+        order, and no responder resent what had arrived), and the invariants (which check each
+        flow's delivered bytes against its size and its FCT against its ideal) hold."""
         self.assertEqual(s["invariants"], "ok", s)
+        self.assertEqual(s["spurious_retx_bytes"], 0, s)
         self.assertIs(s["complete"], True, s)
         self.assertEqual(s["reads"]["flows"], servers, s)
         self.assertEqual(s["reads"]["done"], servers, s)
