@@ -296,6 +296,13 @@ uint32_t
 RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start, RdmaOp op)
 {
     const uint32_t id = m_nextFlowId++;
+    if (op == RdmaOp::READ && m_distributed)
+    {
+        // the ranks exchange WRITE-shaped flow records only (GatherFlows)
+        rdmacc::ConfigFatal("flow " + std::to_string(id),
+                            "invalid op = read: READ flows are not supported in a distributed "
+                            "run (--mpi)");
+    }
     std::vector<uint64_t> rates;
     std::vector<uint64_t> buffers;
     uint32_t switchHops = 0; // switch egresses on the path

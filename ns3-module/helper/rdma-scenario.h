@@ -142,7 +142,8 @@ class RdmaScenario
      * Adds a flow between host indexes; returns its flow id. Its bytes travel from `srcHost`
      * to `dstHost` whatever the operation: with RdmaOp::READ, `dstHost` (the requester) posts
      * it at `start` and `srcHost` (the responder) sends the READ responses; its ideal FCT
-     * counts the READ request's trip and no ACK (docs/operations.md).
+     * counts the READ request's trip and no ACK (docs/operations.md). A READ in a distributed
+     * run (SetDistributed) stops the program (exit 2).
      */
     uint32_t AddFlow(
         uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start, RdmaOp op = RdmaOp::WRITE);
