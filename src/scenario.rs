@@ -77,6 +77,18 @@ mod ffi {
         /// The least time a `size`-byte message can take over store-and-forward hops of
         /// `rates_bps[i]` and `delays_ns[i]` (sender's link first), ACK back included.
         fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u64;
+        /// The least time from a READ's post to its last response byte at the requester: the
+        /// READ request over `request_rates_bps[i]`, `request_delays_ns[i]` (requester's link
+        /// first), then `size` bytes of responses over `rates_bps`, `delays_ns` (responder's
+        /// link first), without an ACK.
+        fn ideal_read_fct_ns(
+            request_rates_bps: &[u64],
+            request_delays_ns: &[u64],
+            rates_bps: &[u64],
+            delays_ns: &[u64],
+            size: u64,
+            mtu: u64,
+        ) -> u64;
         /// Payload bit/s a link of `rate_bps` carries at most with `mtu`-byte payloads, each
         /// data frame `extra` bytes longer (INT's hop records; 0 without INT).
         fn payload_limit_bps(rate_bps: u64, mtu: u64, extra: u64) -> f64;
@@ -230,6 +242,23 @@ fn marking_check(
 
 fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u64 {
     wire::ideal_fct(&crate::wire::hops(rates_bps, delays_ns), size, mtu).0
+}
+
+fn ideal_read_fct_ns(
+    request_rates_bps: &[u64],
+    request_delays_ns: &[u64],
+    rates_bps: &[u64],
+    delays_ns: &[u64],
+    size: u64,
+    mtu: u64,
+) -> u64 {
+    wire::ideal_read_fct(
+        &crate::wire::hops(request_rates_bps, request_delays_ns),
+        &crate::wire::hops(rates_bps, delays_ns),
+        size,
+        mtu,
+    )
+    .0
 }
 
 fn payload_limit_bps(rate_bps: u64, mtu: u64, extra: u64) -> f64 {

@@ -25,6 +25,8 @@ mod ffi {
         ProbeResp = 5,
         /// A frame a switch built for its neighbour (e.g. RCM's congestion notification).
         SwitchControl = 6,
+        /// An RDMA READ request (the first one, or a repeat from the first missing byte).
+        ReadRequest = 7,
     }
 
     /// What the scheduler answers.

@@ -93,6 +93,9 @@ mod ffi {
         seq: u64,
         ece: bool,
         nack: bool,
+        /// a repeat READ request from `seq` (a READ requester's answer to out-of-order
+        /// responses, in place of a NACK)
+        reread: bool,
         /// echo the data packet's INT records (every ACK; a NACK under the `hpcc-sim` presets)
         echo_int: bool,
     }
@@ -149,6 +152,8 @@ mod ffi {
         complete: bool,
         /// data packets that arrived (duplicates and out-of-order ones included)
         packets: u64,
+        /// repeat READ requests sent (a READ requester)
+        rereads: u64,
     }
 
     /// A congestion-control scheme (`rdma_cc_schemes::Scheme`), in its help order. A data
@@ -187,6 +192,9 @@ mod ffi {
         fn scheme_from_code(code: u8) -> Result<Scheme>;
         /// The UDP source port of flow `flow`'s packets: its ECMP entropy.
         fn flow_source_port(flow: u32) -> u16;
+        /// The name of operation code `code` (`rdma_cc_core::Operation`: `write`, `send`,
+        /// `read`); `unknown` for a code that names none.
+        fn operation_name(code: u8) -> &'static str;
         /// Data priority of new flows.
         fn priority(self: &NicParams) -> u8;
         /// Payload bytes per packet.
@@ -278,6 +286,15 @@ mod ffi {
             flow_size: u64,
             node: u32,
         ) -> Result<Box<Receiver>>;
+        /// [`receiver_new`] for the receiver of a READ's responses at its requester: it
+        /// acknowledges them as data and answers a gap with a repeat READ request (`reread`),
+        /// never a NACK (LDCP draft §3.1).
+        fn read_requester_new(
+            p: &NicParams,
+            scheme: Scheme,
+            flow_size: u64,
+            node: u32,
+        ) -> Result<Box<Receiver>>;
         /// A data packet arrived.
         fn on_data(
             self: &mut Receiver,
@@ -334,6 +351,10 @@ fn scheme_name_of(s: ffi::Scheme) -> &'static str {
 fn scheme_from_code(code: u8) -> Result<ffi::Scheme, ConfigError> {
     let s = ffi::Scheme { repr: code };
     from_ffi_scheme(s).map(|_| s)
+}
+
+fn operation_name(code: u8) -> &'static str {
+    rdma_cc_core::Operation::from_code(code).map_or("unknown", |o| o.name())
 }
 
 fn flow_source_port(flow: u32) -> u16 {
@@ -665,10 +686,24 @@ fn receiver_new(
     )))
 }
 
+fn read_requester_new(
+    p: &NicParams,
+    scheme: ffi::Scheme,
+    flow_size: u64,
+    node: u32,
+) -> Result<Box<Receiver>, ConfigError> {
+    let cfg = p.0.receiver_for(from_ffi_scheme(scheme)?);
+    Ok(Box::new(Receiver(
+        QpReceiver::new_read_requester(&cfg, flow_size).map_err(as_attribute)?,
+        LogContext::node(node),
+    )))
+}
+
 const NO_ACK: AckInfo = AckInfo {
     seq: 0,
     ece: false,
     nack: false,
+    reread: false,
     echo_int: false,
 };
 
@@ -692,6 +727,7 @@ impl Receiver {
                 seq: x.seq,
                 ece: x.ece,
                 nack: x.nack,
+                reread: x.reread,
                 echo_int: x.echo_int,
             })
         };
@@ -722,6 +758,7 @@ impl Receiver {
             duplicate_bytes: self.0.stats().duplicate_bytes,
             complete: self.0.is_complete(),
             packets: self.0.stats().packets,
+            rereads: self.0.stats().rereads,
         }
     }
 }

@@ -14,6 +14,8 @@ mod ffi {
         data_headers: u64,
         /// ACK extended transport header.
         aeth: u64,
+        /// RDMA extended transport header of a READ request.
+        reth: u64,
         /// Smallest Ethernet frame (a PFC frame's size: the switch's headroom counts it).
         min_frame: u64,
     }
@@ -53,6 +55,7 @@ fn wire_constants() -> WireConstants {
     WireConstants {
         data_headers: wire::DATA_HEADERS,
         aeth: wire::AETH,
+        reth: wire::RETH,
         min_frame: wire::MIN_FRAME,
     }
 }

@@ -59,6 +59,9 @@ mod ffi {
         start_ns: u64,
         /// The line of the file it is on.
         line: u64,
+        /// The RDMA operation (`rdma_cc_core::Operation` code: 0 WRITE, 1 SEND, 2 READ), the
+        /// optional seventh column.
+        op: u8,
     }
 
     /// A k-ary fat tree with a rate and delay per tier (`rdma_cc_workload::FatTreeSpec`).
@@ -101,6 +104,8 @@ mod ffi {
         hotspot_hosts: f64,
         /// `incast`: number of senders.
         incast_senders: u32,
+        /// Probability that a flow is a READ (`--readFraction`), in [0, 1].
+        read_fraction: f64,
     }
 
     /// One generated flow, between host indexes.
@@ -114,6 +119,8 @@ mod ffi {
         bytes: u64,
         /// Start time, ns.
         start_ns: u64,
+        /// The RDMA operation (`rdma_cc_core::Operation` code: 0 WRITE, 2 READ).
+        op: u8,
     }
 
     /// A generated workload.
@@ -465,6 +472,7 @@ fn generate_flows(
         start: Time(p.start_ns),
         duration: Time(p.duration_ns),
         seed: p.seed,
+        read_fraction: p.read_fraction,
     };
     let rates: Vec<Rate> = host_rates_bps.iter().map(|&r| Rate(r)).collect();
     let w = cfg.generate(&cdf, &rates).map_err(|e| {
@@ -480,6 +488,7 @@ fn generate_flows(
                 dst: f.dst,
                 bytes: f.bytes.0,
                 start_ns: f.start.0,
+                op: f.op.code(),
             })
             .collect(),
         hot_hosts: w.hot_hosts,
@@ -571,6 +580,7 @@ fn hpcc_flows_parse(
             bytes: f.bytes.0,
             start_ns: f.start.0,
             line: f.line as u64,
+            op: f.op.code(),
         })
         .collect())
 }
@@ -658,6 +668,7 @@ mod tests {
             hotspot_traffic: 0.5,
             hotspot_hosts: 0.2,
             incast_senders: 3,
+            read_fraction: 0.0,
         };
         let w = generate_flows("c", cdf, &g, &[100_000_000_000; 8]).unwrap();
         assert!(w.has_incast_receiver && w.incast_senders.len() == 3);
@@ -668,6 +679,12 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("invalid --load = 2: "), "{e}");
+        g.load = 0.5;
+        g.read_fraction = -0.1;
+        let e = generate_flows("c", cdf, &g, &[100_000_000_000; 8])
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("invalid --readFraction = -0.1: "), "{e}");
         g.pattern = "ring".into();
         let e = generate_flows("c", cdf, &g, &[100_000_000_000; 8]).unwrap_err();
         assert_eq!(

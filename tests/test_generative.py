@@ -238,6 +238,7 @@ BASE = {
     "rcm-burst": ["--cases=rcm", "--burstStart=10us", "--burstBytes=10KB", "--duration=50us",
                   "--limit=1ms"],
     "rcm-victim": ["--cases=rcm", "--duration=50us", "--limit=1ms"],
+    "read-incast": ["--cases=ldcp", "--servers=2", "--block=20000", "--limit=1ms"],
 }
 
 # one switch joining hosts 0, 1 (25 Gb/s) and 3 (100 Gb/s); two flows
@@ -355,6 +356,9 @@ class EveryOptionBadValues(ExampleTest):
 
     def test_rcm_victim(self):
         self.check_example("rcm-victim")
+
+    def test_read_incast(self):
+        self.check_example("read-incast")
 
 
 if __name__ == "__main__":

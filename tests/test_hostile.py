@@ -232,7 +232,8 @@ INTERVAL_RE = re.compile(r"in ([\[(])(-?[0-9.e+]+), (-?[0-9.e+]+)([\])])")
 AT_LEAST_RE = re.compile(r"(>=|≥|>) ?(-?[0-9.e+]+)")
 UNITS = {"DURATION": "ns", "RATE": "bps"}
 EXAMPLES = ["ldcp-incast", "ldcp-churn", "ldcp-chain", "pfc-incast", "red-ecn-dumbbell", "dcqcn-convergence",
-            "dcqcn-fairness", "dcqcn-victim", "fat-tree-workload", "hpcc-run", "rcm-burst", "rcm-victim"]
+            "dcqcn-fairness", "dcqcn-victim", "fat-tree-workload", "hpcc-run", "rcm-burst", "rcm-victim",
+            "read-incast"]
 
 
 def bounds_of(rule):

@@ -29,6 +29,7 @@ RUNS = [
     ("rcm-victim", ["--duration=100us"]),
     ("my-first-scenario", ["--size=10000"]),
     ("plain-ns3-incast", ["--senders=2", "--size=10000"]),
+    ("read-incast", ["--servers=2", "--block=20000"]),
 ]
 
 NUMBER = (int, float)  # a JSON number: the writer prints 6 significant digits, so 0.0 reads as 0

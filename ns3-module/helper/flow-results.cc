@@ -7,6 +7,7 @@
 
 #include "ns3/abort.h"
 
+#include "rdma-cc/src/transport.rs.h"
 #include "rdma-cc/src/workload.rs.h"
 #include "rust/cxx.h"
 
@@ -193,11 +194,14 @@ WriteFctCsv(const std::string& path,
                   flows.end(),
                   [](const FlowRecord* a, const FlowRecord* b) { return a->flowId < b->flowId; });
     }
+    // the operation only when some flow is not a WRITE, so that other runs keep their outputs
+    const bool ops = std::any_of(
+        records.begin(), records.end(), [](const FlowRecord& r) { return r.op != RdmaOp::WRITE; });
     std::ofstream f;
     OpenPartial(f, path);
     f << "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,"
          "retx_bytes,scheme"
-      << (classOf ? ",class" : "") << '\n';
+      << (classOf ? ",class" : "") << (ops ? ",op" : "") << '\n';
     for (const FlowRecord* p : flows)
     {
         const FlowRecord& r = *p;
@@ -219,6 +223,10 @@ WriteFctCsv(const std::string& path,
         if (classOf)
         {
             f << ',' << (r.flowId < classOf->size() ? (*classOf)[r.flowId] : std::string());
+        }
+        if (ops)
+        {
+            f << ',' << rdmacc_ffi::operation_name(static_cast<uint8_t>(r.op));
         }
         f << '\n';
     }

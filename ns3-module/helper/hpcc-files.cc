@@ -99,7 +99,8 @@ ReadHpccFlows(const std::string& path, const HpccTopology& topology, const std::
                                x.dport,
                                x.bytes,
                                NanoSeconds(static_cast<int64_t>(x.start_ns)),
-                               x.line});
+                               x.line,
+                               x.op});
     }
     return out;
 }

@@ -55,6 +55,7 @@ struct HpccFlow
     uint64_t bytes;   //!< message bytes (>= 1)
     Time start;       //!< start time
     uint64_t line;    //!< the line of the file it is on
+    uint8_t op = 0;   //!< the operation (RdmaOp code; the optional seventh column, else WRITE)
 };
 
 namespace rdmacc

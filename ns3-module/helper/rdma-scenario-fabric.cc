@@ -259,12 +259,51 @@ RdmaScenario::IntBytes() const
     return m_int ? RoceHeader::INT_BYTES : 0;
 }
 
-uint32_t
-RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start)
+Time
+RdmaScenario::IdealFct(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, RdmaOp op) const
 {
-    const uint32_t id = m_nextFlowId++;
     std::vector<uint64_t> rates;
     std::vector<uint64_t> delays;
+    for (const auto& l : fabric.PathLinks(srcHost, dstHost))
+    {
+        rates.push_back(l.rate.GetBitRate());
+        delays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
+    }
+    const rust::Slice<const uint64_t> rs(rates.data(), rates.size());
+    const rust::Slice<const uint64_t> ds(delays.data(), delays.size());
+    if (op != RdmaOp::READ)
+    {
+        return NanoSeconds(static_cast<int64_t>(rdmacc_ffi::ideal_fct_ns(rs, ds, bytes, Mtu())));
+    }
+    // the READ request's trip from the requester first (docs/operations.md)
+    std::vector<uint64_t> reqRates;
+    std::vector<uint64_t> reqDelays;
+    for (const auto& l : fabric.PathLinks(dstHost, srcHost))
+    {
+        reqRates.push_back(l.rate.GetBitRate());
+        reqDelays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
+    }
+    return NanoSeconds(static_cast<int64_t>(rdmacc_ffi::ideal_read_fct_ns(
+        rust::Slice<const uint64_t>(reqRates.data(), reqRates.size()),
+        rust::Slice<const uint64_t>(reqDelays.data(), reqDelays.size()),
+        rs,
+        ds,
+        bytes,
+        Mtu())));
+}
+
+uint32_t
+RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start, RdmaOp op)
+{
+    const uint32_t id = m_nextFlowId++;
+    if (op == RdmaOp::READ && m_distributed)
+    {
+        // the ranks exchange WRITE-shaped flow records only (GatherFlows)
+        rdmacc::ConfigFatal("flow " + std::to_string(id),
+                            "invalid op = read: READ flows are not supported in a distributed "
+                            "run (--mpi)");
+    }
+    std::vector<uint64_t> rates;
     std::vector<uint64_t> buffers;
     uint32_t switchHops = 0; // switch egresses on the path
     bool intAll = true;      // every one of them writes INT
@@ -272,7 +311,6 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
     for (const auto& l : links)
     {
         rates.push_back(l.rate.GetBitRate());
-        delays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
         // a switch's egress: the most it can hold for this hop is its whole buffer
         Ptr<SwitchNode> s = DynamicCast<SwitchNode>(l.device->GetNode());
         buffers.push_back(s ? s->GetBufferSize() : 0);
@@ -292,7 +330,8 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
                                                id,
                                                Lossless(),
                                                maxQueueing,
-                                               intAll && switchHops > 0 ? switchHops : 0);
+                                               intAll && switchHops > 0 ? switchHops : 0,
+                                               op);
     const uint32_t srcNode = nics[srcHost]->GetNodeId();
     if (srcNode >= m_hostOfNode.size())
     {
@@ -308,11 +347,7 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
     m_flowMemory +=
         kPerFlow + kPerLoggedPacket * std::min<uint64_t>(1024, (bytes + Mtu() - 1) / Mtu());
     m_packets += (bytes + Mtu() - 1) / Mtu();
-    m_idealFct.push_back(NanoSeconds(static_cast<int64_t>(
-        rdmacc_ffi::ideal_fct_ns(rust::Slice<const uint64_t>(rates.data(), rates.size()),
-                                 rust::Slice<const uint64_t>(delays.data(), delays.size()),
-                                 bytes,
-                                 Mtu()))));
+    m_idealFct.push_back(IdealFct(srcHost, dstHost, bytes, op));
     m_flowBytes.push_back(bytes);
     m_flowDst.push_back(dstHost);
     return id;

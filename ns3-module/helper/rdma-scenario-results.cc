@@ -358,6 +358,32 @@ RdmaScenario::WriteResults(const rdmacc::JsonObject& extra,
     {
         s.Obj("int", IntJson(IntBytes(), IntTotals()));
     }
+    {
+        // READ flows (only with some: other runs keep their outputs)
+        uint64_t reads = 0;
+        uint64_t readsDone = 0;
+        uint64_t readBytes = 0;
+        uint64_t rereads = 0;
+        for (const auto& fl : flows)
+        {
+            if (fl.op == RdmaOp::READ)
+            {
+                reads++;
+                readsDone += fl.finish.IsStrictlyNegative() ? 0 : 1;
+                readBytes += fl.delivered;
+                rereads += fl.rereads;
+            }
+        }
+        if (reads > 0)
+        {
+            rdmacc::JsonObject ro;
+            ro.UInt("flows", reads)
+                .UInt("done", readsDone)
+                .UInt("bytes_delivered", readBytes)
+                .UInt("repeat_requests", rereads);
+            s.Obj("reads", ro);
+        }
+    }
     if (m_buckets)
     {
         s.Obj("slowdown_buckets",

@@ -138,8 +138,15 @@ class RdmaScenario
     uint64_t DeliveredAt(uint32_t flowId, Time t) const;
     /// \return bit/s flow `flowId` delivered between the rate samples at `from` and `to`
     double RateBetween(uint32_t flowId, Time from, Time to) const;
-    /// Adds a flow between host indexes; returns its flow id.
-    uint32_t AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start);
+    /**
+     * Adds a flow between host indexes; returns its flow id. Its bytes travel from `srcHost`
+     * to `dstHost` whatever the operation: with RdmaOp::READ, `dstHost` (the requester) posts
+     * it at `start` and `srcHost` (the responder) sends the READ responses; its ideal FCT
+     * counts the READ request's trip and no ACK (docs/operations.md). A READ in a distributed
+     * run (SetDistributed) stops the program (exit 2).
+     */
+    uint32_t AddFlow(
+        uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start, RdmaOp op = RdmaOp::WRITE);
     /**
      * Runs until every flow is done or --limit. When the last flow receives its first ACK or
      * NACK (every first RTT is over), the switch's exact egress maxima restart: they then
@@ -184,6 +191,12 @@ class RdmaScenario
     void SetDistributed(std::vector<uint32_t> nodeRanks);
     /// \return the base RTT between two hosts (data frame out, ACK back)
     Time BaseRtt(uint32_t srcHost, uint32_t dstHost) const;
+    /**
+     * \return the lower bound of the FCT of `bytes` from `srcHost` to `dstHost` by `op` on
+     *         the built fabric (Rust's wire::ideal_fct; a READ: wire::ideal_read_fct, the
+     *         request's trip from `dstHost` first, no ACK): what AddFlow gives each flow
+     */
+    Time IdealFct(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, RdmaOp op) const;
     /// \return PFC PAUSE frames sent so far by every device
     uint64_t PauseFrames() const;
     /// \return payload bit/s the link of the bottleneck's receiver (SetBottleneck; host 0

@@ -120,6 +120,22 @@ CheckFlowInvariants(Invariants& inv, const std::vector<FlowRecord>& flows)
                      (finished ? " but completed" : ""));
             break;
         }
+        // a READ's responses start when its request arrives, after the post; it finishes when
+        // the requester has the last byte, after that
+        if (f.op == RdmaOp::READ && !f.requestArrived.IsStrictlyNegative() &&
+            (f.requestArrived < f.start || (finished && f.finish < f.requestArrived)))
+        {
+            inv.Fail("READ flow " + std::to_string(f.flowId) + ": request arrived at " +
+                     std::to_string(f.requestArrived.GetNanoSeconds()) + " ns, outside [post " +
+                     std::to_string(f.start.GetNanoSeconds()) + ", finish] ns");
+            break;
+        }
+        if (f.op == RdmaOp::READ && finished && f.requestArrived.IsStrictlyNegative())
+        {
+            inv.Fail("READ flow " + std::to_string(f.flowId) +
+                     " completed but its responder never got the request");
+            break;
+        }
         if (finished && f.finish - f.start < f.idealFct)
         {
             inv.Fail("flow " + std::to_string(f.flowId) + " finished in " +

@@ -157,7 +157,8 @@ AddFileFlows(RdmaScenario& sc,
         sc.AddFlow(static_cast<uint32_t>(sc.fabric.hostOfFileId.at(f.src)),
                    static_cast<uint32_t>(sc.fabric.hostOfFileId.at(f.dst)),
                    f.bytes,
-                   f.start);
+                   f.start,
+                   static_cast<RdmaOp>(f.op));
         otherPriority += f.priority != nicPrio.Get();
     }
     if (otherPriority > 0)
@@ -241,6 +242,7 @@ AddGeneratedFlows(RdmaScenario& sc, const GeneratorSettings& s)
     p.hotspot_traffic = s.hotspotTraffic;
     p.hotspot_hosts = s.hotspotHosts;
     p.incast_senders = s.incastSenders;
+    p.read_fraction = s.readFraction;
     const rdmacc_ffi::GenWorkload w = OrConfigFatal(
         "command line",
         [&]
@@ -252,8 +254,12 @@ AddGeneratedFlows(RdmaScenario& sc, const GeneratorSettings& s)
     bool first = true;
     for (const auto& f : w.flows)
     {
-        const uint32_t id =
-            sc.AddFlow(f.src, f.dst, f.bytes, NanoSeconds(static_cast<int64_t>(f.start_ns)));
+        const uint32_t id = sc.AddFlow(f.src,
+                                       f.dst,
+                                       f.bytes,
+                                       NanoSeconds(static_cast<int64_t>(f.start_ns)),
+                                       static_cast<RdmaOp>(f.op));
+        out.reads += f.op == static_cast<uint8_t>(RdmaOp::READ);
         if (first)
         {
             out.firstFlowId = id;

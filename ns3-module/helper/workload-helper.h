@@ -82,6 +82,7 @@ struct GeneratorSettings
     double hotspotTraffic = 0;  //!< hotspot: share of flows to the hot hosts
     double hotspotHosts = 0;    //!< hotspot: share of the hosts that are hot
     uint32_t incastSenders = 0; //!< incast: senders
+    double readFraction = 0;    //!< probability that a flow is a READ (0: every flow a WRITE)
 };
 
 /**
@@ -98,6 +99,7 @@ struct GeneratedWorkload
     double meanBytes = 0;                //!< the CDF's mean size (bytes)
     double offeredLoad = 0;              //!< the realised load (Rust Workload::offered_load)
     uint32_t firstFlowId = 0;            //!< flow id of the first flow added
+    uint64_t reads = 0;                  //!< READ flows among them
     std::vector<uint32_t> dstHosts;      //!< destination host index of each flow, in order
 };
 

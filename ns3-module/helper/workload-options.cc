@@ -85,6 +85,7 @@ AddGeneratorFlows(RdmaScenario& sc, JsonObject& extra)
     g.hotspotHosts = o.GetReal("hotspotHosts");
     g.incastSenders =
         static_cast<uint32_t>(std::min<uint64_t>(o.GetCount("incastSenders"), UINT32_MAX));
+    g.readFraction = o.GetReal("readFraction");
     const GeneratedWorkload w = AddGeneratedFlows(sc, g);
     extra.Str("flows_from", "generator")
         .Str("pattern", g.pattern)
@@ -95,6 +96,11 @@ AddGeneratorFlows(RdmaScenario& sc, JsonObject& extra)
         .Num("offered_load", w.offeredLoad)
         .UInt("generated_flows", w.flows)
         .UInt("generated_bytes", w.bytes);
+    if (g.readFraction > 0)
+    {
+        // only then: runs without READs keep their outputs
+        extra.Num("read_fraction", g.readFraction).UInt("generated_reads", w.reads);
+    }
     if (g.pattern == "hotspot")
     {
         extra.UIntList("hot_hosts", NodeIds(sc, w.hotHosts));
@@ -194,7 +200,13 @@ DeclareFlowOptions(Options& opts)
                8,
                "generator, incast: senders of each burst, fewer than the hosts (at most 15 for "
                "--k=4)",
-               Range::AtLeast(1));
+               Range::AtLeast(1))
+        .Real("readFraction",
+              0,
+              "generator: probability that a flow is an RDMA READ (its destination requests, its "
+              "source responds; docs/operations.md), drawn per flow from its own seeded stream: "
+              "the flows' hosts, sizes and times do not change; 0: every flow a WRITE",
+              Range::Closed(0, 1));
 }
 
 bool
@@ -216,7 +228,8 @@ RefuseUnusedWorkloadOptions(const Options& o)
                     "group",
                     "hotspotTraffic",
                     "hotspotHosts",
-                    "incastSenders"},
+                    "incastSenders",
+                    "readFraction"},
                    "--flows",
                    "generator");
     }

@@ -36,6 +36,7 @@ static_assert(uint8_t(rdmacc_ffi::PacketKind::Probe) == RoceHeader::PROBE, "kind
 static_assert(uint8_t(rdmacc_ffi::PacketKind::ProbeResp) == RoceHeader::PROBE_RESP, "kind codes");
 static_assert(uint8_t(rdmacc_ffi::PacketKind::SwitchControl) == RoceHeader::SWITCH_CONTROL,
               "kind codes");
+static_assert(uint8_t(rdmacc_ffi::PacketKind::ReadRequest) == RoceHeader::READ_REQ, "kind codes");
 } // namespace
 
 NS_LOG_COMPONENT_DEFINE("QbbNetDevice");

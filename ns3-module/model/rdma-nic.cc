@@ -55,10 +55,12 @@ struct RdmaNic::Live
     rust::Box<rdmacc_ffi::Sender> sender;
     bool inReady = false;
     bool gotFeedback = false;
-    EventId timer;                 // the QP's one timer event
-    uint64_t timerAt = UINT64_MAX; // when it fires (ns)
-    FlowState last;                // last state reported by the traces
-    IntTag lastInt;                // INT: the previous ACK's records
+    EventId timer;                   // the QP's one timer event
+    uint64_t timerAt = UINT64_MAX;   // when it fires (ns)
+    FlowState last;                  // last state reported by the traces
+    IntTag lastInt;                  // INT: the previous ACK's records
+    uint64_t requestAt = UINT64_MAX; // READ: when the READ request arrived (ns)
+    uint64_t readDone = UINT64_MAX;  // READ: when the requester had every byte (ns)
 };
 
 /// What a finished queue pair keeps: its sender's final counters (the sender is freed).
@@ -73,10 +75,12 @@ struct RdmaNic::Ended
     uint64_t probesSent = 0;
     uint64_t timeouts = 0;
     uint64_t nacks = 0;
-    FlowState finalState; // the sender's state when the flow finished
+    Time requestArrived = Seconds(-1); // READ: when the READ request arrived
+    FlowState finalState;              // the sender's state when the flow finished
     // the receiver's counts, once it is retired (RetireReceiver)
     uint64_t rxDelivered = 0;
     uint64_t rxDuplicates = 0;
+    uint64_t rxRereads = 0;
     bool rxRetired = false;
 };
 
@@ -118,6 +122,7 @@ struct RdmaNic::Qp
     bool done = false;
     uint8_t intHops = 0;  // INT: records each ACK should carry (0: no INT)
     uint16_t srcPort = 0; // the UDP source port of the flow's packets (its ECMP entropy, Rust's)
+    RdmaOp op = RdmaOp::WRITE;
     Ptr<RdmaNic> dstNic;
     std::unique_ptr<Pending> pending; // until it starts
     std::unique_ptr<Live> live;       // from the start to the finish
@@ -136,7 +141,9 @@ struct RdmaNic::RxFlow
     uint16_t srcPort = 0;          //!< the flow's UDP source port
     /// data packets the sender sent in all, once it finished (UINT64_MAX before)
     uint64_t sentPackets = UINT64_MAX;
-    RdmaNic* srcNic = nullptr; //!< the sender's NIC, once it finished
+    RdmaNic* srcNic = nullptr;    //!< the sender's NIC, once it finished
+    RdmaNic* responder = nullptr; //!< READ: the responder's NIC (this host is the requester)
+    bool readDone = false;        //!< READ: the responder was told of the last byte
 };
 
 TypeId
@@ -270,14 +277,21 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
                  uint32_t flowId,
                  bool lossless,
                  Time maxQueueing,
-                 uint32_t intHops)
+                 uint32_t intHops,
+                 RdmaOp op)
 {
     NS_LOG_FUNCTION(this << dst << size << start << baseRtt << flowId << lossless << maxQueueing
-                         << intHops);
+                         << intHops << int(op));
     NS_ABORT_MSG_UNLESS(m_dev && dst && dst->m_dev, "RdmaNic::AddFlow before Attach");
     if (size == 0)
     {
         rdmacc::ConfigFatal("flow " + std::to_string(flowId), "invalid size = 0: must be > 0");
+    }
+    if (op == RdmaOp::READ && m_local != dst->m_local)
+    {
+        rdmacc::ConfigFatal("flow " + std::to_string(flowId),
+                            "invalid op = read: a READ needs its requester and responder "
+                            "simulated by one process (not supported with --mpi)");
     }
     auto pending = std::make_unique<Pending>();
     rdmacc_ffi::PathInfo& path = pending->path;
@@ -314,6 +328,7 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     q.srcPort = rdmacc_ffi::flow_source_port(flowId);
     q.intHops = static_cast<uint8_t>(std::min<uint32_t>(intHops, IntTag::MAX_HOPS));
     q.dstNic = dst;
+    q.op = op;
     NS_LOG_DEBUG("flow " << flowId << " added as QP " << idx << ": to node " << q.dstNode << ", "
                          << size << " B at " << start.As(Time::US) << ", "
                          << rdmacc_ffi::scheme_name_of(q.scheme) << ", priority " << int(q.prio)
@@ -326,7 +341,17 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     }
     // the receiver comes into being from the flow's first data packet (which carries the size
     // and the scheme): the destination may be simulated by another process (MPI)
-    if (m_local)
+    if (m_local && op == RdmaOp::READ)
+    {
+        // a READ starts at its requester: the READ request starts this host's responses
+        Simulator::ScheduleWithContext(dst->m_nodeId,
+                                       start - Simulator::Now(),
+                                       &RdmaNic::PostRead,
+                                       dst,
+                                       Ptr<RdmaNic>(this),
+                                       idx);
+    }
+    else if (m_local)
     {
         // in the host's context (the event order of ns3::CanonicalScheduler keys it by the host)
         Simulator::ScheduleWithContext(
@@ -414,8 +439,81 @@ RdmaNic::StartQp(uint32_t idx)
         rdmacc::ConfigFatal("ns3::RdmaNic", e.what());
     }
     q.pending.reset();
+    if (q.op == RdmaOp::READ)
+    {
+        q.live->requestAt = now;
+    }
     EmitState(q);
     MakeReady(idx);
+}
+
+void
+RdmaNic::PostRead(Ptr<RdmaNic> responder, uint32_t idx)
+{
+    NS_LOG_FUNCTION(this << responder << idx);
+    const Qp& q = responder->m_qps[idx];
+    const uint64_t key = (uint64_t(responder->m_nodeId) << 32) | idx;
+    try
+    {
+        // the receiver of the responses (this host's ACK/CNP policy, the responder's scheme)
+        auto rx = std::make_unique<RxFlow>(
+            RxFlow{rdmacc_ffi::read_requester_new(*m_params->p, q.scheme, q.size, m_nodeId)});
+        rx->peer = responder->m_nodeId;
+        rx->qp = idx;
+        rx->prio = q.prio;
+        rx->srcPort = q.srcPort;
+        rx->responder = PeekPointer(responder);
+        m_rx[key] = std::move(rx);
+    }
+    catch (const rust::Error& e)
+    {
+        rdmacc::ConfigFatal("ns3::RdmaNic (READ requester)", e.what());
+    }
+    rdmacc::SyncLog();
+    NS_LOG_INFO("flow " << q.flowId << " READ posted: node " << m_nodeId << " reads " << q.size
+                        << " B from node " << responder->m_nodeId);
+    SendControl(RoceHeader::READ_REQ, responder->m_nodeId, idx, 0, 0, q.prio, q.srcPort);
+}
+
+void
+RdmaNic::OnReadRequest(const RoceHeader& h, uint64_t now)
+{
+    if (h.flowId >= m_qps.size() || m_qps[h.flowId].op != RdmaOp::READ)
+    {
+        NS_LOG_WARN("READ request for QP " << h.flowId << ", which is no READ");
+        return;
+    }
+    Qp& q = m_qps[h.flowId];
+    if (q.pending)
+    {
+        StartQp(h.flowId); // the first request: the responses start now
+        return;
+    }
+    if (q.done || !q.live)
+    {
+        NS_LOG_LOGIC("flow " << q.flowId << ": READ request after the finish ignored");
+        return;
+    }
+    // a repeat from the first missing byte: the responder goes back to it as it does for a
+    // NACK (LDCP draft section 3.1: READ responses need no NAK)
+    if (!q.live->gotFeedback)
+    {
+        q.live->gotFeedback = true;
+        m_firstFeedback(q.flowId);
+    }
+    NS_LOG_LOGIC("flow " << q.flowId << " repeat READ request from seq " << h.seq);
+    const bool ece = h.flags & RoceHeader::FLAG_ECE;
+    AfterFeedback(h.flowId, q.live->sender->on_nack(now, h.seq, ece, h.ts));
+}
+
+void
+RdmaNic::ReadDone(uint32_t idx, uint64_t now)
+{
+    Qp& q = m_qps[idx];
+    if (q.live && q.live->readDone == UINT64_MAX)
+    {
+        q.live->readDone = now;
+    }
 }
 
 void
@@ -622,6 +720,15 @@ RdmaNic::Finish(uint32_t idx)
     q.live->timer.Cancel();
     auto e = std::make_unique<Ended>(SenderCounters(q.live->sender->info()));
     e->finalState = state;
+    if (q.op == RdmaOp::READ)
+    {
+        // a READ completes when the requester has the last byte, not at the responder's ACK
+        if (q.live->readDone != UINT64_MAX)
+        {
+            e->finish = NanoSeconds(static_cast<int64_t>(q.live->readDone));
+        }
+        e->requestArrived = NanoSeconds(static_cast<int64_t>(q.live->requestAt));
+    }
     q.ended = std::move(e);
     q.done = true;
     // a finished flow keeps its counters, not its sender: memory follows the flows in
@@ -650,11 +757,20 @@ RdmaNic::Record(const Qp& q) const
     r.start = q.start;
     r.finish = Seconds(-1);
     r.scheme = std::string(rdmacc_ffi::scheme_name_of(q.scheme));
+    r.op = q.op;
     if (q.ended || q.live)
     {
         // a finished flow's kept counters, or a running sender's current ones
-        const Ended e = q.ended ? *q.ended : SenderCounters(q.live->sender->info());
+        Ended e = q.ended ? *q.ended : SenderCounters(q.live->sender->info());
+        if (!q.ended && q.op == RdmaOp::READ)
+        {
+            e.requestArrived = NanoSeconds(static_cast<int64_t>(q.live->requestAt));
+            e.finish = q.live->readDone != UINT64_MAX
+                           ? NanoSeconds(static_cast<int64_t>(q.live->readDone))
+                           : Seconds(-1);
+        }
         r.finish = e.finish;
+        r.requestArrived = e.requestArrived;
         r.retxBytes = e.retxBytes;
         r.bytesSent = e.bytesSent;
         r.minCw = e.minCw;
@@ -680,6 +796,7 @@ RdmaNic::GetFlowRecords() const
         {
             r.delivered = q.ended->rxDelivered;
             r.dupBytes = q.ended->rxDuplicates;
+            r.rereads = q.ended->rxRereads;
         }
         else if (q.dstNic)
         {
@@ -689,6 +806,7 @@ RdmaNic::GetFlowRecords() const
                 const auto ri = it->second->receiver->info();
                 r.delivered = ri.received;
                 r.dupBytes = ri.duplicate_bytes;
+                r.rereads = ri.rereads;
             }
         }
         out.push_back(r);
@@ -748,6 +866,7 @@ RdmaNic::RetireIfQuiet(uint64_t key)
     Ended& e = *rx.srcNic->m_qps.at(rx.qp).ended;
     e.rxDelivered = ri.received;
     e.rxDuplicates = ri.duplicate_bytes;
+    e.rxRereads = ri.rereads;
     e.rxRetired = true;
     m_rx.erase(it);
 }
@@ -882,6 +1001,21 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
             (h.flags & RoceHeader::FLAG_INT) && o.n_acks > 0 && p->PeekPacketTag(records);
         for (uint8_t k = 0; k < o.n_acks; k++)
         {
+            if (acks[k].reread)
+            {
+                // READ responses out of order: the request again, from the first missing byte
+                NS_LOG_LOGIC("repeat READ request to node " << peer << " QP " << h.flowId
+                                                            << " from seq " << acks[k].seq);
+                SendControl(RoceHeader::READ_REQ,
+                            peer,
+                            h.flowId,
+                            acks[k].seq,
+                            RoceHeader::FLAG_RETX | (acks[k].ece ? RoceHeader::FLAG_ECE : 0),
+                            h.prio,
+                            h.srcPort,
+                            h.ts);
+                continue;
+            }
             SendControl(acks[k].nack ? RoceHeader::NACK : RoceHeader::ACK,
                         peer,
                         h.flowId,
@@ -895,6 +1029,12 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
         if (o.cnp)
         {
             SendControl(RoceHeader::CNP, peer, h.flowId, 0, 0, h.prio, h.srcPort);
+        }
+        if (rx.responder && !rx.readDone && o.accepted && rx.receiver->info().complete)
+        {
+            // READ: the requester has the last byte, the flow's completion
+            rx.readDone = true;
+            rx.responder->ReadDone(h.flowId, now);
         }
         if (o.next_timer_ns != rx.timerAt)
         {
@@ -910,6 +1050,9 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     }
     case RoceHeader::PROBE:
         SendControl(RoceHeader::PROBE_RESP, peer, h.flowId, h.seq, 0, h.prio, h.srcPort);
+        break;
+    case RoceHeader::READ_REQ:
+        OnReadRequest(h, now);
         break;
     case RoceHeader::ACK:
     case RoceHeader::NACK:

@@ -36,28 +36,46 @@ namespace ns3
 
 /**
  * \ingroup rdma-cc
+ * The RDMA operation of a flow (the codes of Rust's `rdma_cc_core::Operation`). A flow's bytes
+ * always travel from its source to its destination; a READ is posted by the destination (the
+ * requester), whose READ request starts the source's (the responder's) responses. WRITE and
+ * SEND are the same in this model (docs/operations.md).
+ */
+enum class RdmaOp : uint8_t
+{
+    WRITE = 0, //!< RDMA WRITE: the source posts it and sends at once
+    SEND = 1,  //!< RDMA SEND: as WRITE here
+    READ = 2,  //!< RDMA READ: the destination requests, the source responds
+};
+
+/**
+ * \ingroup rdma-cc
  * What is known about one finished (or unfinished) flow.
  */
 struct FlowRecord
 {
-    uint32_t flowId = 0;         //!< global flow id (as given to AddFlow)
-    uint32_t src = 0;            //!< source node
-    uint32_t dst = 0;            //!< destination node
-    uint64_t size = 0;           //!< message bytes
-    Time start;                  //!< start time
-    Time finish;                 //!< last byte acknowledged (negative: not finished)
-    Time idealFct;               //!< lower bound of the FCT (set by whoever knows the path)
-    uint64_t retxBytes = 0;      //!< retransmitted payload bytes
-    uint64_t dupBytes = 0;       //!< payload bytes the receiver got twice (spurious retx)
-    uint64_t bytesSent = 0;      //!< payload bytes put on the wire (retransmissions included)
-    uint64_t delivered = 0;      //!< bytes delivered in order at the receiver
-    double minCw = 0;            //!< smallest window (packets; inf without a window)
-    uint64_t subPacketSends = 0; //!< packets sent while cw < 1
-    uint64_t packetsSent = 0;    //!< data packets put on the wire (retransmissions included)
-    uint64_t probesSent = 0;     //!< RTT probes sent (rate-based LDCP)
-    uint64_t timeouts = 0;       //!< retransmission timeouts
-    uint64_t nacks = 0;          //!< NACKs received
-    std::string scheme;          //!< congestion control
+    uint32_t flowId = 0;               //!< global flow id (as given to AddFlow)
+    uint32_t src = 0;                  //!< source node
+    uint32_t dst = 0;                  //!< destination node
+    uint64_t size = 0;                 //!< message bytes
+    Time start;                        //!< start time
+    Time finish;                       //!< last byte acknowledged (negative: not finished)
+    Time idealFct;                     //!< lower bound of the FCT (set by whoever knows the path)
+    uint64_t retxBytes = 0;            //!< retransmitted payload bytes
+    uint64_t dupBytes = 0;             //!< payload bytes the receiver got twice (spurious retx)
+    uint64_t bytesSent = 0;            //!< payload bytes put on the wire (retransmissions included)
+    uint64_t delivered = 0;            //!< bytes delivered in order at the receiver
+    double minCw = 0;                  //!< smallest window (packets; inf without a window)
+    uint64_t subPacketSends = 0;       //!< packets sent while cw < 1
+    uint64_t packetsSent = 0;          //!< data packets put on the wire (retransmissions included)
+    uint64_t probesSent = 0;           //!< RTT probes sent (rate-based LDCP)
+    uint64_t timeouts = 0;             //!< retransmission timeouts
+    uint64_t nacks = 0;                //!< NACKs received (READ: repeat READ requests)
+    std::string scheme;                //!< congestion control
+    RdmaOp op = RdmaOp::WRITE;         //!< the operation
+    Time requestArrived = Seconds(-1); //!< READ: when the responder got the READ request
+                                       //!< (negative: never; WRITE/SEND: negative)
+    uint64_t rereads = 0;              //!< READ: repeat READ requests the requester sent
 };
 
 /**
@@ -116,6 +134,9 @@ class RdmaNic
      * \param maxQueueing lossless: the longest a packet can queue on the path without being
      *        lost (every switch's buffer drained at its port rate; 0: unknown), the default
      *        floor of the retransmission timeout
+     * \param op the operation: RdmaOp::READ makes `dst` the requester, which posts the READ
+     *        at `start` (its READ request starts this host's responses); a READ needs both
+     *        hosts simulated by this process (not with MPI)
      * \param intHops INT (HPCC): the number of switches on the path when every one of them
      *        writes INT hop records (SwitchNode attribute Int), else 0. Non-zero: the flow's
      *        data packets and ACKs carry the INT header (RoceHeader::INT_BYTES more on the
@@ -131,7 +152,8 @@ class RdmaNic
                      uint32_t flowId,
                      bool lossless = false,
                      Time maxQueueing = Time(0),
-                     uint32_t intHops = 0);
+                     uint32_t intHops = 0,
+                     RdmaOp op = RdmaOp::WRITE);
 
     /// What the INT records of the ACKs this host's flows received showed (all zero without
     /// INT flows).
@@ -255,6 +277,14 @@ class RdmaNic
     /// `schemeCode`: the header's code of the sender's scheme (rdmacc_ffi::Scheme).
     RxFlow* NewReceiver(uint32_t srcNode, uint32_t qp, uint64_t size, uint8_t schemeCode);
     void StartQp(uint32_t qp);
+    /// READ: the requester (this host) posts the READ of QP `qp` of `responder`: it makes the
+    /// receiver of the responses and sends the READ request.
+    void PostRead(Ptr<RdmaNic> responder, uint32_t qp);
+    /// READ: a READ request for QP `qp` arrived (the first starts its responses, a repeat
+    /// goes back to its sequence).
+    void OnReadRequest(const RoceHeader& h, uint64_t now);
+    /// READ: the requester has every byte of QP `qp`'s responses (its completion time).
+    void ReadDone(uint32_t qp, uint64_t now);
     void MakeReady(uint32_t qp);
     void SetTimer(uint32_t qp, uint64_t at);
     void OnTimer(uint32_t qp);

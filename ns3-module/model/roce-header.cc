@@ -27,6 +27,7 @@ RoceHeader::CheckWireConstants()
     };
     check("DATA_OVERHEAD", DATA_OVERHEAD, w.data_headers);
     check("AETH", AETH, w.aeth);
+    check("RETH", RETH, w.reth);
     check("PfcHeader::FRAME_SIZE", PfcHeader::FRAME_SIZE, w.min_frame);
     check("INT_BYTES", INT_BYTES, rdmacc_ffi::int_bytes_on_wire());
     check("IntTag::MAX_HOPS", IntTag::MAX_HOPS, rdmacc_ffi::int_max_hops());
@@ -92,6 +93,8 @@ RoceHeader::GetSerializedSize() const
         return DATA_OVERHEAD + AETH + intBytes;
     case CNP:
         return DATA_OVERHEAD + CNP_PAYLOAD + intBytes;
+    case READ_REQ:
+        return DATA_OVERHEAD + RETH;
     default:
         return DATA_OVERHEAD + intBytes;
     }

@@ -22,7 +22,8 @@ namespace ns3
  * Everything in front of and behind a RoCEv2 payload, serialised with the sizes of the real
  * headers so that every frame has its real length on the wire (IEEE 802.3 framing, RoCEv2 as in the
  * InfiniBand Annex A17): Ethernet header (14) + IPv4 (20) + UDP (8) + BTH (12) + ICRC (4) + FCS (4)
- * = 62 bytes, plus the AETH (4) on ACK and NACK packets and the 16 reserved bytes of a CNP. The
+ * = 62 bytes, plus the AETH (4) on ACK and NACK packets, the RETH (16) of a READ request and the 16
+ * reserved bytes of a CNP. The
  * fields the simulator uses (addresses, ports, ECN, priority, packet kind, PSN as a byte sequence
  * number, flow id, flags, and a 64-bit timestamp in the space of the Ethernet addresses, which the
  * fabric does not use: it routes by IP; on data packets also the message size, in the space of
@@ -44,14 +45,15 @@ class RoceHeader : public Header
         PROBE = 4,          //!< RTT probe (LDCP rate-based variant)
         PROBE_RESP = 5,     //!< RTT probe response
         SWITCH_CONTROL = 6, //!< a frame a switch built for its neighbour (e.g. RCM's CN)
+        READ_REQ = 7,       //!< RDMA READ request (RETH): seq is the first response byte asked for
     };
 
     /// Flag bits.
     enum Flags : uint8_t
     {
         FLAG_LAST = 1,       //!< data: carries the message's last byte
-        FLAG_ECE = 2,        //!< ACK/NACK: ECN echo
-        FLAG_RETX = 4,       //!< data: retransmission
+        FLAG_ECE = 2,        //!< ACK/NACK/repeat READ request: ECN echo
+        FLAG_RETX = 4,       //!< data: retransmission; READ request: a repeat
         FLAG_ACKREQ = 8,     //!< data: acknowledge at once (BTH AckReq)
         FLAG_FIRST_RTT = 16, //!< data: sent before the flow's first ACK/NACK (for statistics)
         FLAG_INT = 32,       //!< data / ACK: carries HPCC's INT header (INT_BYTES, records in
@@ -62,6 +64,8 @@ class RoceHeader : public Header
     static constexpr uint32_t DATA_OVERHEAD = 62;
     /// ACK extended transport header.
     static constexpr uint32_t AETH = 4;
+    /// RDMA extended transport header of a READ request (address, rkey, length).
+    static constexpr uint32_t RETH = 16;
     /// Reserved payload of a CNP.
     static constexpr uint32_t CNP_PAYLOAD = 16;
     /// INT (HPCC): bytes the INT header adds to a data packet or ACK with FLAG_INT: a 2-byte

@@ -34,7 +34,11 @@ struct ClosRun
     uint64_t pauses = 0;
     std::string invariants;
     uint64_t occupancy = 0;
-    RdmaNic::IntStats intStats; //!< INT records of every ACK, summed (hopsMin/Max over NICs)
+    RdmaNic::IntStats intStats;  //!< INT records of every ACK, summed (hopsMin/Max over NICs)
+    uint64_t reads = 0;          //!< flows recorded as READs
+    uint64_t rereads = 0;        //!< repeat READ requests
+    uint64_t requestOutside = 0; //!< READs whose request arrived before the post or after the
+                                 //!< last byte, or never though the READ completed
 };
 
 /// Counts dropped data frames sent after their flow's first ACK or NACK (stable stage).
@@ -54,7 +58,12 @@ CountStableDrop(ClosRun* r, Ptr<const Packet> p, uint32_t, uint8_t, const char*)
  * host (i + 8) % 16 (every flow crosses the spines) with scheme `cc`.
  */
 ClosRun
-RunClos(const std::string& cc, bool pfc, uint64_t bytes, uint64_t egressLimit, bool intOn = false)
+RunClos(const std::string& cc,
+        bool pfc,
+        uint64_t bytes,
+        uint64_t egressLimit,
+        bool intOn = false,
+        RdmaOp op = RdmaOp::WRITE)
 {
     FabricHelper fh;
     fh.SetPrintWarnings(false);
@@ -93,7 +102,7 @@ RunClos(const std::string& cc, bool pfc, uint64_t bytes, uint64_t egressLimit, b
                                    1000 + RoceHeader::DATA_OVERHEAD + intBytes,
                                    RoceHeader::DATA_OVERHEAD + RoceHeader::AETH + intBytes);
         // every flow crosses a spine: ToR, leaf, spine, leaf, ToR
-        nics[i]->AddFlow(nics[j], bytes, MicroSeconds(i), rtt, i, pfc, Time(0), intOn ? 5 : 0);
+        nics[i]->AddFlow(nics[j], bytes, MicroSeconds(i), rtt, i, pfc, Time(0), intOn ? 5 : 0, op);
         r.sizeTotal += bytes;
         r.flows++;
     }
@@ -123,6 +132,14 @@ RunClos(const std::string& cc, bool pfc, uint64_t bytes, uint64_t egressLimit, b
             r.timeouts += fr.timeouts;
             r.nacks += fr.nacks;
             r.minCw = std::min(r.minCw, fr.minCw);
+            if (fr.op == RdmaOp::READ)
+            {
+                const bool done = !fr.finish.IsStrictlyNegative();
+                r.reads++;
+                r.rereads += fr.rereads;
+                r.requestOutside +=
+                    done && (fr.requestArrived < fr.start || fr.requestArrived > fr.finish);
+            }
         }
     }
     for (const auto& sw : f.switches)
@@ -267,6 +284,41 @@ class HpccIntClosTestCase : public TestCase
     }
 };
 
+/// READs across a Clos on a lossy priority: the requesters re-request what is lost.
+class ReadGoBackNClosTestCase : public TestCase
+{
+  public:
+    ReadGoBackNClosTestCase() :
+        TestCase("READs at line rate on a lossy priority with a 20 KB queue: the requesters "
+                 "re-request every gap, every response byte arrives, requests in [post, finish]")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        // host (i + 8) % 16 READs from host i: the responses take the WRITEs' paths
+        const auto r = RunClos("none", false, 200000, 20000, false, RdmaOp::READ);
+        NS_TEST_ASSERT_MSG_EQ(r.reads, r.flows, "every flow is a READ");
+        NS_TEST_ASSERT_MSG_GT(r.drops, 0, "the small queue drops responses");
+        NS_TEST_ASSERT_MSG_GT(r.rereads, 0, "the requesters re-request the gaps");
+        NS_TEST_ASSERT_MSG_EQ(r.nacks, r.rereads, "a responder's NACK count is the re-requests");
+        NS_TEST_ASSERT_MSG_GT(r.retx, 0, "the responders resend");
+        NS_TEST_ASSERT_MSG_EQ(r.done, r.flows, "every READ completes");
+        NS_TEST_ASSERT_MSG_EQ(r.delivered, r.sizeTotal, "every response byte delivered");
+        NS_TEST_ASSERT_MSG_EQ(r.requestOutside, 0, "requests arrive after the post");
+        NS_TEST_ASSERT_MSG_EQ(r.invariants, "", "switch accounting");
+        // HPCC on READ responses: the requesters' ACKs echo the responses' INT records
+        const auto h = RunClos("hpcc", true, 100000, 2000000, true, RdmaOp::READ);
+        NS_TEST_ASSERT_MSG_EQ(h.done, h.flows, "every HPCC READ completes");
+        NS_TEST_ASSERT_MSG_EQ(h.drops, 0, "lossless");
+        NS_TEST_ASSERT_MSG_EQ(h.intStats.acks, h.sizeTotal / 1000, "every ACK carries INT");
+        NS_TEST_ASSERT_MSG_EQ(h.intStats.hopsMin, 5, "five switches on every path");
+        NS_TEST_ASSERT_MSG_EQ(h.intStats.hopMismatch, 0, "record count = path length");
+    }
+};
+
 /// The suite.
 class RdmaNicTestSuite : public TestSuite
 {
@@ -278,6 +330,7 @@ class RdmaNicTestSuite : public TestSuite
         AddTestCase(new LineRatePfcClosTestCase);
         AddTestCase(new GoBackNClosTestCase);
         AddTestCase(new HpccIntClosTestCase);
+        AddTestCase(new ReadGoBackNClosTestCase);
     }
 };
 

@@ -27,11 +27,16 @@ pub enum PacketKind {
     ProbeResp = 5,
     /// A frame a switch built and sent to its neighbour (e.g. RCM's congestion notification).
     SwitchControl = 6,
+    /// An RDMA READ request (BTH + RETH), from the requester to the responder: the first one
+    /// when the READ is posted, and a repeat from the first missing byte when READ responses
+    /// arrive out of order (LDCP draft §3.1: READ responses need no NAK). Control class
+    /// (decision: a one-frame request does not queue behind data; see docs/operations.md).
+    ReadRequest = 7,
 }
 
 impl PacketKind {
     /// Every kind, in numeric order.
-    pub const ALL: [PacketKind; 7] = [
+    pub const ALL: [PacketKind; 8] = [
         PacketKind::Data,
         PacketKind::Ack,
         PacketKind::Nack,
@@ -39,6 +44,7 @@ impl PacketKind {
         PacketKind::Probe,
         PacketKind::ProbeResp,
         PacketKind::SwitchControl,
+        PacketKind::ReadRequest,
     ];
 
     /// The kind with code `code`, `None` for an unknown code.
@@ -51,6 +57,7 @@ impl PacketKind {
             4 => Some(PacketKind::Probe),
             5 => Some(PacketKind::ProbeResp),
             6 => Some(PacketKind::SwitchControl),
+            7 => Some(PacketKind::ReadRequest),
             _ => None,
         }
     }
@@ -85,7 +92,8 @@ mod tests {
                 PacketKind::Nack,
                 PacketKind::Cnp,
                 PacketKind::ProbeResp,
-                PacketKind::SwitchControl
+                PacketKind::SwitchControl,
+                PacketKind::ReadRequest
             ]
         );
     }
@@ -95,6 +103,6 @@ mod tests {
         for k in PacketKind::ALL {
             assert_eq!(PacketKind::from_code(k.code()), Some(k));
         }
-        assert_eq!(PacketKind::from_code(7), None);
+        assert_eq!(PacketKind::from_code(8), None);
     }
 }

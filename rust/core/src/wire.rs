@@ -21,6 +21,8 @@ pub const BTH: u64 = 12;
 pub const ICRC: u64 = 4;
 /// ACK extended transport header, carried by ACK and NACK packets.
 pub const AETH: u64 = 4;
+/// RDMA extended transport header of a READ request (virtual address, rkey, length): 16 bytes.
+pub const RETH: u64 = 16;
 /// Smallest Ethernet frame (header + payload + FCS), padding included.
 pub const MIN_FRAME: u64 = 64;
 
@@ -70,6 +72,9 @@ pub fn payload_limit_with_extra(rate: Rate, mtu_payload: Bytes, extra: Bytes) ->
 
 /// Link occupancy of an ACK or NACK (data headers plus the AETH): 86 bytes.
 pub const ACK_ON_WIRE: Bytes = on_wire(Bytes(DATA_HEADERS + AETH));
+
+/// Link occupancy of an RDMA READ request (data headers plus the RETH): 98 bytes.
+pub const READ_REQUEST_ON_WIRE: Bytes = on_wire(Bytes(DATA_HEADERS + RETH));
 
 /// Bytes of a RoCEv2 data frame (Ethernet header to FCS) carrying `payload` bytes and
 /// `int_bytes` of INT ([`INT_ON_WIRE`] for an HPCC flow, else 0): the frame a base RTT and a
@@ -189,6 +194,33 @@ pub fn ideal_fct(hops: &[Hop], size: u64, mtu: u64) -> Time {
     if hops.is_empty() || size == 0 || mtu == 0 {
         return Time::ZERO;
     }
+    let ack: u128 = hops
+        .iter()
+        .map(|h| h.delay.0 as u128 + tx_floor(h.rate, ACK_ON_WIRE.0) as u128)
+        .sum();
+    Time((last_byte_arrival(hops, size, mtu) + ack).min(u64::MAX as u128) as u64)
+}
+
+/// The least time from a READ's post to its last response byte reaching the requester: the
+/// READ request's trip over `request_hops` (requester's link first; each hop's propagation plus
+/// the [`READ_REQUEST_ON_WIRE`] frame store-and-forward), then the responses' data over
+/// `response_hops` (responder's link first) as in [`ideal_fct`], without the ACK: a READ
+/// completes when the requester has the last byte, not when the responder hears of it.
+pub fn ideal_read_fct(request_hops: &[Hop], response_hops: &[Hop], size: u64, mtu: u64) -> Time {
+    if request_hops.is_empty() || response_hops.is_empty() || size == 0 || mtu == 0 {
+        return Time::ZERO;
+    }
+    let request: u128 = request_hops
+        .iter()
+        .map(|h| h.delay.0 as u128 + tx_floor(h.rate, READ_REQUEST_ON_WIRE.0) as u128)
+        .sum();
+    let data = last_byte_arrival(response_hops, size, mtu);
+    Time((request + data).min(u64::MAX as u128) as u64)
+}
+
+/// The data part of [`ideal_fct`]: from the first bit leaving the sender to the last byte
+/// received (hops non-empty, size and mtu > 0).
+fn last_byte_arrival(hops: &[Hop], size: u64, mtu: u64) -> u128 {
     let frames = size.div_ceil(mtu);
     let full = size / mtu;
     let last_payload = size - (frames - 1) * mtu;
@@ -215,16 +247,28 @@ pub fn ideal_fct(hops: &[Hop], size: u64, mtu: u64) -> Time {
         }
         best = best.max(t);
     }
-    let ack: u128 = hops
-        .iter()
-        .map(|h| h.delay.0 as u128 + tx_floor(h.rate, ACK_ON_WIRE.0) as u128)
-        .sum();
-    Time((best + ack).min(u64::MAX as u128) as u64)
+    best
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_read_is_its_request_trip_plus_the_data_without_the_ack() {
+        let h = hops(2, 100, 1000);
+        // request: 2 × (1000 ns + 98 B at 100 Gb/s = 7 ns); the ACK of a WRITE: 2 × (1000 + 6)
+        let req = 2 * (1000 + 7);
+        let ack = 2 * (1000 + 6);
+        for size in [1, 3000, 1_000_000] {
+            assert_eq!(
+                ideal_read_fct(&h, &h, size, 1000).0,
+                ideal_fct(&h, size, 1000).0 - ack + req
+            );
+        }
+        assert_eq!(READ_REQUEST_ON_WIRE, Bytes(98));
+        assert_eq!(ideal_read_fct(&[], &h, 1, 1000), Time::ZERO);
+    }
 
     #[test]
     fn data_packet_overhead_is_82_bytes() {

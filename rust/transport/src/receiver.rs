@@ -28,6 +28,16 @@
 //!   CNP per `N`, and one only if a marked packet arrived in that window. A marked arrival at
 //!   or after the end of the window is answered at once. `N` = 0: a CNP per marked packet.
 //!
+//! - READ requester ([`QpReceiver::new_read_requester`]; LDCP draft §3.1): the receiver of a
+//!   READ's responses, at the requester. Responses are acknowledged exactly as data is (the
+//!   draft: "the uNIC is also programmed to reply ACKs for Read Responses to enable congestion
+//!   control"; delayed ACK, ECN echo and CNPs as above), but an out-of-order response is never
+//!   NACKed: "out-of-order delivery of Read Responses can be discovered by the requester, and a
+//!   repeat read request will be issued, it is not necessary to add a NAK protocol for Read
+//!   Responses". It is dropped and answered with a repeat READ request from the first missing
+//!   byte ([`AckOut::reread`]), under the same once-until-`expected`-advances rule (and
+//!   `renack_interval`) as a NACK; it carries the response's CE as ECN-Echo.
+//!
 //! [`RxAction`] carries up to two ACKs — first the flush, then the current one — so that it
 //! stays a `Copy` value.
 
@@ -43,6 +53,9 @@ pub struct AckOut {
     pub ece: bool,
     /// This is a NACK: out-of-order data was dropped; resend from `seq`.
     pub nack: bool,
+    /// This is a repeat READ request (a READ requester's answer to an out-of-order response,
+    /// in place of a NACK): the responder is to send the responses again from `seq`.
+    pub reread: bool,
     /// The (N)ACK echoes the INT records of the data packet that triggered it (every ACK; a
     /// NACK with [`ReceiverConfig::nack_echoes_int`]).
     pub echo_int: bool,
@@ -102,6 +115,8 @@ pub struct ReceiverStats {
     pub nacks_suppressed: u64,
     /// CNPs sent.
     pub cnps: u64,
+    /// Repeat READ requests sent (a READ requester; counted here, not in `nacks`).
+    pub rereads: u64,
 }
 
 /// Receiving side of one queue pair.
@@ -116,6 +131,9 @@ pub struct QpReceiver {
     renack_interval: Option<Time>,
     ack_duplicates: bool,
     nack_echoes_int: bool,
+    /// The receiver of READ responses at the requester: gaps are answered with a repeat READ
+    /// request, never a NACK.
+    read_requester: bool,
     flow_size: u64,
     /// Next byte expected in order.
     expected: u64,
@@ -146,6 +164,7 @@ impl QpReceiver {
             renack_interval: cfg.renack_interval,
             ack_duplicates: cfg.ack_duplicates,
             nack_echoes_int: cfg.nack_echoes_int,
+            read_requester: false,
             flow_size,
             expected: 0,
             pending: 0,
@@ -156,6 +175,22 @@ impl QpReceiver {
             last_cnp: None,
             stats: ReceiverStats::default(),
         })
+    }
+
+    /// The receiver of a READ's `flow_size` bytes of responses at the requester (see the module
+    /// documentation: ACKs as for data, a repeat READ request instead of a NACK).
+    pub fn new_read_requester(
+        cfg: &ReceiverConfig,
+        flow_size: u64,
+    ) -> Result<QpReceiver, ConfigError> {
+        let mut r = QpReceiver::new(cfg, flow_size)?;
+        r.read_requester = true;
+        Ok(r)
+    }
+
+    /// Whether this is a READ requester's receiver ([`Self::new_read_requester`]).
+    pub fn is_read_requester(&self) -> bool {
+        self.read_requester
     }
 
     /// A data packet `[seq, seq + len)` arrived at `now`; `ce`: it carries CE; `last`: it
@@ -188,12 +223,19 @@ impl QpReceiver {
             self.flush(&mut a);
             if self.nack_allowed(now) {
                 self.nacked = Some((self.expected, now));
-                self.stats.nacks += 1;
+                // LDCP draft §3.1: a READ requester re-issues the request, it sends no NAK
+                let reread = self.read_requester;
+                if reread {
+                    self.stats.rereads += 1;
+                } else {
+                    self.stats.nacks += 1;
+                }
                 a.push(AckOut {
                     seq: self.expected,
                     ece: ce,
-                    nack: true,
-                    echo_int: self.nack_echoes_int,
+                    nack: !reread,
+                    reread,
+                    echo_int: self.nack_echoes_int && !reread,
                 });
             } else {
                 self.stats.nacks_suppressed += 1;
@@ -259,6 +301,7 @@ impl QpReceiver {
             seq: self.expected,
             ece,
             nack: false,
+            reread: false,
             echo_int: true,
         });
     }
@@ -363,6 +406,7 @@ mod tests {
             seq,
             ece,
             nack: false,
+            reread: false,
             echo_int: true,
         })
     }
@@ -372,8 +416,77 @@ mod tests {
             seq,
             ece,
             nack: true,
+            reread: false,
             echo_int: false,
         })
+    }
+
+    fn reread(seq: u64, ece: bool) -> Option<AckOut> {
+        Some(AckOut {
+            seq,
+            ece,
+            nack: false,
+            reread: true,
+            echo_int: false,
+        })
+    }
+
+    fn read_rx(ack_every: u32) -> QpReceiver {
+        QpReceiver::new_read_requester(
+            &ReceiverConfig {
+                ack_every,
+                ..ReceiverConfig::default()
+            },
+            10_000,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn read_responses_are_acked_like_data_with_delayed_ack_draft_3_1() {
+        // draft §3.1: "the uNIC is also programmed to reply ACKs for Read Responses to enable
+        // congestion control"; delayed ACK (§2.2) applies to them as to data
+        let (mut rd, mut wr) = (read_rx(3), rx(3));
+        for (k, ce) in [false, false, false, false, true, false]
+            .into_iter()
+            .enumerate()
+        {
+            let seq = 1000 * k as u64;
+            let a = rd.on_data(T, seq, 1000, ce, false);
+            assert_eq!(a, wr.on_data(T, seq, 1000, ce, false), "packet {k}");
+        }
+        assert_eq!(rd.stats().acks, 3); // after 3 packets, the flush before the CE one, the CE one
+        assert_eq!(rd.stats().acks, wr.stats().acks);
+        assert_eq!(rd.received(), 6000);
+    }
+
+    #[test]
+    fn out_of_order_read_response_reissues_the_request_from_the_first_missing_byte_not_a_nak_draft_3_1(
+    ) {
+        // draft §3.1: "out-of-order delivery of Read Responses can be discovered by the
+        // requester, and a repeat read request will be issued, it is not necessary to add a NAK
+        // protocol for Read Responses"
+        let mut r = read_rx(1);
+        r.on_data(T, 0, 1000, false, false);
+        let a = r.on_data(T, 2000, 1000, true, false); // 1000..2000 lost
+        assert!(!a.accepted);
+        assert_eq!((a.ack, a.ack2), (reread(1000, true), None));
+        assert!(a.acks().all(|x| !x.nack));
+        // once until the first missing byte arrives, as a NACK would be
+        assert_eq!(r.on_data(T, 3000, 1000, false, false).ack, None);
+        assert_eq!(
+            (r.stats().rereads, r.stats().nacks, r.stats().out_of_order),
+            (1, 0, 2)
+        );
+        // the responder resends from 1000: delivered once, in order, and ACKed
+        assert_eq!(r.on_data(T, 1000, 1000, false, false).ack, ack(2000, false));
+        assert_eq!(r.on_data(T, 2000, 1000, false, false).ack, ack(3000, false));
+        // a later gap is re-requested again
+        assert_eq!(
+            r.on_data(T, 5000, 1000, false, false).ack,
+            reread(3000, false)
+        );
+        assert_eq!((r.stats().rereads, r.received()), (2, 3000));
     }
 
     /// The HPCC simulator's receiver (`ack_duplicates` off, `nack_echoes_int` on).
@@ -421,6 +534,7 @@ mod tests {
                 seq: 0,
                 ece: true,
                 nack: true,
+                reread: false,
                 echo_int: true,
             })
         );

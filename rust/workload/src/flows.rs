@@ -4,7 +4,7 @@ use crate::cdf::MAX_FLOW_BYTES;
 use crate::error::ParseError;
 use crate::text::{parse_digits, records};
 use rdma_cc_core::param::{parse_real, parse_whole};
-use rdma_cc_core::{Bytes, Time};
+use rdma_cc_core::{Bytes, Operation, Time};
 
 /// One flow of a flow file: a message of `bytes` from host `src` to host `dst` (node ids of
 /// the topology file), starting at `start`.
@@ -25,6 +25,11 @@ pub struct Flow {
     pub bytes: Bytes,
     /// Start time (the file's seconds, rounded to the nanosecond).
     pub start: Time,
+    /// The RDMA operation: the optional seventh column (`write`, `send` or `read`; absent:
+    /// `write`, what every flow was before operations existed). A READ moves its bytes from
+    /// `src` (the responder, which holds the data) to `dst` (the requester, which posts the
+    /// READ at `start`): `src` and `dst` always name the direction the data travels.
+    pub op: Operation,
     /// The line of the file it is on.
     pub line: usize,
 }
@@ -39,13 +44,14 @@ const MAX_START_S: f64 = 9.2e9;
 ///
 /// ```text
 /// COUNT
-/// SRC DST PRIORITY DPORT BYTES START_SECONDS      (COUNT lines)
+/// SRC DST PRIORITY DPORT BYTES START_SECONDS [OP]      (COUNT lines)
 /// ```
 ///
 /// as the HPCC simulator's traffic generator writes it (`13 6 3 100 24375 2.000000962`).
 /// Checked: the count matches the lines; `SRC` and `DST` are hosts of the topology and differ;
 /// `PRIORITY` in 0–7; `DPORT` in 0–65535; `BYTES` a whole number ≥ 1; `START_SECONDS` a finite
-/// number ≥ 0 (within ns-3's time range). The rows are returned in file order (the file need
+/// number ≥ 0 (within ns-3's time range); `OP`, when given, `write`, `send` or `read` (any
+/// case; [`Flow::op`]), so that the HPCC simulator's 6-column files read as WRITEs. The rows are returned in file order (the file need
 /// not be sorted by start time). Every error names the line, the field and the value.
 pub fn parse_flows(file: &str, text: &str, is_host: &[bool]) -> Result<Vec<Flow>, ParseError> {
     let mut lines = records(text);
@@ -118,15 +124,20 @@ pub fn parse_flows(file: &str, text: &str, is_host: &[bool]) -> Result<Vec<Flow>
                 ),
             ));
         }
-        if f.len() != 6 {
+        if f.len() != 6 && f.len() != 7 {
             return Err(ParseError::at(
                 file,
                 l,
                 "flow",
                 f.join(" "),
-                "must be 6 fields: src dst priority dport bytes start_seconds",
+                "must be 6 or 7 fields: src dst priority dport bytes start_seconds [op]",
             ));
         }
+        let op = match f.get(6) {
+            None => Operation::Write,
+            Some(t) => Operation::from_name(t)
+                .ok_or_else(|| ParseError::at(file, l, "op", t, "must be write, send or read"))?,
+        };
         let src = host(l, "src", f[0])?;
         let dst = host(l, "dst", f[1])?;
         if src == dst {
@@ -172,6 +183,7 @@ pub fn parse_flows(file: &str, text: &str, is_host: &[bool]) -> Result<Vec<Flow>
             dport,
             bytes: Bytes(bytes),
             start: Time((start * 1e9).round() as u64),
+            op,
             line: l,
         });
     }
@@ -199,6 +211,20 @@ mod tests {
     }
 
     #[test]
+    fn the_optional_seventh_column_is_the_operation_and_six_columns_are_writes() {
+        let f =
+            parse("3\n0 1 3 100 1000 0\n1 2 3 100 1000 0 READ\n2 3 3 100 1000 0 send\n").unwrap();
+        assert_eq!(
+            f.iter().map(|f| f.op).collect::<Vec<_>>(),
+            [Operation::Write, Operation::Read, Operation::Send]
+        );
+        let e = parse("1\n0 1 3 100 1000 0 atomic\n").unwrap_err();
+        assert!(e.starts_with("w.flows:2: invalid op = atomic"), "{e}");
+        let e = parse("1\n0 1 3 100 1000 0 read x\n").unwrap_err();
+        assert!(e.contains("6 or 7 fields"), "{e}");
+    }
+
+    #[test]
     fn rows_come_back_in_file_order_with_every_field() {
         let f =
             parse("3 \n1 2 3 100 24375 2.000000962\n\n0 3 0 65535 1 0\n3 0 7 0 1e6 1.5\n").unwrap();
@@ -211,6 +237,7 @@ mod tests {
                 dport: 100,
                 bytes: Bytes(24375),
                 start: Time(2_000_000_962),
+                op: Operation::Write,
                 line: 2
             }
         );
@@ -283,7 +310,7 @@ mod tests {
             ("0 1 3 100 10 1e10", "invalid start_seconds = 1e10"),
             (
                 "0 1 3 100 10",
-                "invalid flow = 0 1 3 100 10: must be 6 fields",
+                "invalid flow = 0 1 3 100 10: must be 6 or 7 fields",
             ),
         ] {
             let e = parse(&format!("2\n1 0 3 100 10 2\n{row}\n")).unwrap_err();

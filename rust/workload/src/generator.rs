@@ -2,7 +2,7 @@
 
 use crate::cdf::Cdf;
 use crate::rng::Rng;
-use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
+use rdma_cc_core::{Bytes, ConfigError, Operation, Rate, Time};
 
 /// Where a flow goes: the destination patterns of datacenter congestion-control studies.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -147,6 +147,10 @@ pub struct GeneratorConfig {
     /// Seed of the generator's own random numbers ([`Rng`]): the same seed, configuration,
     /// hosts and distribution give the same flows.
     pub seed: u64,
+    /// Probability in [0, 1] that a flow is a READ ([`GeneratedFlow::op`]); the others are
+    /// WRITEs. Drawn from a stream of its own (seeded from `seed`), after the flows: the
+    /// flows' hosts, sizes and times do not depend on it, and 0 draws nothing.
+    pub read_fraction: f64,
 }
 
 /// One generated flow: `bytes` from host index `src` to host index `dst`, starting at
@@ -161,6 +165,10 @@ pub struct GeneratedFlow {
     pub bytes: Bytes,
     /// Arrival (start) time.
     pub start: Time,
+    /// WRITE, or READ (with probability [`GeneratorConfig::read_fraction`]): a READ's data
+    /// still travels from `src` to `dst` (`dst` posts it at `start`), so the traffic matrix
+    /// and the offered load are the same.
+    pub op: Operation,
 }
 
 /// What [`GeneratorConfig::generate`] made: the flows, ordered by start time (ties in the
@@ -187,6 +195,12 @@ impl GeneratorConfig {
     /// Checks the configuration for hosts of link rates `host_rates` (one per host, index =
     /// host) and the mean size `mean_bytes`; the error names the field (option) at fault.
     pub fn validate(&self, host_rates: &[Rate], mean_bytes: f64) -> Result<(), ConfigError> {
+        ConfigError::check(
+            (0.0..=1.0).contains(&self.read_fraction),
+            "readFraction",
+            self.read_fraction,
+            "must be in [0, 1]",
+        )?;
         let n = host_rates.len() as u64;
         ConfigError::check(
             n >= 2,
@@ -447,10 +461,22 @@ impl GeneratorConfig {
                 self.expected_flows(host_rates, mean)
             ),
         )?;
+        if self.read_fraction > 0.0 {
+            // a stream of its own: the flows above do not move with the fraction
+            let mut ops = Rng::new(self.seed ^ READ_STREAM);
+            for f in &mut flows {
+                if ops.next_f64() < self.read_fraction {
+                    f.op = Operation::Read;
+                }
+            }
+        }
         out.flows = flows;
         Ok(out)
     }
 }
+
+/// Mixed into the seed of the stream that draws the READs (`read_fraction`).
+const READ_STREAM: u64 = 0x5245_4144_5f4f_5053; // "READ_OPS"
 
 /// Number of hot hosts: `max(1, round(fraction x n))`.
 fn hot_count(fraction: f64, n: u64) -> u64 {
@@ -464,6 +490,7 @@ fn push(flows: &mut Vec<GeneratedFlow>, rng: &mut Rng, cdf: &Cdf, src: u32, dst:
         dst,
         bytes: cdf.sample(rng.next_f64()),
         start: at,
+        op: Operation::Write,
     });
 }
 
@@ -548,7 +575,56 @@ mod tests {
             start: Time::ms(2),
             duration,
             seed,
+            read_fraction: 0.0,
         }
+    }
+
+    #[test]
+    fn read_fraction_draws_reads_from_a_stream_of_its_own() {
+        let rates = vec![Rate::gbps(100); 16];
+        let base = config(Pattern::Uniform, 0.5, Time::ms(5), 7);
+        let w0 = base.generate(&web(), &rates).unwrap();
+        assert!(w0.flows.iter().all(|f| f.op == Operation::Write));
+        let half = GeneratorConfig {
+            read_fraction: 0.5,
+            ..base
+        };
+        let w = half.generate(&web(), &rates).unwrap();
+        // the same flows (hosts, sizes, times), only the operation drawn
+        assert_eq!(w.flows.len(), w0.flows.len());
+        for (a, b) in w.flows.iter().zip(&w0.flows) {
+            assert_eq!(
+                (a.src, a.dst, a.bytes, a.start),
+                (b.src, b.dst, b.bytes, b.start)
+            );
+        }
+        let reads = w.flows.iter().filter(|f| f.op == Operation::Read).count() as f64;
+        let share = reads / w.flows.len() as f64;
+        assert!(
+            w.flows.len() > 150 && (share - 0.5).abs() < 0.1,
+            "{share} of {}",
+            w.flows.len()
+        );
+        // reproducible
+        assert_eq!(half.generate(&web(), &rates).unwrap().flows, w.flows);
+        let all = GeneratorConfig {
+            read_fraction: 1.0,
+            ..base
+        };
+        assert!(all
+            .generate(&web(), &rates)
+            .unwrap()
+            .flows
+            .iter()
+            .all(|f| f.op == Operation::Read));
+        let bad = GeneratorConfig {
+            read_fraction: 1.5,
+            ..base
+        };
+        assert_eq!(
+            bad.generate(&web(), &rates).unwrap_err().field,
+            "readFraction"
+        );
     }
 
     /// Payload bits offered per second by each host, over the arrival window.

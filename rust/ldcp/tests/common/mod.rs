@@ -81,6 +81,10 @@ pub struct Params {
     pub trace_every: Option<Time>,
     /// Log every event of this flow into [`Report::flow_log`] (for diagnostics).
     pub watch_flow: Option<usize>,
+    /// Every flow is a READ: the senders are the responders, the receivers READ requesters
+    /// (`QpReceiver::new_read_requester`), whose repeat READ requests travel back like NACKs
+    /// and make the responder go back to the requested byte.
+    pub read: bool,
 }
 
 impl Params {
@@ -112,6 +116,7 @@ impl Params {
             check: true,
             trace_every: None,
             watch_flow: None,
+            read: false,
         }
     }
 }
@@ -268,7 +273,14 @@ pub fn run_with_settle(p: Params, settle: Time) -> Report {
         })
         .collect();
     let receivers: Vec<QpReceiver> = (0..n)
-        .map(|i| QpReceiver::new(&p.receiver, p.flow_sizes[i]).expect("receiver config"))
+        .map(|i| {
+            if p.read {
+                QpReceiver::new_read_requester(&p.receiver, p.flow_sizes[i])
+            } else {
+                QpReceiver::new(&p.receiver, p.flow_sizes[i])
+            }
+            .expect("receiver config")
+        })
         .collect();
     let mut sim = Sim {
         now: Time::ZERO,
@@ -456,7 +468,8 @@ impl Sim {
             }
             Ev::AtReceiver(pkt) => self.receive(pkt),
             Ev::Ack(i, a) => {
-                if a.nack {
+                if a.nack || a.reread {
+                    // a repeat READ request: the responder goes back to its first byte
                     self.senders[i].on_nack(now, a.seq, a.ece);
                 } else {
                     self.senders[i].on_ack(now, a.seq, a.ece);
