@@ -175,7 +175,8 @@ ClassTable(const std::string& title,
 void
 WriteFctCsv(const std::string& path,
             const std::vector<FlowRecord>& records,
-            const std::vector<std::string>* classOf)
+            const std::vector<std::string>* classOf,
+            bool withPriority)
 {
     // in flow-id order, without a copy of the records (they are usually in that order)
     std::vector<const FlowRecord*> flows;
@@ -197,7 +198,7 @@ WriteFctCsv(const std::string& path,
     OpenPartial(f, path);
     f << "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,"
          "retx_bytes,scheme"
-      << (classOf ? ",class" : "") << '\n';
+      << (withPriority ? ",priority" : "") << (classOf ? ",class" : "") << '\n';
     for (const FlowRecord* p : flows)
     {
         const FlowRecord& r = *p;
@@ -216,6 +217,10 @@ WriteFctCsv(const std::string& path,
             f.unsetf(std::ios::floatfield);
         }
         f << r.retxBytes << ',' << r.scheme;
+        if (withPriority)
+        {
+            f << ',' << int(r.priority);
+        }
         if (classOf)
         {
             f << ',' << (r.flowId < classOf->size() ? (*classOf)[r.flowId] : std::string());

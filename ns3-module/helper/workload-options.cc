@@ -7,6 +7,9 @@
 #include "rdma-scenario.h"
 #include "workload-helper.h"
 
+#include "rdma-cc/src/scenario.rs.h"
+#include "rust/cxx.h"
+
 #include <algorithm>
 
 namespace ns3
@@ -85,6 +88,7 @@ AddGeneratorFlows(RdmaScenario& sc, JsonObject& extra)
     g.hotspotHosts = o.GetReal("hotspotHosts");
     g.incastSenders =
         static_cast<uint32_t>(std::min<uint64_t>(o.GetCount("incastSenders"), UINT32_MAX));
+    g.classes = o.GetText("classes");
     const GeneratedWorkload w = AddGeneratedFlows(sc, g);
     extra.Str("flows_from", "generator")
         .Str("pattern", g.pattern)
@@ -95,6 +99,10 @@ AddGeneratorFlows(RdmaScenario& sc, JsonObject& extra)
         .Num("offered_load", w.offeredLoad)
         .UInt("generated_flows", w.flows)
         .UInt("generated_bytes", w.bytes);
+    if (g.classes != "none")
+    {
+        extra.Str("class_mix", g.classes);
+    }
     if (g.pattern == "hotspot")
     {
         extra.UIntList("hot_hosts", NodeIds(sc, w.hotHosts));
@@ -194,7 +202,12 @@ DeclareFlowOptions(Options& opts)
                8,
                "generator, incast: senders of each burst, fewer than the hosts (at most 15 for "
                "--k=4)",
-               Range::AtLeast(1));
+               Range::AtLeast(1))
+        .Text("classes",
+              "none",
+              "generator: traffic classes PRIORITY:SHARE,... (e.g. 3:0.7,5:0.3; shares sum to "
+              "1): each flow's data priority is drawn with these shares (a draw of its own per "
+              "flow and --seed: the flows stay as without it); none: every flow on --priority");
 }
 
 bool
@@ -216,13 +229,21 @@ RefuseUnusedWorkloadOptions(const Options& o)
                     "group",
                     "hotspotTraffic",
                     "hotspotHosts",
-                    "incastSenders"},
+                    "incastSenders",
+                    "classes"},
                    "--flows",
                    "generator");
     }
     else
     {
         RefuseWith(o, {"maxFlows"}, "the generator (no --flows)", "flow file");
+        if (o.GetText("classes") != "none")
+        {
+            // checked before anything runs (the error names --classes)
+            OrConfigFatal(
+                "command line",
+                [&] { return rdmacc_ffi::class_mix_mask(o.GetText("classes"), "--classes"); });
+        }
     }
     if (o.GetText("topology") != "none")
     {
@@ -299,9 +320,8 @@ AddFlowsFromOptions(RdmaScenario& sc, const std::vector<HpccFlow>& fileFlows, Js
     const uint64_t maxFlows = o.GetCount("maxFlows");
     const size_t n =
         maxFlows == 0 ? fileFlows.size() : std::min<size_t>(fileFlows.size(), maxFlows);
-    extra.Str("flows_from", flowsPath)
-        .UInt("flows_in_file", fileFlows.size())
-        .UInt("file_priority_not_honoured", AddFileFlows(sc, fileFlows, n, flowsPath));
+    extra.Str("flows_from", flowsPath).UInt("flows_in_file", fileFlows.size());
+    AddFileFlows(sc, fileFlows, n, flowsPath);
 }
 
 std::vector<uint64_t>

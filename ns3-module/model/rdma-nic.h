@@ -58,6 +58,7 @@ struct FlowRecord
     uint64_t timeouts = 0;       //!< retransmission timeouts
     uint64_t nacks = 0;          //!< NACKs received
     std::string scheme;          //!< congestion control
+    uint8_t priority = 0;        //!< the flow's data priority (its traffic class, 0-7)
 };
 
 /**
@@ -122,6 +123,10 @@ class RdmaNic
      *        wire), the sender's controller gets the records of every ACK, and each ACK's
      *        records are checked (GetIntStats): min(intHops, IntTag::MAX_HOPS) of them, each
      *        hop's bytes and timestamp never below the previous ACK's.
+     * \param priority the flow's data priority (traffic class) 0-7; -1 (the default): the
+     *        Priority attribute. The data packets go in that class of the device (paused only
+     *        by PAUSE frames naming it); its ACKs, NACKs and CNPs carry it in their header and
+     *        travel in the control class.
      * \return the local QP index
      */
     uint32_t AddFlow(Ptr<RdmaNic> dst,
@@ -131,7 +136,8 @@ class RdmaNic
                      uint32_t flowId,
                      bool lossless = false,
                      Time maxQueueing = Time(0),
-                     uint32_t intHops = 0);
+                     uint32_t intHops = 0,
+                     int priority = -1);
 
     /// What the INT records of the ACKs this host's flows received showed (all zero without
     /// INT flows).
