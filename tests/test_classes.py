@@ -8,7 +8,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import ExampleTest, output_dir, read_csv, run_example, summary  # noqa: E402
+from common import ExampleTest, output_dir, read_bytes, read_csv, run_example, summary  # noqa: E402
 
 # one switch (node 5) joining hosts 0-4 at 100 Gb/s
 STAR_TOPO = "6 1 5\n5\n" + "".join("%d 5 100Gbps 1us 0\n" % h for h in range(5))
@@ -127,11 +127,14 @@ class GeneratorClasses(ExampleTest):
         # both classes got a fair part of the flows (each flow drawn with probability 1/2)
         self.assertGreater(min(c["3"]["flows"], c["5"]["flows"]), s["flows_total"] / 4, c)
 
-    def test_classes_leave_the_flows_as_they_were(self):
+    def test_classes_leave_the_flows_as_they_were_and_repeat_for_a_seed(self):
         def flows(out):
             return [(r["flow_id"], r["src"], r["dst"], r["size_bytes"], r["start_ns"]) for r in read_csv(out, "fct.csv")]
 
         self.assertEqual(flows(self.plain), flows(self.out))
+        # the same seed draws the same classes: the same bytes
+        _, again = run_example("fat-tree-workload", *self.ARGS, "--classes=3:0.5,5:0.5", "--pfc=3")
+        self.assertEqual(read_bytes(self.out, "fct.csv"), read_bytes(again, "fct.csv"))
         # a run of one class has neither the column nor the breakdown
         self.assertNotIn("priority", read_csv(self.plain, "fct.csv")[0])
         self.assertNotIn("classes", summary(self.plain))
