@@ -30,6 +30,29 @@ AutoHelp(const char* field)
                                  [&] { return std::string(rdmacc_ffi::scheme_auto_help(field)); });
 }
 
+/// --bufMax, --pfc and --ecn: what a priority's switch queues do (tail drop, PFC, marking; the
+/// per-priority options: docs/classes.md).
+void
+DeclareClassOptions(rdmacc::Options& o)
+{
+    o.Bytes("bufMax",
+            "auto",
+            "egress queue limit of the data priority when lossy (tail drop)",
+            rdmacc::Options::Range::AtLeast(1),
+            AutoHelp("buf_max"))
+        .Text("pfc",
+              "auto",
+              "the lossless (PFC) priorities: true/1 (the data priority, --priority), "
+              "false/0/none, all, or a list of priorities 3,4 (a lone 0 or 1 is the boolean "
+              "form); the other priorities are lossy (tail drop at --bufMax); auto: " +
+                  AutoHelp("pfc") + " (the data priority)")
+        .Text("ecn",
+              "all",
+              "the priorities whose switch queues mark ECN with --kmin/--kmax/--pmax: all, "
+              "none, true/1 (the data priority), false/0 or a list of priorities 3,4; the "
+              "others never mark (their queue limit and K_fs stay)");
+}
+
 } // namespace
 
 RdmaScenario::RdmaScenario(const std::string& n, const std::string& description) :
@@ -68,23 +91,9 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
               "none",
               "per-link-speed marking GBPS:KMIN:KMAX:PMAX,... (bytes; a port uses the entry of "
               "the largest speed not above its rate, else --kmin/--kmax/--pmax), as deployed "
-              "switches set it; none: --kmin/--kmax/--pmax everywhere")
-        .Bytes("bufMax",
-               "auto",
-               "egress queue limit of the data priority when lossy (tail drop)",
-               rdmacc::Options::Range::AtLeast(1),
-               AutoHelp("buf_max"))
-        .Text("pfc",
-              "auto",
-              "the lossless (PFC) priorities: true/1 (the data priority, --priority), "
-              "false/0/none, all, or a list of priorities 3,4 (a lone 0 or 1 is the boolean "
-              "form); the other priorities are lossy (tail drop at --bufMax); auto: " +
-                  AutoHelp("pfc") + " (the data priority)")
-        .Text("ecn",
-              "all",
-              "the priorities whose switch queues mark ECN with --kmin/--kmax/--pmax: all, "
-              "none, true/1 (the data priority), false/0 or a list of priorities 3,4; the "
-              "others never mark (their queue limit and K_fs stay)")
+              "switches set it; none: --kmin/--kmax/--pmax everywhere");
+    DeclareClassOptions(m_opts);
+    m_opts
         .BoolAuto("int",
                   "INT for HPCC: every switch egress appends a hop record (queue, bytes sent, "
                   "time, line rate) to the data packets, the receiver echoes them in its ACKs; "
