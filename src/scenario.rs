@@ -109,6 +109,18 @@ mod ffi {
             mtu: u64,
             extra: u64,
         ) -> Result<()>;
+        /// The priority mask of a per-priority on/off option (`--pfc`, `--ecn`): true/1 (the
+        /// data priority `data`), false/0/none, all, or a list `3,4`
+        /// (`rdma_cc_core::classes::parse_priority_set`); the error names `field`.
+        fn priority_set(text: &str, data: u8, field: &str) -> Result<u8>;
+        /// The priorities of `mask` as a list `3,5` (empty for none).
+        fn priority_list(mask: u8) -> String;
+        /// Checks a class mix `PRIORITY:SHARE,...` (`--classes`) and returns its priorities as a
+        /// mask; the error names `field`.
+        fn class_mix_mask(text: &str, field: &str) -> Result<u8>;
+        /// The priorities of flows 0..n of a run of seed `seed` under the class mix `text`
+        /// (each flow a draw of its own); the error names `field`.
+        fn class_mix_priorities(text: &str, field: &str, seed: u64, n: u64) -> Result<Vec<u8>>;
         /// The longest a packet can queue along a lossless path without being lost: the sum,
         /// over its hops, of `buffers[i]` bytes (0 for a host's link) drained at `rates_bps[i]`.
         fn max_queueing_ns(rates_bps: &[u64], buffers: &[u64]) -> u64;
@@ -291,6 +303,28 @@ fn max_queueing_ns(rates_bps: &[u64], buffers: &[u64]) -> u64 {
         .zip(buffers)
         .map(|(&r, &b)| Rate(r).tx_time(Bytes(b)).0)
         .fold(0u64, u64::saturating_add)
+}
+
+fn priority_set(text: &str, data: u8, field: &str) -> Result<u8, ConfigError> {
+    rdma_cc_core::classes::parse_priority_set(text, data, field)
+}
+
+fn priority_list(mask: u8) -> String {
+    rdma_cc_core::classes::priority_list(mask)
+}
+
+fn class_mix_mask(text: &str, field: &str) -> Result<u8, ConfigError> {
+    Ok(rdma_cc_core::classes::ClassMix::parse(text, field)?.mask())
+}
+
+fn class_mix_priorities(
+    text: &str,
+    field: &str,
+    seed: u64,
+    n: u64,
+) -> Result<Vec<u8>, ConfigError> {
+    let mix = rdma_cc_core::classes::ClassMix::parse(text, field)?;
+    Ok((0..n).map(|i| mix.priority_of_flow(seed, i)).collect())
 }
 
 #[cfg(test)]

@@ -336,6 +336,9 @@ mod ffi {
         /// The policy of a lossless (PFC) priority made from this one (`SwitchCore::
         /// lossless_queue_policy`: Not-ECT accepted, no queue limit).
         fn lossless(self: &RedEcnParams) -> Box<RedEcnParams>;
+        /// The policy of a priority whose queues do not mark, made from this one
+        /// (`SwitchCore::unmarked_queue_policy`: never marks, same queue limit and K_fs).
+        fn unmarked(self: &RedEcnParams) -> Box<RedEcnParams>;
         /// Sets the marking (bytes, bytes, probability); checked when the policy is built.
         fn set_ecn(self: &mut RedEcnParams, k_min: u64, k_max: u64, p_max: f64);
         /// Sets the treatment of Not-ECT packets and K_fs; checked when built.
@@ -666,6 +669,12 @@ impl RedEcnParams {
     fn lossless(&self) -> Box<RedEcnParams> {
         Box::new(RedEcnParams(
             <rdma_cc_switch::core::SwitchCore>::lossless_queue_policy(self.0),
+        ))
+    }
+
+    fn unmarked(&self) -> Box<RedEcnParams> {
+        Box::new(RedEcnParams(
+            <rdma_cc_switch::core::SwitchCore>::unmarked_queue_policy(self.0),
         ))
     }
 

@@ -49,7 +49,7 @@ mod ffi {
         src: u32,
         /// Receiving host.
         dst: u32,
-        /// Priority class the file asks for (0-7; recorded, see `rdma-cc-workload`'s `Flow`).
+        /// Priority class the file asks for (0-7): the flow's data priority.
         priority: u8,
         /// Destination port the file gives (recorded).
         dport: u16,

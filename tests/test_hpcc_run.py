@@ -60,7 +60,8 @@ class HpccRunFatTree(ExampleTest):
         # DCQCN runs on a lossless priority: nothing dropped
         self.assertEqual(s["drops_total"], 0, s)
         self.assertEqual(s["scheme"], "dcqcn")
-        self.assertEqual(s["file_priority_not_honoured"], 0, s)  # the file asks for 3, the NIC's
+        # the file asks for 3, the NIC's default: one class, no per-class breakdown
+        self.assertNotIn("classes", s)
 
     def test_line_rate_with_pfc_drops_nothing(self):
         _, out = run_example("hpcc-run", "--maxFlows=50", "--cc=none", "--pfc=1")
@@ -90,7 +91,7 @@ SMALL_TOPO = "4 1 3\n2\n0 2 25Gbps 1us 0\n1 2 25Gb/s 1000ns 0\n3 2 100Gbps 0.001
 
 
 class HpccRunSmallFiles(ExampleTest):
-    def test_hosts_of_their_own_rates_and_priorities_not_honoured(self):
+    def test_hosts_of_their_own_rates_and_the_files_priorities(self):
         d = output_dir("hpcc-files")
         topo = write(d, "t.txt", SMALL_TOPO)
         # host 3 sends 1 MB to host 0 (a 25 Gb/s receiver), at priority 5 from the file
@@ -103,9 +104,9 @@ class HpccRunSmallFiles(ExampleTest):
         # the bottleneck is host 0's port; its wire limit is its own 25 Gb/s link's
         self.assertEqual(s["bottleneck_host"], 0, s)
         self.assertAlmostEqual(s["wire_limit_bps"], 25e9 * 1000 / 1082, delta=1e3)
-        # one flow asks for priority 5: noted, and run in the NIC's priority 3
-        self.assertEqual(s["file_priority_not_honoured"], 1, s)
-        self.assertIn("1 of 2 flows of %s ask for another priority than 3" % flows, p.stdout)
+        # one flow asks for priority 5: it runs there (a run of two classes: per-class outputs)
+        self.assertEqual(sorted(s["classes"]), ["3", "5"], s)
+        self.assertEqual((s["classes"]["3"]["flows"], s["classes"]["5"]["flows"]), (1, 1), s)
         # --rate defaults to the lowest-numbered host's link (25 Gb/s): DCQCN's K_min follows
         # it (5 KB at 40 Gb/s, scaled: 3125 B)
         self.assertEqual(s["k_min_bytes"], 3125, s)

@@ -22,6 +22,7 @@ RUNS = [
     ("red-ecn-dumbbell", ["--senders=1", "--simTime=2ms", "--transport=udp"]),
     ("dcqcn-fairness", ["--duration=200us"]),
     ("dcqcn-victim", ["--duration=300us"]),
+    ("class-hol", ["--duration=200us", "--senders=2"]),
     ("dcqcn-convergence", ["--duration=300us", "--stagger=50us"]),
     ("fat-tree-workload", ["--k=4", "--duration=50us"]),
     ("hpcc-run", ["--maxFlows=10"]),

@@ -72,6 +72,12 @@ FabricHelper::SetQueuePriorities(uint8_t mask)
 }
 
 void
+FabricHelper::SetMarkedPriorities(uint8_t mask)
+{
+    m_markedPrios = mask;
+}
+
+void
 FabricHelper::SetEcn(uint64_t kMin, uint64_t kMax, double pMax)
 {
     m_policy->p->set_ecn(kMin, kMax, pMax);
@@ -281,15 +287,23 @@ FabricHelper::SetPortPolicies(Ptr<SwitchNode> sw) const
         policy->set_buf_max(limit.Get());
         // a lossless priority's policy is the switch core's rule (Not-ECT accepted)
         rust::Box<rdmacc_ffi::RedEcnParams> lossless = policy->lossless();
+        // a priority that does not mark (SetMarkedPriorities): the same policy without marking
+        rust::Box<rdmacc_ffi::RedEcnParams> unmarked = policy->unmarked();
+        rust::Box<rdmacc_ffi::RedEcnParams> unmarkedLossless = unmarked->lossless();
         for (uint8_t prio = 0; prio < QbbNetDevice::N_PRIO; prio++)
         {
             if (!(m_queuePrios & (1u << prio)))
             {
                 continue;
             }
+            const bool isLossless = sw->GetPfcPriorities() & (1u << prio);
+            if (!(m_markedPrios & (1u << prio)))
+            {
+                sw->SetQueuePolicy(port, prio, isLossless ? *unmarkedLossless : *unmarked);
+                continue;
+            }
             marking = true;
             minKMin = std::min(minKMin, policy->k_min());
-            const bool isLossless = sw->GetPfcPriorities() & (1u << prio);
             sw->SetQueuePolicy(port, prio, isLossless ? *lossless : *policy);
         }
     }

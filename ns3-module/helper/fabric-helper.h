@@ -142,6 +142,10 @@ class FabricHelper
 
     /// Marks egress queues of priorities in `mask` to get the RED/ECN policy (default 0xFF).
     void SetQueuePriorities(uint8_t mask);
+    /// Of the priorities of SetQueuePriorities, those whose queues mark ECN (default 0xFF);
+    /// the others run the policy without marking (Rust's unmarked_queue_policy: same queue
+    /// limit and K_fs, never marked).
+    void SetMarkedPriorities(uint8_t mask);
     /// RED/ECN marking thresholds for all links (bytes, bytes, probability; checked at
     /// Finalize, errors name KMin, KMax, PMax).
     void SetEcn(uint64_t kMin, uint64_t kMax, double pMax);
@@ -235,6 +239,7 @@ class FabricHelper
     ObjectFactory m_deviceFactory;       //!< devices
     ObjectFactory m_channelFactory;      //!< channels
     uint8_t m_queuePrios;                //!< priorities with the RED/ECN policy
+    uint8_t m_markedPrios = 0xFF;        //!< of them, the priorities that mark
     struct Policy;                       //!< holds the egress policy (in the code)
     std::unique_ptr<Policy> m_policy;    //!< the egress policy (Rust RedEcnConfig)
     std::string m_ecnMap;                //!< per-speed marking

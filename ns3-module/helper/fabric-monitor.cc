@@ -81,6 +81,10 @@ FabricMonitor::OnPfcTx(
     FabricMonitor* self, uint32_t node, uint32_t port, uint64_t bps, uint8_t prio, uint16_t quanta)
 {
     (quanta ? self->m_pauses : self->m_resumes)++;
+    if (quanta && prio < self->m_pausesByPrio.size())
+    {
+        self->m_pausesByPrio[prio]++;
+    }
     const uint64_t durationNs = uint64_t(quanta) * 512 * 1000000000ULL / bps;
     self->m_pfc << Simulator::Now().GetNanoSeconds() << ',' << node << ',' << port << ','
                 << int(prio) << ',' << (quanta ? "pause" : "resume") << ',' << quanta << ','
@@ -204,6 +208,12 @@ uint64_t
 FabricMonitor::PauseFrames() const
 {
     return m_pauses;
+}
+
+uint64_t
+FabricMonitor::PauseFrames(uint8_t prio) const
+{
+    return prio < m_pausesByPrio.size() ? m_pausesByPrio[prio] : 0;
 }
 
 uint64_t

@@ -11,6 +11,7 @@
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 
+#include <array>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -65,6 +66,8 @@ class FabricMonitor
     uint64_t MaxQueueAnywhere() const;
     /// \return PFC PAUSE frames (time > 0) sent by every device together
     uint64_t PauseFrames() const;
+    /// \return PFC PAUSE frames (time > 0) naming priority `prio`, every device together
+    uint64_t PauseFrames(uint8_t prio) const;
     /// \return RESUME frames sent by every device together
     uint64_t ResumeFrames() const;
 
@@ -107,6 +110,7 @@ class FabricMonitor
     struct EgressBuffer;                                  //!< a switch's sample (in the code)
     std::unique_ptr<EgressBuffer> m_sample;               //!< one switch's sample (reused)
     uint64_t m_pauses;                                    //!< PAUSE frames
+    std::array<uint64_t, 8> m_pausesByPrio{};             //!< PAUSE frames per priority
     uint64_t m_resumes;                                   //!< RESUME frames
     bool m_finished;                                      //!< Finish() done
     EventId m_next;                                       //!< the next Sample

@@ -176,7 +176,8 @@ ClassTable(const std::string& title,
 void
 WriteFctCsv(const std::string& path,
             const std::vector<FlowRecord>& records,
-            const std::vector<std::string>* classOf)
+            const std::vector<std::string>* classOf,
+            bool withPriority)
 {
     // in flow-id order, without a copy of the records (they are usually in that order)
     std::vector<const FlowRecord*> flows;
@@ -201,7 +202,8 @@ WriteFctCsv(const std::string& path,
     OpenPartial(f, path);
     f << "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,"
          "retx_bytes,scheme"
-      << (classOf ? ",class" : "") << (ops ? ",op" : "") << '\n';
+      << (withPriority ? ",priority" : "") << (classOf ? ",class" : "") << (ops ? ",op" : "")
+      << '\n';
     for (const FlowRecord* p : flows)
     {
         const FlowRecord& r = *p;
@@ -220,6 +222,10 @@ WriteFctCsv(const std::string& path,
             f.unsetf(std::ios::floatfield);
         }
         f << r.retxBytes << ',' << r.scheme;
+        if (withPriority)
+        {
+            f << ',' << int(r.priority);
+        }
         if (classOf)
         {
             f << ',' << (r.flowId < classOf->size() ? (*classOf)[r.flowId] : std::string());

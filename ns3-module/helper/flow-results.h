@@ -83,12 +83,14 @@ std::vector<std::string> ClassTable(const std::string& title,
  * Writes `fct.csv`: header `flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,
  * slowdown,retx_bytes,scheme`, one row per flow in flow-id order; unfinished flows have empty
  * finish_ns, fct_ns and slowdown. With `classOf` (a class name per flow id, e.g. from
- * RdmaScenario::SetFlowClasses) a last column `class` names each flow's. Written as
- * fct.csv.partial and renamed when complete.
+ * RdmaScenario::SetFlowClasses) a last column `class` names each flow's; with `withPriority`
+ * (a run of several traffic classes) a column `priority`, each flow's data priority, comes
+ * after `scheme`. Written as fct.csv.partial and renamed when complete.
  */
 void WriteFctCsv(const std::string& path,
                  const std::vector<FlowRecord>& flows,
-                 const std::vector<std::string>* classOf = nullptr);
+                 const std::vector<std::string>* classOf = nullptr,
+                 bool withPriority = false);
 
 /**
  * \ingroup rdma-cc

@@ -50,7 +50,7 @@ struct HpccFlow
 {
     uint32_t src;     //!< sending host (node id of the topology file)
     uint32_t dst;     //!< receiving host
-    uint8_t priority; //!< the priority the file asks for (0-7; recorded)
+    uint8_t priority; //!< the priority the file asks for (0-7): the flow's data priority
     uint16_t dport;   //!< the destination port the file gives (recorded)
     uint64_t bytes;   //!< message bytes (>= 1)
     Time start;       //!< start time

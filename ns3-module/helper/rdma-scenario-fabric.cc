@@ -79,18 +79,19 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
     fh.SetChannelAttribute("Delay", TimeValue(m_opts.GetTime("delay")));
     // the switch options checked together on every switch's links (errors name the options),
     // then the defaults of the switches built below
-    // one data class, the NICs' priority: marked, and paused when the run is lossless
-    const uint8_t dataMask = static_cast<uint8_t>(1u << DataPriority());
+    // the data classes: every priority gets the queue policy (marked when one of --ecn's),
+    // paused when one of --pfc's (a run of one class uses the NICs' priority alone)
     const uint64_t mmuMtu = rdmacc_ffi::largest_frame(Mtu(), IntBytes());
-    m_opts.ApplySwitchDefaults(switches, Lossless() ? dataMask : 0, mmuMtu, bufMaxB);
+    m_opts.ApplySwitchDefaults(switches, m_pfcMask, mmuMtu, bufMaxB);
     fh.SetSwitchAttribute("EgressLimit", UintegerValue(bufMaxB));
     fh.SetSwitchAttribute("MmuMtu", UintegerValue(mmuMtu));
     if (m_int)
     {
         fh.SetSwitchAttribute("Int", BooleanValue(true));
     }
-    fh.SetSwitchAttribute("PfcPriorities", UintegerValue(Lossless() ? dataMask : 0));
-    fh.SetQueuePriorities(dataMask);
+    fh.SetSwitchAttribute("PfcPriorities", UintegerValue(m_pfcMask));
+    fh.SetQueuePriorities(0xFF);
+    fh.SetMarkedPriorities(m_ecnMask);
     fh.SetEcn(kMinB, kMaxB, pMax);
     if (m_opts.GetText("ecnMap") != "none")
     {
@@ -124,7 +125,8 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
         }
     }
     AttachNics();
-    m_monitor = std::make_unique<FabricMonitor>(fabric, Out(), m_opts.GetTime("sample"), dataMask);
+    // every priority's queues (only the non-empty ones have rows)
+    m_monitor = std::make_unique<FabricMonitor>(fabric, Out(), m_opts.GetTime("sample"), 0xFF);
     if (m_opts.GetBool("flowTrace"))
     {
         m_traces->OpenFlows();
@@ -293,9 +295,17 @@ RdmaScenario::IdealFct(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, RdmaO
 }
 
 uint32_t
-RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start, RdmaOp op)
+RdmaScenario::AddFlow(
+    uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start, int priority, RdmaOp op)
 {
     const uint32_t id = m_nextFlowId++;
+    if (priority > 7)
+    {
+        rdmacc::ConfigFatal("flow " + std::to_string(id),
+                            "invalid priority = " + std::to_string(priority) +
+                                ": must be a priority 0-7");
+    }
+    const uint8_t prio = priority >= 0 ? static_cast<uint8_t>(priority) : DataPriority();
     if (op == RdmaOp::READ && m_distributed)
     {
         // the ranks exchange WRITE-shaped flow records only (GatherFlows)
@@ -328,9 +338,10 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
                                                start,
                                                PathRtt(links),
                                                id,
-                                               Lossless(),
+                                               ((m_pfcMask >> prio) & 1u) != 0,
                                                maxQueueing,
                                                intAll && switchHops > 0 ? switchHops : 0,
+                                               prio,
                                                op);
     const uint32_t srcNode = nics[srcHost]->GetNodeId();
     if (srcNode >= m_hostOfNode.size())
@@ -339,6 +350,7 @@ RdmaScenario::AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time s
     }
     m_hostOfNode[srcNode] = srcHost;
     m_flowQp.push_back(qp);
+    m_flowPrio.push_back(prio);
     m_flowSrc.push_back(srcHost);
     m_done.push_back(false);
     dropsByFlow.push_back(0);

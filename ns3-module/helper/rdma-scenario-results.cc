@@ -14,7 +14,10 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iomanip>
+#include <iterator>
 #include <sstream>
 
 namespace ns3
@@ -100,6 +103,9 @@ DecodeRecords(const std::string& all)
             l >> f.flowId >> f.src >> f.dst >> f.size >> start >> finish >> f.retxBytes >>
                 f.bytesSent >> cw >> f.subPacketSends >> f.packetsSent >> f.probesSent >>
                 f.timeouts >> f.nacks >> f.scheme;
+            int prio = 0;
+            l >> prio;
+            f.priority = static_cast<uint8_t>(prio);
             f.minCw = std::strtod(cw.c_str(), nullptr);
             f.start = TimeStep(start);
             f.finish = TimeStep(finish);
@@ -149,7 +155,7 @@ RdmaScenario::GatherFlows()
                  << f.start.GetTimeStep() << ' ' << f.finish.GetTimeStep() << ' ' << f.retxBytes
                  << ' ' << f.bytesSent << ' ' << f.minCw << ' ' << f.subPacketSends << ' '
                  << f.packetsSent << ' ' << f.probesSent << ' ' << f.timeouts << ' ' << f.nacks
-                 << ' ' << f.scheme << '\n';
+                 << ' ' << f.scheme << ' ' << int(f.priority) << '\n';
         }
         // the receivers of this host, and those of its own flows retired on this rank
         for (const auto& rs : {nic->GetRxRecords(), nic->GetRetiredRxRecords()})
@@ -259,10 +265,22 @@ RdmaScenario::CheckInvariants(const std::vector<FlowRecord>& flows,
             std::to_string(r.totals.sent - r.totals.delivered) + " B undelivered)");
     }
     rdmacc::CheckFlowInvariants(inv, flows);
-    if (Lossless() && r.fabricTotals.drops > 0)
+    if (!MultiClass() && Lossless() && r.fabricTotals.drops > 0)
     {
         inv.Fail("the data priority is lossless (--pfc=1) but " +
                  std::to_string(r.fabricTotals.drops) + " frames were dropped");
+    }
+    if (MultiClass())
+    {
+        // several classes: no frame of a lossless priority is lost (the lossy ones may drop)
+        for (uint8_t p = 0; p < dropsByPrio.size(); p++)
+        {
+            if (((m_pfcMask >> p) & 1u) && dropsByPrio[p] > 0)
+            {
+                inv.Fail("priority " + std::to_string(p) + " is lossless (--pfc) but " +
+                         std::to_string(dropsByPrio[p]) + " of its frames were dropped");
+            }
+        }
     }
     if (m_int)
     {
@@ -400,9 +418,72 @@ RdmaScenario::WriteResults(const rdmacc::JsonObject& extra,
     {
         s.Obj("fct_by_size", rdmacc::FctBySize(flows, tables));
     }
+    // by traffic class (data priority): only when the flows use several (or not the NICs'
+    // default), so that one-class runs keep their outputs
+    const bool multiClass = MultiClass();
+    if (multiClass)
+    {
+        s.Obj("classes", ClassSummary(flows, tables));
+    }
     w.Write(Out() + "/summary.json", inv);
-    rdmacc::WriteFctCsv(Out() + "/fct.csv", flows, classes ? &m_classOf : nullptr);
+    rdmacc::WriteFctCsv(Out() + "/fct.csv", flows, classes ? &m_classOf : nullptr, multiClass);
     m_opts.WriteConfig(Out(), Resolved(), m_case);
+}
+
+rdmacc::JsonObject
+RdmaScenario::ClassSummary(const std::vector<FlowRecord>& flows,
+                           std::vector<std::string>& tables) const
+{
+    rdmacc::JsonObject classes;
+    tables.emplace_back("  by class (data priority)");
+    std::ostringstream head;
+    head << "  " << std::setw(4) << "prio" << std::setw(6) << "PFC" << std::setw(5) << "ECN"
+         << std::setw(8) << "flows" << std::setw(12) << "unfinished" << std::setw(13)
+         << "FCT avg us" << std::setw(13) << "FCT p99 us" << std::setw(15) << "slowdown p99"
+         << std::setw(8) << "drops" << std::setw(9) << "PAUSEs" << std::setw(13) << "paused us";
+    tables.push_back(head.str());
+    for (uint8_t p = 0; p < 8; p++)
+    {
+        const bool hasFlows = std::any_of(
+            flows.begin(), flows.end(), [&](const FlowRecord& f) { return f.priority == p; });
+        const uint64_t pauses = m_monitor->PauseFrames(p);
+        if (!hasFlows && dropsByPrio[p] == 0 && pauses == 0)
+        {
+            continue; // a class without flows, drops or PAUSEs has nothing to report
+        }
+        std::vector<FlowRecord> mine;
+        std::copy_if(flows.begin(),
+                     flows.end(),
+                     std::back_inserter(mine),
+                     [&](const FlowRecord& f) { return f.priority == p; });
+        const rdmacc::ClassFigures c =
+            rdmacc::ClassFigures::Of(mine, [](const FlowRecord&) { return true; });
+        const rdmacc::Percentiles slow = rdmacc::Percentiles::Of(rdmacc::Slowdowns(mine));
+        const bool lossless = (m_pfcMask >> p) & 1u;
+        const bool marked = (m_ecnMask >> p) & 1u;
+        rdmacc::JsonObject o;
+        o.Bool("lossless", lossless)
+            .Bool("ecn", marked)
+            .Merge(c.ToJson())
+            .Obj("slowdown", slow.ToJson())
+            .UInt("bottleneck_queue_max_bytes",
+                  std::max(m_overallMaxByPrio[p],
+                           bottleneckSwitch->GetMaxEgressBytes(m_bottleneck, p)))
+            .UInt("drops", dropsByPrio[p])
+            .UInt("pfc_pause_frames", pauses)
+            .Int("paused_ns", PausedTime(p).GetNanoSeconds());
+        classes.Obj(std::to_string(p), o);
+        std::ostringstream row;
+        row << "  " << std::setw(4) << int(p) << std::setw(6) << (lossless ? "on" : "off")
+            << std::setw(5) << (marked ? "on" : "off") << std::setw(8) << c.flows << std::setw(12)
+            << c.unfinished << std::fixed << std::setprecision(1) << std::setw(13)
+            << c.fct.avg / 1e3 << std::setw(13) << c.fct.p99 / 1e3 << std::setprecision(2)
+            << std::setw(15) << slow.p99 << std::setw(8) << dropsByPrio[p] << std::setw(9) << pauses
+            << std::setprecision(1) << std::setw(13)
+            << double(PausedTime(p).GetNanoSeconds()) / 1e3;
+        tables.push_back(row.str());
+    }
+    return classes;
 }
 
 void

@@ -92,6 +92,10 @@ void
 RdmaScenario::OnDrop(
     RdmaScenario* self, Ptr<const Packet> p, uint32_t port, uint8_t prio, const char* reason)
 {
+    if (prio < self->dropsByPrio.size())
+    {
+        self->dropsByPrio[prio]++;
+    }
     RoceHeader h;
     p->PeekHeader(h);
     if (h.kind == RoceHeader::DATA)
@@ -152,6 +156,11 @@ RdmaScenario::OnFirstFeedback(RdmaScenario* self, uint32_t flowId)
         self->deliveredAtStable = self->DeliveredNow();
         self->m_overallMax =
             self->bottleneckSwitch->GetMaxEgressBytes(self->m_bottleneck, self->DataPriority());
+        for (uint8_t p = 0; p < self->m_overallMaxByPrio.size(); p++)
+        {
+            self->m_overallMaxByPrio[p] =
+                self->bottleneckSwitch->GetMaxEgressBytes(self->m_bottleneck, p);
+        }
         self->bottleneckSwitch->ResetMaxEgress();
     }
 }

@@ -30,6 +30,29 @@ AutoHelp(const char* field)
                                  [&] { return std::string(rdmacc_ffi::scheme_auto_help(field)); });
 }
 
+/// --bufMax, --pfc and --ecn: what a priority's switch queues do (tail drop, PFC, marking; the
+/// per-priority options: docs/classes.md).
+void
+DeclareClassOptions(rdmacc::Options& o)
+{
+    o.Bytes("bufMax",
+            "auto",
+            "egress queue limit of the data priority when lossy (tail drop)",
+            rdmacc::Options::Range::AtLeast(1),
+            AutoHelp("buf_max"))
+        .Text("pfc",
+              "auto",
+              "the lossless (PFC) priorities: true/1 (the data priority, --priority), "
+              "false/0/none, all, or a list of priorities 3,4 (a lone 0 or 1 is the boolean "
+              "form); the other priorities are lossy (tail drop at --bufMax); auto: " +
+                  AutoHelp("pfc") + " (the data priority)")
+        .Text("ecn",
+              "all",
+              "the priorities whose switch queues mark ECN with --kmin/--kmax/--pmax: all, "
+              "none, true/1 (the data priority), false/0 or a list of priorities 3,4; the "
+              "others never mark (their queue limit and K_fs stay)");
+}
+
 } // namespace
 
 RdmaScenario::RdmaScenario(const std::string& n, const std::string& description) :
@@ -68,13 +91,9 @@ RdmaScenario::RdmaScenario(const std::string& n, const std::string& description)
               "none",
               "per-link-speed marking GBPS:KMIN:KMAX:PMAX,... (bytes; a port uses the entry of "
               "the largest speed not above its rate, else --kmin/--kmax/--pmax), as deployed "
-              "switches set it; none: --kmin/--kmax/--pmax everywhere")
-        .Bytes("bufMax",
-               "auto",
-               "egress queue limit of the data priority when lossy (tail drop)",
-               rdmacc::Options::Range::AtLeast(1),
-               AutoHelp("buf_max"))
-        .BoolAuto("pfc", "the data priority is lossless (PFC)", AutoHelp("pfc"))
+              "switches set it; none: --kmin/--kmax/--pmax everywhere");
+    DeclareClassOptions(m_opts);
+    m_opts
         .BoolAuto("int",
                   "INT for HPCC: every switch egress appends a hop record (queue, bytes sent, "
                   "time, line rate) to the data packets, the receiver echoes them in its ACKs; "
@@ -180,6 +199,25 @@ RdmaScenario::Lossless() const
     return m_lossless;
 }
 
+uint8_t
+RdmaScenario::PfcMask() const
+{
+    return m_pfcMask;
+}
+
+uint8_t
+RdmaScenario::EcnMask() const
+{
+    return m_ecnMask;
+}
+
+bool
+RdmaScenario::MultiClass() const
+{
+    return std::any_of(
+        m_flowPrio.begin(), m_flowPrio.end(), [&](uint8_t p) { return p != DataPriority(); });
+}
+
 bool
 RdmaScenario::IntOn() const
 {
@@ -196,8 +234,15 @@ RdmaScenario::Setup() const
         .UInt("rate_bps", RateBps())
         .Int("delay_ns", m_opts.GetTime("delay").GetNanoSeconds())
         .Bool("pfc", Lossless())
-        .UInt("priority", DataPriority())
-        .UInt("mtu_bytes", Mtu())
+        .UInt("priority", DataPriority());
+    if ((m_pfcMask != 0 && m_pfcMask != (1u << DataPriority())) || m_ecnMask != 0xFF)
+    {
+        // a run whose PFC or marking is not the one-class form (the data priority's, every
+        // priority marking) records its classes' (the others keep the setup they had)
+        j.Str("pfc_priorities", std::string(rdmacc_ffi::priority_list(m_pfcMask)))
+            .Str("ecn_priorities", std::string(rdmacc_ffi::priority_list(m_ecnMask)));
+    }
+    j.UInt("mtu_bytes", Mtu())
         .UInt("buffer_bytes", m_opts.GetBytes("buffer"))
         .Bool("int", m_int)
         .UInt("seed", Seed());
@@ -262,6 +307,30 @@ RdmaScenario::PauseFrames() const
 }
 
 uint64_t
+RdmaScenario::PauseFrames(uint8_t prio) const
+{
+    return m_monitor ? m_monitor->PauseFrames(prio) : 0;
+}
+
+Time
+RdmaScenario::PausedTime(uint8_t prio) const
+{
+    Time t;
+    for (const auto& s : fabric.switches)
+    {
+        for (uint32_t port = 0; port < s->GetNPorts(); port++)
+        {
+            t += s->GetPort(port)->GetPausedTime(prio);
+        }
+    }
+    for (const auto& d : fabric.hostDevices)
+    {
+        t += d->GetPausedTime(prio);
+    }
+    return t;
+}
+
+uint64_t
 RdmaScenario::HostRateBps(uint32_t host) const
 {
     return host < fabric.hostDevices.size() ? fabric.HostRate(host).GetBitRate() : RateBps();
@@ -298,11 +367,20 @@ RdmaScenario::Parse(int argc, char** argv)
     m_opts.Parse(argc, argv);
     // the event order (run control's choice), before the simulator's first use
     rdmacc::ChooseScheduler(m_opts.GetText("eventOrder"));
-    m_lossless =
-        m_opts.IsAuto("pfc")
-            ? rdmacc::OrConfigFatal("command line",
-                                    [&] { return rdmacc_ffi::scheme_lossless_by_default(Cc()); })
-            : m_opts.GetBool("pfc");
+    // --pfc and --ecn: priority sets (Rust's rules; errors name the option)
+    const std::string pfcText =
+        m_opts.GetText("pfc") == "auto"
+            ? (rdmacc::OrConfigFatal("command line",
+                                     [&] { return rdmacc_ffi::scheme_lossless_by_default(Cc()); })
+                   ? "true"
+                   : "false")
+            : m_opts.GetText("pfc");
+    m_pfcMask = rdmacc::OrConfigFatal(
+        "command line", [&] { return rdmacc_ffi::priority_set(pfcText, DataPriority(), "--pfc"); });
+    m_ecnMask = rdmacc::OrConfigFatal(
+        "command line",
+        [&] { return rdmacc_ffi::priority_set(m_opts.GetText("ecn"), DataPriority(), "--ecn"); });
+    m_lossless = (m_pfcMask >> DataPriority()) & 1u;
     m_int = m_opts.IsAuto("int")
                 ? rdmacc::OrConfigFatal("command line",
                                         [&] { return rdmacc_ffi::scheme_needs_int(Cc()); })

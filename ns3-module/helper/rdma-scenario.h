@@ -22,6 +22,7 @@
 
 #include "ns3/rdma-nic.h"
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -143,10 +144,23 @@ class RdmaScenario
      * to `dstHost` whatever the operation: with RdmaOp::READ, `dstHost` (the requester) posts
      * it at `start` and `srcHost` (the responder) sends the READ responses; its ideal FCT
      * counts the READ request's trip and no ACK (docs/operations.md). A READ in a distributed
-     * run (SetDistributed) stops the program (exit 2).
+     * run (SetDistributed) stops the program (exit 2). `priority` is the flow's data priority
+     * (traffic class) 0-7; -1 (the default): DataPriority(). The flow is lossless when its
+     * priority is one of --pfc's, and its queues mark when it is one of --ecn's.
      */
-    uint32_t AddFlow(
-        uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start, RdmaOp op = RdmaOp::WRITE);
+    uint32_t AddFlow(uint32_t srcHost,
+                     uint32_t dstHost,
+                     uint64_t bytes,
+                     Time start,
+                     int priority = -1,
+                     RdmaOp op = RdmaOp::WRITE);
+
+    /// AddFlow on DataPriority() with operation `op`
+    uint32_t
+    AddFlow(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, Time start, RdmaOp op)
+    {
+        return AddFlow(srcHost, dstHost, bytes, start, -1, op);
+    }
     /**
      * Runs until every flow is done or --limit. When the last flow receives its first ACK or
      * NACK (every first RTT is over), the switch's exact egress maxima restart: they then
@@ -199,6 +213,11 @@ class RdmaScenario
     Time IdealFct(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, RdmaOp op) const;
     /// \return PFC PAUSE frames sent so far by every device
     uint64_t PauseFrames() const;
+    /// \return PFC PAUSE frames naming priority `prio`, every device together
+    uint64_t PauseFrames(uint8_t prio) const;
+    /// \return the time priority `prio` was paused, summed over every device (switch ports
+    ///         and host NICs; a pause still on counts up to now)
+    Time PausedTime(uint8_t prio) const;
     /// \return payload bit/s the link of the bottleneck's receiver (SetBottleneck; host 0
     ///         before) carries at most: the wire limit of goodput
     double PayloadLimit() const;
@@ -218,8 +237,16 @@ class RdmaScenario
     std::string Out() const;  //!< --out
     uint64_t Mtu() const;     //!< --mtu (payload bytes)
     uint64_t RateBps() const; //!< --rate
-    bool Lossless() const;    //!< --pfc
-    bool IntOn() const;       //!< --int: the switches write INT hop records
+    bool Lossless() const;    //!< --pfc names DataPriority()
+    /// the lossless priorities (--pfc: bit p = priority p)
+    uint8_t PfcMask() const;
+    /// the priorities whose switch queues mark ECN (--ecn: bit p = priority p)
+    uint8_t EcnMask() const;
+    /// whether the run has flows on another priority than DataPriority(): then the outputs
+    /// break the flows, drops and PAUSEs down by priority (fct.csv's column `priority`,
+    /// summary.json's `classes`, a table); a run of one class keeps the outputs it had
+    bool MultiClass() const;
+    bool IntOn() const; //!< --int: the switches write INT hop records
     /// the data priority of every flow (--priority, ns3::RdmaNic::Priority): the class the
     /// switches mark, and pause when the run is lossless
     uint8_t DataPriority() const;
@@ -256,15 +283,18 @@ class RdmaScenario
     uint64_t deliveredAtStable = 0;    //!< bytes delivered (all hosts) at stableFrom
     uint64_t deliveredAtFirstDone = 0; //!< bytes delivered (all hosts) at firstDone
     std::vector<uint64_t> dropsByFlow; //!< data frames dropped, per flow id
+    std::array<uint64_t, 8> dropsByPrio{}; //!< frames of a data priority dropped (any kind)
 
   private:
     // ---- options (rdma-scenario.cc)
-    std::string m_name;      //!< example name
-    rdmacc::Options m_opts;  //!< the command line
-    std::string m_case;      //!< case subdirectory of --out (SetCase)
-    bool m_quiet = false;    //!< SetQuiet
-    bool m_lossless = false; //!< --pfc, or the scheme's default
-    bool m_int = false;      //!< --int, or whether the scheme needs INT
+    std::string m_name;       //!< example name
+    rdmacc::Options m_opts;   //!< the command line
+    std::string m_case;       //!< case subdirectory of --out (SetCase)
+    bool m_quiet = false;     //!< SetQuiet
+    bool m_lossless = false;  //!< --pfc names the data priority
+    uint8_t m_pfcMask = 0;    //!< --pfc (or the scheme's default) as a priority mask
+    uint8_t m_ecnMask = 0xFF; //!< --ecn as a priority mask
+    bool m_int = false;       //!< --int, or whether the scheme needs INT
 
     // ---- fabric and flows (rdma-scenario-fabric.cc)
     /// Creates a NIC on every host of the fabric (BuildFabric).
@@ -289,6 +319,7 @@ class RdmaScenario
     std::vector<uint32_t> m_flowDst;        //!< per flow id: its destination host
     std::vector<uint32_t> m_flowSrc;        //!< per flow id: its source host
     std::vector<uint32_t> m_flowQp;         //!< per flow id: its QP at the source's NIC
+    std::vector<uint8_t> m_flowPrio;        //!< per flow id: its data priority
     std::map<uint32_t, uint64_t> m_bytesTo; //!< bytes of every flow to each destination host
     uint64_t m_packets = 0;                 //!< data packets of every flow (sizes / MTU)
     uint64_t m_flowMemory = 0;              //!< estimated memory of the flows added so far
@@ -330,6 +361,7 @@ class RdmaScenario
     uint32_t m_firstFeedbacks = 0; //!< flows past their first RTT
     Time m_duration = Seconds(-1); //!< RunFor's duration; negative: run until done
     uint64_t m_overallMax = 0;     //!< bottleneck maximum before the reset
+    std::array<uint64_t, 8> m_overallMaxByPrio{}; //!< ... of each priority's queue
     std::unique_ptr<FabricMonitor> m_monitor;     //!< CSV traces of the fabric
     std::unique_ptr<rdmacc::FlowTraces> m_traces; //!< CSV traces of the flows
 
@@ -348,6 +380,10 @@ class RdmaScenario
                       const rdmacc::RunReport& r,
                       const rdmacc::Invariants& inv,
                       std::vector<std::string>& tables) const;
+    /// summary.json's `classes` and the table's lines of the per-class breakdown (Finish,
+    /// MultiClass runs)
+    rdmacc::JsonObject ClassSummary(const std::vector<FlowRecord>& flows,
+                                    std::vector<std::string>& tables) const;
     std::vector<FlowRecord> m_gathered;    //!< GatherFlows
     bool m_buckets = false;                //!< EnableSizeBuckets
     bool m_sizeClasses = false;            //!< EnableSizeClasses

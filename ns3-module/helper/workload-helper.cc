@@ -8,6 +8,7 @@
 
 #include "ns3/uinteger.h"
 
+#include "rdma-cc/src/scenario.rs.h"
 #include "rdma-cc/src/workload.rs.h"
 #include "rust/cxx.h"
 
@@ -141,35 +142,24 @@ PartitionTopology(const HpccTopology& topology, uint32_t ranks)
     return rank;
 }
 
-uint64_t
+void
 AddFileFlows(RdmaScenario& sc,
              const std::vector<HpccFlow>& flows,
              size_t n,
-             const std::string& path)
+             const std::string& /* path */)
 {
-    UintegerValue nicPrio;
-    sc.nics.at(0)->GetAttribute("Priority", nicPrio);
-    uint64_t otherPriority = 0;
     n = std::min(n, flows.size());
     for (size_t i = 0; i < n; i++)
     {
         const auto& f = flows[i];
+        // the file's priority column is the flow's data priority (traffic class)
         sc.AddFlow(static_cast<uint32_t>(sc.fabric.hostOfFileId.at(f.src)),
                    static_cast<uint32_t>(sc.fabric.hostOfFileId.at(f.dst)),
                    f.bytes,
                    f.start,
+                   f.priority,
                    static_cast<RdmaOp>(f.op));
-        otherPriority += f.priority != nicPrio.Get();
     }
-    if (otherPriority > 0)
-    {
-        Warn("rdma-cc: note: " + std::to_string(otherPriority) + " of " + std::to_string(n) +
-             " flows of " + path + " ask for another priority than " +
-             std::to_string(nicPrio.Get()) +
-             ", the NIC's data priority, which every flow uses (the file's priority is not "
-             "honoured)");
-    }
-    return otherPriority;
 }
 
 SizeCdf::SizeCdf(const std::string& path, const std::string& option) :
@@ -250,14 +240,28 @@ AddGeneratedFlows(RdmaScenario& sc, const GeneratorSettings& s)
             return rdmacc_ffi::generate_flows(
                 s.cdfPath, text, p, rust::Slice<const uint64_t>(rates.data(), rates.size()));
         });
+    // the flows' classes (--classes): drawn apart from the flows, which stay as they were
+    std::vector<int> prio(w.flows.size(), -1);
+    if (s.classes != "none")
+    {
+        const rust::Vec<uint8_t> drawn =
+            OrConfigFatal("command line",
+                          [&] {
+                              return rdmacc_ffi::class_mix_priorities(
+                                  s.classes, "--classes", s.seed, w.flows.size());
+                          });
+        std::copy(drawn.begin(), drawn.end(), prio.begin());
+    }
     GeneratedWorkload out;
     bool first = true;
-    for (const auto& f : w.flows)
+    for (size_t i = 0; i < w.flows.size(); i++)
     {
+        const auto& f = w.flows[i];
         const uint32_t id = sc.AddFlow(f.src,
                                        f.dst,
                                        f.bytes,
                                        NanoSeconds(static_cast<int64_t>(f.start_ns)),
+                                       prio[i],
                                        static_cast<RdmaOp>(f.op));
         out.reads += f.op == static_cast<uint8_t>(RdmaOp::READ);
         if (first)

@@ -54,15 +54,13 @@ std::vector<uint32_t> PartitionTopology(const HpccTopology& topology, uint32_t r
 /**
  * \ingroup rdma-cc
  * Adds the first `n` flows of `flows` (a flow file of `sc`'s topology, ids mapped through
- * Fabric::hostOfFileId), each at its own start time. The file's priority is recorded, not
- * honoured: flows asking for another than the NIC's data priority are counted and noted once
- * on stderr.
- * \return how many of the flows ask for another priority
+ * Fabric::hostOfFileId), each at its own start time and on the data priority (traffic class)
+ * of the file's priority column. `path` is the file's name (kept for callers).
  */
-uint64_t AddFileFlows(RdmaScenario& sc,
-                      const std::vector<HpccFlow>& flows,
-                      size_t n,
-                      const std::string& path);
+void AddFileFlows(RdmaScenario& sc,
+                  const std::vector<HpccFlow>& flows,
+                  size_t n,
+                  const std::string& path);
 
 /**
  * \ingroup rdma-cc
@@ -83,6 +81,9 @@ struct GeneratorSettings
     double hotspotHosts = 0;    //!< hotspot: share of the hosts that are hot
     uint32_t incastSenders = 0; //!< incast: senders
     double readFraction = 0;    //!< probability that a flow is a READ (0: every flow a WRITE)
+    /// traffic classes PRIORITY:SHARE,... (each flow drawn into one, a draw of its own per
+    /// flow: the flows themselves stay as they were); "none": every flow on the NICs' priority
+    std::string classes = "none";
 };
 
 /**

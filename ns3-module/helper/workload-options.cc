@@ -7,6 +7,9 @@
 #include "rdma-scenario.h"
 #include "workload-helper.h"
 
+#include "rdma-cc/src/scenario.rs.h"
+#include "rust/cxx.h"
+
 #include <algorithm>
 
 namespace ns3
@@ -86,6 +89,7 @@ AddGeneratorFlows(RdmaScenario& sc, JsonObject& extra)
     g.incastSenders =
         static_cast<uint32_t>(std::min<uint64_t>(o.GetCount("incastSenders"), UINT32_MAX));
     g.readFraction = o.GetReal("readFraction");
+    g.classes = o.GetText("classes");
     const GeneratedWorkload w = AddGeneratedFlows(sc, g);
     extra.Str("flows_from", "generator")
         .Str("pattern", g.pattern)
@@ -100,6 +104,10 @@ AddGeneratorFlows(RdmaScenario& sc, JsonObject& extra)
     {
         // only then: runs without READs keep their outputs
         extra.Num("read_fraction", g.readFraction).UInt("generated_reads", w.reads);
+    }
+    if (g.classes != "none")
+    {
+        extra.Str("class_mix", g.classes);
     }
     if (g.pattern == "hotspot")
     {
@@ -206,7 +214,12 @@ DeclareFlowOptions(Options& opts)
               "generator: probability that a flow is an RDMA READ (its destination requests, its "
               "source responds; docs/operations.md), drawn per flow from its own seeded stream: "
               "the flows' hosts, sizes and times do not change; 0: every flow a WRITE",
-              Range::Closed(0, 1));
+              Range::Closed(0, 1))
+        .Text("classes",
+              "none",
+              "generator: traffic classes PRIORITY:SHARE,... (e.g. 3:0.7,5:0.3; shares sum to "
+              "1): each flow's data priority is drawn with these shares (a draw of its own per "
+              "flow and --seed: the flows stay as without it); none: every flow on --priority");
 }
 
 bool
@@ -229,13 +242,21 @@ RefuseUnusedWorkloadOptions(const Options& o)
                     "hotspotTraffic",
                     "hotspotHosts",
                     "incastSenders",
-                    "readFraction"},
+                    "readFraction",
+                    "classes"},
                    "--flows",
                    "generator");
     }
     else
     {
         RefuseWith(o, {"maxFlows"}, "the generator (no --flows)", "flow file");
+        if (o.GetText("classes") != "none")
+        {
+            // checked before anything runs (the error names --classes)
+            OrConfigFatal(
+                "command line",
+                [&] { return rdmacc_ffi::class_mix_mask(o.GetText("classes"), "--classes"); });
+        }
     }
     if (o.GetText("topology") != "none")
     {
@@ -312,9 +333,8 @@ AddFlowsFromOptions(RdmaScenario& sc, const std::vector<HpccFlow>& fileFlows, Js
     const uint64_t maxFlows = o.GetCount("maxFlows");
     const size_t n =
         maxFlows == 0 ? fileFlows.size() : std::min<size_t>(fileFlows.size(), maxFlows);
-    extra.Str("flows_from", flowsPath)
-        .UInt("flows_in_file", fileFlows.size())
-        .UInt("file_priority_not_honoured", AddFileFlows(sc, fileFlows, n, flowsPath));
+    extra.Str("flows_from", flowsPath).UInt("flows_in_file", fileFlows.size());
+    AddFileFlows(sc, fileFlows, n, flowsPath);
 }
 
 std::vector<uint64_t>

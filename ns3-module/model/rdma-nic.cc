@@ -278,10 +278,11 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
                  bool lossless,
                  Time maxQueueing,
                  uint32_t intHops,
+                 int priority,
                  RdmaOp op)
 {
     NS_LOG_FUNCTION(this << dst << size << start << baseRtt << flowId << lossless << maxQueueing
-                         << intHops << int(op));
+                         << intHops << priority << int(op));
     NS_ABORT_MSG_UNLESS(m_dev && dst && dst->m_dev, "RdmaNic::AddFlow before Attach");
     if (size == 0)
     {
@@ -292,6 +293,12 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
         rdmacc::ConfigFatal("flow " + std::to_string(flowId),
                             "invalid op = read: a READ needs its requester and responder "
                             "simulated by one process (not supported with --mpi)");
+    }
+    if (priority > 7)
+    {
+        rdmacc::ConfigFatal("flow " + std::to_string(flowId),
+                            "invalid priority = " + std::to_string(priority) +
+                                ": must be a priority 0-7");
     }
     auto pending = std::make_unique<Pending>();
     rdmacc_ffi::PathInfo& path = pending->path;
@@ -323,7 +330,7 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     q.dstNode = dst->m_nodeId;
     q.size = size;
     q.start = start;
-    q.prio = m_params->p->priority();
+    q.prio = priority >= 0 ? static_cast<uint8_t>(priority) : m_params->p->priority();
     q.scheme = m_params->p->scheme();
     q.srcPort = rdmacc_ffi::flow_source_port(flowId);
     q.intHops = static_cast<uint8_t>(std::min<uint32_t>(intHops, IntTag::MAX_HOPS));
@@ -758,6 +765,7 @@ RdmaNic::Record(const Qp& q) const
     r.finish = Seconds(-1);
     r.scheme = std::string(rdmacc_ffi::scheme_name_of(q.scheme));
     r.op = q.op;
+    r.priority = q.prio;
     if (q.ended || q.live)
     {
         // a finished flow's kept counters, or a running sender's current ones

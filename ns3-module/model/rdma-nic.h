@@ -76,6 +76,7 @@ struct FlowRecord
     Time requestArrived = Seconds(-1); //!< READ: when the responder got the READ request
                                        //!< (negative: never; WRITE/SEND: negative)
     uint64_t rereads = 0;              //!< READ: repeat READ requests the requester sent
+    uint8_t priority = 0;              //!< the flow's data priority (its traffic class, 0-7)
 };
 
 /**
@@ -134,15 +135,19 @@ class RdmaNic
      * \param maxQueueing lossless: the longest a packet can queue on the path without being
      *        lost (every switch's buffer drained at its port rate; 0: unknown), the default
      *        floor of the retransmission timeout
-     * \param op the operation: RdmaOp::READ makes `dst` the requester, which posts the READ
-     *        at `start` (its READ request starts this host's responses); a READ needs both
-     *        hosts simulated by this process (not with MPI)
      * \param intHops INT (HPCC): the number of switches on the path when every one of them
      *        writes INT hop records (SwitchNode attribute Int), else 0. Non-zero: the flow's
      *        data packets and ACKs carry the INT header (RoceHeader::INT_BYTES more on the
      *        wire), the sender's controller gets the records of every ACK, and each ACK's
      *        records are checked (GetIntStats): min(intHops, IntTag::MAX_HOPS) of them, each
      *        hop's bytes and timestamp never below the previous ACK's.
+     * \param priority the flow's data priority (traffic class) 0-7; -1 (the default): the
+     *        Priority attribute. The data packets go in that class of the device (paused only
+     *        by PAUSE frames naming it); its ACKs, NACKs and CNPs carry it in their header and
+     *        travel in the control class.
+     * \param op the operation: RdmaOp::READ makes `dst` the requester, which posts the READ
+     *        at `start` (its READ request starts this host's responses); a READ needs both
+     *        hosts simulated by this process (not with MPI)
      * \return the local QP index
      */
     uint32_t AddFlow(Ptr<RdmaNic> dst,
@@ -153,6 +158,7 @@ class RdmaNic
                      bool lossless = false,
                      Time maxQueueing = Time(0),
                      uint32_t intHops = 0,
+                     int priority = -1,
                      RdmaOp op = RdmaOp::WRITE);
 
     /// What the INT records of the ACKs this host's flows received showed (all zero without

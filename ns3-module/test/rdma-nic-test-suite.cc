@@ -102,7 +102,8 @@ RunClos(const std::string& cc,
                                    1000 + RoceHeader::DATA_OVERHEAD + intBytes,
                                    RoceHeader::DATA_OVERHEAD + RoceHeader::AETH + intBytes);
         // every flow crosses a spine: ToR, leaf, spine, leaf, ToR
-        nics[i]->AddFlow(nics[j], bytes, MicroSeconds(i), rtt, i, pfc, Time(0), intOn ? 5 : 0, op);
+        nics[i]->AddFlow(
+            nics[j], bytes, MicroSeconds(i), rtt, i, pfc, Time(0), intOn ? 5 : 0, -1, op);
         r.sizeTotal += bytes;
         r.flows++;
     }

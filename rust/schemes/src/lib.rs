@@ -861,9 +861,10 @@ const NIC_PARAMS: &[Param<NicConfig>] = &[
                 "priority",
                 "Priority",
                 ParamKind::Count,
-                "Priority class (0-7) of new flows' data: the class the switches mark, and \
-                 pause when the run is lossless; control frames (ACK, NACK, CNP) use the \
-                 control class.",
+                "Priority class (0-7) of the data of new flows that do not name their own (a \
+                 flow file's priority column, --classes, AddFlow's priority: docs/classes.md); \
+                 the switches mark it, and pause it when it is lossless; control frames (ACK, \
+                 NACK, CNP) use the control class.",
             )
         },
         get: |c| ParamValue::Count(c.priority.into()),

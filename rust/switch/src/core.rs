@@ -38,7 +38,7 @@
 
 use crate::mechanism::{Admitted, Departed, Detour, Mechanism, NoMechanism};
 use crate::mmu::{Admission, Mmu, MmuConfig, PfcAction, PortLink, PRIORITIES};
-use crate::red::{NotEct, RedEcnConfig, RedEcnPolicy, Verdict};
+use crate::red::{EcnThresholds, NotEct, RedEcnConfig, RedEcnPolicy, Verdict};
 use crate::routing::{ecmp_select, FiveTuple, Routes};
 use crate::{DropCounts, DropReason, Ecn, PacketKind};
 use rdma_cc_core::param::{
@@ -431,6 +431,22 @@ impl<M: Mechanism> SwitchCore<M> {
         }
     }
 
+    /// The policy of a priority whose queues do not mark (a class left out of `--ecn`), made
+    /// from `cfg`: no packet is ever marked CE (K_min = K_max = the largest queue, P_max 0),
+    /// RED early drop of Not-ECT packets is off with it (it follows the marking curve), the
+    /// queue limit and the K_fs threshold drop stay as they were. The one definition of this
+    /// rule: the fabric builder asks it for its unmarked queues.
+    pub fn unmarked_queue_policy(cfg: RedEcnConfig) -> RedEcnConfig {
+        RedEcnConfig {
+            ecn: EcnThresholds {
+                k_min: Bytes::MAX,
+                k_max: Bytes::MAX,
+                p_max: 0.0,
+            },
+            ..cfg
+        }
+    }
+
     /// Installs the RED/ECN + WRED policy of egress queue (`port`, `prio`). On a lossless
     /// priority only marking is allowed: Not-ECT early drop is rejected and the queue limit is
     /// lifted (PFC, not the egress queue, bounds a lossless queue).
@@ -659,7 +675,6 @@ impl<M: Mechanism> SwitchCore<M> {
 mod tests {
     use super::*;
     use crate::fixtures::{links, meta, routes};
-    use crate::red::EcnThresholds;
 
     fn ack(in_port: u32, dst: u32, prio: u8) -> PacketMeta {
         PacketMeta {
@@ -704,6 +719,42 @@ mod tests {
         );
         assert_eq!(c.mmu().occupancy(), Bytes(0));
         c.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn an_unmarked_class_never_marks_and_keeps_its_queue_limit() {
+        let cfg = RedEcnConfig {
+            ecn: EcnThresholds {
+                k_min: Bytes(1000),
+                k_max: Bytes(2000),
+                p_max: 1.0,
+            },
+            not_ect: NotEct::RedDrop,
+            k_fs: Bytes(3000),
+            buf_max: Bytes(50_000),
+        };
+        let u = <SwitchCore>::unmarked_queue_policy(cfg);
+        assert_eq!(
+            (u.buf_max, u.k_fs, u.not_ect),
+            (cfg.buf_max, cfg.k_fs, cfg.not_ect)
+        );
+        let mut p = u.build().unwrap();
+        // far above K_max of the marked policy, with a draw that would always mark
+        for q in [0, 1000, 2000, 40_000] {
+            assert_eq!(
+                p.on_enqueue(Bytes(q), Bytes(1000), Ecn::Ect0, 0.0),
+                Verdict::Enqueue
+            );
+            assert_eq!(
+                p.on_enqueue(Bytes(q), Bytes(1000), Ecn::NotEct, 0.0),
+                Verdict::Enqueue
+            );
+        }
+        assert_eq!(
+            p.on_enqueue(Bytes(49_500), Bytes(1000), Ecn::Ect0, 0.0),
+            Verdict::Drop(DropReason::QueueFull)
+        );
+        assert_eq!(p.stats().marked, 0);
     }
 
     #[test]

@@ -14,9 +14,8 @@ pub struct Flow {
     pub src: u32,
     /// Receiving host (differs from `src`).
     pub dst: u32,
-    /// Priority class the file asks for (0–7). Recorded only: the flow's data travels in the
-    /// priority its NIC gives every flow (the ns-3 module's `RdmaNic::Priority`), which is the
-    /// class the switches mark and, when lossless, protect with PFC.
+    /// Priority class the file asks for (0–7): the flow's data priority (its traffic class: the
+    /// ns-3 module runs the flow's data there, lossless when `--pfc` names it).
     pub priority: u8,
     /// Destination port the file gives (recorded; the NIC chooses its own ports, and ECMP
     /// hashes those).
