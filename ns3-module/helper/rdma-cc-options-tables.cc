@@ -18,6 +18,7 @@
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/queue-disc.h"
+#include "ns3/rdma-nic.h"
 #include "ns3/string.h"
 #include "ns3/traffic-control-layer.h"
 #include "ns3/uinteger.h"
@@ -169,8 +170,25 @@ Options::ApplyNicDefaults(uint64_t lineRateBps,
     path.lossless = lossless;
     path.int_telemetry = intTelemetry;
     m_impl->OrFatal([&] { m_impl->nic->validate_options(path); });
-    m_impl->SetDefaults(ParamTable::Nic, rdmacc_ffi::nic_param_specs(), "ns3::RdmaNic");
+    // the NICs take the values as parsed (ConfigureNic): no attribute default in between
+    m_impl->nicTaken.clear();
+    for (const auto& d : m_impl->decls)
+    {
+        if (d.table == ParamTable::Nic && (m_impl->given.count(d.name) > 0 || d.exampleDefault))
+        {
+            m_impl->nicTaken.push_back(d.index);
+        }
+    }
+    std::sort(m_impl->nicTaken.begin(), m_impl->nicTaken.end());
     m_impl->applied[static_cast<int>(ParamTable::Nic)] = true;
+}
+
+void
+Options::ConfigureNic(RdmaNic& nic) const
+{
+    NS_ABORT_MSG_UNLESS(m_impl->applied[static_cast<int>(ParamTable::Nic)],
+                        "ConfigureNic before ApplyNicDefaults");
+    nic.TakeParams(*m_impl->nic, m_impl->nicTaken);
 }
 
 void

@@ -18,6 +18,8 @@
 
 namespace ns3
 {
+class RdmaNic;
+
 namespace rdmacc
 {
 
@@ -146,9 +148,9 @@ class Options
     Options& AddRedEcnParams(const std::vector<std::string>& names);
     /**
      * Sets the default of option `name` to `text` (parsed by the option's own rule): an
-     * example's choice for its scenario. For a parameter of a Rust table (AddNicParams,
-     * AddSwitchParams, AddRedEcnParams) the Apply functions then make it the attribute's
-     * default too, whether or not the user gives the option.
+     * example's choice for its scenario. For a parameter of a Rust table the Apply functions
+     * then hand it on whether or not the user gives the option: every NIC takes it
+     * (ConfigureNic); a switch or RED/ECN parameter becomes its attribute's default.
      */
     Options& Default(const std::string& name, const std::string& text);
 
@@ -198,7 +200,8 @@ class Options
     /**
      * After Parse: checks the NIC parameters together on a path of `lineRateBps` and
      * `baseRtt` (e.g. LDCP's IW = BDP must be a byte at least; errors name the options), then
-     * makes them the defaults of every ns3::RdmaNic created afterwards.
+     * fixes the ones every NIC takes (ConfigureNic): those given, and those whose default the
+     * example chose.
      * \param lineRateBps host link rate
      * \param baseRtt a base RTT of the fabric
      * \param lossless whether the data priority is lossless
@@ -208,6 +211,14 @@ class Options
                           ns3::Time baseRtt,
                           bool lossless,
                           bool intTelemetry = false) const;
+
+    /**
+     * After ApplyNicDefaults: gives `nic` the NIC options' values as Rust parsed them, once
+     * (no text and no ns-3 attribute in between: RdmaNic::TakeParams). Its other parameters
+     * keep what the NIC holds (its attributes' defaults, Config::SetDefault, its factory's
+     * values). CheckBeforeRun verifies that every NIC of the run holds the given values.
+     */
+    void ConfigureNic(ns3::RdmaNic& nic) const;
 
     /**
      * After Parse: checks the switch parameters of AddSwitchParams together for a switch of

@@ -29,6 +29,11 @@
 #include <string>
 #include <vector>
 
+namespace rdmacc_ffi
+{
+struct ScenarioMarking;
+} // namespace rdmacc_ffi
+
 namespace ns3
 {
 
@@ -252,6 +257,8 @@ class RdmaScenario
     bool m_quiet = false;    //!< SetQuiet
     bool m_lossless = false; //!< --pfc, or the scheme's default
     bool m_int = false;      //!< --int, or whether the scheme needs INT
+    /// the scheme's marking and Not-ECT treatment with the given options (Parse)
+    std::unique_ptr<rdmacc_ffi::ScenarioMarking> m_marking;
 
     // ---- fabric and flows (rdma-scenario-fabric.cc)
     /// Creates a NIC on every host of the fabric (BuildFabric).

@@ -145,6 +145,8 @@ struct Options::Impl
     std::map<std::string, std::string> texts; // what the user wrote, per given option
     rust::Box<rdmacc_ffi::NicParams> nic = rdmacc_ffi::nic_params_new();
     bool hasNic = false;
+    /// the indices of `nic` every NIC takes (ApplyNicDefaults: given, or the example's default)
+    std::vector<std::size_t> nicTaken;
     rust::Box<rdmacc_ffi::SwitchParams> sw = rdmacc_ffi::switch_params_new();
     rust::Box<rdmacc_ffi::RedEcnParams> red = rdmacc_ffi::red_ecn_params_new();
 };
