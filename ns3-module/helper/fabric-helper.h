@@ -15,6 +15,7 @@
 #include "ns3/qbb-net-device.h"
 #include "ns3/switch-node.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -25,6 +26,7 @@ namespace rdmacc_ffi
 {
 struct Topology;
 struct RedEcnParams;
+enum class NotEctMode : std::uint8_t; // the bridge's shared enum (rdma-cc/src/switch.rs.h)
 } // namespace rdmacc_ffi
 
 namespace ns3
