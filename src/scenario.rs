@@ -321,11 +321,13 @@ fn run_limit_check(
 }
 
 fn max_queueing_ns(rates_bps: &[u64], buffers: &[u64]) -> u64 {
-    rates_bps
-        .iter()
-        .zip(buffers)
-        .map(|(&r, &b)| Rate(r).tx_time(Bytes(b)).0)
-        .fold(0u64, u64::saturating_add)
+    wire::max_queueing(
+        rates_bps
+            .iter()
+            .zip(buffers)
+            .map(|(&r, &b)| (Rate(r), Bytes(b))),
+    )
+    .0
 }
 
 #[cfg(test)]
