@@ -20,6 +20,7 @@
 #include "ns3/queue-disc.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/string.h"
+#include "ns3/switch-node.h"
 #include "ns3/traffic-control-layer.h"
 #include "ns3/uinteger.h"
 
@@ -82,6 +83,21 @@ Options::Impl::DeclareFromTable(ParamTable table,
         byAttribute[d.attribute] = name;
         values[name] = s.default_value;
     }
+}
+
+std::vector<std::size_t>
+Options::Impl::Taken(ParamTable table) const
+{
+    std::vector<std::size_t> indices;
+    for (const auto& d : decls)
+    {
+        if (d.table == table && (given.count(d.name) > 0 || d.exampleDefault))
+        {
+            indices.push_back(d.index);
+        }
+    }
+    std::sort(indices.begin(), indices.end());
+    return indices;
 }
 
 std::vector<rust::String>
@@ -171,15 +187,7 @@ Options::ApplyNicDefaults(uint64_t lineRateBps,
     path.int_telemetry = intTelemetry;
     m_impl->OrFatal([&] { m_impl->nic->validate_options(path); });
     // the NICs take the values as parsed (ConfigureNic): no attribute default in between
-    m_impl->nicTaken.clear();
-    for (const auto& d : m_impl->decls)
-    {
-        if (d.table == ParamTable::Nic && (m_impl->given.count(d.name) > 0 || d.exampleDefault))
-        {
-            m_impl->nicTaken.push_back(d.index);
-        }
-    }
-    std::sort(m_impl->nicTaken.begin(), m_impl->nicTaken.end());
+    m_impl->nicTaken = m_impl->Taken(ParamTable::Nic);
     m_impl->applied[static_cast<int>(ParamTable::Nic)] = true;
 }
 
@@ -229,8 +237,17 @@ Options::ApplySwitchDefaults(const std::vector<SwitchLinks>& switches,
                             (s.label.empty() ? "" : " (" + s.label + ")"));
         }
     }
-    m_impl->SetDefaults(ParamTable::Switch, rdmacc_ffi::switch_param_specs(), "ns3::SwitchNode");
+    // the switches take the values as parsed (ConfigureSwitch): no attribute default between
+    m_impl->switchTaken = m_impl->Taken(ParamTable::Switch);
     m_impl->applied[static_cast<int>(ParamTable::Switch)] = true;
+}
+
+void
+Options::ConfigureSwitch(SwitchNode& sw) const
+{
+    NS_ABORT_MSG_UNLESS(m_impl->applied[static_cast<int>(ParamTable::Switch)],
+                        "ConfigureSwitch before ApplySwitchDefaults");
+    sw.TakeParams(*m_impl->sw, m_impl->switchTaken);
 }
 
 void

@@ -19,6 +19,7 @@
 namespace ns3
 {
 class RdmaNic;
+class SwitchNode;
 
 namespace rdmacc
 {
@@ -225,7 +226,8 @@ class Options
      * `ports` ports whose links all have `rateBps` and `delay`, with the priorities of
      * `pfcPriorities` lossless (e.g. an explicit --headroom below what the links need, or a
      * --buffer that cannot hold every port's headroom; errors name the options, exit 2), then
-     * makes the given ones the defaults of every ns3::SwitchNode created afterwards.
+     * fixes the ones every switch takes (ConfigureSwitch; FabricHelper::SetSwitchOptions):
+     * those given, and those whose default the example chose.
      * \param ports the switch's ports
      * \param rateBps the rate of every link
      * \param delay the one-way delay of every link
@@ -258,6 +260,15 @@ class Options
                              uint8_t pfcPriorities,
                              uint64_t mmuMtu = 0,
                              uint64_t egressLimit = 0) const;
+
+    /**
+     * After ApplySwitchDefaults, before the switch's Setup: gives `sw` the switch options'
+     * values as Rust parsed them, once (SwitchNode::TakeParams); its other parameters keep
+     * what the switch holds (its attributes' defaults, Config::SetDefault, its factory's
+     * values). FabricHelper::SetSwitchOptions calls it on every switch it creates.
+     * CheckBeforeRun verifies that every switch of the run holds the given values.
+     */
+    void ConfigureSwitch(ns3::SwitchNode& sw) const;
 
     /**
      * After Parse: checks the RED/ECN parameters of AddRedEcnParams together (e.g. --kmin <=

@@ -78,11 +78,12 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
     fh.SetDeviceAttribute("DataRate", DataRateValue(DataRate(RateBps())));
     fh.SetChannelAttribute("Delay", TimeValue(m_opts.GetTime("delay")));
     // the switch options checked together on every switch's links (errors name the options),
-    // then the defaults of the switches built below
+    // then what every switch built below takes (SetSwitchOptions)
     // one data class, the NICs' priority: marked, and paused when the run is lossless
     const uint8_t dataMask = static_cast<uint8_t>(1u << DataPriority());
     const uint64_t mmuMtu = rdmacc_ffi::largest_frame(Mtu(), IntBytes());
     m_opts.ApplySwitchDefaults(switches, Lossless() ? dataMask : 0, mmuMtu, bufMaxB);
+    fh.SetSwitchOptions(m_opts);
     fh.SetSwitchAttribute("EgressLimit", UintegerValue(bufMaxB));
     fh.SetSwitchAttribute("MmuMtu", UintegerValue(mmuMtu));
     if (m_int)

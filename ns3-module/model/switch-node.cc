@@ -146,6 +146,21 @@ SwitchNode::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v)
 }
 
 void
+SwitchNode::TakeParams(const rdmacc_ffi::SwitchParams& from,
+                       const std::vector<std::size_t>& indices)
+{
+    NS_ABORT_MSG_IF(m_rust->core, "SwitchNode::TakeParams after Setup");
+    try
+    {
+        m_rust->params->take(from, rust::Slice<const std::size_t>(indices.data(), indices.size()));
+    }
+    catch (const rust::Error& e)
+    {
+        rdmacc::ConfigFatal("ns3::SwitchNode", e.what());
+    }
+}
+
+void
 SwitchNode::GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const
 {
     out = m_rust->params->get(index);

@@ -24,6 +24,7 @@
 namespace rdmacc_ffi
 {
 struct Topology;
+struct SwitchParams;
 struct RedEcnParams;
 struct SwitchCounters;
 struct RcmCounters;
@@ -195,6 +196,17 @@ class SwitchNode
     /// of the point at "on" ("" otherwise), window W, budget W_c (bytes; 0 at "off")).
     typedef void (*RccChangeTracedCallback)(
         uint32_t, uint8_t, const char*, const char*, uint64_t, uint64_t);
+
+    /**
+     * Takes parameters `indices` of `from` as they are (before Setup): values the command
+     * line's options parsed once, in Rust (rdmacc::Options::ConfigureSwitch), copied into this
+     * switch's parameters by Rust, with no ns-3 attribute in between. A value this switch
+     * cannot hold stops the program with a message naming the attribute (exit status 2).
+     * \param from the options' switch parameters
+     * \param indices the parameters to take (the options given, or whose default the example
+     *        chose)
+     */
+    void TakeParams(const rdmacc_ffi::SwitchParams& from, const std::vector<std::size_t>& indices);
 
     // RustParamOwner
     void SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v) override;

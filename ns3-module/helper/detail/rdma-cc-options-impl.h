@@ -73,6 +73,9 @@ struct Options::Impl
                           bool attrInHelp);
     /// The names of the declared options of `table`.
     std::vector<rust::String> Declared(ParamTable table) const;
+    /// The indices of the parameters of `table` the objects take from the options (given, or
+    /// whose default the example chose), in index order.
+    std::vector<std::size_t> Taken(ParamTable table) const;
     /// Makes every option of `table` (`specs`) that was given, or whose default the example
     /// chose, the default of its attribute of ns-3 type `type`.
     void SetDefaults(ParamTable table,
@@ -148,6 +151,8 @@ struct Options::Impl
     /// the indices of `nic` every NIC takes (ApplyNicDefaults: given, or the example's default)
     std::vector<std::size_t> nicTaken;
     rust::Box<rdmacc_ffi::SwitchParams> sw = rdmacc_ffi::switch_params_new();
+    /// the indices of `sw` every switch takes (ApplySwitchDefaults)
+    std::vector<std::size_t> switchTaken;
     rust::Box<rdmacc_ffi::RedEcnParams> red = rdmacc_ffi::red_ecn_params_new();
 };
 
