@@ -7,10 +7,7 @@ use crate::params::to_options;
 use crate::switch::red_ecn_specs;
 use rdma_cc_core::wire;
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
-use rdma_cc_schemes::{
-    hpcc_sim_dcqcn_marking, hpcc_sim_dcqcn_marking_from, marking_auto_help, DcqcnPreset,
-    MarkingField, Scheme,
-};
+use rdma_cc_schemes::{marking_auto_help, DcqcnPreset, GivenMarking, MarkingField, Scheme};
 use rdma_cc_switch::red::{EcnThresholds, NotEct, RedEcnConfig};
 use rdma_cc_workload::RunLoad;
 
@@ -143,38 +140,6 @@ fn scheme_auto_help(field: &str) -> Result<String, ConfigError> {
     })
 }
 
-/// Whether `scheme` under `preset` marks as the HPCC simulator's DCQCN (its per-speed maps).
-fn hpcc_sim_dcqcn(s: Scheme, preset: &str) -> bool {
-    s == Scheme::Dcqcn && DcqcnPreset::from_name(preset) == Some(DcqcnPreset::HpccSim)
-}
-
-/// The marking `scheme` under `preset` (the scheme's preset name; "" or "none": its default)
-/// starts from on a link of `rate_bps` and one-way `delay_ns` carrying frames of `frame` bytes.
-fn scheme_marking(
-    scheme: &str,
-    preset: &str,
-    rate_bps: u64,
-    delay_ns: u64,
-    frame: u64,
-) -> Result<Marking, ConfigError> {
-    let s: Scheme = scheme.parse()?;
-    Ok(to_ffi(if hpcc_sim_dcqcn(s, preset) {
-        hpcc_sim_dcqcn_marking(Rate(rate_bps), frame)
-    } else {
-        s.marking(Rate(rate_bps), Time(delay_ns), frame)
-    }))
-}
-
-/// The marking `scheme` under `preset` derives from a given threshold `k_min` (bytes).
-fn scheme_marking_from(scheme: &str, preset: &str, k_min: u64) -> Result<Marking, ConfigError> {
-    let s: Scheme = scheme.parse()?;
-    Ok(to_ffi(if hpcc_sim_dcqcn(s, preset) {
-        hpcc_sim_dcqcn_marking_from(k_min)
-    } else {
-        s.marking_from(k_min)
-    }))
-}
-
 fn to_ffi(m: rdma_cc_schemes::Marking) -> Marking {
     Marking {
         k_min: m.k_min,
@@ -261,23 +226,21 @@ fn scenario_marking(
     given: &MarkingOptions,
     derived_from: &str,
 ) -> Result<ScenarioMarking, ConfigError> {
-    let derived = if given.has_k_min {
-        scheme_marking_from(scheme, preset, given.k_min)?
-    } else {
-        scheme_marking(scheme, preset, rate_bps, delay_ns, frame)?
+    let s: Scheme = scheme.parse()?;
+    let given_marking = GivenMarking {
+        k_min: given.has_k_min.then_some(given.k_min),
+        k_max: given.has_k_max.then_some(given.k_max),
+        p_max: given.has_p_max.then_some(given.p_max),
+        k_fs: given.has_k_fs.then_some(given.k_fs),
+        buf_max: given.has_buf_max.then_some(given.buf_max),
     };
-    let pick = |has: bool, v: u64, d: u64| if has { v } else { d };
-    let marking = Marking {
-        k_min: derived.k_min,
-        k_max: pick(given.has_k_max, given.k_max, derived.k_max),
-        p_max: if given.has_p_max {
-            given.p_max
-        } else {
-            derived.p_max
-        },
-        k_fs: pick(given.has_k_fs, given.k_fs, derived.k_fs),
-        buf_max: pick(given.has_buf_max, given.buf_max, derived.buf_max),
-    };
+    let marking = to_ffi(s.marking_with(
+        DcqcnPreset::from_name(preset),
+        Rate(rate_bps),
+        Time(delay_ns),
+        frame,
+        &given_marking,
+    ));
     marking_check(
         &marking,
         marking.buf_max,
@@ -447,7 +410,7 @@ mod tests {
                 "--rate and --delay",
             )
         };
-        // nothing given: the scheme's own (as scheme_marking), and LDCP's WRED drop
+        // nothing given: the scheme's own (Scheme::marking), and LDCP's WRED drop
         let r = ldcp(&MarkingOptions::default()).unwrap();
         let m = r.marking;
         assert_eq!(
@@ -500,25 +463,6 @@ mod tests {
         let r = scenario_marking("dcqcn", "", 100_000_000_000, 1000, 1062, &kfs, "").unwrap();
         assert!(r.not_ect == NotEctMode::Accept);
         assert!(scenario_marking("cubic", "", 1, 1, 1, &kfs, "").is_err());
-    }
-
-    #[test]
-    fn ldcp_marking_starts_at_half_a_hop_bdp_and_k_fs_at_six() {
-        // 100 Gb/s, 1 µs: one hop's BDP is 25 KB
-        let m = scheme_marking("ldcp", "none", 100_000_000_000, 1000, 1062).unwrap();
-        assert_eq!(
-            (m.k_min, m.k_max, m.k_fs, m.buf_max),
-            (12_500, 50_000, 150_000, 2_000_000)
-        );
-        assert!(scheme_marking("cubic", "", 1, 1, 1).is_err());
-        // a given K_min: K_max and K_fs follow it
-        let m = scheme_marking_from("ldcp", "", 30_000).unwrap();
-        assert_eq!(
-            (m.k_min, m.k_max, m.p_max, m.k_fs, m.buf_max),
-            (30_000, 120_000, 0.2, 360_000, 4_800_000)
-        );
-        assert_eq!(scheme_marking_from("none", "", 0).unwrap().k_max, 0);
-        assert!(scheme_marking_from("cubic", "", 1).is_err());
     }
 
     #[test]
