@@ -19,6 +19,7 @@
 #include "ns3/node.h"
 #include "ns3/queue-disc.h"
 #include "ns3/rdma-nic.h"
+#include "ns3/red-ecn-queue-disc.h"
 #include "ns3/string.h"
 #include "ns3/switch-node.h"
 #include "ns3/traffic-control-layer.h"
@@ -112,21 +113,6 @@ Options::Impl::Declared(ParamTable table) const
         }
     }
     return names;
-}
-
-void
-Options::Impl::SetDefaults(ParamTable table,
-                           const rust::Vec<rdmacc_ffi::ParamInfo>& specs,
-                           const std::string& type) const
-{
-    for (const auto& d : decls)
-    {
-        if (d.table == table && (given.count(d.name) > 0 || d.exampleDefault))
-        {
-            Config::SetDefault(type + "::" + std::string(specs[d.index].attr),
-                               *ToAttributeValue(values.at(d.name)));
-        }
-    }
 }
 
 Options&
@@ -260,9 +246,17 @@ Options::ApplyRedEcnDefaults() const
             m_impl->red->validate_options(
                 rust::Slice<const rust::String>(declared.data(), declared.size()));
         });
-    m_impl->SetDefaults(
-        ParamTable::RedEcn, rdmacc_ffi::red_ecn_param_specs(), "ns3::RedEcnQueueDisc");
+    // the queue discs take the values as parsed (ConfigureRedEcn): no attribute default between
+    m_impl->redTaken = m_impl->Taken(ParamTable::RedEcn);
     m_impl->applied[static_cast<int>(ParamTable::RedEcn)] = true;
+}
+
+void
+Options::ConfigureRedEcn(RedEcnQueueDisc& q) const
+{
+    NS_ABORT_MSG_UNLESS(m_impl->applied[static_cast<int>(ParamTable::RedEcn)],
+                        "ConfigureRedEcn before ApplyRedEcnDefaults");
+    q.TakeParams(*m_impl->red, m_impl->redTaken);
 }
 
 } // namespace rdmacc

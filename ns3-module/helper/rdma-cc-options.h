@@ -19,6 +19,7 @@
 namespace ns3
 {
 class RdmaNic;
+class RedEcnQueueDisc;
 class SwitchNode;
 
 namespace rdmacc
@@ -150,8 +151,9 @@ class Options
     /**
      * Sets the default of option `name` to `text` (parsed by the option's own rule): an
      * example's choice for its scenario. For a parameter of a Rust table the Apply functions
-     * then hand it on whether or not the user gives the option: every NIC takes it
-     * (ConfigureNic); a switch or RED/ECN parameter becomes its attribute's default.
+     * then hand it on whether or not the user gives the option: every NIC, switch or RED/ECN
+     * queue disc configured from the options takes it (ConfigureNic, ConfigureSwitch,
+     * ConfigureRedEcn).
      */
     Options& Default(const std::string& name, const std::string& text);
 
@@ -272,10 +274,19 @@ class Options
 
     /**
      * After Parse: checks the RED/ECN parameters of AddRedEcnParams together (e.g. --kmin <=
-     * --kmax, --kfs <= --bufMax; errors name the options, exit 2), then makes the given ones
-     * the defaults of every ns3::RedEcnQueueDisc created afterwards.
+     * --kmax, --kfs <= --bufMax; errors name the options, exit 2), then fixes the ones every
+     * queue disc takes (ConfigureRedEcn): those given, and those whose default the example
+     * chose.
      */
     void ApplyRedEcnDefaults() const;
+
+    /**
+     * After ApplyRedEcnDefaults, before the queue disc is initialised: gives `q` the RED/ECN
+     * options' values as Rust parsed them, once (RedEcnQueueDisc::TakeParams); its other
+     * parameters keep what it holds. CheckBeforeRun verifies that every queue disc of the run
+     * holds the given values.
+     */
+    void ConfigureRedEcn(ns3::RedEcnQueueDisc& q) const;
 
     /**
      * Declares that the example sets attribute `attribute` (`ns3::Type::Attr`) of the objects

@@ -76,11 +76,6 @@ struct Options::Impl
     /// The indices of the parameters of `table` the objects take from the options (given, or
     /// whose default the example chose), in index order.
     std::vector<std::size_t> Taken(ParamTable table) const;
-    /// Makes every option of `table` (`specs`) that was given, or whose default the example
-    /// chose, the default of its attribute of ns-3 type `type`.
-    void SetDefaults(ParamTable table,
-                     const rust::Vec<rdmacc_ffi::ParamInfo>& specs,
-                     const std::string& type) const;
 
     /// Parses one `--NAME[=VALUE]` argument (a table attribute's `--ns3::` form routed to its
     /// option) and records it; `source` names where it came from in errors.
@@ -154,6 +149,8 @@ struct Options::Impl
     /// the indices of `sw` every switch takes (ApplySwitchDefaults)
     std::vector<std::size_t> switchTaken;
     rust::Box<rdmacc_ffi::RedEcnParams> red = rdmacc_ffi::red_ecn_params_new();
+    /// the indices of `red` every RED/ECN queue disc takes (ApplyRedEcnDefaults)
+    std::vector<std::size_t> redTaken;
 };
 
 namespace detail
