@@ -102,7 +102,8 @@ main(int argc, char* argv[])
     fh.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rateBps)));
     fh.SetChannelAttribute("Delay", TimeValue(delay));
     fh.SetSwitchAttribute("PfcPriorities", UintegerValue(pfcMask));
-    fh.SetQueuePriorities(0); // no ECN marking: raw senders do not react
+    fh.SetSwitchOptions(opts); // --buffer, --headroom, ... as parsed
+    fh.SetQueuePriorities(0);  // no ECN marking: raw senders do not react
     Fabric fabric = fh.SingleSwitch(senders + 1);
     Ptr<SwitchNode> sw = fabric.switches[0];
     sw->AssignStreams(seed);

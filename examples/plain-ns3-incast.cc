@@ -20,6 +20,8 @@
 #include "ns3/network-module.h"
 #include "ns3/rdma-cc-module.h"
 
+#include "rdma-cc/src/switch.rs.h" // the fields of SwitchNode's counters (Rust's structs)
+
 #include <chrono>
 #include <iostream>
 

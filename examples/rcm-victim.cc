@@ -31,6 +31,8 @@
 #include "ns3/network-module.h"
 #include "ns3/rdma-cc-module.h"
 
+#include "rdma-cc/src/switch.rs.h" // the fields of SwitchNode's counters (Rust's structs)
+
 #include <iomanip>
 #include <iostream>
 

@@ -75,7 +75,7 @@ main(int argc, char* argv[])
     const std::string out = opts.GetText("out");
 
     // The queue disc's values, checked together in Rust before anything is built (errors name
-    // the options), then the defaults of the queue disc created below.
+    // the options), then what the queue disc created below takes (ConfigureRedEcn).
     opts.ApplyRedEcnDefaults();
     const uint64_t bufB = opts.GetBytes("bufMax");
 
@@ -96,14 +96,14 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4 << 20));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4 << 20));
 
-    // the dumbbell, with the RED/ECN queue disc on R1's end of the bottleneck (its attributes:
-    // the options' defaults above)
+    // the dumbbell, with the RED/ECN queue disc (the options' values) on R1's bottleneck end
     rdmacc::DumbbellNetwork net(senders);
     NetDeviceContainer core = net.AddBottleneck(bottleneckBps, linkDelay);
     TrafficControlHelper tch;
     tch.SetRootQueueDisc("ns3::RedEcnQueueDisc");
     QueueDiscContainer qdiscs = tch.Install(core.Get(0));
     Ptr<RedEcnQueueDisc> red = DynamicCast<RedEcnQueueDisc>(qdiscs.Get(0));
+    opts.ConfigureRedEcn(*red);
     red->AssignStreams(7);
     rdmacc::QueueDiscCounters counted;
     counted.Connect(red);

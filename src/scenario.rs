@@ -7,10 +7,7 @@ use crate::params::to_options;
 use crate::switch::red_ecn_specs;
 use rdma_cc_core::wire;
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
-use rdma_cc_schemes::{
-    hpcc_sim_dcqcn_marking, hpcc_sim_dcqcn_marking_from, marking_auto_help, DcqcnPreset,
-    MarkingField, Scheme,
-};
+use rdma_cc_schemes::{marking_auto_help, DcqcnPreset, GivenMarking, MarkingField, Scheme};
 use rdma_cc_switch::red::{EcnThresholds, NotEct, RedEcnConfig};
 use rdma_cc_workload::RunLoad;
 
@@ -27,6 +24,31 @@ mod ffi {
         buf_max: u64,
     }
 
+    /// An example's marking options as its command line gave them, parsed (`has_*` false:
+    /// the option is `auto`, the scheme derives it).
+    #[derive(Clone, Copy, Debug, Default)]
+    struct MarkingOptions {
+        has_k_min: bool,
+        k_min: u64,
+        has_k_max: bool,
+        k_max: u64,
+        has_p_max: bool,
+        p_max: f64,
+        has_k_fs: bool,
+        k_fs: u64,
+        has_buf_max: bool,
+        buf_max: u64,
+    }
+
+    /// What a scenario's egress queues run: the scheme's marking with the given options in
+    /// place of the derived values, checked together, and the Not-ECT treatment the scheme
+    /// needs.
+    #[derive(Clone, Copy)]
+    struct ScenarioMarking {
+        marking: Marking,
+        not_ect: NotEctMode,
+    }
+
     unsafe extern "C++" {
         // the framing (wire_constants, frame_on_wire, largest_frame, ...) is the device's own
         // bridge; scenario code that includes this header still sees it
@@ -37,43 +59,32 @@ mod ffi {
     }
 
     extern "Rust" {
-        /// The marking `scheme` under `preset` (the scheme's preset name; "" or "none": its
-        /// default) starts from on a link of `rate_bps` and one-way `delay_ns` carrying frames
-        /// of `frame` bytes.
-        fn scheme_marking(
-            scheme: &str,
-            preset: &str,
-            rate_bps: u64,
-            delay_ns: u64,
-            frame: u64,
-        ) -> Result<Marking>;
-        /// The marking `scheme` under `preset` derives from a given threshold `k_min` (bytes).
-        fn scheme_marking_from(scheme: &str, preset: &str, k_min: u64) -> Result<Marking>;
         /// How every scheme derives `field` when it is not given: the help text of an
         /// example's `auto`. Fields: the marking's (`k_min`, `k_max`, `p_max`, `k_fs`,
         /// `buf_max`), `pfc` (lossless by default) and `int` (INT needed).
         fn scheme_auto_help(field: &str) -> Result<String>;
         /// Whether `scheme` runs on a lossless (PFC) priority by default.
         fn scheme_lossless_by_default(scheme: &str) -> Result<bool>;
-        /// The treatment of Not-ECT data a lossy switch needs when flows of `scheme` run:
-        /// threshold drop at `K_fs` when the scheme sends Not-ECT data for the switch to drop
-        /// (LDCP's fast start), else accept (its packets are ECT and none is dropped early).
-        fn scheme_not_ect_mode(scheme: &str) -> Result<NotEctMode>;
         /// Whether `scheme` needs INT hop records from the switches on its paths (HPCC): the
         /// default of the switches' INT when flows of `scheme` run.
         fn scheme_needs_int(scheme: &str) -> Result<bool>;
-        /// Checks an example's marking options against each other and the queue limit
-        /// `buf_max` (the RED/ECN policy's rules). Errors name the options (`--kmin`, `--kfs`,
-        /// `--bufMax`); `derived` names what a value derived from other options came from
-        /// when the user did not give it (`k_min_derived` etc.).
-        fn marking_check(
-            m: &Marking,
-            buf_max: u64,
-            k_min_derived: bool,
-            k_max_derived: bool,
-            k_fs_derived: bool,
+        /// The marking of a scenario running `scheme` under `preset` on links of `rate_bps`
+        /// and one-way `delay_ns` carrying frames of `frame` bytes, from its options `given`
+        /// (parsed once; each given value wins over the derived one): the scheme's marking
+        /// from the given K_min (K_max and K_fs follow it) or from the link, checked together
+        /// by the RED/ECN policy's rules (errors name the options, `--kmin`, `--kfs`,
+        /// `--bufMax`; `derived_from` names what the values not given came from), and the
+        /// scheme's Not-ECT treatment (threshold drop at K_fs for LDCP's fast start, else
+        /// accept).
+        fn scenario_marking(
+            scheme: &str,
+            preset: &str,
+            rate_bps: u64,
+            delay_ns: u64,
+            frame: u64,
+            given: &MarkingOptions,
             derived_from: &str,
-        ) -> Result<()>;
+        ) -> Result<ScenarioMarking>;
         /// The least time a `size`-byte message can take over store-and-forward hops of
         /// `rates_bps[i]` and `delays_ns[i]` (sender's link first), ACK back included.
         fn ideal_fct_ns(rates_bps: &[u64], delays_ns: &[u64], size: u64, mtu: u64) -> u64;
@@ -128,7 +139,7 @@ mod ffi {
 }
 
 pub use ffi::Marking;
-use ffi::NotEctMode;
+use ffi::{MarkingOptions, NotEctMode, ScenarioMarking};
 
 fn scheme_auto_help(field: &str) -> Result<String, ConfigError> {
     let names = |f: fn(Scheme) -> bool| {
@@ -153,35 +164,6 @@ fn scheme_auto_help(field: &str) -> Result<String, ConfigError> {
     })
 }
 
-/// Whether `scheme` under `preset` marks as the HPCC simulator's DCQCN (its per-speed maps).
-fn hpcc_sim_dcqcn(s: Scheme, preset: &str) -> bool {
-    s == Scheme::Dcqcn && DcqcnPreset::from_name(preset) == Some(DcqcnPreset::HpccSim)
-}
-
-fn scheme_marking(
-    scheme: &str,
-    preset: &str,
-    rate_bps: u64,
-    delay_ns: u64,
-    frame: u64,
-) -> Result<Marking, ConfigError> {
-    let s: Scheme = scheme.parse()?;
-    Ok(to_ffi(if hpcc_sim_dcqcn(s, preset) {
-        hpcc_sim_dcqcn_marking(Rate(rate_bps), frame)
-    } else {
-        s.marking(Rate(rate_bps), Time(delay_ns), frame)
-    }))
-}
-
-fn scheme_marking_from(scheme: &str, preset: &str, k_min: u64) -> Result<Marking, ConfigError> {
-    let s: Scheme = scheme.parse()?;
-    Ok(to_ffi(if hpcc_sim_dcqcn(s, preset) {
-        hpcc_sim_dcqcn_marking_from(k_min)
-    } else {
-        s.marking_from(k_min)
-    }))
-}
-
 fn to_ffi(m: rdma_cc_schemes::Marking) -> Marking {
     Marking {
         k_min: m.k_min,
@@ -197,6 +179,9 @@ fn scheme_lossless_by_default(scheme: &str) -> Result<bool, ConfigError> {
     Ok(s.lossless_by_default())
 }
 
+/// The treatment of Not-ECT data a lossy switch needs when flows of `scheme` run: threshold
+/// drop at `K_fs` when the scheme sends Not-ECT data for the switch to drop (LDCP's fast
+/// start), else accept (its packets are ECT and none is dropped early).
 fn scheme_not_ect_mode(scheme: &str) -> Result<NotEctMode, ConfigError> {
     Ok(if scheme.parse::<Scheme>()?.drops_not_ect() {
         NotEctMode::ThresholdDrop
@@ -210,6 +195,10 @@ fn scheme_needs_int(scheme: &str) -> Result<bool, ConfigError> {
     Ok(s.needs_int())
 }
 
+/// Checks an example's marking options against each other and the queue limit `buf_max` (the
+/// RED/ECN policy's rules). Errors name the options (`--kmin`, `--kfs`, `--bufMax`);
+/// `derived_from` names what a value derived from other options came from when the user did
+/// not give it (`k_min_derived` etc.).
 fn marking_check(
     m: &Marking,
     buf_max: u64,
@@ -249,6 +238,44 @@ fn marking_check(
             e.requirement = format!("{}; set {} explicitly", e.requirement, e.field);
         }
         e
+    })
+}
+
+fn scenario_marking(
+    scheme: &str,
+    preset: &str,
+    rate_bps: u64,
+    delay_ns: u64,
+    frame: u64,
+    given: &MarkingOptions,
+    derived_from: &str,
+) -> Result<ScenarioMarking, ConfigError> {
+    let s: Scheme = scheme.parse()?;
+    let given_marking = GivenMarking {
+        k_min: given.has_k_min.then_some(given.k_min),
+        k_max: given.has_k_max.then_some(given.k_max),
+        p_max: given.has_p_max.then_some(given.p_max),
+        k_fs: given.has_k_fs.then_some(given.k_fs),
+        buf_max: given.has_buf_max.then_some(given.buf_max),
+    };
+    let marking = to_ffi(s.marking_with(
+        DcqcnPreset::from_name(preset),
+        Rate(rate_bps),
+        Time(delay_ns),
+        frame,
+        &given_marking,
+    ));
+    marking_check(
+        &marking,
+        marking.buf_max,
+        !given.has_k_min,
+        !given.has_k_max,
+        !given.has_k_fs,
+        derived_from,
+    )?;
+    Ok(ScenarioMarking {
+        marking,
+        not_ect: scheme_not_ect_mode(scheme)?,
     })
 }
 
@@ -298,11 +325,13 @@ fn run_limit_check(
 }
 
 fn max_queueing_ns(rates_bps: &[u64], buffers: &[u64]) -> u64 {
-    rates_bps
-        .iter()
-        .zip(buffers)
-        .map(|(&r, &b)| Rate(r).tx_time(Bytes(b)).0)
-        .fold(0u64, u64::saturating_add)
+    wire::max_queueing(
+        rates_bps
+            .iter()
+            .zip(buffers)
+            .map(|(&r, &b)| (Rate(r), Bytes(b))),
+    )
+    .0
 }
 
 fn priority_set(text: &str, data: u8, field: &str) -> Result<u8, ConfigError> {
@@ -432,22 +461,71 @@ mod tests {
     }
 
     #[test]
-    fn ldcp_marking_starts_at_half_a_hop_bdp_and_k_fs_at_six() {
-        // 100 Gb/s, 1 µs: one hop's BDP is 25 KB
-        let m = scheme_marking("ldcp", "none", 100_000_000_000, 1000, 1062).unwrap();
+    fn scenario_marking_takes_given_values_over_derived_ones_and_checks_them_together() {
+        let ldcp = |given: &MarkingOptions| {
+            scenario_marking(
+                "ldcp",
+                "none",
+                100_000_000_000,
+                1000,
+                1062,
+                given,
+                "--rate and --delay",
+            )
+        };
+        // nothing given: the scheme's own (Scheme::marking), and LDCP's WRED drop
+        let r = ldcp(&MarkingOptions::default()).unwrap();
+        let m = r.marking;
         assert_eq!(
             (m.k_min, m.k_max, m.k_fs, m.buf_max),
             (12_500, 50_000, 150_000, 2_000_000)
         );
-        assert!(scheme_marking("cubic", "", 1, 1, 1).is_err());
-        // a given K_min: K_max and K_fs follow it
-        let m = scheme_marking_from("ldcp", "", 30_000).unwrap();
+        assert!(r.not_ect == NotEctMode::ThresholdDrop);
+        // a given K_fs wins; the others stay derived
+        let kfs = MarkingOptions {
+            has_k_fs: true,
+            k_fs: 20_000,
+            ..Default::default()
+        };
+        let m = ldcp(&kfs).unwrap().marking;
+        assert_eq!((m.k_min, m.k_max, m.k_fs), (12_500, 50_000, 20_000));
+        // a given K_min: K_max and K_fs follow it, unless given
+        let kmin = MarkingOptions {
+            has_k_min: true,
+            k_min: 30_000,
+            has_p_max: true,
+            p_max: 0.5,
+            ..kfs
+        };
+        let m = ldcp(&kmin).unwrap().marking;
         assert_eq!(
             (m.k_min, m.k_max, m.p_max, m.k_fs, m.buf_max),
-            (30_000, 120_000, 0.2, 360_000, 4_800_000)
+            (30_000, 120_000, 0.5, 20_000, 4_800_000)
         );
-        assert_eq!(scheme_marking_from("none", "", 0).unwrap().k_max, 0);
-        assert!(scheme_marking_from("cubic", "", 1).is_err());
+        // checked together; a derived value is named as derived
+        let small = MarkingOptions {
+            has_buf_max: true,
+            buf_max: 100_000,
+            ..Default::default()
+        };
+        assert_eq!(
+            ldcp(&small).err().expect("refused").to_string(),
+            "invalid --kfs = 150000 B (not given: derived from --rate and --delay): must be \
+             <= --bufMax (100000 B); set --kfs explicitly"
+        );
+        let given = MarkingOptions {
+            has_k_fs: true,
+            k_fs: 200_000,
+            ..small
+        };
+        assert_eq!(
+            ldcp(&given).err().expect("refused").to_string(),
+            "invalid --kfs = 200000 B: must be <= --bufMax (100000 B)"
+        );
+        // the other schemes accept Not-ECT packets
+        let r = scenario_marking("dcqcn", "", 100_000_000_000, 1000, 1062, &kfs, "").unwrap();
+        assert!(r.not_ect == NotEctMode::Accept);
+        assert!(scenario_marking("cubic", "", 1, 1, 1, &kfs, "").is_err());
     }
 
     #[test]

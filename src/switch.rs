@@ -295,6 +295,11 @@ mod ffi {
         /// Parses `text` for parameter `index` given as its command-line option and stores it;
         /// the error is one line naming the option.
         fn set_option(self: &mut SwitchParams, index: usize, text: &str) -> Result<()>;
+        /// Takes parameters `indices` of `from` (the values the command line's options
+        /// parsed, once, into the options' own `SwitchParams`) as they are: the typed values
+        /// are copied in Rust, with no text and no ns-3 attribute in between; the error names
+        /// the attribute.
+        fn take(self: &mut SwitchParams, from: &SwitchParams, indices: &[usize]) -> Result<()>;
         /// Checks these parameters together, with the priorities of `pfc_mask` lossless, for a
         /// switch whose port `p` has a link of `rates_bps[p]` and one-way `delays_ns[p]` (e.g.
         /// an explicit headroom below a link's need); `mmu_mtu` and `egress_limit`, when not 0,
@@ -615,6 +620,14 @@ impl SwitchParams {
         c.validate()
             .and_then(|_| mmu::Mmu::new(c.switch.mmu, &links).map(|_| ()))
             .map_err(|e| to_options(e, &RcmNodeConfig::param_specs(), options))
+    }
+
+    fn take(&mut self, from: &SwitchParams, indices: &[usize]) -> Result<(), ConfigError> {
+        for &i in indices {
+            let v = from.0.get(i).ok_or_else(|| no_param(i))?;
+            self.0.set(i, &v).map_err(switch_attr)?;
+        }
+        Ok(())
     }
 
     fn buffer_size(&self) -> u64 {
@@ -1441,6 +1454,26 @@ mod tests {
 
     const RATES: [u64; 2] = [100_000_000_000; 2];
     const DELAYS: [u64; 2] = [1000; 2];
+
+    #[test]
+    fn take_copies_the_chosen_switch_parameters_as_parsed_and_only_them() {
+        let specs = switch_param_specs();
+        let buffer = index_of(&specs, "BufferSize");
+        let seed = index_of(&specs, "EcmpSeed");
+        let mut options = switch_params_new();
+        options.set_option(buffer, "4MB").unwrap();
+        options.set_option(seed, "7").unwrap();
+        let mut sw = switch_params_new();
+        let default_seed = sw.get(seed).unwrap().uint;
+        sw.take(&options, &[buffer]).unwrap();
+        assert_eq!(sw.buffer_size(), 4_000_000);
+        // a parameter not in `indices` keeps the switch's own value
+        assert_eq!(sw.get(seed).unwrap().uint, default_seed);
+        sw.take(&options, &[seed]).unwrap();
+        assert_eq!(sw.get(seed).unwrap().uint, 7);
+        let e = sw.take(&options, &[usize::MAX]).unwrap_err().to_string();
+        assert!(e.contains("no such parameter"), "{e}");
+    }
 
     #[test]
     fn switch_attributes_come_from_the_table_with_named_errors() {

@@ -208,6 +208,11 @@ mod ffi {
         fn set_option(self: &mut NicParams, index: usize, text: &str) -> Result<()>;
         /// [`validate`] with errors naming the command-line options (`--alpha`).
         fn validate_options(self: &NicParams, path: &PathInfo) -> Result<()>;
+        /// Takes parameters `indices` of `from` (the values the command line's options
+        /// parsed, once, into the options' own `NicParams`) as they are: the typed values are
+        /// copied in Rust, with no text and no ns-3 attribute in between; the error names the
+        /// attribute.
+        fn take(self: &mut NicParams, from: &NicParams, indices: &[usize]) -> Result<()>;
 
         /// Sending side of one queue pair.
         type Sender;
@@ -492,6 +497,14 @@ impl NicParams {
 
     fn validate_options(&self, path: &PathInfo) -> Result<(), ConfigError> {
         self.0.validate(&path_of(path)).map_err(as_option)
+    }
+
+    fn take(&mut self, from: &NicParams, indices: &[usize]) -> Result<(), ConfigError> {
+        for &i in indices {
+            let v = from.0.get(i).ok_or_else(|| no_nic_param(i))?;
+            self.0.set(i, &v).map_err(as_attribute)?;
+        }
+        Ok(())
     }
 }
 
@@ -801,6 +814,25 @@ mod tests {
         let mut v = p.get(index_of("Scheme")).unwrap();
         v.text = "cubic".into();
         assert!(p.set(index_of("Scheme"), &v).is_err());
+    }
+
+    #[test]
+    fn take_copies_the_chosen_parameters_as_parsed_and_only_them() {
+        // the options' holder parses the text once; a NIC takes the typed value
+        let mut options = nic_params_new();
+        let timer = index_of("DcqcnIncreaseTimer");
+        let alpha = index_of("Alpha");
+        options.set_option(timer, "300us").unwrap();
+        options.set_option(alpha, "0.25").unwrap();
+        let mut nic = nic_params_new();
+        nic.take(&options, &[timer]).unwrap();
+        assert_eq!(nic.get(timer).unwrap().uint, 300_000);
+        // a parameter not in `indices` keeps the NIC's own value (its default, 0.5)
+        assert_eq!(nic.get(alpha).unwrap().real, 0.5);
+        nic.take(&options, &[alpha]).unwrap();
+        assert_eq!(nic.get(alpha).unwrap().real, 0.25);
+        let e = nic.take(&options, &[usize::MAX]).unwrap_err().to_string();
+        assert!(e.contains("no such NIC parameter"), "{e}");
     }
 
     #[test]

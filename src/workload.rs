@@ -346,45 +346,18 @@ fn churn_arrivals_check(
     churn_ns: u64,
     churn: &str,
 ) -> Result<(), ConfigError> {
-    if load <= 0.0 || churn_ns == 0 {
-        let (field, value) = if load <= 0.0 {
-            ("--load", load.to_string())
-        } else {
-            ("--churn", churn.to_string())
-        };
-        return ConfigError::check(
-            long_flows > 0,
-            field,
-            value,
-            "with --long = 0 gives no flow to simulate: give long flows (--long) or short ones \
-             (--load and --churn above 0)",
-        );
-    }
-    let expected = load * capacity_bps / 8.0 / mean_bytes * (churn_ns as f64 * 1e-9);
-    let expected = if expected.is_finite() {
-        expected
-    } else {
-        f64::INFINITY
-    };
-    rdma_cc_workload::flow_budget(
-        expected,
-        "--churn",
+    rdma_cc_workload::churn_arrivals_check(
+        long_flows,
+        load,
+        capacity_bps,
+        mean_bytes,
+        Time(churn_ns),
         churn,
-        &format!(
-            "--load of the bottleneck's {capacity_bps:.3e} bit/s of payload, short flows of \
-             {mean_bytes:.0} B on average"
-        ),
-        "shorten it, lower --load or use larger short flows",
     )
 }
 
 fn churn_flows_check(long_flows: u64, short_flows: u64, churn: &str) -> Result<(), ConfigError> {
-    ConfigError::check(
-        long_flows + short_flows > 0,
-        "--churn",
-        churn,
-        "draws no short flow and --long = 0: no flow to simulate; lengthen it or raise --load",
-    )
+    rdma_cc_workload::churn_flows_check(long_flows, short_flows, churn)
 }
 
 pub use ffi::{
@@ -776,28 +749,9 @@ mod tests {
     }
 
     #[test]
-    fn churn_runs_are_bounded_and_never_empty() {
-        // ldcp-churn --long=2 --longSize=50000 --churn=100s --load=1 --minShort=1 --maxShort=1
-        let e = churn_arrivals_check(2, 1.0, 1e11, 1.0, 100_000_000_000_000, "100s")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("invalid --churn = 100s: gives about 1.25e15 flows"),
-            "{e}"
-        );
-        assert!(
-            e.contains("at most 4e6 flows; shorten it, lower --load"),
-            "{e}"
-        );
-        let e = churn_arrivals_check(0, 0.0, 1e11, 1000.0, 1000, "1us")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("invalid --load = 0: with --long = 0 gives no flow"),
-            "{e}"
-        );
-        assert!(churn_arrivals_check(0, 0.3, 1e11, 1000.0, 0, "0").is_err());
-        assert!(churn_arrivals_check(1, 0.0, 1e11, 1000.0, 1000, "1us").is_ok());
+    fn churn_checks_cross_the_bridge() {
+        // the rules and their tests: rdma_cc_workload::churn_arrivals_check, churn_flows_check
+        assert!(churn_arrivals_check(0, 0.0, 1e11, 1000.0, 1000, "1us").is_err());
         assert!(churn_arrivals_check(0, 0.3, 1e11, 35000.0, 1_000_000, "1ms").is_ok());
         assert!(churn_flows_check(0, 0, "1ns").is_err());
         assert!(churn_flows_check(0, 1, "1ns").is_ok());

@@ -6,6 +6,7 @@
 #include "hpcc-files.h"
 #include "rdma-cc-error.h"
 #include "rdma-cc-log.h"
+#include "rdma-cc-options.h"
 
 #include "ns3/log.h"
 #include "ns3/node-list.h"
@@ -51,6 +52,12 @@ void
 FabricHelper::SetSwitchAttribute(const std::string& n, const AttributeValue& v)
 {
     m_switchFactory.Set(n, v);
+}
+
+void
+FabricHelper::SetSwitchOptions(const rdmacc::Options& opts)
+{
+    m_switchOptions = &opts;
 }
 
 void
@@ -143,6 +150,10 @@ FabricHelper::AddSwitch()
     SwitchNode::SetNextSystemId(NextRank());
     Ptr<SwitchNode> s = m_switchFactory.Create<SwitchNode>();
     SwitchNode::SetNextSystemId(0);
+    if (m_switchOptions)
+    {
+        m_switchOptions->ConfigureSwitch(*s);
+    }
     m_fabric.switches.push_back(s);
     NS_LOG_DEBUG("switch " << m_fabric.switches.size() - 1 << " is node " << s->GetId());
     return s;

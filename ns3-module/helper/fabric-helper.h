@@ -15,6 +15,7 @@
 #include "ns3/qbb-net-device.h"
 #include "ns3/switch-node.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -25,10 +26,15 @@ namespace rdmacc_ffi
 {
 struct Topology;
 struct RedEcnParams;
+enum class NotEctMode : std::uint8_t; // the bridge's shared enum (rdma-cc/src/switch.rs.h)
 } // namespace rdmacc_ffi
 
 namespace ns3
 {
+namespace rdmacc
+{
+class Options;
+} // namespace rdmacc
 
 struct HpccTopology;
 
@@ -135,6 +141,12 @@ class FabricHelper
 
     /// Sets an attribute of every switch created afterwards.
     void SetSwitchAttribute(const std::string& n, const AttributeValue& v);
+    /**
+     * Every switch created afterwards takes the switch options of `opts` as they were parsed
+     * (rdmacc::Options::ConfigureSwitch, after ApplySwitchDefaults), after its attributes.
+     * `opts` must outlive the switches' creation.
+     */
+    void SetSwitchOptions(const rdmacc::Options& opts);
     /// Sets an attribute of every device created afterwards.
     void SetDeviceAttribute(const std::string& n, const AttributeValue& v);
     /// Sets an attribute of every channel created afterwards.
@@ -235,17 +247,18 @@ class FabricHelper
                          WarningsBySwitch& byText);
     /// prints each warning once, naming up to 8 switches
     static void PrintWarnings(const WarningsBySwitch& byText);
-    ObjectFactory m_switchFactory;       //!< switches
-    ObjectFactory m_deviceFactory;       //!< devices
-    ObjectFactory m_channelFactory;      //!< channels
-    uint8_t m_queuePrios;                //!< priorities with the RED/ECN policy
-    uint8_t m_markedPrios = 0xFF;        //!< of them, the priorities that mark
-    struct Policy;                       //!< holds the egress policy (in the code)
-    std::unique_ptr<Policy> m_policy;    //!< the egress policy (Rust RedEcnConfig)
-    std::string m_ecnMap;                //!< per-speed marking
-    bool m_printWarnings;                //!< print at Finalize
-    Fabric m_fabric;                     //!< being built
-    std::vector<std::string> m_warnings; //!< from Finalize
+    ObjectFactory m_switchFactory;                    //!< switches
+    const rdmacc::Options* m_switchOptions = nullptr; //!< SetSwitchOptions (none: null)
+    ObjectFactory m_deviceFactory;                    //!< devices
+    ObjectFactory m_channelFactory;                   //!< channels
+    uint8_t m_queuePrios;                             //!< priorities with the RED/ECN policy
+    uint8_t m_markedPrios = 0xFF;                     //!< of them, the priorities that mark
+    struct Policy;                                    //!< holds the egress policy (in the code)
+    std::unique_ptr<Policy> m_policy;                 //!< the egress policy (Rust RedEcnConfig)
+    std::string m_ecnMap;                             //!< per-speed marking
+    bool m_printWarnings;                             //!< print at Finalize
+    Fabric m_fabric;                                  //!< being built
+    std::vector<std::string> m_warnings;              //!< from Finalize
     /// node id -> index of the host in m_fabric.hosts
     std::unordered_map<uint32_t, uint32_t> m_hostIndex;
     std::vector<uint32_t> m_nodeRanks; //!< SetNodeRanks

@@ -3,6 +3,7 @@
  */
 #include "fabric-monitor.h"
 
+#include "../model/detail/switch-egress-samples.h"
 #include "rdma-cc-output.h"
 
 #include "ns3/callback.h"
@@ -14,7 +15,7 @@ namespace ns3
 /// One switch's egress sample, reused from one sampling to the next.
 struct FabricMonitor::EgressBuffer
 {
-    rust::Vec<rdmacc_ffi::EgressSample> v;
+    SwitchNode::EgressSamples s;
 };
 
 FabricMonitor::FabricMonitor(const Fabric& fabric,
@@ -118,9 +119,9 @@ FabricMonitor::Sample()
     {
         const auto& sw = m_fabric.switches[i];
         const uint32_t id = sw->GetId();
-        sw->SampleEgress(m_prios, m_sample->v);
+        sw->SampleEgress(m_prios, m_sample->s);
         auto& stats = m_q[i];
-        for (const auto& e : m_sample->v)
+        for (const auto& e : m_sample->s.v)
         {
             const std::size_t k = std::size_t(e.port) * 8 + e.prio;
             if (k >= stats.size())

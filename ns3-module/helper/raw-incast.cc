@@ -6,6 +6,8 @@
 #include "ns3/roce-header.h"
 #include "ns3/simulator.h"
 
+#include "rdma-cc/src/switch.rs.h"
+
 #include <algorithm>
 
 namespace ns3

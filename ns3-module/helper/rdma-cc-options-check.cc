@@ -129,7 +129,7 @@ void
 Options::CheckBeforeRun() const
 {
     // what the command line set: each --ns3:: attribute, and each given option of a Rust table
-    // whose Apply*Defaults made it its attribute's default
+    // whose Apply*Defaults handed it on (a NIC's, taken by ConfigureNic; an attribute's default)
     std::vector<std::pair<std::string, std::string>> set; // path, value as its attribute
     std::map<std::string, std::string> written;           // path -> as the user wrote it
     for (const auto& [path, value] : m_impl->attributes)

@@ -18,7 +18,10 @@
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/queue-disc.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/red-ecn-queue-disc.h"
 #include "ns3/string.h"
+#include "ns3/switch-node.h"
 #include "ns3/traffic-control-layer.h"
 #include "ns3/uinteger.h"
 
@@ -83,6 +86,21 @@ Options::Impl::DeclareFromTable(ParamTable table,
     }
 }
 
+std::vector<std::size_t>
+Options::Impl::Taken(ParamTable table) const
+{
+    std::vector<std::size_t> indices;
+    for (const auto& d : decls)
+    {
+        if (d.table == table && (given.count(d.name) > 0 || d.exampleDefault))
+        {
+            indices.push_back(d.index);
+        }
+    }
+    std::sort(indices.begin(), indices.end());
+    return indices;
+}
+
 std::vector<rust::String>
 Options::Impl::Declared(ParamTable table) const
 {
@@ -95,21 +113,6 @@ Options::Impl::Declared(ParamTable table) const
         }
     }
     return names;
-}
-
-void
-Options::Impl::SetDefaults(ParamTable table,
-                           const rust::Vec<rdmacc_ffi::ParamInfo>& specs,
-                           const std::string& type) const
-{
-    for (const auto& d : decls)
-    {
-        if (d.table == table && (given.count(d.name) > 0 || d.exampleDefault))
-        {
-            Config::SetDefault(type + "::" + std::string(specs[d.index].attr),
-                               *ToAttributeValue(values.at(d.name)));
-        }
-    }
 }
 
 Options&
@@ -169,8 +172,17 @@ Options::ApplyNicDefaults(uint64_t lineRateBps,
     path.lossless = lossless;
     path.int_telemetry = intTelemetry;
     m_impl->OrFatal([&] { m_impl->nic->validate_options(path); });
-    m_impl->SetDefaults(ParamTable::Nic, rdmacc_ffi::nic_param_specs(), "ns3::RdmaNic");
+    // the NICs take the values as parsed (ConfigureNic): no attribute default in between
+    m_impl->nicTaken = m_impl->Taken(ParamTable::Nic);
     m_impl->applied[static_cast<int>(ParamTable::Nic)] = true;
+}
+
+void
+Options::ConfigureNic(RdmaNic& nic) const
+{
+    NS_ABORT_MSG_UNLESS(m_impl->applied[static_cast<int>(ParamTable::Nic)],
+                        "ConfigureNic before ApplyNicDefaults");
+    nic.TakeParams(*m_impl->nic, m_impl->nicTaken);
 }
 
 void
@@ -211,8 +223,17 @@ Options::ApplySwitchDefaults(const std::vector<SwitchLinks>& switches,
                             (s.label.empty() ? "" : " (" + s.label + ")"));
         }
     }
-    m_impl->SetDefaults(ParamTable::Switch, rdmacc_ffi::switch_param_specs(), "ns3::SwitchNode");
+    // the switches take the values as parsed (ConfigureSwitch): no attribute default between
+    m_impl->switchTaken = m_impl->Taken(ParamTable::Switch);
     m_impl->applied[static_cast<int>(ParamTable::Switch)] = true;
+}
+
+void
+Options::ConfigureSwitch(SwitchNode& sw) const
+{
+    NS_ABORT_MSG_UNLESS(m_impl->applied[static_cast<int>(ParamTable::Switch)],
+                        "ConfigureSwitch before ApplySwitchDefaults");
+    sw.TakeParams(*m_impl->sw, m_impl->switchTaken);
 }
 
 void
@@ -225,9 +246,17 @@ Options::ApplyRedEcnDefaults() const
             m_impl->red->validate_options(
                 rust::Slice<const rust::String>(declared.data(), declared.size()));
         });
-    m_impl->SetDefaults(
-        ParamTable::RedEcn, rdmacc_ffi::red_ecn_param_specs(), "ns3::RedEcnQueueDisc");
+    // the queue discs take the values as parsed (ConfigureRedEcn): no attribute default between
+    m_impl->redTaken = m_impl->Taken(ParamTable::RedEcn);
     m_impl->applied[static_cast<int>(ParamTable::RedEcn)] = true;
+}
+
+void
+Options::ConfigureRedEcn(RedEcnQueueDisc& q) const
+{
+    NS_ABORT_MSG_UNLESS(m_impl->applied[static_cast<int>(ParamTable::RedEcn)],
+                        "ConfigureRedEcn before ApplyRedEcnDefaults");
+    q.TakeParams(*m_impl->red, m_impl->redTaken);
 }
 
 } // namespace rdmacc

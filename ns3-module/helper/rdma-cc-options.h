@@ -18,6 +18,10 @@
 
 namespace ns3
 {
+class RdmaNic;
+class RedEcnQueueDisc;
+class SwitchNode;
+
 namespace rdmacc
 {
 
@@ -146,9 +150,10 @@ class Options
     Options& AddRedEcnParams(const std::vector<std::string>& names);
     /**
      * Sets the default of option `name` to `text` (parsed by the option's own rule): an
-     * example's choice for its scenario. For a parameter of a Rust table (AddNicParams,
-     * AddSwitchParams, AddRedEcnParams) the Apply functions then make it the attribute's
-     * default too, whether or not the user gives the option.
+     * example's choice for its scenario. For a parameter of a Rust table the Apply functions
+     * then hand it on whether or not the user gives the option: every NIC, switch or RED/ECN
+     * queue disc configured from the options takes it (ConfigureNic, ConfigureSwitch,
+     * ConfigureRedEcn).
      */
     Options& Default(const std::string& name, const std::string& text);
 
@@ -198,7 +203,8 @@ class Options
     /**
      * After Parse: checks the NIC parameters together on a path of `lineRateBps` and
      * `baseRtt` (e.g. LDCP's IW = BDP must be a byte at least; errors name the options), then
-     * makes them the defaults of every ns3::RdmaNic created afterwards.
+     * fixes the ones every NIC takes (ConfigureNic): those given, and those whose default the
+     * example chose.
      * \param lineRateBps host link rate
      * \param baseRtt a base RTT of the fabric
      * \param lossless whether the data priority is lossless
@@ -210,11 +216,20 @@ class Options
                           bool intTelemetry = false) const;
 
     /**
+     * After ApplyNicDefaults: gives `nic` the NIC options' values as Rust parsed them, once
+     * (no text and no ns-3 attribute in between: RdmaNic::TakeParams). Its other parameters
+     * keep what the NIC holds (its attributes' defaults, Config::SetDefault, its factory's
+     * values). CheckBeforeRun verifies that every NIC of the run holds the given values.
+     */
+    void ConfigureNic(ns3::RdmaNic& nic) const;
+
+    /**
      * After Parse: checks the switch parameters of AddSwitchParams together for a switch of
      * `ports` ports whose links all have `rateBps` and `delay`, with the priorities of
      * `pfcPriorities` lossless (e.g. an explicit --headroom below what the links need, or a
      * --buffer that cannot hold every port's headroom; errors name the options, exit 2), then
-     * makes the given ones the defaults of every ns3::SwitchNode created afterwards.
+     * fixes the ones every switch takes (ConfigureSwitch; FabricHelper::SetSwitchOptions):
+     * those given, and those whose default the example chose.
      * \param ports the switch's ports
      * \param rateBps the rate of every link
      * \param delay the one-way delay of every link
@@ -249,11 +264,29 @@ class Options
                              uint64_t egressLimit = 0) const;
 
     /**
+     * After ApplySwitchDefaults, before the switch's Setup: gives `sw` the switch options'
+     * values as Rust parsed them, once (SwitchNode::TakeParams); its other parameters keep
+     * what the switch holds (its attributes' defaults, Config::SetDefault, its factory's
+     * values). FabricHelper::SetSwitchOptions calls it on every switch it creates.
+     * CheckBeforeRun verifies that every switch of the run holds the given values.
+     */
+    void ConfigureSwitch(ns3::SwitchNode& sw) const;
+
+    /**
      * After Parse: checks the RED/ECN parameters of AddRedEcnParams together (e.g. --kmin <=
-     * --kmax, --kfs <= --bufMax; errors name the options, exit 2), then makes the given ones
-     * the defaults of every ns3::RedEcnQueueDisc created afterwards.
+     * --kmax, --kfs <= --bufMax; errors name the options, exit 2), then fixes the ones every
+     * queue disc takes (ConfigureRedEcn): those given, and those whose default the example
+     * chose.
      */
     void ApplyRedEcnDefaults() const;
+
+    /**
+     * After ApplyRedEcnDefaults, before the queue disc is initialised: gives `q` the RED/ECN
+     * options' values as Rust parsed them, once (RedEcnQueueDisc::TakeParams); its other
+     * parameters keep what it holds. CheckBeforeRun verifies that every queue disc of the run
+     * holds the given values.
+     */
+    void ConfigureRedEcn(ns3::RedEcnQueueDisc& q) const;
 
     /**
      * Declares that the example sets attribute `attribute` (`ns3::Type::Attr`) of the objects

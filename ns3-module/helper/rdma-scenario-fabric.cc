@@ -78,11 +78,12 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
     fh.SetDeviceAttribute("DataRate", DataRateValue(DataRate(RateBps())));
     fh.SetChannelAttribute("Delay", TimeValue(m_opts.GetTime("delay")));
     // the switch options checked together on every switch's links (errors name the options),
-    // then the defaults of the switches built below
+    // then what every switch built below takes (SetSwitchOptions)
     // the data classes: every priority gets the queue policy (marked when one of --ecn's),
     // paused when one of --pfc's (a run of one class uses the NICs' priority alone)
     const uint64_t mmuMtu = rdmacc_ffi::largest_frame(Mtu(), IntBytes());
     m_opts.ApplySwitchDefaults(switches, m_pfcMask, mmuMtu, bufMaxB);
+    fh.SetSwitchOptions(m_opts);
     fh.SetSwitchAttribute("EgressLimit", UintegerValue(bufMaxB));
     fh.SetSwitchAttribute("MmuMtu", UintegerValue(mmuMtu));
     if (m_int)
@@ -99,9 +100,7 @@ RdmaScenario::BuildFabric(const std::function<Fabric(FabricHelper&)>& build,
     }
     // Not-ECT (LDCP's first-RTT) packets: the scheme decides (ldcp, ldcp-rate: WRED threshold
     // drop at K_fs on lossy queues; the others accept them)
-    fh.SetNotEct(rdmacc::OrConfigFatal("command line",
-                                       [&] { return rdmacc_ffi::scheme_not_ect_mode(Cc()); }),
-                 kFsB);
+    fh.SetNotEct(m_marking->not_ect, kFsB);
     fh.SetNodeRanks(m_nodeRanks);
     fabric = build(fh);
     const uint32_t nHosts = fabric.hosts.GetN();
@@ -143,14 +142,15 @@ RdmaScenario::AttachNics()
 {
     const uint32_t nHosts = fabric.hosts.GetN();
     // the NIC parameters together on this fabric's host-to-host path (host 1 to host 0, at
-    // host 1's link rate), then as the defaults of every NIC created below
+    // host 1's link rate), then what every NIC created below takes
     const uint32_t probe = nHosts > 1 ? 1 : 0;
     m_opts.ApplyNicDefaults(HostRateBps(probe), BaseRtt(probe, 0), Lossless(), m_int);
     const Time fabricRtt = fabric.LargestDataPathRtt(Mtu(), IntBytes()); // hpcc-sim presets
     for (uint32_t i = 0; i < nHosts; i++)
     {
-        // the NIC parameters are the defaults the options set (Options::ApplyNicDefaults)
+        // the NIC parameters as the options parsed them (Options::ApplyNicDefaults)
         Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+        m_opts.ConfigureNic(*nic);
         nic->Attach(fabric.hostDevices[i], fabric.hosts.Get(i)->GetId());
         fabric.hosts.Get(i)->AggregateObject(nic);
         nic->SetLocal(!m_distributed || fabric.hosts.Get(i)->GetSystemId() == m_rank);

@@ -13,6 +13,8 @@
 #endif
 #include "ns3/simulator.h"
 
+#include "rdma-cc/src/switch.rs.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>

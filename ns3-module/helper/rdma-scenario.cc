@@ -385,39 +385,45 @@ RdmaScenario::Parse(int argc, char** argv)
                 ? rdmacc::OrConfigFatal("command line",
                                         [&] { return rdmacc_ffi::scheme_needs_int(Cc()); })
                 : m_opts.GetBool("int");
-    const uint64_t frame = rdmacc_ffi::data_frame_bytes(Mtu(), 0);
-    const Time delay = m_opts.GetTime("delay");
-    const bool kminAuto = m_opts.IsAuto("kmin");
-    const bool kmaxAuto = m_opts.IsAuto("kmax");
-    const bool kfsAuto = m_opts.IsAuto("kfs");
-    // the scheme's marking, from a given K_min (K_max and K_fs follow it) or its own; given
-    // values win
-    // (the scheme's preset may have its own: DCQCN's hpcc-sim marks as the HPCC simulator)
+    // the scheme's marking (the scheme's preset may have its own: DCQCN's hpcc-sim marks as
+    // the HPCC simulator), the given options in place of the values it derives, checked
+    // together, and its Not-ECT treatment: one Rust call on the values as parsed
     const std::string presetOpt = Cc().substr(0, Cc().find('-')) + "Preset";
     const std::string preset = m_opts.Has(presetOpt) ? m_opts.GetText(presetOpt) : "none";
-    const rdmacc_ffi::Marking m = rdmacc::OrConfigFatal(
+    rdmacc_ffi::MarkingOptions given{};
+    given.has_k_min = !m_opts.IsAuto("kmin");
+    given.k_min = given.has_k_min ? m_opts.GetBytes("kmin") : 0;
+    given.has_k_max = !m_opts.IsAuto("kmax");
+    given.k_max = given.has_k_max ? m_opts.GetBytes("kmax") : 0;
+    given.has_p_max = !m_opts.IsAuto("pmax");
+    given.p_max = given.has_p_max ? m_opts.GetReal("pmax") : 0;
+    given.has_k_fs = !m_opts.IsAuto("kfs");
+    given.k_fs = given.has_k_fs ? m_opts.GetBytes("kfs") : 0;
+    given.has_buf_max = !m_opts.IsAuto("bufMax");
+    given.buf_max = given.has_buf_max ? m_opts.GetBytes("bufMax") : 0;
+    // what the values not given follow: the given K_min, or the link (rate and delay)
+    const std::string derivedFrom =
+        given.has_k_min
+            ? "--kmin=" + m_opts.GetAsText("kmin")
+            : "--rate=" + m_opts.GetAsText("rate") + " and --delay=" + m_opts.GetAsText("delay");
+    const rdmacc_ffi::ScenarioMarking sm = rdmacc::OrConfigFatal(
         "command line",
         [&]
         {
-            return kminAuto
-                       ? rdmacc_ffi::scheme_marking(
-                             Cc(), preset, RateBps(), delay.GetNanoSeconds(), frame)
-                       : rdmacc_ffi::scheme_marking_from(Cc(), preset, m_opts.GetBytes("kmin"));
+            return rdmacc_ffi::scenario_marking(Cc(),
+                                                preset,
+                                                RateBps(),
+                                                m_opts.GetTime("delay").GetNanoSeconds(),
+                                                rdmacc_ffi::data_frame_bytes(Mtu(), 0),
+                                                given,
+                                                derivedFrom);
         });
-    kMinB = m.k_min;
-    kMaxB = kmaxAuto ? m.k_max : m_opts.GetBytes("kmax");
-    kFsB = kfsAuto ? m.k_fs : m_opts.GetBytes("kfs");
-    bufMaxB = m_opts.IsAuto("bufMax") ? m.buf_max : m_opts.GetBytes("bufMax");
-    pMax = m_opts.IsAuto("pmax") ? m.p_max : m_opts.GetReal("pmax");
-    rdmacc_ffi::Marking given{kMinB, kMaxB, pMax, kFsB, bufMaxB};
-    // what the values not given follow: the given K_min, or the link (rate and delay)
-    const std::string derivedFrom = kminAuto ? "--rate=" + m_opts.GetAsText("rate") +
-                                                   " and --delay=" + m_opts.GetAsText("delay")
-                                             : "--kmin=" + m_opts.GetAsText("kmin");
-    rdmacc::OrConfigFatal(
-        "command line",
-        [&]
-        { rdmacc_ffi::marking_check(given, bufMaxB, kminAuto, kmaxAuto, kfsAuto, derivedFrom); });
+    kMinB = sm.marking.k_min;
+    kMaxB = sm.marking.k_max;
+    kFsB = sm.marking.k_fs;
+    bufMaxB = sm.marking.buf_max;
+    pMax = sm.marking.p_max;
+    m_marking = std::make_unique<rdmacc_ffi::ScenarioMarking>(sm);
     const std::string map = m_opts.GetText("ecnMap");
     if (map != "none")
     {

@@ -30,6 +30,11 @@
 #include <string>
 #include <vector>
 
+namespace rdmacc_ffi
+{
+struct ScenarioMarking;
+} // namespace rdmacc_ffi
+
 namespace ns3
 {
 
@@ -295,6 +300,8 @@ class RdmaScenario
     uint8_t m_pfcMask = 0;    //!< --pfc (or the scheme's default) as a priority mask
     uint8_t m_ecnMask = 0xFF; //!< --ecn as a priority mask
     bool m_int = false;       //!< --int, or whether the scheme needs INT
+    /// the scheme's marking and Not-ECT treatment with the given options (Parse)
+    std::unique_ptr<rdmacc_ffi::ScenarioMarking> m_marking;
 
     // ---- fabric and flows (rdma-scenario-fabric.cc)
     /// Creates a NIC on every host of the fabric (BuildFabric).

@@ -6,6 +6,7 @@
 #include "ns3/qbb-net-device.h"
 #include "ns3/switch-node.h"
 
+#include "rdma-cc/src/switch.rs.h"
 #include "rdma-cc/src/wire.rs.h"
 #include "rdma-cc/src/workload.rs.h"
 

@@ -206,6 +206,20 @@ RdmaNic::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v)
 }
 
 void
+RdmaNic::TakeParams(const rdmacc_ffi::NicParams& from, const std::vector<std::size_t>& indices)
+{
+    try
+    {
+        m_params->p->take(from, rust::Slice<const std::size_t>(indices.data(), indices.size()));
+    }
+    catch (const rust::Error& e)
+    {
+        rdmacc::ConfigFatal("ns3::RdmaNic", e.what());
+    }
+    m_params->snapshot.reset();
+}
+
+void
 RdmaNic::GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const
 {
     out = m_params->p->get(index);

@@ -247,6 +247,17 @@ class RdmaNic
 
     Ptr<Packet> PullData(uint32_t flow) override;
 
+    /**
+     * Takes parameters `indices` of `from` as they are: values the command line's options
+     * parsed once, in Rust (rdmacc::Options::ConfigureNic), copied into this NIC's parameters
+     * by Rust, with no ns-3 attribute in between. A value this NIC cannot hold stops the
+     * program with a message naming the attribute (exit status 2).
+     * \param from the options' NIC parameters
+     * \param indices the parameters to take (the options given, or whose default the example
+     *        chose)
+     */
+    void TakeParams(const rdmacc_ffi::NicParams& from, const std::vector<std::size_t>& indices);
+
     // RustParamOwner
     void SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v) override;
     void GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const override;

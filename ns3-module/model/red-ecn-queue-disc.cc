@@ -109,6 +109,24 @@ RedEcnQueueDisc::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v
 }
 
 void
+RedEcnQueueDisc::TakeParams(const rdmacc_ffi::RedEcnParams& from,
+                            const std::vector<std::size_t>& indices)
+{
+    NS_ABORT_MSG_IF(m_policy, "RedEcnQueueDisc::TakeParams after the queue disc was initialised");
+    try
+    {
+        for (const std::size_t i : indices)
+        {
+            m_params->p->set(i, from.get(i));
+        }
+    }
+    catch (const rust::Error& e)
+    {
+        rdmacc::ConfigFatal("ns3::RedEcnQueueDisc", e.what());
+    }
+}
+
+void
 RedEcnQueueDisc::GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const
 {
     out = m_params->p->get(index);

@@ -95,6 +95,18 @@ class RedEcnQueueDisc
      */
     int64_t AssignStreams(int64_t stream);
 
+    /**
+     * Takes parameters `indices` of `from` as they are (before the queue disc is initialised):
+     * values the command line's options parsed once, in Rust
+     * (rdmacc::Options::ConfigureRedEcn), copied value by value as Rust holds them, with no
+     * ns-3 attribute in between. A value this queue disc cannot hold stops the program with a
+     * message naming the attribute (exit status 2).
+     * \param from the options' RED/ECN parameters
+     * \param indices the parameters to take (the options given, or whose default the example
+     *        chose)
+     */
+    void TakeParams(const rdmacc_ffi::RedEcnParams& from, const std::vector<std::size_t>& indices);
+
     // RustParamOwner
     void SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v) override;
     void GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const override;

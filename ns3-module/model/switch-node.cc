@@ -3,6 +3,7 @@
  */
 #include "switch-node.h"
 
+#include "detail/switch-egress-samples.h"
 #include "rdma-cc-error.h"
 #include "rdma-cc-log.h"
 #include "red-ecn-queue-disc.h"
@@ -20,6 +21,7 @@
 #include "rust/cxx.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace ns3
 {
@@ -123,23 +125,45 @@ SwitchNode::SetNextSystemId(uint32_t systemId)
     s_nextSystemId = systemId;
 }
 
+/// The Rust side of a switch.
+struct SwitchNode::Rust
+{
+    rust::Box<rdmacc_ffi::SwitchParams> params = rdmacc_ffi::switch_params_new(); //!< attributes
+    std::optional<rust::Box<rdmacc_ffi::SwitchCore>> core; //!< the core (after Setup)
+};
+
 SwitchNode::SwitchNode() :
     Node(s_nextSystemId),
-    m_uv(CreateObject<UniformRandomVariable>()),
-    m_params(rdmacc_ffi::switch_params_new())
+    m_rust(std::make_unique<Rust>()),
+    m_uv(CreateObject<UniformRandomVariable>())
 {
 }
 
 void
 SwitchNode::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v)
 {
-    m_params->set(index, v);
+    m_rust->params->set(index, v);
+}
+
+void
+SwitchNode::TakeParams(const rdmacc_ffi::SwitchParams& from,
+                       const std::vector<std::size_t>& indices)
+{
+    NS_ABORT_MSG_IF(m_rust->core, "SwitchNode::TakeParams after Setup");
+    try
+    {
+        m_rust->params->take(from, rust::Slice<const std::size_t>(indices.data(), indices.size()));
+    }
+    catch (const rust::Error& e)
+    {
+        rdmacc::ConfigFatal("ns3::SwitchNode", e.what());
+    }
 }
 
 void
 SwitchNode::GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const
 {
-    out = m_params->get(index);
+    out = m_rust->params->get(index);
 }
 
 SwitchNode::~SwitchNode() = default;
@@ -197,12 +221,12 @@ SwitchNode::ValidateConfig() const
     const auto [rates, delays] = PortLinks();
     try
     {
-        m_params->validate_options(rust::Slice<const rust::String>(),
-                                   m_params->pfc_priorities(),
-                                   0,
-                                   0,
-                                   rust::Slice<const uint64_t>(rates.data(), rates.size()),
-                                   rust::Slice<const uint64_t>(delays.data(), delays.size()));
+        m_rust->params->validate_options(rust::Slice<const rust::String>(),
+                                         m_rust->params->pfc_priorities(),
+                                         0,
+                                         0,
+                                         rust::Slice<const uint64_t>(rates.data(), rates.size()),
+                                         rust::Slice<const uint64_t>(delays.data(), delays.size()));
     }
     catch (const rust::Error& e)
     {
@@ -220,8 +244,8 @@ SwitchNode::Setup(const rdmacc_ffi::Topology& topo)
     const auto [rates, delays] = PortLinks();
     try
     {
-        m_core =
-            rdmacc_ffi::switch_core_new(*m_params,
+        m_rust->core =
+            rdmacc_ffi::switch_core_new(*m_rust->params,
                                         rust::Slice<const uint64_t>(rates.data(), rates.size()),
                                         rust::Slice<const uint64_t>(delays.data(), delays.size()),
                                         topo,
@@ -231,11 +255,11 @@ SwitchNode::Setup(const rdmacc_ffi::Topology& topo)
     {
         rdmacc::ConfigFatal("ns3::SwitchNode " + std::to_string(GetId()), e.what());
     }
-    m_rcm = (*m_core)->rcm_enabled();
-    NS_LOG_DEBUG("set up: " << m_ports.size() << " ports, buffer " << m_params->buffer_size()
+    m_rcm = (*m_rust->core)->rcm_enabled();
+    NS_LOG_DEBUG("set up: " << m_ports.size() << " ports, buffer " << m_rust->params->buffer_size()
                             << " B, PFC priorities 0x" << std::hex
-                            << int(m_params->pfc_priorities()) << std::dec << (m_rcm ? ", RCM" : "")
-                            << (m_int ? ", INT" : ""));
+                            << int(m_rust->params->pfc_priorities()) << std::dec
+                            << (m_rcm ? ", RCM" : "") << (m_int ? ", INT" : ""));
     for (const auto& port : m_ports)
     {
         port->SetIntTelemetry(m_int);
@@ -251,10 +275,10 @@ SwitchNode::GetIntTelemetry() const
 void
 SwitchNode::SetQueuePolicy(uint32_t port, uint8_t prio, const rdmacc_ffi::RedEcnParams& policy)
 {
-    NS_ABORT_MSG_UNLESS(m_core, "SwitchNode::SetQueuePolicy before Setup");
+    NS_ABORT_MSG_UNLESS(m_rust->core, "SwitchNode::SetQueuePolicy before Setup");
     try
     {
-        (*m_core)->set_queue_policy(port, prio, policy);
+        (*m_rust->core)->set_queue_policy(port, prio, policy);
     }
     catch (const rust::Error& e)
     {
@@ -277,7 +301,7 @@ void
 SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
 {
     NS_LOG_FUNCTION(this << dev << p);
-    NS_ASSERT_MSG(m_core, "SwitchNode " << GetId() << " received a frame before Setup");
+    NS_ASSERT_MSG(m_rust->core, "SwitchNode " << GetId() << " received a frame before Setup");
     RoceHeader h;
     p->PeekHeader(h);
     const uint32_t inPort = dev->GetIfIndex();
@@ -296,10 +320,10 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     m.draw = m_uv->GetValue();
     m.flow = h.FlowKey();
     m.now_ns = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
-    const rdmacc_ffi::SwitchDecision d = (*m_core)->on_arrival(m);
+    const rdmacc_ffi::SwitchDecision d = (*m_rust->core)->on_arrival(m);
     if (d.pfc != rdmacc_ffi::PfcAction::None)
     {
-        ApplyPfc(inPort, h.prio, d.pfc);
+        ApplyPfc(inPort, h.prio, d.pfc == rdmacc_ffi::PfcAction::Pause);
     }
     switch (d.action)
     {
@@ -319,8 +343,9 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
             body->RemoveHeader(h);
             std::vector<uint8_t> bytes(body->GetSize());
             body->CopyData(bytes.data(), bytes.size());
-            (*m_core)->on_control(
-                m.now_ns, inPort, rust::Slice<const uint8_t>(bytes.data(), bytes.size()));
+            (*m_rust->core)
+                ->on_control(
+                    m.now_ns, inPort, rust::Slice<const uint8_t>(bytes.data(), bytes.size()));
             DrainRcm();
         }
         m_controlRxTrace(p, inPort);
@@ -348,12 +373,12 @@ SwitchNode::DrainRcm()
 {
     while (true)
     {
-        const rdmacc_ffi::RcmEvent e = (*m_core)->rcm_pop_event();
+        const rdmacc_ffi::RcmEvent e = (*m_rust->core)->rcm_pop_event();
         switch (e.kind)
         {
         case rdmacc_ffi::RcmEventKind::SendCn:
         {
-            const rust::Slice<const uint8_t> body = (*m_core)->rcm_cn_payload();
+            const rust::Slice<const uint8_t> body = (*m_rust->core)->rcm_cn_payload();
             Ptr<Packet> p = Create<Packet>(body.data(), static_cast<uint32_t>(body.size()));
             RoceHeader h;
             h.kind = RoceHeader::SWITCH_CONTROL;
@@ -372,14 +397,14 @@ SwitchNode::DrainRcm()
         case rdmacc_ffi::RcmEventKind::RccOff:
         {
             const bool on = e.kind != rdmacc_ffi::RcmEventKind::RccOff;
-            const auto flows = (*m_core)->rcm_event_flows();
+            const auto flows = (*m_rust->core)->rcm_event_flows();
             m_ports[e.port]->SetRcc(e.prio,
                                     on,
                                     e.w,
                                     e.w_c,
                                     flows.data(),
                                     flows.size(),
-                                    (*m_core)->rcm_rcc_period_ns(e.port, e.prio));
+                                    (*m_rust->core)->rcm_rcc_period_ns(e.port, e.prio));
             const RcmNames& n = Names();
             const char* role = e.kind == rdmacc_ffi::RcmEventKind::RccOn
                                    ? n.roles.at(static_cast<uint8_t>(e.role)).c_str()
@@ -397,7 +422,7 @@ SwitchNode::DrainRcm()
         }
         default:
         {
-            const uint64_t next = (*m_core)->rcm_next_timeout();
+            const uint64_t next = (*m_rust->core)->rcm_next_timeout();
             if (next == UINT64_MAX)
             {
                 return;
@@ -418,23 +443,23 @@ SwitchNode::DrainRcm()
 void
 SwitchNode::OnRcmTimer()
 {
-    (*m_core)->rcm_on_timeout(static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()));
+    (*m_rust->core)->rcm_on_timeout(static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()));
     DrainRcm();
 }
 
 SwitchNode::RcmCounters
 SwitchNode::GetRcmCounters() const
 {
-    return m_core ? (*m_core)->rcm_counters() : RcmCounters{};
+    return m_rust->core ? (*m_rust->core)->rcm_counters() : RcmCounters{};
 }
 
 std::vector<uint64_t>
 SwitchNode::GetRcmCam(uint32_t port, uint8_t prio) const
 {
     std::vector<uint64_t> out;
-    if (m_core)
+    if (m_rust->core)
     {
-        for (uint64_t f : (*m_core)->rcm_cam(port, prio))
+        for (uint64_t f : (*m_rust->core)->rcm_cam(port, prio))
         {
             out.push_back(f);
         }
@@ -445,14 +470,14 @@ SwitchNode::GetRcmCam(uint32_t port, uint8_t prio) const
 bool
 SwitchNode::SendControlFrame(uint32_t port, Ptr<Packet> p)
 {
-    NS_ABORT_MSG_UNLESS(m_core, "SwitchNode::SendControlFrame before Setup");
+    NS_ABORT_MSG_UNLESS(m_rust->core, "SwitchNode::SendControlFrame before Setup");
     NS_ABORT_MSG_UNLESS(port < m_ports.size(), "SwitchNode::SendControlFrame: no port " << port);
     RoceHeader h;
     p->PeekHeader(h);
     NS_ABORT_MSG_UNLESS(
         rdmacc_ffi::packet_kind_is_control(static_cast<rdmacc_ffi::PacketKind>(h.kind)),
         "SwitchNode::SendControlFrame: a frame of a control kind is needed, got " << h);
-    const rdmacc_ffi::SwitchDecision d = (*m_core)->originate(port, p->GetSize());
+    const rdmacc_ffi::SwitchDecision d = (*m_rust->core)->originate(port, p->GetSize());
     if (d.action == rdmacc_ffi::Action::Drop)
     {
         const char* reason = RedEcnQueueDisc::DropReasonName(d.reason);
@@ -468,54 +493,53 @@ SwitchNode::SendControlFrame(uint32_t port, Ptr<Packet> p)
 uint64_t
 SwitchNode::GetMaxEgressBytes(uint32_t port, uint8_t prio) const
 {
-    return m_core ? (*m_core)->max_egress_bytes(port, prio) : 0;
+    return m_rust->core ? (*m_rust->core)->max_egress_bytes(port, prio) : 0;
 }
 
 void
 SwitchNode::ResetMaxEgress()
 {
-    if (m_core)
+    if (m_rust->core)
     {
-        (*m_core)->reset_max_egress();
+        (*m_rust->core)->reset_max_egress();
     }
 }
 
 void
-SwitchNode::SampleEgress(uint8_t prioMask, rust::Vec<rdmacc_ffi::EgressSample>& out) const
+SwitchNode::SampleEgress(uint8_t prioMask, EgressSamples& out) const
 {
-    if (m_core)
+    if (m_rust->core)
     {
-        (*m_core)->sample_egress(prioMask, out);
+        (*m_rust->core)->sample_egress(prioMask, out.v);
     }
     else
     {
-        out.clear();
+        out.v.clear();
     }
 }
 
 void
 SwitchNode::OnDequeue(Ptr<QbbNetDevice> dev, const rdmacc_ffi::TxPacket& t)
 {
-    const rdmacc_ffi::PfcAction a = (*m_core)->on_departure(t, dev->GetIfIndex());
+    const rdmacc_ffi::PfcAction a = (*m_rust->core)->on_departure(t, dev->GetIfIndex());
     if (a != rdmacc_ffi::PfcAction::None)
     {
-        ApplyPfc(t.in_port, t.prio, a);
+        ApplyPfc(t.in_port, t.prio, a == rdmacc_ffi::PfcAction::Pause);
     }
 }
 
 void
-SwitchNode::ApplyPfc(uint32_t port, uint8_t prio, rdmacc_ffi::PfcAction action)
+SwitchNode::ApplyPfc(uint32_t port, uint8_t prio, bool pause)
 {
-    NS_LOG_LOGIC((action == rdmacc_ffi::PfcAction::Pause ? "PAUSE" : "RESUME")
-                 << " port " << port << " priority " << int(prio)
-                 << " (the MMU's ingress accounting)");
-    m_ports[port]->SendPfc(prio, action == rdmacc_ffi::PfcAction::Pause);
+    NS_LOG_LOGIC((pause ? "PAUSE" : "RESUME") << " port " << port << " priority " << int(prio)
+                                              << " (the MMU's ingress accounting)");
+    m_ports[port]->SendPfc(prio, pause);
 }
 
 SwitchNode::Counters
 SwitchNode::GetCounters() const
 {
-    return m_core ? (*m_core)->counters() : Counters{};
+    return m_rust->core ? (*m_rust->core)->counters() : Counters{};
 }
 
 std::vector<std::pair<std::string, uint64_t>>
@@ -532,40 +556,41 @@ SwitchNode::GetDropList() const
 std::string
 SwitchNode::CheckInvariants() const
 {
-    return m_core ? std::string((*m_core)->check_invariants()) : std::string("not set up");
+    return m_rust->core ? std::string((*m_rust->core)->check_invariants())
+                        : std::string("not set up");
 }
 
 uint64_t
 SwitchNode::GetEgressBytes(uint32_t port, uint8_t prio) const
 {
-    return m_core ? (*m_core)->egress_bytes(port, prio) : 0;
+    return m_rust->core ? (*m_rust->core)->egress_bytes(port, prio) : 0;
 }
 
 uint8_t
 SwitchNode::GetPfcPriorities() const
 {
-    return m_params->pfc_priorities();
+    return m_rust->params->pfc_priorities();
 }
 
 uint64_t
 SwitchNode::GetBufferSize() const
 {
-    return m_params->buffer_size();
+    return m_rust->params->buffer_size();
 }
 
 uint64_t
 SwitchNode::GetHeadroom(uint32_t port) const
 {
-    return m_core ? (*m_core)->headroom(port) : 0;
+    return m_rust->core ? (*m_rust->core)->headroom(port) : 0;
 }
 
 std::vector<std::string>
 SwitchNode::ConfigWarnings(bool marking, uint64_t kMin) const
 {
     std::vector<std::string> out;
-    if (m_core)
+    if (m_rust->core)
     {
-        for (const auto& w : (*m_core)->warnings(marking, kMin))
+        for (const auto& w : (*m_rust->core)->warnings(marking, kMin))
         {
             out.emplace_back(w);
         }

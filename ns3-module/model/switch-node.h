@@ -14,12 +14,23 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
-#include "rdma-cc/src/switch.rs.h"
-
-#include <optional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+// the bridge's types this header names (rdma-cc/src/switch.rs.h defines them; include it to
+// read GetCounters' or GetRcmCounters' fields)
+namespace rdmacc_ffi
+{
+struct Topology;
+struct SwitchParams;
+struct RedEcnParams;
+struct SwitchCounters;
+struct RcmCounters;
+struct TxPacket;
+struct ParamValue;
+} // namespace rdmacc_ffi
 
 namespace ns3
 {
@@ -141,6 +152,9 @@ class SwitchNode
     /// Restarts the maxima of GetMaxEgressBytes at the queues' current lengths (e.g. after
     /// the first RTT: a queue that only drains from then on reports its length at the reset).
     void ResetMaxEgress();
+    /// Rows of (port, prio, bytes) SampleEgress fills (the Rust core's; defined in
+    /// detail/switch-egress-samples.h), reused from one sample to the next.
+    struct EgressSamples;
     /**
      * Replaces `out` with the non-empty egress queues of the priorities in `prioMask`, by
      * ascending (port, priority). The Rust core keeps the list of non-empty queues at every
@@ -148,7 +162,7 @@ class SwitchNode
      * \param prioMask priorities to report (bit p = priority p)
      * \param out receives (port, prio, bytes) rows; reused between calls
      */
-    void SampleEgress(uint8_t prioMask, rust::Vec<rdmacc_ffi::EgressSample>& out) const;
+    void SampleEgress(uint8_t prioMask, EgressSamples& out) const;
 
     /// \return whether the ports append INT hop records (attribute Int)
     bool GetIntTelemetry() const;
@@ -183,6 +197,17 @@ class SwitchNode
     typedef void (*RccChangeTracedCallback)(
         uint32_t, uint8_t, const char*, const char*, uint64_t, uint64_t);
 
+    /**
+     * Takes parameters `indices` of `from` as they are (before Setup): values the command
+     * line's options parsed once, in Rust (rdmacc::Options::ConfigureSwitch), copied into this
+     * switch's parameters by Rust, with no ns-3 attribute in between. A value this switch
+     * cannot hold stops the program with a message naming the attribute (exit status 2).
+     * \param from the options' switch parameters
+     * \param indices the parameters to take (the options given, or whose default the example
+     *        chose)
+     */
+    void TakeParams(const rdmacc_ffi::SwitchParams& from, const std::vector<std::size_t>& indices);
+
     // RustParamOwner
     void SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v) override;
     void GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const override;
@@ -196,16 +221,19 @@ class SwitchNode
     std::pair<std::vector<uint64_t>, std::vector<uint64_t>> PortLinks() const;
     void ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
     void OnDequeue(Ptr<QbbNetDevice> dev, const rdmacc_ffi::TxPacket& t);
-    void ApplyPfc(uint32_t port, uint8_t prio, rdmacc_ffi::PfcAction action);
+    /// Sends PAUSE (`pause`) or RESUME for priority `prio` on `port`.
+    void ApplyPfc(uint32_t port, uint8_t prio, bool pause);
     /// Carries out what RCM asks (CNs to send, RCC budgets to set), then re-arms its timer.
     void DrainRcm();
     /// RCM's timer.
     void OnRcmTimer();
 
-    std::vector<Ptr<QbbNetDevice>> m_ports;                  //!< ports
-    std::optional<rust::Box<rdmacc_ffi::SwitchCore>> m_core; //!< the Rust core (after Setup)
-    Ptr<UniformRandomVariable> m_uv;                         //!< RED draws
-    rust::Box<rdmacc_ffi::SwitchParams> m_params;            //!< the attributes (SwitchConfig)
+    /// The Rust side: the attributes (SwitchConfig) and the core (after Setup).
+    struct Rust;
+
+    std::vector<Ptr<QbbNetDevice>> m_ports; //!< ports
+    std::unique_ptr<Rust> m_rust;           //!< the attributes and the core (Rust)
+    Ptr<UniformRandomVariable> m_uv;        //!< RED draws
 
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, const char*> m_dropTrace; //!< drops
     TracedCallback<Ptr<const Packet>, uint32_t> m_controlRxTrace; //!< frames for this switch

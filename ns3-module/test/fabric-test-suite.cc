@@ -11,6 +11,8 @@
 #include "ns3/rdma-cc-module.h"
 #include "ns3/test.h"
 
+#include "rdma-cc/src/switch.rs.h" // the fields of SwitchNode's counters (Rust's structs)
+
 #include <map>
 #include <set>
 

@@ -247,7 +247,7 @@ class RedEcnOptionsTestCase : public TestCase
 {
   public:
     RedEcnOptionsTestCase() :
-        TestCase("options from the Rust RED-ECN table set the queue disc defaults")
+        TestCase("options from the Rust RED-ECN table reach a queue disc as parsed")
     {
     }
 
@@ -263,13 +263,21 @@ class RedEcnOptionsTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(opts.GetBytes("kmax"), 200000, "the table's default");
         opts.ApplyRedEcnDefaults();
         auto q = CreateObject<RedEcnQueueDisc>();
+        q->SetAttribute("KMax", UintegerValue(300000)); // not an option given: kept
+        opts.ConfigureRedEcn(*q);
         UintegerValue kMin;
         q->GetAttribute("KMin", kMin);
+        UintegerValue kMax;
+        q->GetAttribute("KMax", kMax);
         StringValue mode;
         q->GetAttribute("NotEctMode", mode);
-        NS_TEST_ASSERT_MSG_EQ(kMin.Get(), 12500, "given option: the attribute's default");
-        NS_TEST_ASSERT_MSG_EQ(mode.Get(), "RedDrop", "given option: the attribute's default");
-        Config::Reset();
+        NS_TEST_ASSERT_MSG_EQ(kMin.Get(), 12500, "given option: taken as parsed");
+        NS_TEST_ASSERT_MSG_EQ(mode.Get(), "RedDrop", "given option: taken as parsed");
+        NS_TEST_ASSERT_MSG_EQ(kMax.Get(), 300000, "an option not given leaves the value held");
+        // no attribute default changed: a queue disc not configured from the options
+        auto plain = CreateObject<RedEcnQueueDisc>();
+        plain->GetAttribute("KMin", kMin);
+        NS_TEST_ASSERT_MSG_NE(kMin.Get(), 12500, "the attribute's default is the table's");
     }
 };
 

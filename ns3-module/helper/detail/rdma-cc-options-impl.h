@@ -73,11 +73,9 @@ struct Options::Impl
                           bool attrInHelp);
     /// The names of the declared options of `table`.
     std::vector<rust::String> Declared(ParamTable table) const;
-    /// Makes every option of `table` (`specs`) that was given, or whose default the example
-    /// chose, the default of its attribute of ns-3 type `type`.
-    void SetDefaults(ParamTable table,
-                     const rust::Vec<rdmacc_ffi::ParamInfo>& specs,
-                     const std::string& type) const;
+    /// The indices of the parameters of `table` the objects take from the options (given, or
+    /// whose default the example chose), in index order.
+    std::vector<std::size_t> Taken(ParamTable table) const;
 
     /// Parses one `--NAME[=VALUE]` argument (a table attribute's `--ns3::` form routed to its
     /// option) and records it; `source` names where it came from in errors.
@@ -145,8 +143,14 @@ struct Options::Impl
     std::map<std::string, std::string> texts; // what the user wrote, per given option
     rust::Box<rdmacc_ffi::NicParams> nic = rdmacc_ffi::nic_params_new();
     bool hasNic = false;
+    /// the indices of `nic` every NIC takes (ApplyNicDefaults: given, or the example's default)
+    std::vector<std::size_t> nicTaken;
     rust::Box<rdmacc_ffi::SwitchParams> sw = rdmacc_ffi::switch_params_new();
+    /// the indices of `sw` every switch takes (ApplySwitchDefaults)
+    std::vector<std::size_t> switchTaken;
     rust::Box<rdmacc_ffi::RedEcnParams> red = rdmacc_ffi::red_ecn_params_new();
+    /// the indices of `red` every RED/ECN queue disc takes (ApplyRedEcnDefaults)
+    std::vector<std::size_t> redTaken;
 };
 
 namespace detail

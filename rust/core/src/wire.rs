@@ -168,6 +168,18 @@ pub fn base_rtt(hops: &[Hop], frame: Bytes, ack: Bytes) -> Option<Time> {
     Some(Time(ns))
 }
 
+/// The longest a packet can queue along a lossless path without being lost: the sum, over the
+/// path's hops, of each hop's `buffer` bytes drained at its `rate` (a host's link holds no
+/// switch buffer: 0 bytes), rounded up to the nanosecond and saturating. The default floor of
+/// a lossless flow's retransmission timeout.
+pub fn max_queueing(hops: impl IntoIterator<Item = (Rate, Bytes)>) -> Time {
+    Time(
+        hops.into_iter()
+            .map(|(rate, buffer)| rate.tx_time(buffer).0)
+            .fold(0u64, u64::saturating_add),
+    )
+}
+
 /// The most payload bit/s a measurement over `span_s` seconds can show on a link whose wire
 /// limit is `wire_limit_bps` with `mtu`-byte payloads: a packet counts when its last bit
 /// arrives, so an interval of T holds at most T / frame time + 1 packets: the wire limit
@@ -268,6 +280,26 @@ mod tests {
         }
         assert_eq!(READ_REQUEST_ON_WIRE, Bytes(98));
         assert_eq!(ideal_read_fct(&[], &h, 1, 1000), Time::ZERO);
+    }
+
+    #[test]
+    fn max_queueing_sums_each_buffer_drained_at_its_rate() {
+        // host link (no buffer), then two switches: 1 MB at 100 Gb/s is 80 us, 500 KB at
+        // 10 Gb/s is 400 us
+        let hops = [
+            (Rate(100_000_000_000), Bytes(0)),
+            (Rate(100_000_000_000), Bytes(1_000_000)),
+            (Rate(10_000_000_000), Bytes(500_000)),
+        ];
+        assert_eq!(max_queueing(hops), Time(480_000));
+        // rounded up: 1 B at 3 bit/ns is 8/3 ns, 3 ns
+        assert_eq!(max_queueing([(Rate(3_000_000_000), Bytes(1))]), Time(3));
+        assert_eq!(max_queueing([]), Time::ZERO);
+        // a 0 bit/s link never drains: saturates, no overflow
+        assert_eq!(
+            max_queueing([(Rate(0), Bytes(1)), (Rate(1), Bytes(1))]),
+            Time::MAX
+        );
     }
 
     #[test]

@@ -701,6 +701,53 @@ impl Scheme {
     }
 }
 
+/// The [`Marking`] values a user gave (`None`: not given; the scheme derives it).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct GivenMarking {
+    /// [`Marking::k_min`].
+    pub k_min: Option<u64>,
+    /// [`Marking::k_max`].
+    pub k_max: Option<u64>,
+    /// [`Marking::p_max`].
+    pub p_max: Option<f64>,
+    /// [`Marking::k_fs`].
+    pub k_fs: Option<u64>,
+    /// [`Marking::buf_max`].
+    pub buf_max: Option<u64>,
+}
+
+impl Scheme {
+    /// The marking a run of this scheme uses on links of `rate` and one-way `delay` carrying
+    /// frames of `frame` bytes, with the values the user gave: derived from the given `K_min`
+    /// ([`Self::marking_from`]: `K_max`, `K_fs` and the queue limit follow it) or from the link
+    /// ([`Self::marking`]), then each other given value in place of the derived one. DCQCN under
+    /// its `hpcc-sim` preset (`dcqcn_preset`) marks as the HPCC simulator
+    /// ([`hpcc_sim_dcqcn_marking`], [`hpcc_sim_dcqcn_marking_from`]).
+    pub fn marking_with(
+        self,
+        dcqcn_preset: Option<DcqcnPreset>,
+        rate: Rate,
+        delay: Time,
+        frame: u64,
+        given: &GivenMarking,
+    ) -> Marking {
+        let hpcc_sim = self == Scheme::Dcqcn && dcqcn_preset == Some(DcqcnPreset::HpccSim);
+        let derived = match (given.k_min, hpcc_sim) {
+            (Some(k_min), true) => hpcc_sim_dcqcn_marking_from(k_min),
+            (Some(k_min), false) => self.marking_from(k_min),
+            (None, true) => hpcc_sim_dcqcn_marking(rate, frame),
+            (None, false) => self.marking(rate, delay, frame),
+        };
+        Marking {
+            k_min: derived.k_min,
+            k_max: given.k_max.unwrap_or(derived.k_max),
+            p_max: given.p_max.unwrap_or(derived.p_max),
+            k_fs: given.k_fs.unwrap_or(derived.k_fs),
+            buf_max: given.buf_max.unwrap_or(derived.buf_max),
+        }
+    }
+}
+
 /// A value of [`Marking`] an example derives from the scheme when the user does not give it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MarkingField {
@@ -999,6 +1046,54 @@ mod tests {
     use rdma_cc_core::Bytes;
     use rdma_cc_transport::Poll;
     use std::collections::HashSet;
+
+    #[test]
+    fn marking_with_puts_given_values_in_place_of_the_derived_ones() {
+        let (rate, delay, frame) = (Rate::gbps(100), Time::us(1), 1062);
+        let none = GivenMarking::default();
+        // LDCP at 100 Gb/s, 1 us: K_min half a hop's BDP (25 KB), K_max 4x, K_fs 12x
+        let m = Scheme::Ldcp.marking_with(None, rate, delay, frame, &none);
+        assert_eq!(
+            (m.k_min, m.k_max, m.k_fs, m.buf_max),
+            (12_500, 50_000, 150_000, 2_000_000)
+        );
+        assert_eq!(m, Scheme::Ldcp.marking(rate, delay, frame));
+        // a given K_min: K_max, K_fs and the queue limit follow it; a given K_fs wins
+        let given = GivenMarking {
+            k_min: Some(30_000),
+            k_fs: Some(20_000),
+            ..none
+        };
+        let m = Scheme::Ldcp.marking_with(None, rate, delay, frame, &given);
+        assert_eq!(
+            (m.k_min, m.k_max, m.p_max, m.k_fs, m.buf_max),
+            (30_000, 120_000, 0.2, 20_000, 4_800_000)
+        );
+        let all = GivenMarking {
+            k_min: Some(1000),
+            k_max: Some(2000),
+            p_max: Some(0.5),
+            k_fs: Some(3000),
+            buf_max: Some(4000),
+        };
+        let m = Scheme::Dcqcn.marking_with(None, rate, delay, frame, &all);
+        assert_eq!(
+            (m.k_min, m.k_max, m.p_max, m.k_fs, m.buf_max),
+            (1000, 2000, 0.5, 3000, 4000)
+        );
+        // DCQCN's hpcc-sim preset marks as the HPCC simulator (400 KB at 100 Gb/s); the same
+        // preset name changes nothing for another scheme
+        let sim = Some(DcqcnPreset::HpccSim);
+        let m = Scheme::Dcqcn.marking_with(sim, rate, delay, frame, &none);
+        assert_eq!(m, hpcc_sim_dcqcn_marking(rate, frame));
+        assert_eq!((m.k_min, m.k_max), (400_000, 1_600_000));
+        let m = Scheme::Dcqcn.marking_with(sim, rate, delay, frame, &given);
+        assert_eq!((m.k_min, m.k_max, m.k_fs), (30_000, 120_000, 20_000));
+        assert_eq!(
+            Scheme::Timely.marking_with(sim, rate, delay, frame, &none),
+            Scheme::Timely.marking(rate, delay, frame)
+        );
+    }
 
     fn path() -> Path {
         Path {

@@ -123,6 +123,68 @@ pub fn flow_budget(
     )
 }
 
+/// The check of a run of long flows and short flows arriving (ldcp-churn's), before the short
+/// flows are drawn: `long_flows` long flows and short flows arriving for `churn_time` (`churn`
+/// as the user wrote it) at `load` of `capacity_bps` (payload bit/s) with a mean size of
+/// `mean_bytes`. Refuses a run of no flow at all (`--long` 0 and no arrivals, naming `--load`
+/// or `--churn`) and an expected count above [`MAX_EXPECTED_FLOWS`] ([`flow_budget`], naming
+/// `--churn`).
+pub fn churn_arrivals_check(
+    long_flows: u64,
+    load: f64,
+    capacity_bps: f64,
+    mean_bytes: f64,
+    churn_time: Time,
+    churn: &str,
+) -> Result<(), ConfigError> {
+    let churn_ns = churn_time.0;
+    if load <= 0.0 || churn_ns == 0 {
+        let (field, value) = if load <= 0.0 {
+            ("--load", load.to_string())
+        } else {
+            ("--churn", churn.to_string())
+        };
+        return ConfigError::check(
+            long_flows > 0,
+            field,
+            value,
+            "with --long = 0 gives no flow to simulate: give long flows (--long) or short ones \
+             (--load and --churn above 0)",
+        );
+    }
+    let expected = load * capacity_bps / 8.0 / mean_bytes * (churn_ns as f64 * 1e-9);
+    let expected = if expected.is_finite() {
+        expected
+    } else {
+        f64::INFINITY
+    };
+    flow_budget(
+        expected,
+        "--churn",
+        churn,
+        &format!(
+            "--load of the bottleneck's {capacity_bps:.3e} bit/s of payload, short flows of \
+             {mean_bytes:.0} B on average"
+        ),
+        "shorten it, lower --load or use larger short flows",
+    )
+}
+
+/// The check of such a run after drawing: refuses a run of no flow (`long_flows` 0 and no short
+/// flow drawn), naming `--churn` (`churn` as the user wrote it).
+pub fn churn_flows_check(
+    long_flows: u64,
+    short_flows: u64,
+    churn: &str,
+) -> Result<(), ConfigError> {
+    ConfigError::check(
+        long_flows + short_flows > 0,
+        "--churn",
+        churn,
+        "draws no short flow and --long = 0: no flow to simulate; lengthen it or raise --load",
+    )
+}
+
 /// A Poisson workload: flows arrive at each sending host as a Poisson process, sizes from a
 /// [`Cdf`], destinations from a [`Pattern`], so that the **payload** each sender offers is
 /// `load` of its own link's rate — the flows' message bytes, as the distributions give them,
@@ -539,6 +601,34 @@ fn choose(rng: &mut Rng, n: u32, k: u32) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn churn_runs_are_bounded_and_never_empty() {
+        // ldcp-churn --long=2 --longSize=50000 --churn=100s --load=1 --minShort=1 --maxShort=1
+        let e = churn_arrivals_check(2, 1.0, 1e11, 1.0, Time(100_000_000_000_000), "100s")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("invalid --churn = 100s: gives about 1.25e15 flows"),
+            "{e}"
+        );
+        assert!(
+            e.contains("at most 4e6 flows; shorten it, lower --load"),
+            "{e}"
+        );
+        let e = churn_arrivals_check(0, 0.0, 1e11, 1000.0, Time(1000), "1us")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("invalid --load = 0: with --long = 0 gives no flow"),
+            "{e}"
+        );
+        assert!(churn_arrivals_check(0, 0.3, 1e11, 1000.0, Time(0), "0").is_err());
+        assert!(churn_arrivals_check(1, 0.0, 1e11, 1000.0, Time(1000), "1us").is_ok());
+        assert!(churn_arrivals_check(0, 0.3, 1e11, 35000.0, Time(1_000_000), "1ms").is_ok());
+        assert!(churn_flows_check(0, 0, "1ns").is_err());
+        assert!(churn_flows_check(0, 1, "1ns").is_ok());
+    }
 
     #[test]
     fn pattern_names_round_trip_and_an_unknown_name_lists_them() {

@@ -44,8 +44,8 @@ pub use error::{ParseError, WorkloadError};
 pub use fat_tree::FatTreeSpec;
 pub use flows::{parse_flows, Flow};
 pub use generator::{
-    flow_budget, GeneratedFlow, GeneratorConfig, Pattern, PatternSettings, Workload,
-    FLOW_MEMORY_BYTES, MAX_EXPECTED_FLOWS,
+    churn_arrivals_check, churn_flows_check, flow_budget, GeneratedFlow, GeneratorConfig, Pattern,
+    PatternSettings, Workload, FLOW_MEMORY_BYTES, MAX_EXPECTED_FLOWS,
 };
 pub use limit::RunLoad;
 pub use rng::Rng;
