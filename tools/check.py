@@ -124,6 +124,8 @@ SMOKE = [
     ("fat-tree-workload", "--k=3 --out=build/smoke/bad", 2, "invalid --k = 3"),
     ("class-hol", "--duration=500us --out=build/smoke/class-hol", 0, "two-classes  other"),
     ("class-hol", "--senders=1 --out=build/smoke/bad", 2, "invalid --senders = 1"),
+    ("read-incast", "--servers=4 --block=1MB --out=build/smoke/read-incast", 0, "  pfc  "),
+    ("read-incast", "--servers=0 --out=build/smoke/bad", 2, "invalid --servers = 0"),
     ("my-first-scenario", "--out=build/smoke/my-first-scenario", 0, "invariants        ok"),
     ("my-first-scenario", "--size=0 --out=build/smoke/bad", 2, "invalid --size = 0"),
     ("plain-ns3-incast", "--out=build/smoke/plain-ns3-incast", 0, "4 / 4 flows done, 0 drops, invariants ok"),
