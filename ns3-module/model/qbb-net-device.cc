@@ -313,7 +313,7 @@ void
 QbbNetDevice::Enqueue(Ptr<Packet> p)
 {
     RoceHeader h;
-    p->PeekHeader(h);
+    h.PeekFrom(*p);
     Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), 0);
 }
 

@@ -279,7 +279,8 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     NS_LOG_FUNCTION(this << dev << p);
     NS_ASSERT_MSG(m_core, "SwitchNode " << GetId() << " received a frame before Setup");
     RoceHeader h;
-    p->PeekHeader(h);
+    NS_ABORT_MSG_IF(h.PeekFrom(*p) == 0,
+                    "SwitchNode " << GetId() << ": a frame shorter than a RoCE header");
     const uint32_t inPort = dev->GetIfIndex();
     rdmacc_ffi::SwitchPacket m{};
     m.in_port = inPort;
