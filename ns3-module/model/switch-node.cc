@@ -327,7 +327,8 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
         m_controlRxTrace(p, inPort);
         return;
     case rdmacc_ffi::Action::Mark:
-        p->RemoveHeader(h);
+        // the header is already read: its bytes are dropped, not parsed again
+        p->RemoveAtStart(h.GetSerializedSize());
         h.ecn = 3;
         p->AddHeader(h);
         NS_LOG_LOGIC("port " << inPort << " -> " << d.out_port << ", marked CE: " << h);
