@@ -1,8 +1,8 @@
 /*
- * Tests of RoceHeader's wire bytes: Serialize writes, field by field, the bytes the header
- * format documents (a reference writer made of Buffer::Iterator calls, as the header was
- * written before it built its bytes in one array), and Deserialize and PeekFrom read back
- * every field, for every packet kind with and without the INT header.
+ * Tests of the frames' wire bytes (RoceHeader, PfcHeader): Serialize writes, field by field, the
+ * bytes the header format documents (a reference writer made of Buffer::Iterator calls, as the
+ * header was written before it built its bytes in one array), and Deserialize and PeekFrom read
+ * back every field, for every packet kind with and without the INT header.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -202,6 +202,56 @@ class RoceHeaderBytesTestCase : public TestCase
     }
 };
 
+/// PfcHeader's bytes: IEEE 802.1Qbb's MAC control frame, padded to 64 bytes.
+class PfcHeaderBytesTestCase : public TestCase
+{
+  public:
+    PfcHeaderBytesTestCase() :
+        TestCase("PfcHeader: serialised bytes as IEEE 802.1Qbb lays them out, read back")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        for (uint32_t prio = 0; prio < 8; prio++)
+        {
+            for (uint16_t quanta : {uint16_t(0), uint16_t(1), uint16_t(0xABCD), uint16_t(0xFFFF)})
+            {
+                PfcHeader h;
+                h.classEnable = static_cast<uint16_t>(1u << prio);
+                h.quanta[prio] = quanta;
+                Ptr<Packet> p = Create<Packet>();
+                p->AddHeader(h);
+                std::vector<uint8_t> got(p->GetSize());
+                p->CopyData(got.data(), got.size());
+                std::vector<uint8_t> want(PfcHeader::FRAME_SIZE, 0);
+                const uint8_t head[] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+                std::copy(head, head + 6, want.begin());
+                want[12] = 0x88;
+                want[13] = 0x08;
+                want[14] = 0x01;
+                want[15] = 0x01;
+                want[16] = static_cast<uint8_t>(h.classEnable >> 8);
+                want[17] = static_cast<uint8_t>(h.classEnable);
+                want[18 + 2 * prio] = static_cast<uint8_t>(quanta >> 8);
+                want[19 + 2 * prio] = static_cast<uint8_t>(quanta);
+                NS_TEST_ASSERT_MSG_EQ((got == want), true, "PFC frame bytes, priority " << prio);
+                PfcHeader r;
+                r.quanta.fill(7);
+                p->RemoveHeader(r);
+                NS_TEST_ASSERT_MSG_EQ(r.classEnable, h.classEnable, "classEnable");
+                for (uint32_t k = 0; k < 8; k++)
+                {
+                    NS_TEST_ASSERT_MSG_EQ(r.quanta[k], h.quanta[k], "quanta of class " << k);
+                }
+                NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 0u, "the whole frame read");
+            }
+        }
+    }
+};
+
 /// The suite.
 class RoceHeaderTestSuite : public TestSuite
 {
@@ -210,6 +260,7 @@ class RoceHeaderTestSuite : public TestSuite
         TestSuite("rdma-cc-roce-header")
     {
         AddTestCase(new RoceHeaderBytesTestCase);
+        AddTestCase(new PfcHeaderBytesTestCase);
     }
 };
 
