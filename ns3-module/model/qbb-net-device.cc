@@ -277,16 +277,17 @@ QbbNetDevice::Enqueue(
 {
     NS_LOG_FUNCTION(this << p << int(prio) << int(kind) << flow << inPort);
     NS_ASSERT(prio < N_PRIO);
+    const Time now = Simulator::Now();
     rdmacc_ffi::TxPacket m{};
     m.size = p->GetSize();
     m.handle = StoreSlot(p);
     m.kind = static_cast<rdmacc_ffi::PacketKind>(kind);
     m.prio = prio;
     m.flow = flow;
-    m.arrival_ns = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    m.arrival_ns = static_cast<uint64_t>(now.GetNanoSeconds());
     m.in_port = inPort;
     m_sched->s->enqueue(m);
-    TryTransmit();
+    TryTransmitAt(now);
 }
 
 void
@@ -314,7 +315,7 @@ void
 QbbNetDevice::Enqueue(Ptr<Packet> p)
 {
     RoceHeader h;
-    p->PeekHeader(h);
+    h.PeekFrom(*p);
     Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), 0);
 }
 
@@ -408,10 +409,9 @@ QbbNetDevice::IsPausingPeer(uint8_t prio) const
 }
 
 uint8_t
-QbbNetDevice::PausedMask() const
+QbbNetDevice::PausedMask(Time now) const
 {
     uint8_t m = 0;
-    const Time now = Simulator::Now();
     for (uint8_t p = 0; p < N_PRIO; p++)
     {
         if (now < m_pausedUntil[p])
@@ -429,6 +429,17 @@ QbbNetDevice::TryTransmit()
     {
         return;
     }
+    TryTransmitAt(Simulator::Now());
+}
+
+void
+QbbNetDevice::TryTransmitAt(Time nowTime)
+{
+    // the caller's time: one Simulator::Now() per event instead of one per use
+    if (m_busy || !m_channel)
+    {
+        return;
+    }
     if (!m_pfcQueue.empty())
     {
         Ptr<Packet> p = m_pfcQueue.front();
@@ -437,8 +448,8 @@ QbbNetDevice::TryTransmit()
         TransmitStart(p);
         return;
     }
-    const uint8_t paused = PausedMask();
-    const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    const uint8_t paused = PausedMask(nowTime);
+    const uint64_t now = static_cast<uint64_t>(nowTime.GetNanoSeconds());
     // each round either sends, stops, or removes a flow that had nothing to send
     while (true)
     {
@@ -497,8 +508,7 @@ QbbNetDevice::TryTransmit()
             if (m_schedWake.IsExpired() || at < TimeStep(m_schedWake.GetTs()))
             {
                 m_schedWake.Cancel();
-                m_schedWake =
-                    Simulator::Schedule(at - Simulator::Now(), &QbbNetDevice::TryTransmit, this);
+                m_schedWake = Simulator::Schedule(at - nowTime, &QbbNetDevice::TryTransmit, this);
             }
             return;
         }
@@ -565,7 +575,10 @@ QbbNetDevice::TransmitStart(Ptr<Packet> p)
     NS_LOG_LOGIC("sends a frame of " << size << " B in " << txTime.As(Time::NS));
     m_stats.txFrames++;
     m_stats.txBytes += size;
-    m_phyTxBeginTrace(p);
+    if (!m_phyTxBeginTrace.IsEmpty())
+    {
+        m_phyTxBeginTrace(p);
+    }
     m_channel->TransmitStart(p, this, txTime);
     Simulator::Schedule(txTime, m_txComplete);
 }
@@ -589,7 +602,10 @@ QbbNetDevice::Receive(Ptr<Packet> p)
         ReceivePfc(p);
         return;
     }
-    m_macRxTrace(p);
+    if (!m_macRxTrace.IsEmpty())
+    {
+        m_macRxTrace(p);
+    }
     if (!m_rxHandler.IsNull())
     {
         m_rxHandler(this, p);
@@ -639,7 +655,7 @@ QbbNetDevice::ReceivePfc(Ptr<Packet> p)
         m_wakeEvent[c].Cancel();
         m_wakeEvent[c] = Simulator::Schedule(d, &QbbNetDevice::TryTransmit, this);
     }
-    TryTransmit();
+    TryTransmitAt(now);
 }
 
 Time

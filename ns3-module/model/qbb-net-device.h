@@ -231,12 +231,14 @@ class QbbNetDevice : public NetDevice
     uint32_t StoreSlot(Ptr<Packet> p);
     Ptr<Packet> TakeSlot(uint32_t handle);
     void TryTransmit();
+    /// TryTransmit at `now`, the current time the caller has already read
+    void TryTransmitAt(Time now);
     void TransmitStart(Ptr<Packet> p);
     /// INT: appends this port's hop record to `p`'s IntTag, if it has one with room.
     void AppendIntRecord(Ptr<Packet> p, uint64_t nowNs);
     void ReceivePfc(Ptr<Packet> p);
     void RefreshPause(uint8_t prio);
-    uint8_t PausedMask() const;
+    uint8_t PausedMask(Time now) const;
 
     Ptr<Node> m_node;                           //!< owner
     Ptr<QbbChannel> m_channel;                  //!< link

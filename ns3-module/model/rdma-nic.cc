@@ -995,7 +995,10 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
 {
     NS_LOG_FUNCTION(this << dev << p);
     RoceHeader h;
-    p->RemoveHeader(h);
+    // read in place: the frame ends here, only its payload's length and its tags are used
+    const uint32_t hdrBytes = h.PeekFrom(*p);
+    NS_ABORT_MSG_IF(hdrBytes == 0, "RdmaNic: a frame shorter than a RoCE header");
+    const uint32_t payload = p->GetSize() - hdrBytes;
     const uint64_t now = Simulator::Now().GetNanoSeconds();
     const uint32_t peer = RoceHeader::IpToNode(h.srcIp);
     switch (h.kind)
@@ -1007,13 +1010,13 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
             it != m_rx.end() ? *it->second : *NewReceiver(peer, h.flowId, h.msgSize, h.scheme);
         const rdmacc_ffi::RxOut o = rx.receiver->on_data(now,
                                                          h.seq,
-                                                         p->GetSize(),
+                                                         payload,
                                                          h.ecn == 3,
                                                          h.flags & RoceHeader::FLAG_LAST,
                                                          h.flags & RoceHeader::FLAG_ACKREQ);
         m_delivered += o.delivered;
         NS_LOG_LOGIC("data from node " << peer << " QP " << h.flowId << ": seq " << h.seq << " len "
-                                       << p->GetSize() << (h.ecn == 3 ? " CE" : "")
+                                       << payload << (h.ecn == 3 ? " CE" : "")
                                        << (o.accepted ? "" : " (out of order)") << ", "
                                        << int(o.n_acks) << " (N)ACKs" << (o.cnp ? ", CNP" : ""));
         const rdmacc_ffi::AckInfo acks[2] = {o.ack1, o.ack2};

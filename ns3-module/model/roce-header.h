@@ -7,6 +7,7 @@
 #define ROCE_HEADER_H
 
 #include "ns3/header.h"
+#include "ns3/packet.h"
 #include "ns3/tag.h"
 
 #include <array>
@@ -118,6 +119,22 @@ class RoceHeader : public Header
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
 
+    /// Bytes of the header in front of any frame's payload: the fields PeekFrom reads
+    static constexpr uint32_t PEEK_BYTES = DATA_OVERHEAD;
+    /**
+     * Reads the header in front of `p`'s bytes, as PeekHeader does, with one copy of its first
+     * PEEK_BYTES bytes (Packet::CopyData) instead of a Buffer::Iterator read per field: the
+     * per-hop parse of switches and NICs.
+     * \return the header's serialised size, or 0 (header unchanged) if `p` is shorter than
+     *         PEEK_BYTES (no RoCE frame is)
+     */
+    uint32_t PeekFrom(const Packet& p);
+
+  private:
+    /// Sets the fields from the header's first bytes (PEEK_BYTES of a data frame, 54 of others)
+    void Parse(const uint8_t* b);
+
+  public:
     Kind kind;        //!< packet kind
     uint8_t prio;     //!< priority class (0..7), carried in the DSCP / VLAN PCP
     uint8_t ecn;      //!< IP ECN bits (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE)

@@ -303,7 +303,8 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     NS_LOG_FUNCTION(this << dev << p);
     NS_ASSERT_MSG(m_rust->core, "SwitchNode " << GetId() << " received a frame before Setup");
     RoceHeader h;
-    p->PeekHeader(h);
+    NS_ABORT_MSG_IF(h.PeekFrom(*p) == 0,
+                    "SwitchNode " << GetId() << ": a frame shorter than a RoCE header");
     const uint32_t inPort = dev->GetIfIndex();
     rdmacc_ffi::SwitchPacket m{};
     m.in_port = inPort;
@@ -351,7 +352,8 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
         m_controlRxTrace(p, inPort);
         return;
     case rdmacc_ffi::Action::Mark:
-        p->RemoveHeader(h);
+        // the header is already read: its bytes are dropped, not parsed again
+        p->RemoveAtStart(h.GetSerializedSize());
         h.ecn = 3;
         p->AddHeader(h);
         NS_LOG_LOGIC("port " << inPort << " -> " << d.out_port << ", marked CE: " << h);
