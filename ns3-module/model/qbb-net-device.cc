@@ -596,8 +596,10 @@ QbbNetDevice::Receive(Ptr<Packet> p)
     NS_LOG_FUNCTION(this << p);
     m_stats.rxFrames++;
     m_stats.rxBytes += p->GetSize();
+    // a PFC frame is exactly PfcHeader::FRAME_SIZE bytes: the others are not copied to look
     uint8_t eth[14];
-    if (p->GetSize() >= 14 && p->CopyData(eth, 14) == 14 && eth[12] == 0x88 && eth[13] == 0x08)
+    if (p->GetSize() == PfcHeader::FRAME_SIZE && p->CopyData(eth, 14) == 14 && eth[12] == 0x88 &&
+        eth[13] == 0x08)
     {
         ReceivePfc(p);
         return;
