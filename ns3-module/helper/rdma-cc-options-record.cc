@@ -143,6 +143,46 @@ Options::Impl::CheckReplay() const
     }
 }
 
+namespace
+{
+
+/// \return the attributes of `tid` the run record reads (plain, with a getter)
+std::vector<TypeId::AttributeInformation>
+ReadableAttributes(const TypeId& tid)
+{
+    std::vector<TypeId::AttributeInformation> infos;
+    for (uint32_t i = 0; i < tid.GetAttributeN(); i++)
+    {
+        const TypeId::AttributeInformation info = tid.GetAttribute(i);
+        if (detail::PlainAttribute(info) && info.accessor->HasGetter())
+        {
+            infos.push_back(info);
+        }
+    }
+    return infos;
+}
+
+/// Reads attribute `info` of `o` as text into `v` (what ObjectBase::GetAttributeFailSafe(name,
+/// StringValue) reads); false when it cannot be read.
+bool
+ReadAttribute(const Ptr<Object>& o, const TypeId::AttributeInformation& info, std::string& v)
+{
+    StringValue sv;
+    if (!info.accessor->Get(PeekPointer(o), sv))
+    {
+        Ptr<AttributeValue> typed = info.checker->Create();
+        if (!info.accessor->Get(PeekPointer(o), *typed))
+        {
+            return false;
+        }
+        sv.Set(typed->SerializeToString(info.checker));
+    }
+    v = sv.Get();
+    return true;
+}
+
+} // namespace
+
 void
 AddRunRecord(JsonObject& c)
 {
@@ -165,34 +205,20 @@ AddRunRecord(JsonObject& c)
         if (held.count(type) == 0)
         {
             typeOrder.push_back(type);
-            auto& infos = plain[type];
-            for (uint32_t i = 0; i < tid.GetAttributeN(); i++)
-            {
-                const TypeId::AttributeInformation info = tid.GetAttribute(i);
-                if (detail::PlainAttribute(info) && info.accessor->HasGetter())
-                {
-                    infos.push_back(info);
-                }
-            }
+            plain[type] = ReadableAttributes(tid);
         }
         auto& attrs = held[type];
         for (const auto& info : plain[type])
         {
-            // what ObjectBase::GetAttributeFailSafe(name, StringValue) reads
-            StringValue v;
-            if (!info.accessor->Get(PeekPointer(o), v))
+            std::string v;
+            if (!ReadAttribute(o, info, v))
             {
-                Ptr<AttributeValue> typed = info.checker->Create();
-                if (!info.accessor->Get(PeekPointer(o), *typed))
-                {
-                    continue;
-                }
-                v.Set(typed->SerializeToString(info.checker));
+                continue;
             }
             auto& seen = attrs[info.name];
-            if (std::find(seen.begin(), seen.end(), v.Get()) == seen.end())
+            if (std::find(seen.begin(), seen.end(), v) == seen.end())
             {
-                seen.push_back(v.Get());
+                seen.push_back(v);
             }
         }
     }
