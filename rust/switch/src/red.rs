@@ -63,6 +63,22 @@ impl NotEct {
     pub fn from_name(name: &str) -> Option<NotEct> {
         Self::ALL.into_iter().find(|m| m.name() == name)
     }
+
+    /// The mode at `index` of [`NotEct::ALL`] (its code across the bridge); an unknown code
+    /// is an error naming `NotEctMode`, never a silent fallback.
+    pub fn from_index(index: u8) -> Result<NotEct, ConfigError> {
+        Self::ALL.get(usize::from(index)).copied().ok_or_else(|| {
+            ConfigError::new(
+                "NotEctMode",
+                index,
+                format!(
+                    "unknown mode: must be 0..{} ({})",
+                    Self::ALL.len() - 1,
+                    Self::NAMES.join(", ")
+                ),
+            )
+        })
+    }
 }
 
 /// Marking thresholds for one link speed.
@@ -426,6 +442,16 @@ impl SpeedMap {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn not_ect_codes_are_the_order_of_all_and_an_unknown_one_is_refused() {
+        assert_eq!(NotEct::from_index(0).unwrap(), NotEct::Accept);
+        assert_eq!(NotEct::from_index(1).unwrap(), NotEct::ThresholdDrop);
+        assert_eq!(NotEct::from_index(2).unwrap(), NotEct::RedDrop);
+        let e = NotEct::from_index(3).unwrap_err();
+        assert_eq!(e.field, "NotEctMode");
+        assert!(e.to_string().contains("unknown mode"), "{e}");
+    }
+
     use super::*;
     use proptest::prelude::*;
 
