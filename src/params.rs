@@ -133,7 +133,8 @@ pub use ffi::{OptionSpec, ParamInfo, ParamKind, ParamValue, RunConfigFile};
 
 fn run_config_read(path: &str) -> Result<RunConfigFile, String> {
     // the one reader of every input file (missing, directory, not UTF-8 ...: one line each)
-    let text = crate::workload::read_text(path.as_bytes(), "--config")?;
+    let text =
+        crate::workload::read_text(path.as_bytes(), "--config").map_err(|e| e.to_string())?;
     let c = rdma_cc_core::runconfig::RunConfig::from_json(text.as_bytes()).map_err(|e| {
         ConfigError::new(
             "--config",
@@ -372,7 +373,7 @@ fn argument_check(arg: &[u8]) -> Result<(), String> {
     match std::str::from_utf8(arg) {
         Ok(_) => Ok(()),
         Err(e) => {
-            let shown = crate::workload::shown_path(arg);
+            let shown = rdma_cc_workload::shown_path(arg);
             Err(format!(
                 "invalid argument {shown}: must be UTF-8 text (byte 0x{:02X} at position {} is \
                  not)",

@@ -7,8 +7,8 @@ use crate::params::to_options;
 use crate::switch::red_ecn_specs;
 use rdma_cc_core::wire;
 use rdma_cc_core::{Bytes, ConfigError, Rate, Time};
-use rdma_cc_schemes::{marking_auto_help, DcqcnPreset, GivenMarking, MarkingField, Scheme};
-use rdma_cc_switch::red::{EcnThresholds, NotEct, RedEcnConfig};
+use rdma_cc_schemes::{DcqcnPreset, GivenMarking, Scheme};
+use rdma_cc_switch::red::{DerivedMarking, EcnThresholds, NotEct, RedEcnConfig};
 use rdma_cc_workload::RunLoad;
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
@@ -142,26 +142,7 @@ pub use ffi::Marking;
 use ffi::{MarkingOptions, NotEctMode, ScenarioMarking};
 
 fn scheme_auto_help(field: &str) -> Result<String, ConfigError> {
-    let names = |f: fn(Scheme) -> bool| {
-        Scheme::ALL
-            .into_iter()
-            .filter(|&s| f(s))
-            .map(Scheme::name)
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    Ok(match field {
-        "pfc" => format!(
-            "as the scheme is deployed: {} lossy; {} lossless",
-            names(|s| !s.lossless_by_default()),
-            names(Scheme::lossless_by_default)
-        ),
-        "int" => format!(
-            "on when the scheme needs INT ({}), else off",
-            names(Scheme::needs_int)
-        ),
-        _ => marking_auto_help(field.parse::<MarkingField>()?),
-    })
+    rdma_cc_schemes::auto_help(field)
 }
 
 fn to_ffi(m: rdma_cc_schemes::Marking) -> Marking {
@@ -207,7 +188,15 @@ fn marking_check(
     k_fs_derived: bool,
     derived_from: &str,
 ) -> Result<(), ConfigError> {
-    let cfg = RedEcnConfig {
+    let derived = DerivedMarking {
+        k_min: k_min_derived,
+        k_max: k_max_derived,
+        k_fs: k_fs_derived,
+    };
+    // an example's marking options (named in the policy's table): the error and the rules it
+    // quotes are in their words
+    const OPTIONS: [&str; 5] = ["kmin", "kmax", "pmax", "kfs", "bufMax"];
+    RedEcnConfig {
         ecn: EcnThresholds {
             k_min: Bytes(m.k_min),
             k_max: Bytes(m.k_max),
@@ -216,28 +205,9 @@ fn marking_check(
         not_ect: NotEct::ThresholdDrop,
         k_fs: Bytes(m.k_fs),
         buf_max: Bytes(buf_max),
-    };
-    // an example's marking options (named in the policy's table): the error and the rules it
-    // quotes are in their words
-    const OPTIONS: [&str; 5] = ["kmin", "kmax", "pmax", "kfs", "bufMax"];
-    cfg.validate().map_err(|e| {
-        let specs = red_ecn_specs();
-        let attr = specs
-            .iter()
-            .find(|s| s.name == e.field || s.attr == e.field)
-            .map(|s| s.attr);
-        let derived = match attr {
-            Some("KMin") => k_min_derived,
-            Some("KMax") => k_max_derived,
-            Some("KFs") => k_fs_derived,
-            _ => false,
-        };
-        let mut e = to_options(e, &specs, &OPTIONS.map(String::from));
-        if derived {
-            e.value = format!("{} (not given: derived from {derived_from})", e.value);
-            e.requirement = format!("{}; set {} explicitly", e.requirement, e.field);
-        }
-        e
+    }
+    .check_given(derived, derived_from, |e| {
+        to_options(e, &red_ecn_specs(), &OPTIONS.map(String::from))
     })
 }
 

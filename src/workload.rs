@@ -7,10 +7,10 @@
 use cxx::CxxString;
 use rdma_cc_core::{ConfigError, Rate, Time};
 use rdma_cc_workload::{
-    decode_text, parse_flows, Cdf, FatTreeSpec, GeneratorConfig, ParseError, Pattern,
-    PatternSettings, Rng, Topology, WorkloadError, MAX_NODES, MAX_TEXT_BYTES,
+    parse_flows_on, Cdf, FatTreeSpec, GeneratorConfig, ParseError, Pattern, PatternSettings,
+    TextInput, Topology, WorkloadError,
 };
-use std::io::{ErrorKind, Read};
+use std::io::Read;
 
 #[cxx::bridge(namespace = "rdmacc_ffi")]
 mod ffi {
@@ -256,86 +256,28 @@ mod ffi {
     }
 }
 
-/// `path` as a message shows it: control characters escaped, so the message stays one line.
-pub(crate) fn shown_path(path: &[u8]) -> String {
-    String::from_utf8_lossy(path)
-        .chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_debug().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
-/// What an I/O error says to the user (without the OS error number).
-fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        ErrorKind::NotFound => "no such file".into(),
-        ErrorKind::PermissionDenied => "cannot be read: permission denied".into(),
-        _ => {
-            let text = e.to_string();
-            let text = text.split(" (os error").next().unwrap_or(&text).to_string();
-            format!("cannot be read: {}", text.to_lowercase())
-        }
-    }
-}
-
-fn read_text_file(path: &CxxString, option: &str) -> Result<String, String> {
+fn read_text_file(path: &CxxString, option: &str) -> Result<String, WorkloadError> {
     read_text(path.as_bytes(), option)
 }
 
-/// [`read_text_file`] of a path given as bytes.
-pub(crate) fn read_text(path: &[u8], option: &str) -> Result<String, String> {
+/// [`read_text_file`] of a path given as bytes: the file read here, the rules
+/// ([`TextInput`]) in `rdma-cc-workload`.
+pub(crate) fn read_text(path: &[u8], option: &str) -> Result<String, WorkloadError> {
     use std::os::unix::ffi::OsStrExt;
-    let shown = shown_path(path);
-    let refuse = |rule: String| ConfigError::new(option, &shown, rule).to_string();
-    if path.is_empty() {
-        return Err(refuse("names no file".into()));
-    }
-    if std::str::from_utf8(path).is_err() {
-        return Err(refuse("the path must be UTF-8 text".into()));
-    }
+    let input = TextInput::new(path, option)?;
+    let io = |e: std::io::Error| input.io_error(e.kind(), &e.to_string());
     let os = std::ffi::OsStr::from_bytes(path);
-    let meta = std::fs::metadata(os).map_err(|e| refuse(io_reason(&e)))?;
-    if meta.is_dir() {
-        return Err(refuse("is a directory, not a file".into()));
-    }
-    let file = std::fs::File::open(os).map_err(|e| refuse(io_reason(&e)))?;
-    // a regular file is read up to its size and one byte more (a byte more: it grew); a pipe
-    // or a device up to the limit and one byte more
+    let meta = std::fs::metadata(os).map_err(io)?;
+    input.check_not_dir(meta.is_dir())?;
+    let file = std::fs::File::open(os).map_err(io)?;
     let regular = meta.is_file();
-    if regular && meta.len() > MAX_TEXT_BYTES {
-        return Err(refuse(format!(
-            "is {} bytes: a text input is at most {MAX_TEXT_BYTES} bytes (256 MiB)",
-            meta.len()
-        )));
-    }
-    let cap = if regular { meta.len() } else { MAX_TEXT_BYTES };
+    let cap = input.read_limit(regular, meta.len())?;
     let mut bytes = Vec::new();
-    file.take(cap + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| refuse(io_reason(&e)))?;
+    file.take(cap).read_to_end(&mut bytes).map_err(io)?;
     let read = bytes.len() as u64;
-    if !regular && read > MAX_TEXT_BYTES {
-        return Err(refuse(format!(
-            "gives more than {MAX_TEXT_BYTES} bytes (256 MiB): a text input is at most that"
-        )));
-    }
     let now = std::fs::metadata(os).map(|m| m.len()).unwrap_or(read);
-    if regular && (read != meta.len() || now != meta.len()) {
-        return Err(refuse(format!(
-            "changed while it was read ({} bytes when opened, {} now): read it once it is \
-             complete",
-            meta.len(),
-            now.max(read)
-        )));
-    }
-    decode_text(&shown, &bytes)
-        .map(str::to_string)
-        .map_err(|e| e.to_string())
+    input.check_read(regular, meta.len(), read, now)?;
+    input.decode(&bytes)
 }
 
 fn churn_arrivals_check(
@@ -418,11 +360,7 @@ fn cdf_mean_bytes(file: &str, text: &str) -> Result<f64, ParseError> {
 }
 
 fn cdf_sample_sizes(file: &str, text: &str, n: u64, seed: u64) -> Result<Vec<u64>, ParseError> {
-    let cdf = Cdf::parse(file, text)?;
-    let mut rng = Rng::new(seed);
-    Ok((0..n)
-        .map(|_| cdf.sample(rng.next_f64()).0.max(1))
-        .collect())
+    Ok(Cdf::parse(file, text)?.sample_sizes(n, seed))
 }
 
 fn generate_flows(
@@ -526,36 +464,21 @@ fn hpcc_flows_parse(
     text: &str,
     topology: &HpccTopology,
 ) -> Result<Vec<HpccFlow>, ParseError> {
-    if u64::from(topology.nodes) > MAX_NODES {
-        return Err(ParseError {
-            file: file.to_string(),
-            line: None,
-            error: ConfigError::new(
-                "topology nodes",
-                topology.nodes,
-                format!("must be at most {MAX_NODES}"),
-            ),
-        });
-    }
-    let mut is_host = vec![true; topology.nodes as usize];
-    for &s in &topology.switches {
-        if let Some(h) = is_host.get_mut(s as usize) {
-            *h = false;
-        }
-    }
-    Ok(parse_flows(file, text, &is_host)?
-        .iter()
-        .map(|f| HpccFlow {
-            src: f.src,
-            dst: f.dst,
-            priority: f.priority,
-            dport: f.dport,
-            bytes: f.bytes.0,
-            start_ns: f.start.0,
-            line: f.line as u64,
-            op: f.op.code(),
-        })
-        .collect())
+    Ok(
+        parse_flows_on(file, text, topology.nodes, &topology.switches)?
+            .iter()
+            .map(|f| HpccFlow {
+                src: f.src,
+                dst: f.dst,
+                priority: f.priority,
+                dport: f.dport,
+                bytes: f.bytes.0,
+                start_ns: f.start.0,
+                line: f.line as u64,
+                op: f.op.code(),
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -708,7 +631,7 @@ mod tests {
             std::fs::write(&p, bytes).unwrap();
             p.to_str().unwrap().to_string()
         };
-        let read = |p: &str| read_text(p.as_bytes(), "--topo");
+        let read = |p: &str| read_text(p.as_bytes(), "--topo").map_err(|e| e.to_string());
         let ok = put("ok.txt", TOPO.as_bytes());
         assert_eq!(read(&ok).unwrap(), TOPO);
         let d = dir.to_str().unwrap().to_string();
@@ -733,7 +656,7 @@ mod tests {
         assert!(read(&bin)
             .unwrap_err()
             .starts_with(&format!("{bin}:2: invalid text = NUL byte at column 2")));
-        let e = read_text(b"/tmp/\xFFx\n", "--cdf").unwrap_err();
+        let e = read_text(b"/tmp/\xFFx\n", "--cdf").unwrap_err().to_string();
         assert_eq!(
             e,
             "invalid --cdf = /tmp/\u{fffd}x\\n: the path must be UTF-8 text"

@@ -107,7 +107,14 @@ FabricHelper::SetEcnMap(const std::string& map)
 void
 FabricHelper::SetNotEct(rdmacc_ffi::NotEctMode mode, uint64_t kFs)
 {
-    m_policy->p->set_not_ect(mode, kFs);
+    try
+    {
+        m_policy->p->set_not_ect(mode, kFs);
+    }
+    catch (const rust::Error& e)
+    {
+        rdmacc::ConfigFatal("FabricHelper::SetNotEct", e.what());
+    }
 }
 
 void

@@ -39,6 +39,29 @@ pub const CN_HEADER_BYTES: usize = 4;
 /// Most bytes an encoded CN takes (with [`MAX_CAM_DEPTH`] flow IDs).
 pub const CN_MAX_BYTES: usize = CN_HEADER_BYTES + 8 * MAX_CAM_DEPTH;
 
+/// An encoded CN ([`Cn::to_bytes`]), inline: the payload of a switch-control frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CnBytes {
+    buf: [u8; CN_MAX_BYTES],
+    len: usize,
+}
+
+impl Default for CnBytes {
+    fn default() -> Self {
+        CnBytes {
+            buf: [0; CN_MAX_BYTES],
+            len: 0,
+        }
+    }
+}
+
+impl CnBytes {
+    /// The encoded bytes (empty for the default, no CN).
+    pub fn as_slice(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
 impl Cn {
     /// Bytes of the encoded CN: the header and 8 per flow ID.
     pub fn wire_len(&self) -> usize {
@@ -49,14 +72,27 @@ impl Cn {
     /// degree, the number of flow IDs, then each ID (8 bytes, big-endian). Returns the bytes
     /// written, `None` (nothing written) when `out` is shorter than [`Self::wire_len`].
     pub fn encode(&self, out: &mut [u8]) -> Option<usize> {
-        let n = self.wire_len();
-        let out = out.get_mut(..n)?;
-        let (head, ids) = out.split_at_mut(CN_HEADER_BYTES);
+        let b = self.to_bytes();
+        let n = b.len;
+        out.get_mut(..n)?.copy_from_slice(b.as_slice());
+        Some(n)
+    }
+
+    /// The CN encoded as [`Self::encode`] writes it, in a buffer every CN fits (a CN carries
+    /// at most [`MAX_CAM_DEPTH`] flow IDs, so it cannot fail).
+    pub fn to_bytes(&self) -> CnBytes {
+        let mut buf = [0u8; CN_MAX_BYTES];
+        let (head, ids) = buf.split_at_mut(CN_HEADER_BYTES);
         head.copy_from_slice(&[CN_MARKER, self.prio, self.degree, self.flows.len() as u8]);
+        let mut written = 0;
         for (chunk, id) in ids.chunks_exact_mut(8).zip(self.flows.as_slice()) {
             chunk.copy_from_slice(&id.to_be_bytes());
+            written += 1;
         }
-        Some(n)
+        CnBytes {
+            buf,
+            len: CN_HEADER_BYTES + 8 * written,
+        }
     }
 
     /// Reads a CN [`Self::encode`] wrote (trailing bytes are ignored); `None` when `bytes` is
@@ -219,6 +255,11 @@ mod tests {
         };
         assert_eq!(big.encode(&mut buf), Some(CN_MAX_BYTES));
         assert_eq!(Cn::decode(&buf), Some(big));
+        // to_bytes cannot fail: the largest CN's bytes are the ones encode wrote
+        assert_eq!(big.to_bytes().as_slice(), &buf[..]);
+        assert_eq!(cn.to_bytes().as_slice().len(), 28);
+        assert_eq!(Cn::decode(cn.to_bytes().as_slice()), Some(cn));
+        assert!(CnBytes::default().as_slice().is_empty());
     }
 
     #[test]

@@ -109,7 +109,7 @@ pub mod sar;
 pub mod switch;
 
 pub use cfr::{Cam, FlowId, FlowList};
-pub use cn::{regional_degree, Cn, CnSource, CN_MAX_BYTES};
+pub use cn::{regional_degree, Cn, CnBytes, CnSource, CN_MAX_BYTES};
 pub use config::{RcmConfig, RcmParams, SarMode, MAX_CAM_DEPTH};
 pub use crd::{CongestionPoint, Feedback, Flags, Role};
 pub use node::{RcmNodeConfig, RcmSwitchCore};

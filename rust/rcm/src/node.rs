@@ -11,8 +11,8 @@ use rdma_cc_core::param::{Field, FlatTable, ParamSpec, ParamValue};
 use rdma_cc_core::{Bytes, ConfigError, Time};
 use rdma_cc_switch::core::{SwitchConfig, SwitchCore};
 use rdma_cc_switch::mechanism::{Admitted, Departed, Detour, Mechanism};
-use rdma_cc_switch::mmu::PortLink;
-use rdma_cc_switch::routing::Routes;
+use rdma_cc_switch::mmu::{Mmu, PortLink};
+use rdma_cc_switch::routing::{Fabric, Routes};
 use serde::{Deserialize, Serialize};
 
 /// The switch core of a switch that may run RCM (`None`: RCM off).
@@ -132,6 +132,49 @@ impl RcmNodeConfig {
         self.rcm.validate()
     }
 
+    /// Checks this configuration as a scenario sets it on a switch whose ports have `links`:
+    /// with the scenario's frame size `mtu` and egress limit `egress_limit` (0: the table's)
+    /// and lossless priorities `lossless_mask`, the fields are valid ([`Self::validate`]) and
+    /// the MMU can be built over the links ([`Mmu::new`]: the buffer holds what they need).
+    /// The error names the field.
+    pub fn check_on(
+        &self,
+        lossless_mask: u8,
+        mtu: Bytes,
+        egress_limit: Bytes,
+        links: &[PortLink],
+    ) -> Result<(), ConfigError> {
+        let mut c = *self;
+        let m = &mut c.switch.mmu;
+        if mtu.0 > 0 {
+            m.mtu = mtu;
+        }
+        if egress_limit.0 > 0 {
+            m.egress_limit = egress_limit;
+        }
+        m.set_lossless_mask(lossless_mask);
+        c.validate()?;
+        Mmu::new(c.switch.mmu, links).map(|_| ())
+    }
+
+    /// The switch of node `node` of `fabric` ([`Self::build`]), its ports linked as the
+    /// parallel lists `rates_bps` / `delays_ns` say ([`PortLink::from_lists`]); RCM sends CNs
+    /// only to the ports whose neighbour is a switch. Errors: the fabric's routes are not
+    /// computed or `node` is not a switch (field `node`), the lists differ in length (field
+    /// `links`), or [`Self::build`]'s.
+    pub fn build_in(
+        &self,
+        fabric: &Fabric,
+        node: u32,
+        rates_bps: &[u64],
+        delays_ns: &[u64],
+    ) -> Result<RcmSwitchCore, ConfigError> {
+        let routes = fabric.switch_routes(node)?;
+        let links = PortLink::from_lists(rates_bps, delays_ns)?;
+        let to_switch = fabric.switch_neighbours(node, links.len());
+        self.build(&links, routes, node, &to_switch)
+    }
+
     /// The switch of node `node` ([`SwitchCore::new`]), running RCM if the configuration
     /// enables it ([`RcmConfig::enabled`]): `neighbour_is_switch[p]` says whether port `p`'s
     /// link leads to a switch (CNs go only there). SAR detours data packets unless its mode is
@@ -178,6 +221,67 @@ mod tests {
 
     fn pop(c: &mut RcmSwitchCore) -> Option<Event> {
         c.mechanism_mut().as_mut().and_then(RcmSwitch::pop_event)
+    }
+
+    #[test]
+    fn check_on_uses_the_scenarios_frame_limit_and_lossless_priorities() {
+        let mut cfg = RcmNodeConfig::default();
+        // room for 3 frames of 1000 B, not of the table's MmuMtu
+        cfg.switch.mmu.buffer_size = Bytes(3_000);
+        cfg.switch.mmu.reserve = Bytes::ZERO;
+        let e = cfg
+            .check_on(0, Bytes::ZERO, Bytes::ZERO, &links(3))
+            .unwrap_err();
+        assert_eq!(e.field, "BufferSize");
+        assert!(e.to_string().contains("one frame of MmuMtu"), "{e}");
+        cfg.check_on(0, Bytes(1_000), Bytes(1_000), &links(3))
+            .unwrap();
+        // a lossless priority needs PFC headroom per port the buffer does not hold
+        let e = cfg
+            .check_on(1 << 3, Bytes(1_000), Bytes(1_000), &links(3))
+            .unwrap_err();
+        assert_eq!(e.field, "BufferSize");
+        // the configuration itself is left as it was
+        assert_eq!(
+            cfg.switch.mmu.lossless_mask(),
+            RcmNodeConfig::default().switch.mmu.lossless_mask()
+        );
+        // a field error of the table comes first
+        cfg.switch.mmu.egress_limit = Bytes::ZERO;
+        assert!(cfg
+            .check_on(0, Bytes(1_000), Bytes::ZERO, &links(3))
+            .is_err());
+    }
+
+    #[test]
+    fn build_in_needs_computed_routes_and_sends_cns_only_to_switches() {
+        // switch 0: port 0 to host 1, port 1 to switch 2 (port 0 to host 3)
+        let mut f = Fabric::new(4);
+        f.set_host(1).unwrap();
+        f.set_host(3).unwrap();
+        f.add_link(0, 0, 1, 0).unwrap();
+        f.add_link(0, 1, 2, 1).unwrap();
+        f.add_link(2, 0, 3, 0).unwrap();
+        let mut cfg = RcmNodeConfig::default();
+        cfg.rcm.enabled = true;
+        let (rates, delays) = ([10_000_000_000u64; 2], [1_000u64; 2]);
+        let e = cfg.build_in(&f, 0, &rates, &delays).unwrap_err();
+        assert_eq!(e.field, "node");
+        assert!(e.to_string().contains("has no routes"), "{e}");
+        f.compute_routes().unwrap();
+        assert_eq!(
+            cfg.build_in(&f, 0, &rates, &delays[..1]).unwrap_err().field,
+            "links"
+        );
+        assert_eq!(
+            cfg.build_in(&f, 1, &rates[..1], &delays[..1])
+                .unwrap_err()
+                .field,
+            "node"
+        );
+        let c = cfg.build_in(&f, 0, &rates, &delays).unwrap();
+        let r = c.mechanism().as_ref().unwrap();
+        assert!(!r.neighbour_is_switch(0) && r.neighbour_is_switch(1));
     }
 
     #[test]

@@ -376,9 +376,14 @@ impl RcmSwitch {
         self.note_deadline(t);
     }
 
+    /// Whether `port`'s neighbour is a switch (CNs go only there; false for an unknown port).
+    pub fn neighbour_is_switch(&self, port: u32) -> bool {
+        self.to_switch.get(port as usize).copied().unwrap_or(false)
+    }
+
     /// Queues a CN for the neighbour on `port`, about priority `prio`.
     fn send_cn(&mut self, now: Time, port: u32, prio: u8) {
-        if !self.to_switch.get(port as usize).copied().unwrap_or(false) {
+        if !self.neighbour_is_switch(port) {
             self.stats.cn_not_sent_to_host += 1;
             return;
         }

@@ -837,6 +837,33 @@ pub fn marking_auto_help(field: MarkingField) -> String {
     }
 }
 
+/// The help text of an example's `auto` value for option field `field`: a marking field
+/// ([`MarkingField`]'s names, [`marking_auto_help`]), `pfc` (which schemes are lossless by
+/// default, [`Scheme::lossless_by_default`]) or `int` (which need INT, [`Scheme::needs_int`]).
+/// The error names an unknown field (`marking field`).
+pub fn auto_help(field: &str) -> Result<String, ConfigError> {
+    let names = |f: fn(Scheme) -> bool| {
+        Scheme::ALL
+            .into_iter()
+            .filter(|&s| f(s))
+            .map(Scheme::name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Ok(match field {
+        "pfc" => format!(
+            "as the scheme is deployed: {} lossy; {} lossless",
+            names(|s| !s.lossless_by_default()),
+            names(Scheme::lossless_by_default)
+        ),
+        "int" => format!(
+            "on when the scheme needs INT ({}), else off",
+            names(Scheme::needs_int)
+        ),
+        _ => marking_auto_help(field.parse::<MarkingField>()?),
+    })
+}
+
 /// Everything a host NIC configures for the flows it sends and receives: the scheme of new
 /// flows, their data priority, the transport's timers, the receiver's ACK/CNP policy, and the
 /// constants of every scheme (so that flows of different schemes can share a NIC).
@@ -1805,6 +1832,42 @@ mod tests {
         c.receiver.ack_every = 4;
         let r = c.receiver_for(Scheme::LdcpRate);
         assert_eq!((r.mtu, r.ack_every, r.send_cnp), (Bytes(4000), 4, true));
+    }
+
+    #[test]
+    fn auto_help_lists_the_schemes_by_their_defaults_and_names_unknown_fields() {
+        let pfc = auto_help("pfc").unwrap();
+        assert!(pfc.starts_with("as the scheme is deployed: "), "{pfc}");
+        for s in Scheme::ALL {
+            let side = if s.lossless_by_default() {
+                "lossless"
+            } else {
+                "lossy"
+            };
+            let part = pfc
+                .split("; ")
+                .find(|p| p.ends_with(side))
+                .unwrap_or_default();
+            assert!(part.contains(s.name()), "{} not {side} in {pfc}", s.name());
+        }
+        let int = auto_help("int").unwrap();
+        let needing: Vec<_> = Scheme::ALL
+            .into_iter()
+            .filter(|s| s.needs_int())
+            .map(Scheme::name)
+            .collect();
+        assert_eq!(
+            int,
+            format!(
+                "on when the scheme needs INT ({}), else off",
+                needing.join(", ")
+            )
+        );
+        assert_eq!(
+            auto_help("k_fs").unwrap(),
+            marking_auto_help(MarkingField::KFs)
+        );
+        assert_eq!(auto_help("kfs").unwrap_err().field, "marking field");
     }
 
     #[test]

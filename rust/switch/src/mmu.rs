@@ -122,6 +122,45 @@ pub struct PortLink {
     pub delay: Time,
 }
 
+/// A row of an egress-queue sample ([`Mmu::sample_egress`]): the queue (port, priority)
+/// and the bytes it holds.
+pub trait EgressRow {
+    /// The row of queue (`port`, `prio`) holding `bytes`.
+    fn new(port: u32, prio: u8, bytes: Bytes) -> Self;
+    /// The row's queue: (port, priority).
+    fn queue(&self) -> (u32, u8);
+}
+
+impl EgressRow for (u32, u8, Bytes) {
+    fn new(port: u32, prio: u8, bytes: Bytes) -> Self {
+        (port, prio, bytes)
+    }
+    fn queue(&self) -> (u32, u8) {
+        (self.0, self.1)
+    }
+}
+
+impl PortLink {
+    /// The links of a switch's ports from two parallel lists, port `p` at `rates_bps[p]`
+    /// and `delays_ns[p]`. The error (field `links`) says when the lists differ in length.
+    pub fn from_lists(rates_bps: &[u64], delays_ns: &[u64]) -> Result<Vec<PortLink>, ConfigError> {
+        ConfigError::check(
+            rates_bps.len() == delays_ns.len(),
+            "links",
+            rates_bps.len(),
+            &format!("rates and delays differ in length ({})", delays_ns.len()),
+        )?;
+        Ok(rates_bps
+            .iter()
+            .zip(delays_ns)
+            .map(|(&r, &d)| PortLink {
+                rate: Rate(r),
+                delay: Time(d),
+            })
+            .collect())
+    }
+}
+
 /// Configuration of a switch's shared buffer and PFC thresholds (the ports come from the
 /// topology: [`Mmu::new`] takes the link of every port).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -1003,6 +1042,18 @@ impl Mmu {
         }
     }
 
+    /// The non-empty egress queues of the priorities in `prio_mask` (bit `p`: priority `p`),
+    /// written into `out` (cleared first) in (port, priority) order: a queue-depth sample.
+    pub fn sample_egress<T: EgressRow>(&self, prio_mask: u8, out: &mut Vec<T>) {
+        out.clear();
+        out.extend(
+            self.nonempty_egress()
+                .filter(|&(_, prio, _)| prio_mask & (1 << prio) != 0)
+                .map(|(port, prio, bytes)| T::new(port as u32, prio as u8, bytes)),
+        );
+        out.sort_unstable_by_key(T::queue);
+    }
+
     /// The non-empty egress queues as `(port, prio, bytes)`, in no particular order: what a
     /// queue sample records, at a cost proportional to its length (not to the port count).
     pub fn nonempty_egress(&self) -> impl Iterator<Item = (usize, usize, Bytes)> + '_ {
@@ -1471,6 +1522,41 @@ mod tests {
         assert_eq!(m.egress_max(1, P3), Bytes(5000));
         assert_eq!(m.egress_max(9, 0), Bytes::ZERO);
         m.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn egress_samples_keep_the_masked_priorities_in_port_then_priority_order() {
+        let mut m = two_ports(static_cfg());
+        m.on_arrival(0, 1, 3, Bytes(700));
+        m.on_arrival(0, 0, 2, Bytes(500));
+        m.on_arrival(1, 1, 0, Bytes(100));
+        m.on_arrival(1, 0, 3, Bytes(300));
+        let mut out = vec![(9, 9, Bytes(9))];
+        m.sample_egress(0xff, &mut out);
+        assert_eq!(
+            out,
+            [
+                (0, 2, Bytes(500)),
+                (0, 3, Bytes(300)),
+                (1, 0, Bytes(100)),
+                (1, 3, Bytes(700))
+            ]
+        );
+        // priority 3 only (bit 3); priority 2 and 0 left out
+        m.sample_egress(1 << 3, &mut out);
+        assert_eq!(out, [(0, 3, Bytes(300)), (1, 3, Bytes(700))]);
+        m.sample_egress(0, &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn port_links_come_from_parallel_lists_of_equal_length() {
+        let l = PortLink::from_lists(&[100, 200], &[5, 6]).unwrap();
+        assert_eq!(l.len(), 2);
+        assert_eq!((l[1].rate, l[1].delay), (Rate(200), Time(6)));
+        let e = PortLink::from_lists(&[100, 200], &[5]).unwrap_err();
+        assert_eq!(e.field, "links");
+        assert!(e.to_string().contains("differ in length (1)"), "{e}");
     }
 
     #[test]

@@ -63,6 +63,22 @@ impl NotEct {
     pub fn from_name(name: &str) -> Option<NotEct> {
         Self::ALL.into_iter().find(|m| m.name() == name)
     }
+
+    /// The mode at `index` of [`NotEct::ALL`] (its code across the bridge); an unknown code
+    /// is an error naming `NotEctMode`, never a silent fallback.
+    pub fn from_index(index: u8) -> Result<NotEct, ConfigError> {
+        Self::ALL.get(usize::from(index)).copied().ok_or_else(|| {
+            ConfigError::new(
+                "NotEctMode",
+                index,
+                format!(
+                    "unknown mode: must be 0..{} ({})",
+                    Self::ALL.len() - 1,
+                    Self::NAMES.join(", ")
+                ),
+            )
+        })
+    }
 }
 
 /// Marking thresholds for one link speed.
@@ -257,6 +273,27 @@ impl RedEcnConfig {
         Ok(())
     }
 
+    /// Checks an example's marking options ([`Self::validate`]). The error goes through
+    /// `name` (which names the example's option), then, when it is about a value in
+    /// `derived` (one the user did not give), says it was derived from `derived_from` and to
+    /// set the option explicitly.
+    pub fn check_given(
+        &self,
+        derived: DerivedMarking,
+        derived_from: &str,
+        name: impl FnOnce(ConfigError) -> ConfigError,
+    ) -> Result<(), ConfigError> {
+        self.validate().map_err(|e| {
+            let was_derived = derived.has(&e.field);
+            let mut e = name(e);
+            if was_derived {
+                e.value = format!("{} (not given: derived from {derived_from})", e.value);
+                e.requirement = format!("{}; set {} explicitly", e.requirement, e.field);
+            }
+            e
+        })
+    }
+
     /// Validates and builds the policy.
     pub fn build(self) -> Result<RedEcnPolicy, ConfigError> {
         self.validate()?;
@@ -264,6 +301,36 @@ impl RedEcnConfig {
             cfg: self,
             stats: RedEcnStats::default(),
         })
+    }
+}
+
+/// Which thresholds of an example's marking were derived from other options rather than
+/// given by the user ([`RedEcnConfig::check_given`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DerivedMarking {
+    /// `K_min` ([`EcnThresholds::k_min`]).
+    pub k_min: bool,
+    /// `K_max` ([`EcnThresholds::k_max`]).
+    pub k_max: bool,
+    /// `K_fs` ([`RedEcnConfig::k_fs`]).
+    pub k_fs: bool,
+}
+
+impl DerivedMarking {
+    /// Whether the value of `field` (a name or an attribute of [`RedEcnConfig`]'s table)
+    /// was derived.
+    pub fn has(&self, field: &str) -> bool {
+        let attr = RedEcnConfig::params()
+            .iter()
+            .map(|p| &p.spec)
+            .find(|s| s.name == field || s.attr == field)
+            .map(|s| s.attr);
+        match attr {
+            Some("KMin") => self.k_min,
+            Some("KMax") => self.k_max,
+            Some("KFs") => self.k_fs,
+            _ => false,
+        }
     }
 }
 
@@ -426,6 +493,73 @@ impl SpeedMap {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_derived_thresholds_error_says_where_it_came_from_and_a_given_ones_does_not() {
+        let cfg = RedEcnConfig {
+            ecn: EcnThresholds {
+                k_min: Bytes(50_000),
+                k_max: Bytes(20_000),
+                p_max: 0.2,
+            },
+            not_ect: NotEct::ThresholdDrop,
+            k_fs: Bytes(1),
+            buf_max: Bytes(2_000_000),
+        };
+        let rename = |mut e: ConfigError| {
+            e.field = format!("--{}", e.field.to_lowercase());
+            e
+        };
+        let all = DerivedMarking {
+            k_min: true,
+            k_max: true,
+            k_fs: true,
+        };
+        let e = cfg.check_given(all, "--rate", rename).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid --kmin = 50000 B (not given: derived from --rate): must be <= KMax \
+             (20000 B); set --kmin explicitly"
+        );
+        // only K_max derived: the error is about K_min, given, so no note
+        let e = cfg
+            .check_given(
+                DerivedMarking {
+                    k_max: true,
+                    ..DerivedMarking::default()
+                },
+                "--rate",
+                rename,
+            )
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid --kmin = 50000 B: must be <= KMax (20000 B)"
+        );
+        // a valid marking passes whatever was derived
+        let ok = RedEcnConfig {
+            ecn: EcnThresholds {
+                k_min: Bytes(20_000),
+                k_max: Bytes(50_000),
+                p_max: 0.2,
+            },
+            ..cfg
+        };
+        ok.check_given(all, "--rate", rename).unwrap();
+        // fields are found by name or attribute
+        assert!(all.has("KFs") && all.has("KMin"));
+        assert!(!all.has("PMax") && !all.has("BufMax") && !all.has("nothing"));
+    }
+
+    #[test]
+    fn not_ect_codes_are_the_order_of_all_and_an_unknown_one_is_refused() {
+        assert_eq!(NotEct::from_index(0).unwrap(), NotEct::Accept);
+        assert_eq!(NotEct::from_index(1).unwrap(), NotEct::ThresholdDrop);
+        assert_eq!(NotEct::from_index(2).unwrap(), NotEct::RedDrop);
+        let e = NotEct::from_index(3).unwrap_err();
+        assert_eq!(e.field, "NotEctMode");
+        assert!(e.to_string().contains("unknown mode"), "{e}");
+    }
+
     use super::*;
     use proptest::prelude::*;
 

@@ -656,11 +656,103 @@ pub fn ecmp_select(seed: u64, t: &FiveTuple, choices: &[u32]) -> Option<u32> {
     }
 }
 
+/// A fabric as a simulator builds it: the graph, link by link ([`Topology`]), then, once
+/// computed ([`Self::compute_routes`]), the route table every node shares.
+#[derive(Debug, Clone)]
+pub struct Fabric {
+    topo: Topology,
+    routes: Option<Arc<RouteTable>>,
+}
+
+impl Fabric {
+    /// A fabric of `n_nodes` nodes, no link and no routes yet.
+    pub fn new(n_nodes: usize) -> Fabric {
+        Fabric {
+            topo: Topology::new(n_nodes),
+            routes: None,
+        }
+    }
+
+    /// The graph.
+    pub fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    /// Marks `node` as a host ([`Topology::set_host`]).
+    pub fn set_host(&mut self, node: u32) -> Result<(), ConfigError> {
+        self.topo.set_host(node)
+    }
+
+    /// Adds a link ([`Topology::add_link`]).
+    pub fn add_link(&mut self, a: u32, pa: u32, b: u32, pb: u32) -> Result<(), ConfigError> {
+        self.topo.add_link(a, pa, b, pb)
+    }
+
+    /// Computes every node's routes over the links added so far ([`Topology::routes`]).
+    pub fn compute_routes(&mut self) -> Result<(), ConfigError> {
+        self.routes = Some(Arc::new(self.topo.routes()?));
+        Ok(())
+    }
+
+    /// [`RouteTable::next_hops`]; empty before [`Self::compute_routes`].
+    pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
+        self.routes.as_ref().map_or(&[], |r| r.next_hops(node, dst))
+    }
+
+    /// The routes of switch `node` ([`RouteTable::switch_routes`]). Error (field `node`):
+    /// the routes are not computed yet, or `node` is no switch of the fabric.
+    pub fn switch_routes(&self, node: u32) -> Result<Routes, ConfigError> {
+        self.routes
+            .as_ref()
+            .ok_or_else(|| {
+                ConfigError::new(
+                    "node",
+                    node,
+                    "has no routes: call compute_routes after adding every link",
+                )
+            })?
+            .switch_routes(node)
+    }
+
+    /// [`Topology::switch_neighbours`]: for each of `ports` ports of `node`, whether it
+    /// leads to a switch.
+    pub fn switch_neighbours(&self, node: u32, ports: usize) -> Vec<bool> {
+        self.topo.switch_neighbours(node, ports)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::collections::VecDeque;
+
+    #[test]
+    fn a_fabric_gives_routes_only_once_computed() {
+        // switch 0: port 0 to host 1, port 1 to switch 2 (port 0 to host 3)
+        let mut f = Fabric::new(4);
+        f.set_host(1).unwrap();
+        f.set_host(3).unwrap();
+        f.add_link(0, 0, 1, 0).unwrap();
+        f.add_link(0, 1, 2, 1).unwrap();
+        f.add_link(2, 0, 3, 0).unwrap();
+        assert!(f.next_hops(0, 3).is_empty());
+        let e = f.switch_routes(0).unwrap_err();
+        assert_eq!(e.field, "node");
+        assert!(e.to_string().contains("has no routes"), "{e}");
+        f.compute_routes().unwrap();
+        assert_eq!(f.next_hops(0, 3), [1]);
+        assert_eq!(f.next_hops(1, 3), [0]);
+        assert!(f.switch_routes(0).is_ok());
+        // a host gets no switch routes
+        assert!(f
+            .switch_routes(1)
+            .unwrap_err()
+            .to_string()
+            .contains("is a host"));
+        assert_eq!(f.switch_neighbours(0, 3), [false, true, false]);
+        assert_eq!(f.topology().link_count(), 3);
+    }
 
     #[test]
     fn switch_neighbours_marks_the_ports_that_lead_to_a_switch() {

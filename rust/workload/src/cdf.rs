@@ -1,6 +1,7 @@
 //! Flow-size distributions.
 
 use crate::error::ParseError;
+use crate::rng::Rng;
 use crate::text::records;
 use rdma_cc_core::param::{parse_real, parse_whole};
 use rdma_cc_core::{Bytes, ConfigError};
@@ -170,6 +171,13 @@ impl Cdf {
         Bytes(self.sizes.last().copied().unwrap_or(0))
     }
 
+    /// `n` flow sizes, each [`Self::sample`] of a draw of the generator of seed `seed` in
+    /// turn (each at least 1 byte).
+    pub fn sample_sizes(&self, n: u64, seed: u64) -> Vec<u64> {
+        let mut rng = Rng::new(seed);
+        (0..n).map(|_| self.sample(rng.next_f64()).0).collect()
+    }
+
     /// A flow size for the uniform random draw `u` in [0, 1): inverse-transform sampling with
     /// linear interpolation between the points, as the HPCC simulator's traffic generator does
     /// (`y = 100 u`; on the segment from `(s0, p0)` to `(s1, p1)` that holds `y`,
@@ -260,6 +268,25 @@ mod tests {
         // one point: every flow has that size
         let c = Cdf::new(&[(4096, 100.0)]).unwrap();
         assert_eq!(c.sample(0.3), Bytes(4096));
+    }
+
+    #[test]
+    fn sample_sizes_are_the_seeds_draws_in_turn_each_at_least_one_byte() {
+        // a CDF whose first point is size 0: 10 % of the draws fall below 1 byte before the floor
+        let c = Cdf::new(&[(0, 0.0), (10, 10.0), (1000, 100.0)]).unwrap();
+        let sizes = c.sample_sizes(2000, 7);
+        assert_eq!(sizes.len(), 2000);
+        let mut rng = Rng::new(7);
+        let expect: Vec<u64> = (0..2000).map(|_| c.sample(rng.next_f64()).0).collect();
+        assert_eq!(sizes, expect);
+        assert_eq!(sizes.iter().min(), Some(&1));
+        assert!(
+            sizes.iter().filter(|&&s| s < 10).count() > 100,
+            "the low decile is drawn"
+        );
+        assert_eq!(c.sample_sizes(2000, 7), sizes);
+        assert_ne!(c.sample_sizes(2000, 8), sizes);
+        assert!(c.sample_sizes(0, 7).is_empty());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use crate::cdf::MAX_FLOW_BYTES;
 use crate::error::ParseError;
 use crate::text::{parse_digits, records};
+use crate::topology::MAX_NODES;
 use rdma_cc_core::param::{parse_real, parse_whole};
 use rdma_cc_core::{Bytes, Operation, Time};
 
@@ -198,8 +199,50 @@ pub fn parse_flows(file: &str, text: &str, is_host: &[bool]) -> Result<Vec<Flow>
     Ok(out)
 }
 
+/// [`parse_flows`] for a topology given as its node count `nodes` (at most [`MAX_NODES`])
+/// and its switches' ids (every other node is a host; an id out of range is ignored). A node
+/// count above the limit is an error of the whole file (field `topology nodes`).
+pub fn parse_flows_on(
+    file: &str,
+    text: &str,
+    nodes: u32,
+    switches: &[u32],
+) -> Result<Vec<Flow>, ParseError> {
+    if u64::from(nodes) > MAX_NODES {
+        return Err(ParseError::whole(
+            file,
+            "topology nodes",
+            nodes,
+            format!("must be at most {MAX_NODES}"),
+        ));
+    }
+    let mut is_host = vec![true; nodes as usize];
+    for &s in switches {
+        if let Some(h) = is_host.get_mut(s as usize) {
+            *h = false;
+        }
+    }
+    parse_flows(file, text, &is_host)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn flows_on_a_node_count_and_switch_list_take_the_others_as_hosts() {
+        // nodes 0, 1, 3 hosts; 2 a switch; 9 (out of range) ignored
+        let f = parse_flows_on("f.txt", "1\n0 3 3 100 1000 0\n", 4, &[2, 9]).unwrap();
+        assert_eq!((f[0].src, f[0].dst, f[0].bytes), (0, 3, Bytes(1000)));
+        let e = parse_flows_on("f.txt", "1\n0 2 3 100 1000 0\n", 4, &[2]).unwrap_err();
+        assert_eq!(e.line, Some(2));
+        let big = (MAX_NODES + 1) as u32;
+        let e = parse_flows_on("f.txt", "0\n", big, &[]).unwrap_err();
+        assert_eq!((e.line, e.error.field.as_str()), (None, "topology nodes"));
+        assert_eq!(
+            e.to_string(),
+            format!("f.txt: invalid topology nodes = {big}: must be at most {MAX_NODES}")
+        );
+    }
+
     use super::*;
 
     /// Hosts 0-3, switches 4-5.

@@ -42,12 +42,12 @@ pub use buckets::{
 pub use cdf::{Cdf, MAX_FLOW_BYTES};
 pub use error::{ParseError, WorkloadError};
 pub use fat_tree::FatTreeSpec;
-pub use flows::{parse_flows, Flow};
+pub use flows::{parse_flows, parse_flows_on, Flow};
 pub use generator::{
     churn_arrivals_check, churn_flows_check, flow_budget, GeneratedFlow, GeneratorConfig, Pattern,
     PatternSettings, Workload, FLOW_MEMORY_BYTES, MAX_EXPECTED_FLOWS,
 };
 pub use limit::RunLoad;
 pub use rng::Rng;
-pub use text::{decode_text, parse_data_rate, parse_delay, MAX_TEXT_BYTES};
+pub use text::{decode_text, parse_data_rate, parse_delay, shown_path, TextInput, MAX_TEXT_BYTES};
 pub use topology::{Link, Topology, MAX_NODES};

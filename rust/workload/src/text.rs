@@ -1,8 +1,10 @@
 //! Lines, fields and the unit-carrying values of the files.
 
-use crate::error::ParseError;
+use crate::error::{ParseError, WorkloadError};
 use rdma_cc_core::param::{parse_real, parse_time_ns};
+use rdma_cc_core::ConfigError;
 use rdma_cc_core::{Rate, Time};
+use std::io::ErrorKind;
 
 /// The non-blank lines of `text` (numbered from 1, blank lines counted), each split into its
 /// whitespace-separated fields: the HPCC simulator reads these files as whitespace-separated
@@ -17,6 +19,120 @@ pub(crate) fn records(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> {
 /// Largest file the examples read, bytes (256 MiB: a flow file of millions of flows, far more
 /// than a run can simulate; a larger input is a mistake, e.g. a device or a log).
 pub const MAX_TEXT_BYTES: u64 = 256 << 20;
+
+/// `path` as a message shows it: control characters escaped, so the message stays one line.
+pub fn shown_path(path: &[u8]) -> String {
+    String::from_utf8_lossy(path)
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A text input named on the command line (`--topo`, `--cdf`, `--config`): the option, the
+/// path as messages show it, and the rules of reading it. The reading is the caller's; every
+/// refusal is one line naming the option and the path (`invalid --topo = t.txt: no such
+/// file`), and a fault of the text names the line (`t.txt:3: invalid text = ...`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextInput {
+    option: String,
+    shown: String,
+}
+
+impl TextInput {
+    /// The input `path` given to `option`; refused when it names no file or is not UTF-8.
+    pub fn new(path: &[u8], option: &str) -> Result<TextInput, WorkloadError> {
+        let input = TextInput {
+            option: option.to_string(),
+            shown: shown_path(path),
+        };
+        if path.is_empty() {
+            return Err(input.refuse("names no file"));
+        }
+        if std::str::from_utf8(path).is_err() {
+            return Err(input.refuse("the path must be UTF-8 text"));
+        }
+        Ok(input)
+    }
+
+    /// The path as messages show it ([`shown_path`]).
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// The refusal of this input for `rule`.
+    pub fn refuse(&self, rule: impl Into<String>) -> WorkloadError {
+        WorkloadError::Config(ConfigError::new(&self.option, &self.shown, rule))
+    }
+
+    /// The refusal for an I/O error of kind `kind` whose message is `text`, in words and
+    /// without the OS error number.
+    pub fn io_error(&self, kind: ErrorKind, text: &str) -> WorkloadError {
+        self.refuse(match kind {
+            ErrorKind::NotFound => "no such file".into(),
+            ErrorKind::PermissionDenied => "cannot be read: permission denied".into(),
+            _ => {
+                let text = text.split(" (os error").next().unwrap_or(text);
+                format!("cannot be read: {}", text.to_lowercase())
+            }
+        })
+    }
+
+    /// Refuses a directory.
+    pub fn check_not_dir(&self, is_dir: bool) -> Result<(), WorkloadError> {
+        if is_dir {
+            return Err(self.refuse("is a directory, not a file"));
+        }
+        Ok(())
+    }
+
+    /// How many bytes to read at most: a regular file of `len` bytes (refused above
+    /// [`MAX_TEXT_BYTES`]) up to its size and one byte more (a byte more: it grew); a pipe or a
+    /// device up to the limit and one byte more.
+    pub fn read_limit(&self, regular: bool, len: u64) -> Result<u64, WorkloadError> {
+        if regular && len > MAX_TEXT_BYTES {
+            return Err(self.refuse(format!(
+                "is {len} bytes: a text input is at most {MAX_TEXT_BYTES} bytes (256 MiB)"
+            )));
+        }
+        Ok(if regular { len } else { MAX_TEXT_BYTES } + 1)
+    }
+
+    /// Checks what was read: `read` bytes of an input whose size was `len` when opened and is
+    /// `now` after the read (a regular file must not have changed; a pipe or a device must
+    /// have given at most [`MAX_TEXT_BYTES`]).
+    pub fn check_read(
+        &self,
+        regular: bool,
+        len: u64,
+        read: u64,
+        now: u64,
+    ) -> Result<(), WorkloadError> {
+        if !regular && read > MAX_TEXT_BYTES {
+            return Err(self.refuse(format!(
+                "gives more than {MAX_TEXT_BYTES} bytes (256 MiB): a text input is at most that"
+            )));
+        }
+        if regular && (read != len || now != len) {
+            return Err(self.refuse(format!(
+                "changed while it was read ({len} bytes when opened, {} now): read it once it \
+                 is complete",
+                now.max(read)
+            )));
+        }
+        Ok(())
+    }
+
+    /// The text of the bytes read ([`decode_text`]).
+    pub fn decode(&self, bytes: &[u8]) -> Result<String, WorkloadError> {
+        Ok(decode_text(&self.shown, bytes)?.to_string())
+    }
+}
 
 /// The text of file `file` (the name is used in messages only), checked to be plain UTF-8
 /// text: no byte-order mark (it would hide in the first field: `invalid nodes = \u{feff}376`),
@@ -147,6 +263,51 @@ pub fn parse_delay(text: &str) -> Option<Time> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_text_inputs_rules_are_one_line_naming_the_option_and_path() {
+        fn msg<T: std::fmt::Debug>(r: Result<T, WorkloadError>) -> String {
+            r.unwrap_err().to_string()
+        }
+        assert_eq!(
+            msg(TextInput::new(b"", "--topo")),
+            "invalid --topo = : names no file"
+        );
+        assert_eq!(
+            msg(TextInput::new(b"/t/\xFFx\n", "--cdf")),
+            "invalid --cdf = /t/\u{fffd}x\\n: the path must be UTF-8 text"
+        );
+        let t = TextInput::new(b"t.txt", "--topo").unwrap();
+        assert_eq!(t.shown(), "t.txt");
+        assert_eq!(
+            t.io_error(ErrorKind::NotFound, "x").to_string(),
+            "invalid --topo = t.txt: no such file"
+        );
+        assert_eq!(
+            t.io_error(ErrorKind::Other, "Input/output error (os error 5)")
+                .to_string(),
+            "invalid --topo = t.txt: cannot be read: input/output error"
+        );
+        assert!(msg(t.check_not_dir(true)).ends_with("is a directory, not a file"));
+        t.check_not_dir(false).unwrap();
+        // a regular file: its size and a byte more; a pipe: the limit and a byte more
+        assert_eq!(t.read_limit(true, 10).unwrap(), 11);
+        assert_eq!(t.read_limit(false, 0).unwrap(), MAX_TEXT_BYTES + 1);
+        assert_eq!(
+            t.read_limit(true, MAX_TEXT_BYTES).unwrap(),
+            MAX_TEXT_BYTES + 1
+        );
+        assert!(msg(t.read_limit(true, MAX_TEXT_BYTES + 1))
+            .contains("is 268435457 bytes: a text input is at most 268435456 bytes"));
+        t.check_read(true, 10, 10, 10).unwrap();
+        t.check_read(false, 0, MAX_TEXT_BYTES, 0).unwrap();
+        assert!(msg(t.check_read(false, 0, MAX_TEXT_BYTES + 1, 0)).contains("gives more than"));
+        assert!(msg(t.check_read(true, 10, 11, 11))
+            .contains("changed while it was read (10 bytes when opened, 11 now)"));
+        assert!(msg(t.check_read(true, 10, 10, 12)).contains("12 now"));
+        assert_eq!(t.decode(b"4 1\n").unwrap(), "4 1\n");
+        assert!(msg(t.decode(b"4\n\x00")).starts_with("t.txt:2: invalid text = NUL byte"));
+    }
+
     use super::*;
 
     #[test]
