@@ -16,7 +16,7 @@
  *
  * The incast flows start at 0 and last the whole run; the burst starts at
  * --burstStart (150 us) with --burstBytes (250 KB: 20 us at 100 Gb/s). At B's
- * output to D, FIFO service of the two input ports gives the burst half of the
+ * output to D, fair service of the two input ports gives the burst half of the
  * link (50 Gb/s) and each incast flow 12.5 Gb/s. With RCM, B's output queue
  * detects the congestion, recognises the burst as its congestion flow and cuts
  * its window by up to half: the burst drops to about 25 Gb/s at B and the
@@ -30,13 +30,16 @@
  * when it fills a quarter of the CAM (--rcmCfrMinHits=4, the burst fills about
  * half of it), the project's decision for this case.
  *
- * The paper's switches serve their input ports in turn, so its four incast flows
- * leave A interleaved at 25 Gb/s each. Ours queue each output in one FIFO: with
- * the senders at --rate, PFC restarts them one at a time and A forwards the incast
- * in runs of one flow, which B's CAM then holds as heavily as the burst (the cut
- * misses 25 Gb/s; the doc's "Fidelity: RCM"). --incastLinkRate=25Gbps sets the
- * senders' links to a quarter of the rate: the incast reaches B interleaved, as
- * the paper draws it, and the burst is cut to about 21 Gb/s.
+ * The paper's switches are input-and-output queued with virtual output queues and
+ * serve their input ports in turn (section 4.1; section 4.2: "because of the fair
+ * scheduling"), so its four incast flows leave A interleaved at 25 Gb/s each. This
+ * example follows the paper: --voq (the switch attribute Voq, on here, off in
+ * every other example) serves each egress queue by DRR over its input ports.
+ * --voq=false keeps one FIFO per egress queue: with the senders at --rate, PFC
+ * restarts them one at a time and A forwards the incast in runs of one flow,
+ * which B's CAM then holds as heavily as the burst (the cut misses 25 Gb/s; the
+ * doc's "Fidelity: RCM"). --incastLinkRate=25Gbps sets the senders' links to a
+ * quarter of the rate: the incast reaches B interleaved even through a FIFO.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -70,9 +73,12 @@ Declare(RdmaScenario& sc)
         .Default("sample", "1us")
         // NPC 2017 section 4.1: 100 KB per queue; DCQCN with the Mellanox 100G
         // defaults
-        .AddSwitchParams({"xoffBeta", "xoffStatic"})
+        .AddSwitchParams({"xoffBeta", "xoffStatic", "voq"})
         .Default("xoffBeta", "0")
         .Default("xoffStatic", "100KB")
+        // NPC 2017 section 4.1: input-and-output queued switches with VOQs, their
+        // input ports served in turn
+        .Default("voq", "true")
         .Default("dcqcnPreset", "mellanox")
         .Default("rcmCfrMinHits", "4")
         .ChoiceList("cases",
@@ -90,8 +96,8 @@ Declare(RdmaScenario& sc)
         .Rate("incastLinkRate",
               "auto",
               "rate of the links I1-I4 to A (auto: --rate); 25Gbps makes the four incast "
-              "flows reach B interleaved at a quarter of the link each, as NPC 2017 Fig. 6 "
-              "draws them (its switch serves its input ports in turn)",
+              "flows reach B interleaved at a quarter of the link each even with --voq=false "
+              "(FIFO switches), as NPC 2017 Fig. 6 draws them",
               rdmacc::Options::Range::Above(0),
               "--rate")
         .Duration(

@@ -106,6 +106,9 @@ mod ffi {
         fn flow_served(self: &mut EgressScheduler, prio: u8, flow: u32, sent: bool, bytes: u64);
         /// Holds data class `prio` until `until_ns`.
         fn hold(self: &mut EgressScheduler, prio: u8, until_ns: u64);
+        /// Input-fair service of the data classes (a switch's Voq): DRR by bytes over the
+        /// frames' input ports (`on`), or arrival order (`!on`, the default).
+        fn set_input_fair(self: &mut EgressScheduler, on: bool);
         /// RCM: sets the RCC of data class `prio`: window `w` bytes of which the congestion
         /// flows `flows` may send `w_c` (`on`), or no RCC (`!on`: every frame may go);
         /// `period_ns` > 0: a timed window of that period (RCM's `rcc_timed`), 0: the paper's
@@ -254,6 +257,10 @@ impl EgressScheduler {
 
     fn hold(&mut self, prio: u8, until_ns: u64) {
         self.0.hold(prio, Time(until_ns));
+    }
+
+    fn set_input_fair(&mut self, on: bool) {
+        self.0.set_input_fair(on);
     }
 
     fn set_rcc(&mut self, prio: u8, on: bool, w: u64, w_c: u64, flows: &[u64], period_ns: u64) {

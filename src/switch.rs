@@ -327,6 +327,9 @@ mod ffi {
         fn buffer_size(self: &SwitchParams) -> u64;
         /// Mask of the lossless priorities (attribute PfcPriorities).
         fn pfc_priorities(self: &SwitchParams) -> u8;
+        /// Whether the switch's ports serve each egress queue fairly across input ports
+        /// (attribute Voq).
+        fn voq(self: &SwitchParams) -> bool;
 
         /// The settings of one RED/ECN + WRED egress queue policy.
         type RedEcnParams;

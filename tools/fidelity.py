@@ -662,8 +662,9 @@ def rcm_burst_cut(r, k):
     return out
 
 
-# the probe of rcm.fig6a: the incast senders' links at a quarter of the rate
-RCM_INTERLEAVED = "--incastLinkRate=25Gbps"
+# the probe of rcm.fig6a: rcm-burst with one output FIFO per egress queue, not the paper's VOQ
+# switches (NPC 2017 section 4.1; rcm-burst's default --voq=true)
+RCM_FIFO = "--voq=false"
 
 
 class RcmFig6a(Claim):
@@ -676,7 +677,7 @@ class RcmFig6a(Claim):
         self.k = rcm_burst_runs(r)
 
     def probe(self, r):
-        self.kp = [r.need("rcm-burst", "--cases=rcm", RCM_INTERLEAVED, "--seed=%d" % s) for s in SEEDS]
+        self.kp = [r.need("rcm-burst", RCM_FIFO, "--seed=%d" % s) for s in SEEDS]
 
     def judge(self, r):
         m = [rcm_burst_cut(r, k) for k in self.k]
@@ -703,22 +704,18 @@ class RcmFig6a(Claim):
         def two(x):
             return "%.2f" % x
 
-        text = ("**the incast reaches B in runs of one flow, not as 4 × 25 Gb/s**: A queues its output in one "
-                "FIFO and PFC pauses the four 100 Gb/s senders in turn, so in each 1 µs at D the leading incast "
-                "flow carries %s of the incast's bytes (the 50 µs before the burst, seeds 1/2/3; DCQCN alone: %s; "
-                "interleaved: 0.25); B's CAM (the last ~128 departures, about 10 µs) then holds that flow as heavily as the "
-                "burst, B's root activates with W_c = %s of W (the cut to 25 needs the burst's share, 1/2) and "
-                "its set changes with the leading flow; the incast gets %s Gb/s meanwhile. The paper's switches "
-                "have VOQs and serve their input ports in turn (§4.1; §4.2: \"because of the fair scheduling\"), "
-                "ours an output FIFO"
+        text = ("**the cut at B with VOQ switches** (NPC 2017 §4.1, rcm-burst's default `--voq=true`): the "
+                "leading incast flow carries %s of the incast's bytes in each 1 µs at D (the 50 µs before the "
+                "burst, seeds 1/2/3; DCQCN alone: %s; interleaved: 0.25), B's root activates with W_c = %s of W "
+                "(the cut to 25 needs the burst's share, 1/2) and the incast gets %s Gb/s meanwhile"
                 % (col(m["runs"], "lead", two), col(m["runs"], "lead_dcqcn", two), col(m["runs"], "wc", two),
                    col(m["runs"], "incast", gbps)))
         if "probe" in m:
             p = m["probe"]
-            text += ("; probe with the senders' links at 25 Gb/s (`%s`, the four flows reach B interleaved: "
-                     "leading share %s), the same RCM defaults: burst %s Gb/s, W_c = %s of W at activation, "
-                     "incast %s Gb/s"
-                     % (RCM_INTERLEAVED, col(p, "lead", two), col(p, "burst", gbps), col(p, "wc", two),
+            text += ("; probe with one output FIFO per egress queue (`%s`: PFC restarts the four senders in turn "
+                     "and A forwards the incast in runs of one flow, leading share %s): burst %s Gb/s, W_c = %s "
+                     "of W at activation, incast %s Gb/s"
+                     % (RCM_FIFO, col(p, "lead", two), col(p, "burst", gbps), col(p, "wc", two),
                         col(p, "incast", gbps)))
         return text + " ([Fidelity: RCM](%s))" % DOC_RCM
 

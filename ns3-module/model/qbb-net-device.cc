@@ -191,6 +191,7 @@ QbbNetDevice::SetDataScheduler(std::string policy)
                                 "are queued: set it before the device carries traffic");
         }
         m_sched = std::make_unique<Scheduler>(Scheduler{std::move(s)});
+        m_sched->s->set_input_fair(m_inputFair);
         m_policy = policy;
     }
     catch (const rust::Error& e)
@@ -303,6 +304,14 @@ QbbNetDevice::SetRcc(uint8_t prio,
     NS_ASSERT(prio < N_PRIO);
     m_sched->s->set_rcc(prio, on, w, wc, rust::Slice<const uint64_t>(flows, nFlows), periodNs);
     TryTransmit();
+}
+
+void
+QbbNetDevice::SetInputFair(bool on)
+{
+    NS_LOG_FUNCTION(this << on);
+    m_inputFair = on;
+    m_sched->s->set_input_fair(on);
 }
 
 uint64_t

@@ -140,6 +140,12 @@ class QbbNetDevice : public NetDevice
     /// \return RCM: frames of data class `prio` waiting in its congestion-flow FIFO
     uint64_t GetRccQueued(uint8_t prio) const;
     /**
+     * Input-fair service (a switch's Voq attribute, set by its SwitchNode): each data class
+     * serves its frames by DRR over their ingress ports instead of in arrival order
+     * (rust/switch sched.rs). Off by default; kept when DataScheduler changes.
+     */
+    void SetInputFair(bool on);
+    /**
      * INT (HPCC): when on (a switch's port whose switch has the Int attribute), every data
      * frame carrying an IntTag gets this port's hop record appended when it is dequeued for
      * the wire: the bytes queued in the data classes after the dequeue, the frame bytes sent
@@ -255,6 +261,7 @@ class QbbNetDevice : public NetDevice
     uint64_t m_psCarry;                         //!< sub-ns serialisation remainder (ps)
     std::deque<Ptr<Packet>> m_pfcQueue;         //!< PFC frames to send
     std::string m_policy;                       //!< DataScheduler attribute
+    bool m_inputFair = false;                   //!< SetInputFair
     struct Scheduler;                           //!< holds the Rust scheduler (in the code)
     std::unique_ptr<Scheduler> m_sched;         //!< the Rust scheduler (DataScheduler)
     std::vector<Ptr<Packet>> m_slots;           //!< queued frames by handle

@@ -260,9 +260,11 @@ SwitchNode::Setup(const rdmacc_ffi::Topology& topo)
                             << " B, PFC priorities 0x" << std::hex
                             << int(m_rust->params->pfc_priorities()) << std::dec
                             << (m_rcm ? ", RCM" : "") << (m_int ? ", INT" : ""));
+    const bool voq = m_rust->params->voq();
     for (const auto& port : m_ports)
     {
         port->SetIntTelemetry(m_int);
+        port->SetInputFair(voq);
     }
 }
 

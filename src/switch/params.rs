@@ -97,6 +97,10 @@ impl SwitchParams {
     pub(super) fn pfc_priorities(&self) -> u8 {
         self.0.switch.mmu.lossless_mask()
     }
+
+    pub(super) fn voq(&self) -> bool {
+        self.0.switch.voq
+    }
 }
 
 pub(super) fn red_ecn_params_new() -> Box<RedEcnParams> {

@@ -63,6 +63,24 @@
 //! FIFO they came from ([`QueuedPacket::rcc`]), and [`ClassQueue::rcc_bytes`] is what the
 //! switch's congestion point leaves out of the queue.
 //!
+//! # Input-fair service (VOQ)
+//!
+//! Off by default: a data class is served in arrival order (one FIFO per egress queue).
+//! With [`Scheduler::set_input_fair`] (a switch's `Voq`), the frames of a data class's first
+//! FIFO are served by deficit round robin by bytes over the *input ports* that have frames
+//! queued in it, as an input-queued switch with virtual output queues and a fair crossbar
+//! schedule serves its inputs (Liu et al., NPC 2017 §4.1: "input-and-output queuing
+//! architecture, with virtual input queues (VOQ) at the input port"; §4.2: "because of the
+//! fair scheduling"): the input port at the cursor sends its oldest frame while its credit is
+//! positive and is charged the frame's bytes; an input whose credit is used up gets one
+//! quantum ([`INPUT_DRR_QUANTUM`]) more and passes the turn; an input with nothing queued
+//! forfeits unused credit. Each input's frames keep their order (so does every flow: a flow
+//! arrives on one port). The control class stays FIFO. With RCM the choice between the two
+//! FIFOs is unchanged (the older head goes, under the window); each FIFO serves its frames
+//! by DRR over their inputs (a DRR state each), and the first FIFO's pick passes over
+//! congestion-flow frames not yet moved to the second. The cost is a scan of the class's
+//! first FIFO per frame sent (O(frames queued + ports)), only when the service is on.
+//!
 //! A class can also be held until a time ([`Scheduler::hold`]); when only held classes have
 //! work, the answer is [`Pick::WaitUntil`], and the host calls `next` again at that time.
 //!
@@ -81,6 +99,10 @@ pub const DATA_CLASSES: usize = 8;
 /// one standard Ethernet MTU, so that a class of weight 1 sends at least one full frame
 /// per round.
 pub const DWRR_WEIGHT_UNIT: Bytes = Bytes(1500);
+
+/// Quantum of the input-fair service ([`Scheduler::set_input_fair`]): bytes an input port
+/// may send per round, one standard Ethernet MTU.
+pub const INPUT_DRR_QUANTUM: Bytes = Bytes(1500);
 
 /// Largest weight accepted by [`DataPolicy::parse`].
 pub const DWRR_MAX_WEIGHT: u64 = 1_000_000;
@@ -255,6 +277,103 @@ pub struct ClassQueue {
     /// grown).
     scratch_items: VecDeque<Item>,
     scratch_rcc: VecDeque<QueuedPacket>,
+    /// Input-fair service of the first FIFO (`None`: arrival order).
+    fair: Option<InputDrr>,
+    /// RCM: input-fair service of the congestion-flow FIFO (`None`: arrival order).
+    fair_rcc: Option<InputDrr>,
+}
+
+/// Deficit round robin by bytes over the input ports of one class (see the
+/// [module docs](self)). The vectors are indexed by input port and grow to the largest port
+/// seen (no allocation once grown).
+#[derive(Debug, Clone, Default)]
+struct InputDrr {
+    /// Credit of each input, bytes (negative: debt).
+    credit: Vec<i64>,
+    /// Input holding the turn.
+    cursor: usize,
+    /// Scratch of [`ClassQueue::fair_pick`]: position in the first FIFO of each input's oldest
+    /// frame it may serve (`usize::MAX`: none).
+    head: Vec<usize>,
+}
+
+impl InputDrr {
+    const NONE: usize = usize::MAX;
+
+    /// The position, among `ports` (each frame's input port in FIFO order, `None` for an
+    /// item that may not be served), of the frame to send: the oldest frame of the input
+    /// whose turn it is. `None` when no item may be served.
+    fn pick(&mut self, ports: impl Iterator<Item = Option<u32>>) -> Option<usize> {
+        self.head.iter_mut().for_each(|h| *h = Self::NONE);
+        for (i, port) in ports.enumerate() {
+            let Some(c) = port else { continue };
+            let c = c as usize;
+            if c >= self.head.len() {
+                // first frame seen from this input: grow (once per port)
+                self.head.resize(c + 1, Self::NONE);
+                self.credit.resize(c + 1, 0);
+            }
+            if self.head[c] == Self::NONE {
+                self.head[c] = i;
+            }
+        }
+        let c = self.turn()?;
+        Some(self.head[c])
+    }
+
+    /// Charges input `port` for a frame of `size` bytes it sent.
+    fn charge(&mut self, port: u32, size: Bytes) {
+        if let Some(c) = self.credit.get_mut(port as usize) {
+            *c = c.saturating_sub(size.0.min(i64::MAX as u64) as i64);
+        }
+    }
+
+    /// Which input sends now, given each input's oldest servable frame in `self.head`; `None`
+    /// when no input has one. Credit form of DRR, as [`Scheduler::dwrr_turn`]: rounds in which
+    /// no input would reach a positive credit are added at once.
+    fn turn(&mut self) -> Option<usize> {
+        let q = INPUT_DRR_QUANTUM.0 as i64;
+        let n = self.head.len();
+        let mut any = false;
+        let mut positive = false;
+        for (c, h) in self.head.iter().enumerate() {
+            if *h == Self::NONE {
+                // an input with nothing to send forfeits unused credit (keeps a debt)
+                self.credit[c] = self.credit[c].min(0);
+            } else {
+                any = true;
+                positive |= self.credit[c] > 0;
+            }
+        }
+        if !any {
+            return None;
+        }
+        if !positive {
+            let rounds = (0..n)
+                .filter(|&c| self.head[c] != Self::NONE)
+                .map(|c| (-self.credit[c]) / q + 1)
+                .min()
+                .unwrap_or(1);
+            for c in 0..n {
+                if self.head[c] != Self::NONE {
+                    self.credit[c] += (rounds - 1) * q;
+                }
+            }
+        }
+        for _ in 0..(2 * n + 1) {
+            let c = self.cursor % n;
+            if self.head[c] != Self::NONE {
+                if self.credit[c] > 0 {
+                    self.cursor = c;
+                    return Some(c);
+                }
+                self.credit[c] += q;
+            }
+            self.cursor = (c + 1) % n;
+        }
+        debug_assert!(false, "input DRR found no input in two passes");
+        (0..n).find(|&c| self.head[c] != Self::NONE)
+    }
 }
 
 impl ClassQueue {
@@ -360,13 +479,31 @@ impl ClassQueue {
     /// RCC window counts it.
     fn pop_packet(&mut self, rcc_first: bool) -> Option<QueuedPacket> {
         let p = if rcc_first {
-            let p = self.rcc_items.pop_front()?;
+            let p = match self.fair_rcc.as_mut() {
+                None => self.rcc_items.pop_front()?,
+                Some(f) => {
+                    let at = f.pick(self.rcc_items.iter().map(|p| Some(p.in_port)))?;
+                    let p = self.rcc_items.remove(at)?;
+                    f.charge(p.in_port, p.size);
+                    p
+                }
+            };
             self.rcc_bytes = self.rcc_bytes.saturating_sub(p.size);
             QueuedPacket { rcc: true, ..p }
         } else {
             match self.items.front() {
-                Some(&Item::Packet(p)) => {
+                Some(&Item::Packet(p)) if self.fair.is_none() => {
                     self.items.pop_front();
+                    p
+                }
+                Some(&Item::Packet(_)) => {
+                    let at = self.fair_pick()?;
+                    let Some(Item::Packet(p)) = self.items.remove(at) else {
+                        return None;
+                    };
+                    if let Some(f) = self.fair.as_mut() {
+                        f.charge(p.in_port, p.size);
+                    }
                     p
                 }
                 _ => return None,
@@ -376,6 +513,19 @@ impl ClassQueue {
         // a frame of the second FIFO is a congestion flow's
         self.rcc.on_sent(p.size, p.rcc);
         Some(p)
+    }
+
+    /// Input-fair service: the position in the first FIFO of the frame to send (the oldest
+    /// frame of the input whose DRR turn it is; congestion-flow frames, while RCC is active,
+    /// are passed over: they go through the second FIFO). `None` when it has no such frame.
+    fn fair_pick(&mut self) -> Option<usize> {
+        let active = self.rcc.is_active();
+        let harmful = self.harmful;
+        let f = self.fair.as_mut()?;
+        f.pick(self.items.iter().map(|it| match it {
+            Item::Packet(p) if !(active && harmful.contains(p.flow)) => Some(p.in_port),
+            _ => None,
+        }))
     }
 
     /// Sets the class's RCC: `Some((W, W_c))` and the congestion flows while active.
@@ -531,6 +681,21 @@ impl Scheduler {
     ) {
         let c = (prio as usize).min(DATA_CLASSES - 1);
         self.data[c].set_rcc(budget, flows, period);
+    }
+
+    /// Turns the input-fair service of the data classes on or off (see the
+    /// [module docs](self)): DRR by bytes over the input ports ([`QueuedPacket::in_port`]) of
+    /// each data class's frames instead of arrival order. A switch's `Voq`; off by default.
+    pub fn set_input_fair(&mut self, on: bool) {
+        for q in &mut self.data {
+            q.fair = on.then(InputDrr::default);
+            q.fair_rcc = on.then(InputDrr::default);
+        }
+    }
+
+    /// Whether the input-fair service is on.
+    pub fn input_fair(&self) -> bool {
+        self.data[0].fair.is_some()
     }
 
     /// Holds data class `prio` until `until`: it is not served before then (a seam for
@@ -1075,6 +1240,68 @@ mod tests {
         Next { paused: u8, flow_sends: Option<u64> },
     }
 
+    #[test]
+    fn input_fair_alternates_inputs_where_fifo_serves_in_arrival_order() {
+        // a run of 6 frames from input 1, then 6 from input 2 (as PFC releases one sender at a
+        // time): FIFO keeps the runs; input-fair interleaves them
+        let frames = |s: &mut Scheduler| {
+            for h in 1..=12u32 {
+                let port = if h <= 6 { 1 } else { 2 };
+                s.enqueue(QueuedPacket {
+                    in_port: port,
+                    flow: u64::from(port),
+                    ..data(h, 3)
+                });
+            }
+        };
+        let mut fifo = Scheduler::new(DataPolicy::RoundRobin).unwrap();
+        frames(&mut fifo);
+        assert!(!fifo.input_fair());
+        assert_eq!(handles(&mut fifo, 12), (1..=12).collect::<Vec<_>>());
+        let mut fair = Scheduler::new(DataPolicy::RoundRobin).unwrap();
+        fair.set_input_fair(true);
+        assert!(fair.input_fair());
+        frames(&mut fair);
+        // quantum 1500 B, frames 1000 B: an input sends while its credit is positive and
+        // carries the excess as a debt, so the inputs take turns of 2, 1, 2, ... frames
+        // (1500 B per turn on average)
+        assert_eq!(
+            handles(&mut fair, 12),
+            [1, 2, 7, 8, 3, 9, 4, 5, 10, 11, 6, 12]
+        );
+        fair.check_invariants().unwrap();
+        // the control class stays FIFO and first
+        fair.enqueue(QueuedPacket {
+            in_port: 2,
+            ..data(20, 3)
+        });
+        fair.enqueue(pkt(21, 3, 64, PacketKind::Ack));
+        assert_eq!(handles(&mut fair, 2), [21, 20]);
+    }
+
+    #[test]
+    fn input_fair_shares_bytes_not_frames() {
+        // input 1 sends 500 B frames, input 2 1500 B: per byte, input 1 sends 3 frames per
+        // frame of input 2
+        let mut s = Scheduler::new(DataPolicy::RoundRobin).unwrap();
+        s.set_input_fair(true);
+        for h in 1..=60u32 {
+            let (port, size) = if h % 2 == 1 { (1, 500) } else { (2, 1500) };
+            s.enqueue(QueuedPacket {
+                in_port: port,
+                ..pkt(h, 0, size, PacketKind::Data)
+            });
+        }
+        let mut bytes = [0u64; 3];
+        for _ in 0..40 {
+            let Pick::Packet { packet, .. } = s.next(Time(0), 0) else {
+                panic!("no packet");
+            };
+            bytes[packet.in_port as usize] += packet.size.0;
+        }
+        assert_eq!((bytes[1], bytes[2]), (15_000, 15_000));
+    }
+
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
             4 => (0u8..8, 64u64..9000, 0u8..7)
@@ -1179,8 +1406,11 @@ mod tests {
                 (0u8..3, 0u64..4, 64u64..9000,
                  prop::option::of((1u64..50_000, 0u64..50_000)), 0u8..16),
                 1..400),
+            fair in any::<bool>(),
         ) {
             let mut s = Scheduler::new(DataPolicy::RoundRobin).unwrap();
+            // input-fair: flows 0, 1 arrive on port 0 and flows 2, 3 on port 1
+            s.set_input_fair(fair);
             let mut handle = 0u32;
             let mut last_of_flow = [0u32; 4];
             let mut harmful: Vec<u64> = Vec::new();
@@ -1188,7 +1418,11 @@ mod tests {
                 match what {
                     0 => {
                         handle += 1;
-                        s.enqueue(QueuedPacket { flow, ..pkt(handle, 2, size, PacketKind::Data) });
+                        s.enqueue(QueuedPacket {
+                            flow,
+                            in_port: (flow / 2) as u32,
+                            ..pkt(handle, 2, size, PacketKind::Data)
+                        });
                     }
                     1 => {
                         let flows: Vec<u64> = (0..4).filter(|f| set & (1 << f) != 0).collect();
@@ -1227,6 +1461,97 @@ mod tests {
                 if let Err(e) = s.check_invariants() {
                     return Err(TestCaseError::fail(e));
                 }
+            }
+        }
+
+        /// Input-fair service with random frames, input ports and pauses: every byte is
+        /// accounted, each input's frames leave in arrival order, a class with frames is never
+        /// idle, and no input waits longer than the DRR bound: while an input has frames
+        /// queued, each other input sends at most one quantum plus two largest frames before it
+        /// sends (a debt of up to one largest frame takes that many rounds to repay).
+        #[test]
+        fn input_fair_conserves_orders_and_never_starves(
+            ops in prop::collection::vec((0u8..2, 0u32..5, 64u64..9000), 1..500),
+        ) {
+            let mut s = Scheduler::new(DataPolicy::RoundRobin).unwrap();
+            s.set_input_fair(true);
+            let mut handle = 0u32;
+            let mut queued = [0u64; 5];
+            let mut last = [0u32; 5];
+            // bytes the other inputs sent since input i last sent while it had frames queued
+            let mut waited = [0u64; 5];
+            let (mut enq, mut deq) = (0u64, 0u64);
+            for (what, port, size) in ops {
+                if what == 0 {
+                    handle += 1;
+                    s.enqueue(QueuedPacket {
+                        in_port: port,
+                        flow: u64::from(port),
+                        ..pkt(handle, 4, size, PacketKind::Data)
+                    });
+                    queued[port as usize] += 1;
+                    enq += size;
+                    continue;
+                }
+                match s.next(Time(0), 0) {
+                    Pick::Packet { packet, .. } => {
+                        let i = packet.in_port as usize;
+                        prop_assert!(queued[i] > 0);
+                        prop_assert!(packet.handle > last[i], "input {} reordered", i);
+                        last[i] = packet.handle;
+                        queued[i] -= 1;
+                        deq += packet.size.0;
+                        for j in 0..5 {
+                            if j != i && queued[j] > 0 {
+                                waited[j] += packet.size.0;
+                            }
+                        }
+                        waited[i] = 0;
+                        let bound = 4 * (INPUT_DRR_QUANTUM.0 + 2 * 9000);
+                        for (j, w) in waited.iter().enumerate() {
+                            prop_assert!(*w <= bound, "input {} waited {} B (bound {})", j, w, bound);
+                        }
+                    }
+                    p => prop_assert!(queued.iter().all(|&q| q == 0) && p == Pick::Idle, "{:?}", p),
+                }
+                prop_assert_eq!(s.queue_bytes(Class::Data(4)).0, enq - deq);
+                if let Err(e) = s.check_invariants() {
+                    return Err(TestCaseError::fail(e));
+                }
+            }
+        }
+
+        /// Input-fair service with every input backlogged by frames of random sizes: the bytes
+        /// two inputs have sent never differ by more than one quantum plus two largest frames
+        /// (per-input fairness within one quantum: DRR's bound).
+        #[test]
+        fn input_fair_shares_bytes_within_one_quantum(
+            sizes in prop::collection::vec(64u64..9000, 64),
+            inputs in 2u32..6,
+        ) {
+            let mut s = Scheduler::new(DataPolicy::RoundRobin).unwrap();
+            s.set_input_fair(true);
+            let mut handle = 0u32;
+            for k in 0..200usize {
+                for i in 0..inputs {
+                    handle += 1;
+                    let size = sizes[(k * 7 + i as usize * 13) % 64];
+                    s.enqueue(QueuedPacket {
+                        in_port: i + 1,
+                        ..pkt(handle, 0, size, PacketKind::Data)
+                    });
+                }
+            }
+            let mut sent = [0u64; 8];
+            for _ in 0..(100 * inputs) {
+                let Pick::Packet { packet, .. } = s.next(Time(0), 0) else {
+                    return Err(TestCaseError::fail("no packet"));
+                };
+                sent[packet.in_port as usize] += packet.size.0;
+                let lo = sent[1..=inputs as usize].iter().min().copied().unwrap_or(0);
+                let hi = sent[1..=inputs as usize].iter().max().copied().unwrap_or(0);
+                prop_assert!(hi - lo <= INPUT_DRR_QUANTUM.0 + 2 * 9000,
+                    "inputs sent {:?}", &sent[1..=inputs as usize]);
             }
         }
 
