@@ -30,16 +30,11 @@
  * when it fills a quarter of the CAM (--rcmCfrMinHits=4, the burst fills about
  * half of it), the project's decision for this case.
  *
- * The paper's switches are input-and-output queued with virtual output queues and
- * serve their input ports in turn (section 4.1; section 4.2: "because of the fair
- * scheduling"), so its four incast flows leave A interleaved at 25 Gb/s each. This
- * example follows the paper: --voq (the switch attribute Voq, on here, off in
- * every other example) serves each egress queue by DRR over its input ports.
- * --voq=false keeps one FIFO per egress queue: with the senders at --rate, PFC
- * restarts them one at a time and A forwards the incast in runs of one flow,
- * which B's CAM then holds as heavily as the burst (the cut misses 25 Gb/s; the
- * doc's "Fidelity: RCM"). --incastLinkRate=25Gbps sets the senders' links to a
- * quarter of the rate: the incast reaches B interleaved even through a FIFO.
+ * The paper's switches have virtual output queues and serve their input ports in
+ * turn (sections 4.1, 4.2), so --voq (attribute Voq: DRR over an egress queue's
+ * input ports) is on here, off in every other example. --voq=false keeps one FIFO:
+ * A then forwards the incast in runs of one flow and the cut misses 25 Gb/s (the
+ * doc's "Fidelity: RCM"); --incastLinkRate=25Gbps interleaves it even so.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -71,8 +66,7 @@ Declare(RdmaScenario& sc)
         .Default("rate", "100Gbps")
         .Default("pfc", "true")
         .Default("sample", "1us")
-        // NPC 2017 section 4.1: 100 KB per queue; DCQCN with the Mellanox 100G
-        // defaults
+        // NPC 2017 section 4.1: 100 KB per queue; DCQCN with the Mellanox 100G defaults
         .AddSwitchParams({"xoffBeta", "xoffStatic", "voq"})
         .Default("xoffBeta", "0")
         .Default("xoffStatic", "100KB")

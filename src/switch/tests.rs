@@ -307,6 +307,7 @@ fn switch_attributes_come_from_the_table_with_named_errors() {
             "MmuMtu",
             "EcmpSeed",
             "ControlBuffer",
+            "Voq",
             "Rcm",
             "RcmQeq",
             "RcmWq",
