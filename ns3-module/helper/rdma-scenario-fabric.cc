@@ -261,37 +261,60 @@ RdmaScenario::IntBytes() const
     return m_int ? RoceHeader::INT_BYTES : 0;
 }
 
+namespace
+{
+/// The rates (bit/s) and one-way delays (ns) of `links`, as Rust's wire formulas take them.
+struct PathVectors
+{
+    std::vector<uint64_t> rates;  //!< bit/s
+    std::vector<uint64_t> delays; //!< ns
+
+    explicit PathVectors(const std::vector<Fabric::PathLink>& links)
+    {
+        for (const auto& l : links)
+        {
+            rates.push_back(l.rate.GetBitRate());
+            delays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
+        }
+    }
+
+    rust::Slice<const uint64_t>
+    Rates() const
+    {
+        return {rates.data(), rates.size()};
+    }
+
+    rust::Slice<const uint64_t>
+    Delays() const
+    {
+        return {delays.data(), delays.size()};
+    }
+};
+} // namespace
+
 Time
 RdmaScenario::IdealFct(uint32_t srcHost, uint32_t dstHost, uint64_t bytes, RdmaOp op) const
 {
-    std::vector<uint64_t> rates;
-    std::vector<uint64_t> delays;
-    for (const auto& l : fabric.PathLinks(srcHost, dstHost))
-    {
-        rates.push_back(l.rate.GetBitRate());
-        delays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
-    }
-    const rust::Slice<const uint64_t> rs(rates.data(), rates.size());
-    const rust::Slice<const uint64_t> ds(delays.data(), delays.size());
+    return IdealFctOn(fabric.PathLinks(srcHost, dstHost), srcHost, dstHost, bytes, op);
+}
+
+Time
+RdmaScenario::IdealFctOn(const std::vector<Fabric::PathLink>& links,
+                         uint32_t srcHost,
+                         uint32_t dstHost,
+                         uint64_t bytes,
+                         RdmaOp op) const
+{
+    const PathVectors data(links);
     if (op != RdmaOp::READ)
     {
-        return NanoSeconds(static_cast<int64_t>(rdmacc_ffi::ideal_fct_ns(rs, ds, bytes, Mtu())));
+        return NanoSeconds(static_cast<int64_t>(
+            rdmacc_ffi::ideal_fct_ns(data.Rates(), data.Delays(), bytes, Mtu())));
     }
     // the READ request's trip from the requester first (docs/operations.md)
-    std::vector<uint64_t> reqRates;
-    std::vector<uint64_t> reqDelays;
-    for (const auto& l : fabric.PathLinks(dstHost, srcHost))
-    {
-        reqRates.push_back(l.rate.GetBitRate());
-        reqDelays.push_back(static_cast<uint64_t>(l.delay.GetNanoSeconds()));
-    }
+    const PathVectors request(fabric.PathLinks(dstHost, srcHost));
     return NanoSeconds(static_cast<int64_t>(rdmacc_ffi::ideal_read_fct_ns(
-        rust::Slice<const uint64_t>(reqRates.data(), reqRates.size()),
-        rust::Slice<const uint64_t>(reqDelays.data(), reqDelays.size()),
-        rs,
-        ds,
-        bytes,
-        Mtu())));
+        request.Rates(), request.Delays(), data.Rates(), data.Delays(), bytes, Mtu())));
 }
 
 uint32_t
@@ -359,7 +382,7 @@ RdmaScenario::AddFlow(
     m_flowMemory +=
         kPerFlow + kPerLoggedPacket * std::min<uint64_t>(1024, (bytes + Mtu() - 1) / Mtu());
     m_packets += (bytes + Mtu() - 1) / Mtu();
-    m_idealFct.push_back(IdealFct(srcHost, dstHost, bytes, op));
+    m_idealFct.push_back(IdealFctOn(links, srcHost, dstHost, bytes, op));
     m_flowBytes.push_back(bytes);
     m_flowDst.push_back(dstHost);
     return id;

@@ -310,6 +310,12 @@ class RdmaScenario
     uint64_t HostRateBps(uint32_t host) const;
     /// \return the base RTT along `links` (data frame out, ACK back)
     Time PathRtt(const std::vector<Fabric::PathLink>& links) const;
+    /// IdealFct with the data's path `links` (from `srcHost` to `dstHost`) already found
+    Time IdealFctOn(const std::vector<Fabric::PathLink>& links,
+                    uint32_t srcHost,
+                    uint32_t dstHost,
+                    uint64_t bytes,
+                    RdmaOp op) const;
     /// \return the flow id of QP `qp` of node `srcNode` (-1: none)
     int64_t FlowOf(uint32_t srcNode, uint32_t qp) const;
     /// \return the memory a run of `hosts` hosts and the flows added so far needs (estimate)
