@@ -111,8 +111,8 @@ def options(opt):
         dest="metrics",
         help='with "sweep": comma-separated dotted keys into summary.json (see tools/sweep.py --help)',
     )
-    # waf's own -j/--jobs (parallel build tasks), redefined to also tell "sweep" that the user
-    # asked for N runs at a time (the sweep's default is 1, not waf's CPU count)
+    # waf's own -j/--jobs (parallel build tasks), redefined to also tell "sweep" and "compare"
+    # that the user asked for N runs at a time (their default is the machine's cores)
     opt.add_option(
         "-j",
         "--jobs",
@@ -121,7 +121,7 @@ def options(opt):
         type="int",
         default=opt.jobs(),
         dest="jobs",
-        help='amount of parallel jobs (%r); with "sweep" also runs at a time [default: 1]; with "fidelity" [default: 2]' % opt.jobs(),
+        help='amount of parallel jobs (%r); with "sweep" and "compare" also runs at a time [default: the cores]; with "fidelity" [default: 2]' % opt.jobs(),
     )
     opt.add_option(
         "--quick",
@@ -677,6 +677,7 @@ def _check(bld):
 def _compare(bld):
     o = Options.options
     args = (["--run", o.run] if o.run else []) + ["--schemes", o.schemes] + (["--seeds", o.seeds] if o.seeds else [])
+    args += ["--jobs", str(o.sweep_jobs)] if getattr(o, "sweep_jobs", None) else []
     rc = _tool(bld, "compare.py", args)
     if rc != 0:
         sys.exit(rc)

@@ -148,13 +148,13 @@ def run_example(name, *args, expect_rc=0, timeout=600, env=None, split_stderr=Fa
     return p, out
 
 
-def run_compare(out, run, schemes, timeout=600):
+def run_compare(out, run, schemes, timeout=600, extra=()):
     """Runs tools/compare.py (what `./waf compare` runs) with outputs in OUT: the example
-    invocation RUN under each of SCHEMES (comma-separated). Returns (exit status, stdout with
-    stderr)."""
+    invocation RUN under each of SCHEMES (comma-separated), plus EXTRA arguments. Returns (exit
+    status, stdout with stderr)."""
     p = subprocess.run(
         [sys.executable, os.path.join(ROOT, "tools", "compare.py"), "--build", BUILD, "--out", out,
-         "--run", run, "--schemes=" + schemes],
+         "--run", run, "--schemes=" + schemes] + list(extra),
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=timeout,
     )
     return p.returncode, p.stdout

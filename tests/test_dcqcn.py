@@ -168,6 +168,31 @@ class Compare(ExampleTest):
         # DCQCN runs lossless as deployed: PAUSEs, no drop; LDCP and line rate lossy
         self.assertEqual(summary(os.path.join(out, "ldcp-incast-dcqcn"))["drops_total"], 0)
 
+    def test_compare_tables_and_outputs_do_not_depend_on_jobs(self):
+        # --jobs runs several schemes and seeds at once (default: the machine's cores): the
+        # table (but its wall-clock column) and every run's fct.csv are the same with 1 and 3
+        def table_and_fcts(jobs):
+            out = output_dir("compare-jobs%d" % jobs)
+            rc, stdout = run_compare(
+                out, "ldcp-incast --senders=8 --size=100000", "ldcp,dcqcn,none", extra=["--seeds=1,2", "--jobs=%d" % jobs]
+            )
+            self.assertEqual(rc, 0, stdout)
+            lines = stdout.splitlines()
+            head = [i for i, l in enumerate(lines) if l.split()[:1] == ["scheme"]]
+            self.assertEqual(len(head), 1, stdout)
+            # without the last cell, "wall s" (its mean and "±" interval over the two seeds)
+            rows = [l.split()[:-2] for l in lines[head[0] + 1 : head[0] + 4]]
+            fcts = {}
+            for cc in ("ldcp", "dcqcn", "none"):
+                for seed in (1, 2):
+                    with open(os.path.join(out, "ldcp-incast-%s-seed%d" % (cc, seed), "fct.csv")) as f:
+                        fcts[cc, seed] = f.read()
+            return rows, fcts
+
+        one, three = table_and_fcts(1), table_and_fcts(3)
+        self.assertEqual([r[0] for r in one[0]], ["ldcp", "dcqcn", "none"], one)
+        self.assertEqual(one, three)
+
     def test_compare_none_with_pfc_is_the_lossless_line_rate_baseline(self):
         # SCHEME+pfc: --cc=SCHEME --pfc=1. Line rate lossy drops (the 16 x 256 KB incast
         # overflows its 2 MB lossy buffer); on PFC it drops nothing and ends as the lossless

@@ -22,6 +22,15 @@ class BuildError(Exception):
     """The build directory is missing or not built by ./waf build."""
 
 
+def cores():
+    """The cores this process may run on: the default number of runs at a time of sweep and
+    compare (each run is one single-threaded process)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 def load(build):
     """Returns the build description of BUILD (a dict), with 'build' set to its absolute path."""
     build = os.path.abspath(build)

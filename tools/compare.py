@@ -19,8 +19,10 @@ PFC, the lossless baseline of --schemes=ldcp,none,none+pfc). When every
 run has buckets.csv (fat-tree-workload), a table of the FCT slowdown p50 and p99 per flow-size
 bucket with each bucket's flows follows (a bucket of fewer than 30 flows is starred); when every
 run reports them, tables of the FCT by size class (summary.json's
-fct_by_size) and by class (fct_by_class, --pattern=hotspot) follow. A failing run stops the
-comparison with its exit status.
+fct_by_size) and by class (fct_by_class, --pattern=hotspot) follow. The runs go --jobs at a time
+(default: the machine's cores; `./waf compare -j N`); every run is its own process with its own
+output directory, so the tables do not depend on it. A failing run stops the comparison with its
+exit status (the first failing run in scheme then seed order; the runs after it are stopped).
 """
 
 import argparse
@@ -28,6 +30,7 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import buildenv  # noqa: E402
@@ -53,6 +56,44 @@ COMPARE_COLUMNS = [
     ("retx KB", lambda r: r.summary["retx_bytes"] / 1e3, "%.1f"),
     ("wall s", lambda r: r.summary["wall_s"], "%.2f"),
 ]
+
+
+def run_all(cmds, env, jobs):
+    """Runs the commands, `jobs` at a time, each with its banner as it starts. Returns None, or
+    (command, exit status) of the first failed run in command order; the runs after it are
+    killed or never start, so which failure is reported does not depend on timing."""
+    lock = threading.Lock()
+    procs = {}
+    state = {"next": 0, "stop": None}
+    results = [None] * len(cmds)
+
+    def worker():
+        while True:
+            with lock:
+                i = state["next"]
+                if i >= len(cmds) or (state["stop"] is not None and i > state["stop"]):
+                    return
+                state["next"] = i + 1
+                buildenv.banner(" ".join(cmds[i]))
+                procs[i] = subprocess.Popen(cmds[i], env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
+            rc = procs[i].wait()
+            with lock:
+                del procs[i]
+                results[i] = rc
+                if rc != 0 and (state["stop"] is None or i < state["stop"]):
+                    state["stop"] = i
+                    for j, p in procs.items():
+                        if j > i:
+                            p.kill()
+
+    threads = [threading.Thread(target=worker) for _ in range(max(1, min(jobs, len(cmds))))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if state["stop"] is None:
+        return None
+    return cmds[state["stop"]], results[state["stop"]]
 
 
 def queue_max(run):
@@ -214,7 +255,18 @@ def main():
         help="run each scheme once per seed (--seed=S, outputs in DIR/EXAMPLE-SCHEME-seedS/); the tables show the mean "
         "over the seeds and its 95%% interval (Student t) [default: one run, the example's --seed]",
     )
+    ap.add_argument(
+        "--jobs",
+        default=buildenv.cores(),
+        type=int,
+        metavar="N",
+        help="runs at a time (each run is one process; the outputs do not depend on it) [default: the machine's cores, %d here]"
+        % buildenv.cores(),
+    )
     opts = ap.parse_args()
+    if opts.jobs < 1:
+        buildenv.error("--jobs=%d: must be at least 1" % opts.jobs)
+        return 2
     if not opts.run:
         buildenv.error('compare needs --run "EXAMPLE args...", e.g. ./waf compare --run "ldcp-incast --senders=64"')
         return 2
@@ -248,19 +300,20 @@ def main():
         if refused:
             buildenv.error("--schemes %s: %s (nothing was run)" % (cc, refused))
             return 2
-    rows = []
+    plan = []  # (scheme, output directory, command) in table order
     for cc in schemes:
-        done = []
         for seed in seeds or [None]:
             out = os.path.join(opts.out, "%s-%s" % (name, cc) + ("-seed%s" % seed if seed else ""))
             cmd = [prog] + argv[1:] + scheme_args(cc) + (["--seed=" + seed] if seed else []) + ["--out=" + out]
-            buildenv.banner(" ".join(cmd))
-            rc = subprocess.call(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
-            if rc != 0:
-                buildenv.error("%s failed with exit status %d" % (" ".join(cmd), rc))
-                return rc if rc > 0 else 1
-            done.append(plot_runs.Run(os.path.join(ROOT, out)))
-        rows.append((cc, done))
+            plan.append((cc, out, cmd))
+    failed = run_all([cmd for _, _, cmd in plan], env, opts.jobs)
+    if failed:
+        cmd, rc = failed
+        buildenv.error("%s failed with exit status %d" % (" ".join(cmd), rc))
+        return rc if rc > 0 else 1
+    rows = []
+    for cc in schemes:
+        rows.append((cc, [plot_runs.Run(os.path.join(ROOT, out)) for c, out, _ in plan if c == cc]))
     lines = table(name, argv[1:], rows, opts.out, seeds or [""]) + bucket_table(rows) + class_tables(rows)
     lines += ["", "figures: ./waf plot --dirs=%s" % opts.out]
     print("\n".join(lines))

@@ -482,7 +482,13 @@ def main():
         metavar="KEY,...",
         help="dotted keys into summary.json [default: %s]" % ",".join(DEFAULT_METRICS),
     )
-    ap.add_argument("--jobs", default=1, type=int, metavar="N", help="runs at a time [default: 1]")
+    ap.add_argument(
+        "--jobs",
+        default=buildenv.cores(),
+        type=int,
+        metavar="N",
+        help="runs at a time [default: the machine's cores, %d here]" % buildenv.cores(),
+    )
     ap.add_argument("--out", default="", metavar="DIR", help="sweep.csv and one directory per run [default: results/sweep/EXAMPLE]")
     opts = ap.parse_args()
     try:
