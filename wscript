@@ -23,6 +23,7 @@ import hashlib
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -81,6 +82,15 @@ def options(opt):
         default="",
         dest="run",
         help='build, then run an example: --run "NAME --arg=value ..."',
+    )
+    opt.add_option(
+        "--ranks",
+        action="store",
+        type="int",
+        default=0,
+        dest="ranks",
+        help='with --run: run the example on N MPI ranks (mpirun -np N ... --mpi; needs a build '
+        "configured with --ns3=mpi, e.g. --out=build-mpi; see docs/mpi.md)",
     )
     opt.add_option(
         "--schemes",
@@ -574,6 +584,9 @@ def build(bld):
         )
         bld.add_manual_dependency(bld.path.find_or_declare("bench/" + name), bld.root.make_node(rust_lib))
 
+    if Options.options.ranks and not (Options.options.run and bld.cmd == "build"):
+        Logs.error('--ranks=%d: only with --run "EXAMPLE args" (see docs/mpi.md)' % Options.options.ranks)
+        sys.exit(2)
     if Options.options.run and bld.cmd == "build":
         bld.add_post_fun(_run_program)
     elif bld.cmd == "check":
@@ -600,10 +613,44 @@ def _run_program(bld):
         names = sorted(be.programs(bld.path.abspath()))
         Logs.error("unknown example %r; the examples are: %s" % (name, ", ".join(names)))
         sys.exit(2)
-    Logs.pprint("CYAN", "running %s" % " ".join([prog] + argv[1:]))
-    rc = subprocess.call([prog] + argv[1:], env=be.run_env(info), cwd=bld.path.abspath())
+    cmd, env = [prog] + argv[1:], be.run_env(info)
+    if Options.options.ranks:
+        cmd, env = _mpi_command(bld, info, cmd, env)
+    Logs.pprint("CYAN", "running %s" % " ".join(cmd))
+    rc = subprocess.call(cmd, env=env, cwd=bld.path.abspath())
     if rc != 0:
         sys.exit(rc)
+
+
+def _mpi_command(bld, info, cmd, env):
+    """--ranks=N: the mpirun command line that runs CMD on N ranks with --mpi (one line and exit
+    status 2 when the build or the example cannot run distributed)."""
+    n = Options.options.ranks
+    if n < 1:
+        Logs.error("--ranks=%d: must be at least 1" % n)
+        sys.exit(2)
+    if info.get("ns3_provider") != "mpi":
+        Logs.error(
+            '--ranks=%d: %s is built against ns-3 without MPI (%s); configure an MPI build and run it: '
+            './waf configure --ns3=mpi --out=build-mpi && ./waf --run "..." --ranks=%d --out=build-mpi'
+            % (n, bld.bldnode.abspath(), info.get("ns3_provider"), n)
+        )
+        sys.exit(2)
+    mpirun = shutil.which("mpirun")
+    if not mpirun:
+        Logs.error("--ranks=%d: mpirun not found (apt-get install openmpi-bin)" % n)
+        sys.exit(2)
+    helptext = subprocess.run([cmd[0], "--help"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True).stdout
+    if "--mpi" not in helptext:
+        Logs.error("--ranks=%d: %s does not run distributed (fat-tree-workload does, see docs/mpi.md)"
+                   % (n, os.path.basename(cmd[0])))
+        sys.exit(2)
+    # the MPI build finds its ns-3 by RUNPATH, which LD_LIBRARY_PATH would override
+    env = {k: v for k, v in env.items() if k != "LD_LIBRARY_PATH"}
+    root = ["--allow-run-as-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+    mpi = [] if any(a == "--mpi" or a.startswith("--mpi=") for a in cmd[1:]) else ["--mpi"]
+    return [mpirun, "-np", str(n), "--oversubscribe"] + root + cmd + mpi, env
 
 
 # ---------------------------------------------------------------------------------------------

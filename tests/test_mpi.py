@@ -14,6 +14,7 @@ Needs the MPI build: `./waf configure --ns3=mpi --out=build-mpi && ./waf build -
 (RDMACC_MPI_BUILD overrides the directory) and mpirun (openmpi-bin). Without it the tests are
 skipped, saying so, unless RDMACC_REQUIRE_MPI=1 (CI), which makes them fail."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -21,7 +22,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import ROOT, ExampleTest, output_dir, summary  # noqa: E402
+from common import BUILD, ROOT, ExampleTest, output_dir, summary  # noqa: E402
 
 MPI_BUILD = os.environ.get("RDMACC_MPI_BUILD", os.path.join(ROOT, "build-mpi"))
 PROG = os.path.join(MPI_BUILD, "examples", "fat-tree-workload")
@@ -38,6 +39,9 @@ ONE = ["--eventOrder=canonical"]
 # the MPI build finds its libraries by RUNPATH, which LD_LIBRARY_PATH (set by ./waf check for the
 # build it checks, maybe the system ns-3's) would override: its programs run without it
 ENV = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+# ./waf run from a test: without the WAFLOCK of the ./waf check that runs the tests (./waf picks
+# the lock file of the --out it is given)
+WAF_ENV = {k: v for k, v in ENV.items() if k != "WAFLOCK"}
 
 
 def missing():
@@ -63,6 +67,24 @@ def fct_rows(out):
     with open(os.path.join(out, "fct.csv")) as f:
         lines = f.read().splitlines()
     return lines[0], sorted(lines[1:])
+
+
+class RanksRefused(unittest.TestCase):
+    def test_ranks_on_a_build_without_mpi_is_one_line_and_exit_2(self):
+        # the plain build (no MPI): --ranks names itself and the command that makes an MPI build
+        p = subprocess.run(
+            [os.path.join(ROOT, "waf"), "--run", "ldcp-incast", "--ranks=2", "--out=" + os.path.relpath(os.path.realpath(BUILD), ROOT)],
+            cwd=ROOT, env=WAF_ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=900,
+        )
+        with open(os.path.join(BUILD, "rdma-cc-build.json")) as f:
+            if json.load(f).get("ns3_provider") == "mpi":
+                self.skipTest("the checked build is the MPI build")
+        self.assertEqual(p.returncode, 2, p.stdout[-2000:] + p.stderr)
+        # (the build before it may print cargo's lines on stderr: the refusal is the last line)
+        lines = [l for l in p.stderr.splitlines() if "--ranks" in l]
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertEqual(lines[0], p.stderr.strip().splitlines()[-1], p.stderr)
+        self.assertIn("--ns3=mpi", lines[0])
 
 
 class DistributedEqualsOneProcess(ExampleTest):
@@ -101,6 +123,22 @@ class DistributedEqualsOneProcess(ExampleTest):
         self.assertEqual(sorted(map(key, fct_rows(out)[1])), sorted(map(key, fct_rows(self.one)[1])))
         for r in range(1, ranks):
             self.assertTrue(os.path.exists(os.path.join(out, "rank-%d" % r, "summary.json")), r)
+
+    def test_waf_ranks_one_liner_runs_the_same_flows_on_two_ranks(self):
+        # ./waf --run "fat-tree-workload ..." --ranks=2 --out=build-mpi: mpirun -np 2 with --mpi
+        # added; the canonical order gives the one-process fct.csv
+        out = output_dir("mpi-waf")
+        run_line = " ".join(["fat-tree-workload", "--out=" + out] + ARGS)
+        p = subprocess.run(
+            [os.path.join(ROOT, "waf"), "--run", run_line, "--ranks=2", "--out=" + os.path.relpath(os.path.realpath(MPI_BUILD), ROOT)],
+            cwd=ROOT, env=WAF_ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=900,
+        )
+        self.assertEqual(p.returncode, 0, p.stdout[-4000:])
+        self.assertIn("-np 2", p.stdout)
+        self.assertEqual(fct_rows(out), fct_rows(self.one))
+        s = summary(out)
+        self.assertEqual((s["invariants"], s["event_order"]), ("ok", "canonical"), s)
+        self.assertTrue(os.path.exists(os.path.join(out, "rank-1", "summary.json")))
 
     def test_two_ranks_distributed_scheduler_run_the_flows(self):
         self.check_flows(2, "distributed")
