@@ -4,6 +4,8 @@
 #include "flow-results.h"
 
 #include "rdma-cc-error.h"
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "ns3/abort.h"
 
@@ -14,10 +16,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <limits>
 #include <sstream>
+#include <type_traits>
 
 namespace ns3
 {
@@ -108,29 +112,63 @@ Slowdowns(const std::vector<FlowRecord>& flows)
     return v;
 }
 
+int64_t
+FlowColumns::FctOf(const FlowRecord& r)
+{
+    return r.finish.IsStrictlyNegative() ? UNFINISHED : (r.finish - r.start).GetNanoSeconds();
+}
+
+std::vector<double>
+Fcts(const FlowColumns& flows)
+{
+    std::vector<double> v;
+    for (size_t id = 0; id < flows.Flows(); id++)
+    {
+        if (flows.Done(id))
+        {
+            v.push_back(flows.fct[id]);
+        }
+    }
+    return v;
+}
+
+std::vector<double>
+Slowdowns(const FlowColumns& flows)
+{
+    std::vector<double> v;
+    for (size_t id = 0; id < flows.Flows(); id++)
+    {
+        if (flows.HasSlowdown(id))
+        {
+            v.push_back(flows.Slowdown(id));
+        }
+    }
+    return v;
+}
+
 ClassFigures
-ClassFigures::Of(const std::vector<FlowRecord>& flows,
-                 const std::function<bool(const FlowRecord&)>& in)
+ClassFigures::Of(const FlowColumns& flows, const std::function<bool(size_t)>& in)
 {
     ClassFigures c;
     std::vector<double> fct;
     std::vector<double> thr;
-    for (const auto& f : flows)
+    for (size_t id = 0; id < flows.Flows(); id++)
     {
-        if (!in(f))
+        if (!in(id))
         {
             continue;
         }
+        const uint64_t size = (*flows.size)[id];
         c.flows++;
-        c.bytes += f.size;
-        if (f.finish.IsStrictlyNegative())
+        c.bytes += size;
+        if (!flows.Done(id))
         {
             c.unfinished++;
             continue;
         }
-        const double ns = double((f.finish - f.start).GetNanoSeconds());
+        const double ns = double(flows.fct[id]);
         fct.push_back(ns);
-        thr.push_back(ns > 0 ? double(f.size) * 8e9 / ns : 0);
+        thr.push_back(ns > 0 ? double(size) * 8e9 / ns : 0);
     }
     c.fct = Percentiles::Of(fct);
     c.throughput = Percentiles::Of(thr);
@@ -173,90 +211,275 @@ ClassTable(const std::string& title,
     return t;
 }
 
-void
-WriteFctCsv(const std::string& path,
-            const std::vector<FlowRecord>& records,
-            const std::vector<std::string>* classOf,
-            bool withPriority)
+FctCsvWriter::FctCsvWriter(const std::string& path,
+                           const std::vector<std::string>* classOf,
+                           bool withPriority,
+                           bool withOp) :
+    m_path(path),
+    m_classOf(classOf),
+    m_withPriority(withPriority),
+    m_withOp(withOp)
 {
-    // in flow-id order, without a copy of the records (they are usually in that order)
-    std::vector<const FlowRecord*> flows;
-    flows.reserve(records.size());
-    for (const auto& r : records)
+    OpenPartial(m_f, m_path);
+    m_f << "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,"
+           "retx_bytes,scheme"
+        << (withPriority ? ",priority" : "") << (classOf ? ",class" : "") << (withOp ? ",op" : "")
+        << '\n';
+}
+
+void
+FctCsvWriter::Row(const FlowRecord& r)
+{
+    std::ofstream& f = m_f;
+    f << r.flowId << ',' << r.src << ',' << r.dst << ',' << r.size << ','
+      << r.start.GetNanoSeconds() << ',';
+    if (r.finish.IsStrictlyNegative())
     {
-        flows.push_back(&r);
+        f << ",," << r.idealFct.GetNanoSeconds() << ",,";
     }
-    if (!std::is_sorted(flows.begin(),
-                        flows.end(),
-                        [](const FlowRecord* a, const FlowRecord* b)
-                        { return a->flowId < b->flowId; }))
+    else
     {
-        std::sort(flows.begin(),
-                  flows.end(),
-                  [](const FlowRecord* a, const FlowRecord* b) { return a->flowId < b->flowId; });
+        const int64_t fct = (r.finish - r.start).GetNanoSeconds();
+        f << r.finish.GetNanoSeconds() << ',' << fct << ',' << r.idealFct.GetNanoSeconds() << ','
+          << std::fixed << std::setprecision(4) << double(fct) / r.idealFct.GetNanoSeconds() << ',';
+        f.unsetf(std::ios::floatfield);
     }
-    // the operation only when some flow is not a WRITE, so that other runs keep their outputs
-    const bool ops = std::any_of(
-        records.begin(), records.end(), [](const FlowRecord& r) { return r.op != RdmaOp::WRITE; });
-    std::ofstream f;
-    OpenPartial(f, path);
-    f << "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,"
-         "retx_bytes,scheme"
-      << (withPriority ? ",priority" : "") << (classOf ? ",class" : "") << (ops ? ",op" : "")
-      << '\n';
-    for (const FlowRecord* p : flows)
+    f << r.retxBytes << ',' << r.scheme;
+    if (m_withPriority)
     {
-        const FlowRecord& r = *p;
-        f << r.flowId << ',' << r.src << ',' << r.dst << ',' << r.size << ','
-          << r.start.GetNanoSeconds() << ',';
-        if (r.finish.IsStrictlyNegative())
-        {
-            f << ",," << r.idealFct.GetNanoSeconds() << ",,";
-        }
-        else
-        {
-            const int64_t fct = (r.finish - r.start).GetNanoSeconds();
-            f << r.finish.GetNanoSeconds() << ',' << fct << ',' << r.idealFct.GetNanoSeconds()
-              << ',' << std::fixed << std::setprecision(4)
-              << double(fct) / r.idealFct.GetNanoSeconds() << ',';
-            f.unsetf(std::ios::floatfield);
-        }
-        f << r.retxBytes << ',' << r.scheme;
-        if (withPriority)
-        {
-            f << ',' << int(r.priority);
-        }
-        if (classOf)
-        {
-            f << ',' << (r.flowId < classOf->size() ? (*classOf)[r.flowId] : std::string());
-        }
-        if (ops)
-        {
-            f << ',' << rdmacc_ffi::operation_name(static_cast<uint8_t>(r.op));
-        }
-        f << '\n';
+        f << ',' << int(r.priority);
     }
-    CommitPartial(f, path);
+    if (m_classOf)
+    {
+        f << ',' << (r.flowId < m_classOf->size() ? (*m_classOf)[r.flowId] : std::string());
+    }
+    if (m_withOp)
+    {
+        f << ',' << rdmacc_ffi::operation_name(static_cast<uint8_t>(r.op));
+    }
+    f << '\n';
+}
+
+void
+FctCsvWriter::Commit()
+{
+    CommitPartial(m_f, m_path);
+}
+
+/// One record as FlowStore keeps it in its file (times as time steps, the scheme as an index)
+struct FlowStore::Stored
+{
+    int64_t start;
+    int64_t finish;
+    int64_t requestArrived;
+    uint64_t size;
+    uint64_t retxBytes;
+    uint64_t dupBytes;
+    uint64_t bytesSent;
+    uint64_t delivered;
+    double minCw;
+    uint64_t subPacketSends;
+    uint64_t packetsSent;
+    uint64_t probesSent;
+    uint64_t timeouts;
+    uint64_t nacks;
+    uint64_t rereads;
+    uint32_t flowId;
+    uint32_t src;
+    uint32_t dst;
+    uint16_t scheme;
+    uint8_t op;
+    uint8_t priority;
+    uint8_t present; // 0 in a hole of the file: no record put
+    uint8_t pad[7];
+};
+
+FlowStore::FlowStore(std::string path) :
+    m_path(std::move(path))
+{
+}
+
+FlowStore::~FlowStore()
+{
+    Remove();
+}
+
+void
+FlowStore::Remove()
+{
+    if (m_fd >= 0)
+    {
+        ::close(m_fd);
+        m_fd = -1;
+        std::remove(m_path.c_str());
+        ForgetPartialFile(m_path);
+    }
+    m_buf.clear();
+}
+
+void
+FlowStore::Put(const FlowRecord& r)
+{
+    static_assert(std::is_trivially_copyable<Stored>::value, "FlowStore records are raw bytes");
+    static_assert(sizeof(Stored) == 144, "FlowStore record size");
+    if (m_fd < 0)
+    {
+        RegisterPartialFile(m_path);
+        m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+        if (m_fd < 0)
+        {
+            ConfigFatal("--out", "cannot create " + m_path);
+        }
+    }
+    Stored d;
+    std::memset(&d, 0, sizeof(d));
+    d.start = r.start.GetTimeStep();
+    d.finish = r.finish.GetTimeStep();
+    d.requestArrived = r.requestArrived.GetTimeStep();
+    d.size = r.size;
+    d.retxBytes = r.retxBytes;
+    d.dupBytes = r.dupBytes;
+    d.bytesSent = r.bytesSent;
+    d.delivered = r.delivered;
+    d.minCw = r.minCw;
+    d.subPacketSends = r.subPacketSends;
+    d.packetsSent = r.packetsSent;
+    d.probesSent = r.probesSent;
+    d.timeouts = r.timeouts;
+    d.nacks = r.nacks;
+    d.rereads = r.rereads;
+    d.flowId = r.flowId;
+    d.src = r.src;
+    d.dst = r.dst;
+    const auto it = std::find(m_schemes.begin(), m_schemes.end(), r.scheme);
+    d.scheme = static_cast<uint16_t>(it - m_schemes.begin());
+    if (it == m_schemes.end())
+    {
+        m_schemes.push_back(r.scheme);
+    }
+    d.op = static_cast<uint8_t>(r.op);
+    d.priority = r.priority;
+    d.present = 1;
+    const uint64_t at = uint64_t(r.flowId) * sizeof(Stored);
+    if (at >= m_bufAt && at + sizeof(Stored) <= m_bufAt + m_buf.size())
+    {
+        std::memcpy(m_buf.data() + (at - m_bufAt), &d, sizeof(d)); // put again, still buffered
+        return;
+    }
+    // flows mostly finish in flow-id order: consecutive ones go out in one write
+    if (at != m_bufAt + m_buf.size() || m_buf.size() >= 64 * 1024)
+    {
+        Flush();
+        m_bufAt = at;
+    }
+    const char* bytes = reinterpret_cast<const char*>(&d);
+    m_buf.insert(m_buf.end(), bytes, bytes + sizeof(d));
+}
+
+void
+FlowStore::Flush()
+{
+    size_t done = 0;
+    while (done < m_buf.size())
+    {
+        const ssize_t n = ::pwrite(
+            m_fd, m_buf.data() + done, m_buf.size() - done, static_cast<off_t>(m_bufAt + done));
+        if (n <= 0)
+        {
+            ConfigFatal("--out", "cannot write " + m_path + " (disk full?)");
+        }
+        done += static_cast<size_t>(n);
+    }
+    m_buf.clear();
+}
+
+size_t
+FlowStore::ForEach(uint32_t n, const std::function<void(FlowRecord&)>& fn)
+{
+    if (m_fd < 0)
+    {
+        return 0;
+    }
+    Flush();
+    size_t visited = 0;
+    const uint32_t chunk = 4096; // records read at once
+    std::vector<Stored> in(chunk);
+    for (uint32_t first = 0; first < n; first += chunk)
+    {
+        const uint32_t want = std::min(chunk, n - first);
+        size_t got = 0;
+        while (got < want * sizeof(Stored))
+        {
+            const ssize_t r = ::pread(m_fd,
+                                      reinterpret_cast<char*>(in.data()) + got,
+                                      want * sizeof(Stored) - got,
+                                      static_cast<off_t>(uint64_t(first) * sizeof(Stored) + got));
+            if (r < 0)
+            {
+                ConfigFatal("--out", "cannot read " + m_path);
+            }
+            if (r == 0)
+            {
+                break; // the end of the file: no record of the flows after it
+            }
+            got += static_cast<size_t>(r);
+        }
+        const size_t records = got / sizeof(Stored);
+        for (size_t i = 0; i < records; i++)
+        {
+            const Stored& d = in[i];
+            if (!d.present)
+            {
+                continue;
+            }
+            FlowRecord f;
+            f.flowId = d.flowId;
+            f.src = d.src;
+            f.dst = d.dst;
+            f.size = d.size;
+            f.start = TimeStep(d.start);
+            f.finish = TimeStep(d.finish);
+            f.retxBytes = d.retxBytes;
+            f.dupBytes = d.dupBytes;
+            f.bytesSent = d.bytesSent;
+            f.delivered = d.delivered;
+            f.minCw = d.minCw;
+            f.subPacketSends = d.subPacketSends;
+            f.packetsSent = d.packetsSent;
+            f.probesSent = d.probesSent;
+            f.timeouts = d.timeouts;
+            f.nacks = d.nacks;
+            f.scheme = m_schemes.at(d.scheme);
+            f.op = static_cast<RdmaOp>(d.op);
+            f.requestArrived = TimeStep(d.requestArrived);
+            f.rereads = d.rereads;
+            f.priority = d.priority;
+            fn(f);
+            visited++;
+        }
+        if (records < want)
+        {
+            break;
+        }
+    }
+    return visited;
 }
 
 JsonObject
 WriteSlowdownBuckets(const std::string& path,
-                     const std::vector<FlowRecord>& flows,
+                     const FlowColumns& flows,
                      std::vector<std::string>& table)
 {
-    std::vector<uint64_t> sizes;
+    const size_t n = flows.Flows();
     std::vector<double> slowdowns;
-    for (const auto& f : flows)
+    slowdowns.reserve(n);
+    for (size_t id = 0; id < n; id++)
     {
-        sizes.push_back(f.size);
         // as Slowdowns: finished flows with a lower bound; NaN marks the others
-        const bool done = !f.finish.IsStrictlyNegative() && f.idealFct.IsStrictlyPositive();
-        slowdowns.push_back(done ? double((f.finish - f.start).GetNanoSeconds()) /
-                                       f.idealFct.GetNanoSeconds()
-                                 : std::nan(""));
+        slowdowns.push_back(flows.HasSlowdown(id) ? flows.Slowdown(id) : std::nan(""));
     }
     const auto buckets =
-        rdmacc_ffi::slowdown_buckets(rust::Slice<const uint64_t>(sizes.data(), sizes.size()),
+        rdmacc_ffi::slowdown_buckets(rust::Slice<const uint64_t>(flows.size->data(), n),
                                      rust::Slice<const double>(slowdowns.data(), slowdowns.size()));
     std::ofstream f;
     OpenPartial(f, path);

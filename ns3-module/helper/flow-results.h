@@ -12,7 +12,10 @@
 
 #include "ns3/rdma-nic.h"
 
+#include <cstdint>
+#include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -50,6 +53,54 @@ struct Percentiles
 
 /**
  * \ingroup rdma-cc
+ * What the statistics of a run need of each flow, by flow id, as compact columns (no
+ * FlowRecord per flow): the sizes, lower bounds and priorities the flows were added with (the
+ * scenario's own arrays, not copied) and each flow's FCT.
+ */
+struct FlowColumns
+{
+    /// fct's value of an unfinished flow
+    static constexpr int64_t UNFINISHED = std::numeric_limits<int64_t>::min();
+
+    const std::vector<uint64_t>* size = nullptr;    //!< message bytes, by flow id
+    const std::vector<Time>* ideal = nullptr;       //!< FCT lower bound, by flow id
+    const std::vector<uint8_t>* priority = nullptr; //!< data priority, by flow id
+    std::vector<int64_t> fct;                       //!< FCT ns (finish - start), or UNFINISHED
+
+    /// \return the number of flows
+    size_t
+    Flows() const
+    {
+        return fct.size();
+    }
+
+    /// \return whether flow `id` finished
+    bool
+    Done(size_t id) const
+    {
+        return fct[id] != UNFINISHED;
+    }
+
+    /// \return whether flow `id` has a slowdown: finished, with a positive lower bound
+    bool
+    HasSlowdown(size_t id) const
+    {
+        return Done(id) && (*ideal)[id].IsStrictlyPositive();
+    }
+
+    /// \return flow `id`'s slowdown, FCT / lower bound (HasSlowdown)
+    double
+    Slowdown(size_t id) const
+    {
+        return double(fct[id]) / (*ideal)[id].GetNanoSeconds();
+    }
+
+    /// \return fct's value for record `r`: its FCT in ns, or UNFINISHED
+    static int64_t FctOf(const FlowRecord& r);
+};
+
+/**
+ * \ingroup rdma-cc
  * The figures of a class of flows (e.g. the hot flows of a hot-spot workload, or the flows
  * below 1 MB): how many, how many unfinished, their bytes, and over the finished ones the FCT
  * (ns) and each flow's mean throughput (size x 8 / FCT, bit/s).
@@ -62,9 +113,8 @@ struct ClassFigures
     Percentiles fct;        //!< FCT, ns (finished flows)
     Percentiles throughput; //!< size x 8 / FCT, bit/s (finished flows)
 
-    /// \return the figures of the flows of `flows` for which `in` holds
-    static ClassFigures Of(const std::vector<FlowRecord>& flows,
-                           const std::function<bool(const FlowRecord&)>& in);
+    /// \return the figures of the flows of `flows` whose flow id `in` holds for
+    static ClassFigures Of(const FlowColumns& flows, const std::function<bool(size_t)>& in);
     /// \return the JSON object {flows, unfinished, bytes, fct_ns, throughput_bps}
     JsonObject ToJson() const;
 };
@@ -80,17 +130,73 @@ std::vector<std::string> ClassTable(const std::string& title,
 
 /**
  * \ingroup rdma-cc
- * Writes `fct.csv`: header `flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,
- * slowdown,retx_bytes,scheme`, one row per flow in flow-id order; unfinished flows have empty
- * finish_ns, fct_ns and slowdown. With `classOf` (a class name per flow id, e.g. from
- * RdmaScenario::SetFlowClasses) a last column `class` names each flow's; with `withPriority`
- * (a run of several traffic classes) a column `priority`, each flow's data priority, comes
- * after `scheme`. Written as fct.csv.partial and renamed when complete.
+ * Writes `fct.csv` one flow at a time: header `flow_id,src,dst,size_bytes,start_ns,finish_ns,
+ * fct_ns,ideal_fct_ns,slowdown,retx_bytes,scheme`, one row per flow (given in flow-id order);
+ * unfinished flows have empty finish_ns, fct_ns and slowdown. With `classOf` (a class name per
+ * flow id, e.g. from RdmaScenario::SetFlowClasses) a last column `class` names each flow's;
+ * with `withPriority` (a run of several traffic classes) a column `priority`, each flow's data
+ * priority, comes after `scheme`; with `withOp` (some flow is not a WRITE) a last column `op`.
+ * Written as fct.csv.partial and renamed when complete (Commit).
  */
-void WriteFctCsv(const std::string& path,
-                 const std::vector<FlowRecord>& flows,
-                 const std::vector<std::string>* classOf = nullptr,
-                 bool withPriority = false);
+class FctCsvWriter
+{
+  public:
+    /// Creates `path`.partial and writes the header.
+    FctCsvWriter(const std::string& path,
+                 const std::vector<std::string>* classOf,
+                 bool withPriority,
+                 bool withOp);
+    /// Writes flow `r`'s row (with its idealFct).
+    void Row(const FlowRecord& r);
+    /// Completes the file (renamed to `path`).
+    void Commit();
+
+  private:
+    std::string m_path;                        //!< the final name
+    std::ofstream m_f;                         //!< the partial file
+    const std::vector<std::string>* m_classOf; //!< the class column, or none
+    bool m_withPriority;                       //!< the priority column
+    bool m_withOp;                             //!< the op column
+};
+
+/**
+ * \ingroup rdma-cc
+ * The records of a run's flows out of memory: each record is written, as it is put, at the
+ * place of its flow id in a temporary file (fixed-size binary records, PATH, registered as a
+ * partial file: a run stopped by ConfigFatal leaves none), and read back in flow-id order. It
+ * costs no memory per flow (the file, written only once a record is put, may have holes for
+ * the flows not put). The file is removed by Remove() or the destructor.
+ */
+class FlowStore
+{
+  public:
+    /// A store whose file will be `path` (created by the first Put).
+    explicit FlowStore(std::string path);
+    ~FlowStore();
+    FlowStore(const FlowStore&) = delete;
+    FlowStore& operator=(const FlowStore&) = delete;
+
+    /// Writes `r` (its idealFct excepted) at the place of its flow id (over an earlier one).
+    void Put(const FlowRecord& r);
+    /**
+     * Reads back the records of flow ids 0 to `n` - 1 that were put, in flow-id order.
+     * \return the number of records `fn` got
+     */
+    size_t ForEach(uint32_t n, const std::function<void(FlowRecord&)>& fn);
+    /// Removes the file (nothing when it was not created).
+    void Remove();
+
+  private:
+    struct Stored;
+    /// Writes the buffered records to the file.
+    void Flush();
+
+    std::string m_path;                 //!< the file
+    int m_fd = -1;                      //!< its descriptor (-1: not created)
+    std::vector<char> m_buf;            //!< records put, not yet written: contiguous slots
+    uint64_t m_bufAt = 0;               //!< the file offset of m_buf's first byte
+    std::vector<std::string> m_schemes; //!< the scheme names of the records (an index each)
+};
 
 /**
  * \ingroup rdma-cc
@@ -100,12 +206,12 @@ void WriteFctCsv(const std::string& path,
  * `bucket,min_bytes,max_bytes,flows,unfinished,avg,p50,p95,p99,max` (max_bytes: the first size
  * above the bucket, empty for the last), one row per bucket.
  * \param path the file
- * \param flows the flows (with their ideal FCTs)
+ * \param flows the flows
  * \param table filled with the lines of a table for stdout
  * \return the same statistics as a JSON object keyed by the bucket labels
  */
 JsonObject WriteSlowdownBuckets(const std::string& path,
-                                const std::vector<FlowRecord>& flows,
+                                const FlowColumns& flows,
                                 std::vector<std::string>& table);
 
 /**
@@ -195,6 +301,11 @@ double JainIndex(const std::vector<double>& x);
 std::vector<double> Fcts(const std::vector<FlowRecord>& flows);
 /// \return the slowdowns (fct / ideal fct) of the finished flows
 std::vector<double> Slowdowns(const std::vector<FlowRecord>& flows);
+/// \return the FCTs (ns) of the finished flows, in flow-id order
+std::vector<double> Fcts(const FlowColumns& flows);
+/// \return the slowdowns (fct / ideal fct) of the finished flows with a lower bound, in
+///         flow-id order
+std::vector<double> Slowdowns(const FlowColumns& flows);
 
 } // namespace rdmacc
 } // namespace ns3

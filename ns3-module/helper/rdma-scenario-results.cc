@@ -145,6 +145,39 @@ RdmaScenario::GatherFlows()
     // flows its hosts received; one text line each (exact: doubles in hex)
     std::ostringstream mine;
     mine << std::hexfloat;
+    auto senderLine = [&mine](const FlowRecord& f)
+    {
+        mine << "S " << f.flowId << ' ' << f.src << ' ' << f.dst << ' ' << f.size << ' '
+             << f.start.GetTimeStep() << ' ' << f.finish.GetTimeStep() << ' ' << f.retxBytes << ' '
+             << f.bytesSent << ' ' << f.minCw << ' ' << f.subPacketSends << ' ' << f.packetsSent
+             << ' ' << f.probesSent << ' ' << f.timeouts << ' ' << f.nacks << ' ' << f.scheme << ' '
+             << int(f.priority) << '\n';
+    };
+    std::vector<bool> localNode;
+    for (const auto& nic : nics)
+    {
+        const uint32_t node = nic->GetNodeId();
+        if (node >= localNode.size())
+        {
+            localNode.resize(node + 1, false);
+        }
+        localNode[node] = nic->IsLocal();
+    }
+    // the flows this rank's hosts sent whose records were handed over as they ended: with the
+    // counts of their receivers when those were on this rank too (retired, then handed over)
+    if (m_store)
+    {
+        m_store->ForEach(m_nextFlowId,
+                         [&](const FlowRecord& f)
+                         {
+                             senderLine(f);
+                             if (f.dst < localNode.size() && localNode[f.dst])
+                             {
+                                 mine << "R " << f.flowId << ' ' << f.delivered << ' ' << f.dupBytes
+                                      << '\n';
+                             }
+                         });
+    }
     for (const auto& nic : nics)
     {
         if (!nic->IsLocal())
@@ -153,11 +186,7 @@ RdmaScenario::GatherFlows()
         }
         for (const auto& f : nic->GetFlowRecords())
         {
-            mine << "S " << f.flowId << ' ' << f.src << ' ' << f.dst << ' ' << f.size << ' '
-                 << f.start.GetTimeStep() << ' ' << f.finish.GetTimeStep() << ' ' << f.retxBytes
-                 << ' ' << f.bytesSent << ' ' << f.minCw << ' ' << f.subPacketSends << ' '
-                 << f.packetsSent << ' ' << f.probesSent << ' ' << f.timeouts << ' ' << f.nacks
-                 << ' ' << f.scheme << ' ' << int(f.priority) << '\n';
+            senderLine(f);
         }
         // the receivers of this host, and those of its own flows retired on this rank
         for (const auto& rs : {nic->GetRxRecords(), nic->GetRetiredRxRecords()})
@@ -173,7 +202,10 @@ RdmaScenario::GatherFlows()
         }
     }
     auto byId = DecodeRecords(AllGatherText(mine.str()));
+    // a distributed run holds every flow's record here (each rank writes the whole run's
+    // fct.csv and figures)
     m_gathered.clear();
+    m_gathered.reserve(byId.size());
     for (auto& [id, f] : byId)
     {
         f.idealFct = m_idealFct.at(id);
@@ -182,34 +214,54 @@ RdmaScenario::GatherFlows()
 #endif
 }
 
-std::vector<FlowRecord>
-RdmaScenario::Flows() const
+rdmacc::FlowStore&
+RdmaScenario::Store() const
 {
+    if (!m_store)
+    {
+        // in the output directory, so that a run's files stay together; removed at Finish (and
+        // by ConfigFatal: a registered partial file)
+        m_store = std::make_unique<rdmacc::FlowStore>(Out() + "/fct.flows.partial");
+    }
+    return *m_store;
+}
+
+size_t
+RdmaScenario::ForEachFlow(const std::function<void(FlowRecord&)>& fn) const
+{
+    NS_ABORT_MSG_IF(m_finished, "RdmaScenario: the flow records are gone after Finish");
     if (m_distributed)
     {
-        return m_gathered;
+        for (FlowRecord f : m_gathered)
+        {
+            fn(f);
+        }
+        return m_gathered.size();
     }
-    std::vector<FlowRecord> all;
-    size_t n = 0;
-    for (const auto& nic : nics)
-    {
-        n += nic->GetNQps();
-    }
-    all.reserve(n); // no copy of every record as the vector grows
+    // the records still in the NICs (unfinished flows, and finished ones whose receivers
+    // stay) join those handed over, one NIC at a time
+    rdmacc::FlowStore& store = Store();
     for (const auto& nic : nics)
     {
         for (const auto& f : nic->GetFlowRecords())
         {
-            all.push_back(f);
+            store.Put(f);
         }
     }
-    std::sort(all.begin(),
-              all.end(),
-              [](const FlowRecord& a, const FlowRecord& b) { return a.flowId < b.flowId; });
-    for (auto& f : all)
-    {
-        f.idealFct = m_idealFct.at(f.flowId);
-    }
+    return store.ForEach(m_nextFlowId,
+                         [&](FlowRecord& f)
+                         {
+                             f.idealFct = m_idealFct.at(f.flowId);
+                             fn(f);
+                         });
+}
+
+std::vector<FlowRecord>
+RdmaScenario::Flows() const
+{
+    std::vector<FlowRecord> all;
+    all.reserve(m_nextFlowId);
+    ForEachFlow([&all](FlowRecord& f) { all.push_back(f); });
     return all;
 }
 
@@ -251,22 +303,38 @@ RdmaScenario::MeasureBottleneck() const
     return b;
 }
 
+/// What Finish takes from one pass over the flows in flow-id order: no record per flow.
+struct RdmaScenario::FlowPass
+{
+    size_t flows = 0;            //!< records seen
+    rdmacc::FlowColumns columns; //!< per flow id: size, lower bound, priority, FCT
+    rdmacc::FlowTotals totals;   //!< the sums (statistics from columns)
+    std::string failure;         //!< the first failed per-flow invariant (flow-id order)
+    bool ops = false;            //!< some flow is not a WRITE (fct.csv's op column)
+    uint64_t reads = 0;          //!< READ flows
+    uint64_t readsDone = 0;      //!< of them, finished
+    uint64_t readBytes = 0;      //!< their bytes delivered
+    uint64_t rereads = 0;        //!< their repeat READ requests
+};
+
 rdmacc::Invariants
-RdmaScenario::CheckInvariants(const std::vector<FlowRecord>& flows,
-                              const rdmacc::RunReport& r) const
+RdmaScenario::CheckInvariants(const FlowPass& flows, const rdmacc::RunReport& r) const
 {
     // every run checks its own invariants; any failure is reported and makes the exit status 3
     rdmacc::Invariants inv;
     inv.Check(r.fabricTotals.accounting.empty(), "switch accounting: " + r.fabricTotals.accounting);
     const bool timed = !m_duration.IsStrictlyNegative();
-    if (r.totals.done < flows.size() && !timed)
+    if (r.totals.done < flows.flows && !timed)
     {
         inv.Fail(
-            std::to_string(flows.size() - r.totals.done) + " of " + std::to_string(flows.size()) +
+            std::to_string(flows.flows - r.totals.done) + " of " + std::to_string(flows.flows) +
             " flows unfinished when --limit=" + m_opts.GetAsText("limit") + " ended the run (" +
             std::to_string(r.totals.sent - r.totals.delivered) + " B undelivered)");
     }
-    rdmacc::CheckFlowInvariants(inv, flows);
+    if (!flows.failure.empty())
+    {
+        inv.Fail(flows.failure);
+    }
     if (!MultiClass() && Lossless() && r.fabricTotals.drops > 0)
     {
         inv.Fail("the data priority is lossless (--pfc=1) but " +
@@ -326,7 +394,7 @@ IntJson(uint32_t bytesOnWire, const RdmaNic::IntStats& is)
 
 void
 RdmaScenario::WriteResults(const rdmacc::JsonObject& extra,
-                           const std::vector<FlowRecord>& flows,
+                           const FlowPass& flows,
                            const rdmacc::RunReport& r,
                            const rdmacc::Invariants& inv,
                            std::vector<std::string>& tables) const
@@ -345,9 +413,9 @@ RdmaScenario::WriteResults(const rdmacc::JsonObject& extra,
         // only then: the outputs of the default order stay as they were
         s.Str("event_order", "canonical").UInt("equal_time_events", ties);
     }
-    s.UInt("flows_total", flows.size()).UInt("flows_done", t.done);
+    s.UInt("flows_total", flows.flows).UInt("flows_done", t.done);
     const bool timed = !m_duration.IsStrictlyNegative();
-    w.Ending(t.done == flows.size(), timed ? rdmacc::RunEnds::Duration : rdmacc::RunEnds::FlowsDone)
+    w.Ending(t.done == flows.flows, timed ? rdmacc::RunEnds::Duration : rdmacc::RunEnds::FlowsDone)
         .Bytes(t.sent, t.delivered)
         .Drops(f.dropList);
     s.UInt("stable_stage_drops", stableDrops)
@@ -378,63 +446,50 @@ RdmaScenario::WriteResults(const rdmacc::JsonObject& extra,
     {
         s.Obj("int", IntJson(IntBytes(), IntTotals()));
     }
+    if (flows.reads > 0)
     {
         // READ flows (only with some: other runs keep their outputs)
-        uint64_t reads = 0;
-        uint64_t readsDone = 0;
-        uint64_t readBytes = 0;
-        uint64_t rereads = 0;
-        for (const auto& fl : flows)
-        {
-            if (fl.op == RdmaOp::READ)
-            {
-                reads++;
-                readsDone += fl.finish.IsStrictlyNegative() ? 0 : 1;
-                readBytes += fl.delivered;
-                rereads += fl.rereads;
-            }
-        }
-        if (reads > 0)
-        {
-            rdmacc::JsonObject ro;
-            ro.UInt("flows", reads)
-                .UInt("done", readsDone)
-                .UInt("bytes_delivered", readBytes)
-                .UInt("repeat_requests", rereads);
-            s.Obj("reads", ro);
-        }
+        rdmacc::JsonObject ro;
+        ro.UInt("flows", flows.reads)
+            .UInt("done", flows.readsDone)
+            .UInt("bytes_delivered", flows.readBytes)
+            .UInt("repeat_requests", flows.rereads);
+        s.Obj("reads", ro);
     }
     if (m_buckets)
     {
         s.Obj("slowdown_buckets",
-              rdmacc::WriteSlowdownBuckets(Out() + "/buckets.csv", flows, tables));
+              rdmacc::WriteSlowdownBuckets(Out() + "/buckets.csv", flows.columns, tables));
     }
     // by class (SetFlowClasses) and by size class (EnableSizeClasses): only when asked for, so
     // that other runs keep their outputs
     const bool classes = !m_classOrder.empty();
     if (classes)
     {
-        s.Obj("fct_by_class", rdmacc::FctByClass(flows, m_classOf, m_classOrder, tables));
+        s.Obj("fct_by_class", rdmacc::FctByClass(flows.columns, m_classOf, m_classOrder, tables));
     }
     if (m_sizeClasses)
     {
-        s.Obj("fct_by_size", rdmacc::FctBySize(flows, tables));
+        s.Obj("fct_by_size", rdmacc::FctBySize(flows.columns, tables));
     }
     // by traffic class (data priority): only when the flows use several (or not the NICs'
     // default), so that one-class runs keep their outputs
     const bool multiClass = MultiClass();
     if (multiClass)
     {
-        s.Obj("classes", ClassSummary(flows, tables));
+        s.Obj("classes", ClassSummary(flows.columns, tables));
     }
     w.Write(Out() + "/summary.json", inv);
-    rdmacc::WriteFctCsv(Out() + "/fct.csv", flows, classes ? &m_classOf : nullptr, multiClass);
+    // fct.csv: a second pass over the flows, one record at a time
+    rdmacc::FctCsvWriter fct(
+        Out() + "/fct.csv", classes ? &m_classOf : nullptr, multiClass, flows.ops);
+    ForEachFlow([&fct](const FlowRecord& f) { fct.Row(f); });
+    fct.Commit();
     m_opts.WriteConfig(Out(), Resolved(), m_case);
 }
 
 rdmacc::JsonObject
-RdmaScenario::ClassSummary(const std::vector<FlowRecord>& flows,
-                           std::vector<std::string>& tables) const
+RdmaScenario::ClassSummary(const rdmacc::FlowColumns& flows, std::vector<std::string>& tables) const
 {
     rdmacc::JsonObject classes;
     tables.emplace_back("  by class (data priority)");
@@ -446,21 +501,25 @@ RdmaScenario::ClassSummary(const std::vector<FlowRecord>& flows,
     tables.push_back(head.str());
     for (uint8_t p = 0; p < 8; p++)
     {
+        const auto& prio = *flows.priority;
         const bool hasFlows = std::any_of(
-            flows.begin(), flows.end(), [&](const FlowRecord& f) { return f.priority == p; });
+            prio.begin(), prio.begin() + flows.Flows(), [p](uint8_t q) { return q == p; });
         const uint64_t pauses = m_monitor->PauseFrames(p);
         if (!hasFlows && dropsByPrio[p] == 0 && pauses == 0)
         {
             continue; // a class without flows, drops or PAUSEs has nothing to report
         }
-        std::vector<FlowRecord> mine;
-        std::copy_if(flows.begin(),
-                     flows.end(),
-                     std::back_inserter(mine),
-                     [&](const FlowRecord& f) { return f.priority == p; });
         const rdmacc::ClassFigures c =
-            rdmacc::ClassFigures::Of(mine, [](const FlowRecord&) { return true; });
-        const rdmacc::Percentiles slow = rdmacc::Percentiles::Of(rdmacc::Slowdowns(mine));
+            rdmacc::ClassFigures::Of(flows, [&prio, p](size_t id) { return prio[id] == p; });
+        std::vector<double> slowdowns;
+        for (size_t id = 0; id < flows.Flows(); id++)
+        {
+            if (prio[id] == p && flows.HasSlowdown(id))
+            {
+                slowdowns.push_back(flows.Slowdown(id));
+            }
+        }
+        const rdmacc::Percentiles slow = rdmacc::Percentiles::Of(std::move(slowdowns));
         const bool lossless = (m_pfcMask >> p) & 1u;
         const bool marked = (m_ecnMask >> p) & 1u;
         rdmacc::JsonObject o;
@@ -491,7 +550,38 @@ RdmaScenario::ClassSummary(const std::vector<FlowRecord>& flows,
 void
 RdmaScenario::Finish(const rdmacc::JsonObject& extra)
 {
-    const auto flows = Flows();
+    // one pass over the flows in flow-id order, one record at a time (no record per flow in
+    // memory): the sums, the first failed per-flow invariant, the READ figures and the FCT of
+    // each flow for the statistics
+    FlowPass flows;
+    rdmacc::FlowColumns& cols = flows.columns;
+    cols.size = &m_flowBytes;
+    cols.ideal = &m_idealFct;
+    cols.priority = &m_flowPrio;
+    cols.fct.assign(m_nextFlowId, rdmacc::FlowColumns::UNFINISHED);
+    rdmacc::FlowTotals& totals = flows.totals;
+    flows.flows = ForEachFlow(
+        [&](const FlowRecord& f)
+        {
+            totals.Add(f);
+            cols.fct.at(f.flowId) = rdmacc::FlowColumns::FctOf(f);
+            if (flows.failure.empty())
+            {
+                flows.failure = rdmacc::FlowInvariantFailure(f);
+            }
+            flows.ops = flows.ops || f.op != RdmaOp::WRITE;
+            if (f.op == RdmaOp::READ)
+            {
+                flows.reads++;
+                flows.readsDone += f.finish.IsStrictlyNegative() ? 0 : 1;
+                flows.readBytes += f.delivered;
+                flows.rereads += f.rereads;
+            }
+        });
+    NS_ABORT_MSG_UNLESS(flows.flows == m_nextFlowId,
+                        "RdmaScenario: " << flows.flows << " flow records for " << m_nextFlowId
+                                         << " flows");
+    totals.SetStatistics(cols);
     rdmacc::RunReport r;
     r.name = m_name;
     r.caseName = m_case;
@@ -500,7 +590,7 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
                    ? m_opts.GetAsText("rate") + " links, " + m_opts.GetAsText("delay") + " delay"
                    : m_fabricText;
     r.out = Out();
-    r.flows = flows.size();
+    r.flows = flows.flows;
     r.kMin = kMinB;
     r.kMax = kMaxB;
     r.pMax = pMax;
@@ -513,12 +603,18 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
     r.wall = wall;
     r.events = events;
     r.buckets = m_buckets;
-    r.totals = rdmacc::FlowTotals::Of(flows);
+    r.totals = totals;
     r.fabricTotals = rdmacc::FabricTotals::Of(fabric);
     r.bottleneck = MeasureBottleneck();
     const rdmacc::Invariants inv = CheckInvariants(flows, r);
     std::vector<std::string> tables;
     WriteResults(extra, flows, r, inv, tables);
+    // fct.csv is complete: the records' temporary file goes
+    if (m_store)
+    {
+        m_store->Remove();
+    }
+    m_finished = true;
     rdmacc::PrintRunTable(r, inv.Verdict(), tables, m_quiet);
     m_exitStatus = inv.Report();
 }

@@ -27,6 +27,15 @@ void
 RdmaScenario::TakeRateSample()
 {
     std::vector<uint64_t> delivered(m_nextFlowId, 0);
+    for (uint32_t id = 0; id < m_nextFlowId; id++)
+    {
+        // a flow handed over (RdmaNic::SetFlowHandOver) is no longer in GetFlowRecords: it
+        // finished, and its receiver here had every byte (none on another process's host)
+        if (m_done[id] && nics[m_flowDst[id]]->IsLocal())
+        {
+            delivered[id] = m_flowBytes[id];
+        }
+    }
     for (const auto& nic : nics)
     {
         for (const auto& f : nic->GetFlowRecords())
@@ -336,7 +345,15 @@ RdmaScenario::ConnectFlowTraces()
                                         MakeBoundCallback(&RdmaScenario::OnFirstFeedback, this));
         nic->TraceConnectWithoutContext("FlowComplete",
                                         MakeBoundCallback(&RdmaScenario::OnFlowComplete, this));
+        // a flow's record leaves memory once it is final (memory follows the flows in progress)
+        nic->SetFlowHandOver(MakeBoundCallback(&RdmaScenario::OnHandOver, this));
     }
+}
+
+void
+RdmaScenario::OnHandOver(RdmaScenario* self, const FlowRecord& r)
+{
+    self->Store().Put(r);
 }
 
 void

@@ -193,7 +193,12 @@ class RdmaScenario
      */
     int ExitStatus() const;
 
-    /// \return the flow records of every NIC, in flow-id order, with their ideal FCTs
+    /**
+     * \return the record of every flow, in flow-id order, with its ideal FCT: those the NICs
+     *         handed over as their flows ended (kept in a temporary file, not in memory) and
+     *         the NICs' others. The vector holds a record per flow: Finish reads them one at a
+     *         time instead. Call it before Finish.
+     */
     std::vector<FlowRecord> Flows() const;
 
     /**
@@ -381,23 +386,38 @@ class RdmaScenario
     // ---- results (rdma-scenario-results.cc)
     /// Distributed runs: every rank's flow records merged (after the run).
     void GatherFlows();
+    /// The run's figures from one pass over its flows (Finish).
+    struct FlowPass;
+    /**
+     * Gives `fn` the record of every flow in flow-id order, with its ideal FCT (Flows(), one
+     * at a time): the NICs' records not handed over are put in the store first; a distributed
+     * run's come from GatherFlows.
+     * \return the number of records
+     */
+    size_t ForEachFlow(const std::function<void(FlowRecord&)>& fn) const;
+    /// \return the store of the flow records handed over (its file created by the first one)
+    rdmacc::FlowStore& Store() const;
+    /// A NIC hands a flow's final record over (RdmaNic::SetFlowHandOver): out of memory.
+    static void OnHandOver(RdmaScenario* self, const FlowRecord& r);
     /// \return the bottleneck queue and the goodput at its receiver (Finish)
     rdmacc::BottleneckFigures MeasureBottleneck() const;
     /// \return the invariants every run checks (Finish)
-    rdmacc::Invariants CheckInvariants(const std::vector<FlowRecord>& flows,
-                                       const rdmacc::RunReport& r) const;
+    rdmacc::Invariants CheckInvariants(const FlowPass& flows, const rdmacc::RunReport& r) const;
     /// Writes summary.json, fct.csv, config.json (and buckets.csv); `tables` gets the lines
     /// of the reports by size and class (Finish).
     void WriteResults(const rdmacc::JsonObject& extra,
-                      const std::vector<FlowRecord>& flows,
+                      const FlowPass& flows,
                       const rdmacc::RunReport& r,
                       const rdmacc::Invariants& inv,
                       std::vector<std::string>& tables) const;
     /// summary.json's `classes` and the table's lines of the per-class breakdown (Finish,
     /// MultiClass runs)
-    rdmacc::JsonObject ClassSummary(const std::vector<FlowRecord>& flows,
+    rdmacc::JsonObject ClassSummary(const rdmacc::FlowColumns& flows,
                                     std::vector<std::string>& tables) const;
-    std::vector<FlowRecord> m_gathered;    //!< GatherFlows
+    std::vector<FlowRecord> m_gathered; //!< GatherFlows (every flow: a distributed run's)
+    /// the records the NICs handed over, out of memory (Store)
+    mutable std::unique_ptr<rdmacc::FlowStore> m_store;
+    bool m_finished = false;               //!< Finish ran (the store is gone)
     bool m_buckets = false;                //!< EnableSizeBuckets
     bool m_sizeClasses = false;            //!< EnableSizeClasses
     std::vector<std::string> m_classOf;    //!< SetFlowClasses: class per flow id

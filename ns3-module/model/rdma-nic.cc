@@ -110,7 +110,7 @@ struct RdmaNic::Pending
 
 /// One queue pair at its source: a compact record (64 bytes) with what it needs to start until
 /// it starts (Pending), its sender while it sends (Live), its final counters once it finished
-/// (Ended).
+/// (Ended) until they are handed over (SetFlowHandOver).
 struct RdmaNic::Qp
 {
     uint32_t flowId = 0;
@@ -120,8 +120,9 @@ struct RdmaNic::Qp
     uint8_t prio = 0;
     rdmacc_ffi::Scheme scheme{}; // the Scheme attribute when the flow was added
     bool done = false;
-    uint8_t intHops = 0;  // INT: records each ACK should carry (0: no INT)
-    uint16_t srcPort = 0; // the UDP source port of the flow's packets (its ECMP entropy, Rust's)
+    bool handedOver = false; // its final record went to SetFlowHandOver's callback
+    uint8_t intHops = 0;     // INT: records each ACK should carry (0: no INT)
+    uint16_t srcPort = 0;    // the UDP source port of the flow's packets (its ECMP entropy, Rust's)
     RdmaOp op = RdmaOp::WRITE;
     Ptr<RdmaNic> dstNic;
     std::unique_ptr<Pending> pending; // until it starts
@@ -651,6 +652,7 @@ RdmaNic::GetFlowState(uint32_t qp) const
     const Qp& q = m_qps.at(qp);
     if (q.done)
     {
+        NS_ABORT_MSG_IF(!q.ended, "RdmaNic::GetFlowState: flow " << q.flowId << " handed over");
         return q.ended->finalState;
     }
     if (!q.live)
@@ -760,11 +762,43 @@ RdmaNic::Finish(uint32_t idx)
                         << r.size << " B, FCT " << (r.finish - r.start).GetNanoSeconds() << " ns"
                         << ", retransmitted " << r.retxBytes << " B, " << r.timeouts
                         << " timeouts, " << r.nacks << " NACKs");
+    m_flowComplete(r);
+    // then the receiver may retire, and the record be handed over (the trace's listeners may
+    // still read the flow's final state)
     if (q.dstNic && q.dstNic->m_local)
     {
         q.dstNic->SenderDone(this, idx, q.ended->packetsSent);
     }
-    m_flowComplete(r);
+    else
+    {
+        HandOver(idx); // no receiver on this process: the record is final now
+    }
+}
+
+void
+RdmaNic::SetFlowHandOver(Callback<void, const FlowRecord&> handOver)
+{
+    m_handOver = handOver;
+}
+
+void
+RdmaNic::HandOver(uint32_t idx)
+{
+    Qp& q = m_qps[idx];
+    if (m_handOver.IsNull() || !q.ended || q.handedOver)
+    {
+        return;
+    }
+    FlowRecord r = Record(q);
+    if (q.ended->rxRetired)
+    {
+        r.delivered = q.ended->rxDelivered;
+        r.dupBytes = q.ended->rxDuplicates;
+        r.rereads = q.ended->rxRereads;
+    }
+    q.handedOver = true;
+    q.ended.reset();
+    m_handOver(r);
 }
 
 FlowRecord
@@ -813,6 +847,10 @@ RdmaNic::GetFlowRecords() const
     for (uint32_t i = 0; i < m_qps.size(); i++)
     {
         const Qp& q = m_qps[i];
+        if (q.handedOver)
+        {
+            continue;
+        }
         FlowRecord r = Record(q);
         if (q.ended && q.ended->rxRetired)
         {
@@ -890,7 +928,10 @@ RdmaNic::RetireIfQuiet(uint64_t key)
     e.rxDuplicates = ri.duplicate_bytes;
     e.rxRereads = ri.rereads;
     e.rxRetired = true;
+    RdmaNic* src = rx.srcNic;
+    const uint32_t qp = rx.qp;
     m_rx.erase(it);
+    src->HandOver(qp); // the flow's record is final
 }
 
 uint64_t

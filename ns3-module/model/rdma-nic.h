@@ -176,8 +176,21 @@ class RdmaNic
     /// \return the INT statistics of this host's flows
     IntStats GetIntStats() const;
 
-    /// \return records of the flows this host sent (finish < 0: not finished)
+    /// \return records of the flows this host sent (finish < 0: not finished), but those
+    ///         handed over (SetFlowHandOver)
     std::vector<FlowRecord> GetFlowRecords() const;
+    /**
+     * Hands each flow's record over once it is final instead of keeping it (memory follows
+     * the flows in progress): `handOver` gets the record of a finished flow once no packet of
+     * it can arrive any more (its receiver retired, whose counts the record then carries:
+     * delivered, dupBytes, rereads), or at its finish when its destination is simulated by
+     * another process (no receiver counts); the NIC then frees the flow's final counters, and
+     * GetFlowRecords, GetRetiredRxRecords and GetFlowState no longer know it. A flow not handed
+     * over (unfinished, or its receiver kept because packets were lost) stays in
+     * GetFlowRecords. Without a callback (the default) every record stays in the NIC.
+     * \param handOver called once per flow, with its record (idealFct not set)
+     */
+    void SetFlowHandOver(Callback<void, const FlowRecord&> handOver);
     /// What the receiver of one flow knows.
     struct RxRecord
     {
@@ -227,7 +240,8 @@ class RdmaNic
         Time srtt;         //!< smoothed RTT
     };
 
-    /// \return the current state of QP `qp` (zeros before it starts)
+    /// \return the current state of QP `qp` (zeros before it starts; its last state once
+    ///         finished, until it is handed over: SetFlowHandOver)
     FlowState GetFlowState(uint32_t qp) const;
     /// \return the global flow id of QP `qp`
     uint32_t GetFlowId(uint32_t qp) const;
@@ -310,6 +324,9 @@ class RdmaNic
     /// The receiver's timer of `rx` fired (a deferred CNP).
     void OnRxTimer(RxFlow* rx);
     void Finish(uint32_t qp);
+    /// Hands the final record of finished QP `qp` over (SetFlowHandOver) and frees its
+    /// counters; nothing without a callback.
+    void HandOver(uint32_t qp);
     void AfterFeedback(uint32_t qp, uint64_t nextTimer);
     void EmitState(Qp& q);
     void Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
@@ -343,6 +360,7 @@ class RdmaNic
     bool m_local = true;                                        //!< simulated by this process
     Time m_fabricBaseRtt;                                       //!< SetFabricBaseRtt
     std::unique_ptr<Params> m_params;                           //!< the attributes (Rust)
+    Callback<void, const FlowRecord&> m_handOver;               //!< SetFlowHandOver
 
     TracedCallback<const FlowRecord&> m_flowComplete;         //!< FlowComplete trace
     TracedCallback<uint32_t> m_firstFeedback;                 //!< FirstFeedback trace
