@@ -230,6 +230,7 @@ void
 RdmaNic::DoDispose()
 {
     NS_LOG_FUNCTION(this);
+    m_startToken++; // a start event still scheduled does nothing
     for (auto& q : m_qps)
     {
         if (q.live)
@@ -375,11 +376,104 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     }
     else if (m_local)
     {
-        // in the host's context (the event order of ns3::CanonicalScheduler keys it by the host)
-        Simulator::ScheduleWithContext(
-            m_nodeId, start - Simulator::Now(), &RdmaNic::StartQp, this, idx);
+        QueueStart(idx, start);
     }
     return idx;
+}
+
+void
+RdmaNic::QueueStart(uint32_t idx, Time start)
+{
+    if (idx > 0 && start < m_lastQueuedStart)
+    {
+        m_startDirty = true; // NextToStart sorts the waiting QPs
+    }
+    else if (m_startSorted && !m_startDirty)
+    {
+        m_startOrder.push_back(idx); // in start order: appended
+    }
+    m_lastQueuedStart = std::max(m_lastQueuedStart, start);
+    if (m_startPending && m_startAt <= start)
+    {
+        return; // the host's start event comes first
+    }
+    // (an event already scheduled for a later start is left to do nothing: its token is old)
+    m_startPending = true;
+    m_startAt = start;
+    // in the host's context (the event order of ns3::CanonicalScheduler keys it by the host)
+    Simulator::ScheduleWithContext(
+        m_nodeId, start - Simulator::Now(), &RdmaNic::OnStartEvent, this, ++m_startToken);
+}
+
+uint32_t
+RdmaNic::NextToStart()
+{
+    if (m_startDirty)
+    {
+        // some QP was added before an earlier-added one's start: the waiting ones in start
+        // order (equal starts in the order they were added)
+        std::vector<uint32_t> waiting;
+        for (uint32_t i = 0; i < m_qps.size(); i++)
+        {
+            const Qp& q = m_qps[i];
+            if (q.pending && q.op != RdmaOp::READ)
+            {
+                waiting.push_back(i);
+            }
+        }
+        std::stable_sort(waiting.begin(),
+                         waiting.end(),
+                         [this](uint32_t a, uint32_t b)
+                         { return m_qps[a].start < m_qps[b].start; });
+        m_startOrder = std::move(waiting);
+        m_nextStart = 0;
+        m_startSorted = true;
+        m_startDirty = false;
+    }
+    if (m_startSorted)
+    {
+        if (m_nextStart < m_startOrder.size())
+        {
+            return m_startOrder[m_nextStart];
+        }
+        // every QP queued has started: back to the order they are added in
+        m_startOrder.clear();
+        m_startOrder.shrink_to_fit();
+        m_startSorted = false;
+        m_nextStart = static_cast<uint32_t>(m_qps.size());
+        return UINT32_MAX;
+    }
+    // in the order added: READs start at their requester, not here
+    while (m_nextStart < m_qps.size() && m_qps[m_nextStart].op == RdmaOp::READ)
+    {
+        m_nextStart++;
+    }
+    return m_nextStart < m_qps.size() ? m_nextStart : UINT32_MAX;
+}
+
+void
+RdmaNic::OnStartEvent(uint64_t token)
+{
+    if (token != m_startToken)
+    {
+        return; // replaced by an event for an earlier start
+    }
+    m_startPending = false;
+    const Time now = Simulator::Now();
+    uint32_t idx = NextToStart();
+    while (idx != UINT32_MAX && m_qps[idx].start <= now)
+    {
+        m_nextStart++;
+        StartQp(idx);
+        idx = NextToStart();
+    }
+    if (idx != UINT32_MAX)
+    {
+        // (in this host's context, as this event)
+        m_startPending = true;
+        m_startAt = m_qps[idx].start;
+        Simulator::Schedule(m_startAt - now, &RdmaNic::OnStartEvent, this, ++m_startToken);
+    }
 }
 
 void

@@ -308,6 +308,16 @@ class RdmaNic
     /// `schemeCode`: the header's code of the sender's scheme (rdmacc_ffi::Scheme).
     RxFlow* NewReceiver(uint32_t srcNode, uint32_t qp, uint64_t size, uint8_t schemeCode);
     void StartQp(uint32_t qp);
+    /// Queues WRITE/SEND QP `qp` (just added, starting at `start`) for its start: the host's
+    /// one start event is at its earliest waiting start (lazy flow starts).
+    void QueueStart(uint32_t qp, Time start);
+    /// The host's start event: starts every waiting QP due now (in start order, equal starts
+    /// in the order they were added), then schedules itself at the next waiting start. An
+    /// event whose `token` is not the latest was replaced by an earlier one: it does nothing.
+    void OnStartEvent(uint64_t token);
+    /// \return the next waiting QP in start order (UINT32_MAX: none), sorting the waiting QPs
+    ///         first when some were added out of start order
+    uint32_t NextToStart();
     /// READ: the requester (this host) posts the READ of QP `qp` of `responder`: it makes the
     /// receiver of the responses and sends the READ request.
     void PostRead(Ptr<RdmaNic> responder, uint32_t qp);
@@ -361,6 +371,15 @@ class RdmaNic
     Time m_fabricBaseRtt;                                       //!< SetFabricBaseRtt
     std::unique_ptr<Params> m_params;                           //!< the attributes (Rust)
     Callback<void, const FlowRecord&> m_handOver;               //!< SetFlowHandOver
+    // lazy flow starts: one pending start event per host, not one per flow
+    bool m_startPending = false;        //!< the host's start event is scheduled (at m_startAt)
+    Time m_startAt;                     //!< when it fires
+    uint64_t m_startToken = 0;          //!< the token of the latest start event
+    uint32_t m_nextStart = 0;           //!< the next QP to start: index into m_qps or m_startOrder
+    std::vector<uint32_t> m_startOrder; //!< the QPs in start order, when added out of it
+    bool m_startSorted = false;         //!< m_startOrder is in use
+    bool m_startDirty = false;          //!< a QP was added before the last queued one's start
+    Time m_lastQueuedStart;             //!< the start of the last QP queued
 
     TracedCallback<const FlowRecord&> m_flowComplete;         //!< FlowComplete trace
     TracedCallback<uint32_t> m_firstFeedback;                 //!< FirstFeedback trace
