@@ -63,7 +63,7 @@ struct FlowColumns
     static constexpr int64_t UNFINISHED = std::numeric_limits<int64_t>::min();
 
     const std::vector<uint64_t>* size = nullptr;    //!< message bytes, by flow id
-    const std::vector<Time>* ideal = nullptr;       //!< FCT lower bound, by flow id
+    const std::vector<int64_t>* ideal = nullptr;    //!< FCT lower bound (time step), by flow id
     const std::vector<uint8_t>* priority = nullptr; //!< data priority, by flow id
     std::vector<int64_t> fct;                       //!< FCT ns (finish - start), or UNFINISHED
 
@@ -85,14 +85,14 @@ struct FlowColumns
     bool
     HasSlowdown(size_t id) const
     {
-        return Done(id) && (*ideal)[id].IsStrictlyPositive();
+        return Done(id) && TimeStep((*ideal)[id]).IsStrictlyPositive();
     }
 
     /// \return flow `id`'s slowdown, FCT / lower bound (HasSlowdown)
     double
     Slowdown(size_t id) const
     {
-        return double(fct[id]) / (*ideal)[id].GetNanoSeconds();
+        return double(fct[id]) / TimeStep((*ideal)[id]).GetNanoSeconds();
     }
 
     /// \return fct's value for record `r`: its FCT in ns, or UNFINISHED

@@ -208,7 +208,7 @@ RdmaScenario::GatherFlows()
     m_gathered.reserve(byId.size());
     for (auto& [id, f] : byId)
     {
-        f.idealFct = m_idealFct.at(id);
+        f.idealFct = TimeStep(m_idealFct.at(id));
         m_gathered.push_back(f);
     }
 #endif
@@ -251,7 +251,7 @@ RdmaScenario::ForEachFlow(const std::function<void(FlowRecord&)>& fn) const
     return store.ForEach(m_nextFlowId,
                          [&](FlowRecord& f)
                          {
-                             f.idealFct = m_idealFct.at(f.flowId);
+                             f.idealFct = TimeStep(m_idealFct.at(f.flowId));
                              fn(f);
                          });
 }

@@ -325,14 +325,16 @@ class RdmaScenario
     int64_t FlowOf(uint32_t srcNode, uint32_t qp) const;
     /// \return the memory a run of `hosts` hosts and the flows added so far needs (estimate)
     uint64_t MemoryEstimate(uint64_t hosts) const;
-    std::vector<uint32_t> m_nodeRanks;      //!< SetDistributed
-    bool m_distributed = false;             //!< SetDistributed was called
-    uint32_t m_rank = 0;                    //!< this process's rank
-    std::string m_fabricText;               //!< SetFabricDescription
-    uint32_t m_nextFlowId = 0;              //!< flow ids
-    std::vector<uint32_t> m_hostOfNode;     //!< node id -> host index (UINT32_MAX: none)
-    std::vector<Time> m_idealFct;           //!< per flow id: the FCT lower bound
-    std::vector<Time> m_starts;             //!< per flow id: its start
+    std::vector<uint32_t> m_nodeRanks;  //!< SetDistributed
+    bool m_distributed = false;         //!< SetDistributed was called
+    uint32_t m_rank = 0;                //!< this process's rank
+    std::string m_fabricText;           //!< SetFabricDescription
+    uint32_t m_nextFlowId = 0;          //!< flow ids
+    std::vector<uint32_t> m_hostOfNode; //!< node id -> host index (UINT32_MAX: none)
+    // per flow id, as time steps: until the simulator runs, ns-3 records every ns3::Time
+    // object alive in a set (for a change of resolution), about 40 more bytes each
+    std::vector<int64_t> m_idealFct;        //!< per flow id: the FCT lower bound (time step)
+    std::vector<int64_t> m_starts;          //!< per flow id: its start (time step)
     std::vector<uint64_t> m_flowBytes;      //!< per flow id: its bytes
     std::vector<uint32_t> m_flowDst;        //!< per flow id: its destination host
     std::vector<uint32_t> m_flowSrc;        //!< per flow id: its source host

@@ -116,7 +116,7 @@ struct RdmaNic::Qp
     uint32_t flowId = 0;
     uint32_t dstNode = 0;
     uint64_t size = 0;
-    Time start;
+    int64_t start = 0; // its start, a time step (no ns3::Time per flow: see AddFlow)
     uint8_t prio = 0;
     rdmacc_ffi::Scheme scheme{}; // the Scheme attribute when the flow was added
     bool done = false;
@@ -345,7 +345,9 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     q.flowId = flowId;
     q.dstNode = dst->m_nodeId;
     q.size = size;
-    q.start = start;
+    // a time step, not an ns3::Time: until the simulator runs ns-3 records every Time object
+    // alive in a set (for a change of resolution), about 40 more bytes per flow
+    q.start = start.GetTimeStep();
     q.prio = priority >= 0 ? static_cast<uint8_t>(priority) : m_params->p->priority();
     q.scheme = m_params->p->scheme();
     q.srcPort = rdmacc_ffi::flow_source_port(flowId);
@@ -461,7 +463,7 @@ RdmaNic::OnStartEvent(uint64_t token)
     m_startPending = false;
     const Time now = Simulator::Now();
     uint32_t idx = NextToStart();
-    while (idx != UINT32_MAX && m_qps[idx].start <= now)
+    while (idx != UINT32_MAX && m_qps[idx].start <= now.GetTimeStep())
     {
         m_nextStart++;
         StartQp(idx);
@@ -471,7 +473,7 @@ RdmaNic::OnStartEvent(uint64_t token)
     {
         // (in this host's context, as this event)
         m_startPending = true;
-        m_startAt = m_qps[idx].start;
+        m_startAt = TimeStep(m_qps[idx].start);
         Simulator::Schedule(m_startAt - now, &RdmaNic::OnStartEvent, this, ++m_startToken);
     }
 }
@@ -903,7 +905,7 @@ RdmaNic::Record(const Qp& q) const
     r.src = m_nodeId;
     r.dst = q.dstNode;
     r.size = q.size;
-    r.start = q.start;
+    r.start = TimeStep(q.start);
     r.finish = Seconds(-1);
     r.scheme = std::string(rdmacc_ffi::scheme_name_of(q.scheme));
     r.op = q.op;
