@@ -5,8 +5,8 @@ until every packet it sent has arrived; its final record then leaves memory (a t
 read back for fct.csv and the statistics), and a host has one pending start event, not one per
 flow (what is left per flow: docs/performance.md, "Memory follows the flows in progress"). Each
 added flow cost about 1.56 KB before issue 13 (5 211 -> 20 942 flows: peak RSS 28.6 -> 53.2 MB,
-+86 %), about 620 B before issue 29's round (25.2 -> 34.9 MB, +38 %), and about 230 B now
-(24.2 -> 27.8 MB, +15 %)."""
++86 %), about 620 B before issue 29's round (25.2 -> 34.9 MB, +38 %), and about 215 B now
+(24.1 -> 27.4 MB, +14 %)."""
 
 import os
 import subprocess
@@ -57,7 +57,7 @@ class MemoryFlatInFinishedFlows(ExampleTest):
         large, n_large = peak_rss_mb("1ms")
         self.assertGreater(n_large, 3.5 * n_small)
         # each added flow cost 1.56 KB (+86 %) before flows were compact records, ~620 B (+38 %)
-        # while every finished flow's counters stayed in memory; ~230 B (+15 %) now
+        # while every finished flow's counters stayed in memory; ~215 B (+14 %) now
         growth = large - small
         per_flow = growth * 1e6 / (n_large - n_small)
         msg = "peak RSS %.1f MB with %d flows, %.1f MB with %d flows (%.0f B per added flow)" % (

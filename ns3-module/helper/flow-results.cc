@@ -122,6 +122,7 @@ std::vector<double>
 Fcts(const FlowColumns& flows)
 {
     std::vector<double> v;
+    v.reserve(flows.Flows());
     for (size_t id = 0; id < flows.Flows(); id++)
     {
         if (flows.Done(id))
@@ -136,6 +137,7 @@ std::vector<double>
 Slowdowns(const FlowColumns& flows)
 {
     std::vector<double> v;
+    v.reserve(flows.Flows());
     for (size_t id = 0; id < flows.Flows(); id++)
     {
         if (flows.HasSlowdown(id))
@@ -149,29 +151,39 @@ Slowdowns(const FlowColumns& flows)
 ClassFigures
 ClassFigures::Of(const FlowColumns& flows, const std::function<bool(size_t)>& in)
 {
+    // one sample at a time, each in a vector of its exact size: at the end of a run of N
+    // flows this is the peak of memory, so no copy of both and no growth slack
     ClassFigures c;
-    std::vector<double> fct;
-    std::vector<double> thr;
     for (size_t id = 0; id < flows.Flows(); id++)
     {
-        if (!in(id))
+        if (in(id))
         {
-            continue;
+            c.flows++;
+            c.bytes += (*flows.size)[id];
+            c.unfinished += flows.Done(id) ? 0 : 1;
         }
-        const uint64_t size = (*flows.size)[id];
-        c.flows++;
-        c.bytes += size;
-        if (!flows.Done(id))
-        {
-            c.unfinished++;
-            continue;
-        }
-        const double ns = double(flows.fct[id]);
-        fct.push_back(ns);
-        thr.push_back(ns > 0 ? double(size) * 8e9 / ns : 0);
     }
-    c.fct = Percentiles::Of(fct);
-    c.throughput = Percentiles::Of(thr);
+    std::vector<double> v;
+    v.reserve(c.flows - c.unfinished);
+    for (size_t id = 0; id < flows.Flows(); id++)
+    {
+        if (in(id) && flows.Done(id))
+        {
+            v.push_back(double(flows.fct[id]));
+        }
+    }
+    c.fct = Percentiles::Of(std::move(v));
+    v = std::vector<double>();
+    v.reserve(c.flows - c.unfinished);
+    for (size_t id = 0; id < flows.Flows(); id++)
+    {
+        if (in(id) && flows.Done(id))
+        {
+            const double ns = double(flows.fct[id]);
+            v.push_back(ns > 0 ? double((*flows.size)[id]) * 8e9 / ns : 0);
+        }
+    }
+    c.throughput = Percentiles::Of(std::move(v));
     return c;
 }
 
