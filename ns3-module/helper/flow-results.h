@@ -13,7 +13,6 @@
 #include "ns3/rdma-nic.h"
 
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
@@ -130,76 +129,6 @@ std::vector<std::string> ClassTable(const std::string& title,
 
 /**
  * \ingroup rdma-cc
- * Writes `fct.csv` one flow at a time: header `flow_id,src,dst,size_bytes,start_ns,finish_ns,
- * fct_ns,ideal_fct_ns,slowdown,retx_bytes,scheme`, one row per flow (given in flow-id order);
- * unfinished flows have empty finish_ns, fct_ns and slowdown. With `classOf` (a class name per
- * flow id, e.g. from RdmaScenario::SetFlowClasses) a last column `class` names each flow's;
- * with `withPriority` (a run of several traffic classes) a column `priority`, each flow's data
- * priority, comes after `scheme`; with `withOp` (some flow is not a WRITE) a last column `op`.
- * Written as fct.csv.partial and renamed when complete (Commit).
- */
-class FctCsvWriter
-{
-  public:
-    /// Creates `path`.partial and writes the header.
-    FctCsvWriter(const std::string& path,
-                 const std::vector<std::string>* classOf,
-                 bool withPriority,
-                 bool withOp);
-    /// Writes flow `r`'s row (with its idealFct).
-    void Row(const FlowRecord& r);
-    /// Completes the file (renamed to `path`).
-    void Commit();
-
-  private:
-    std::string m_path;                        //!< the final name
-    std::ofstream m_f;                         //!< the partial file
-    const std::vector<std::string>* m_classOf; //!< the class column, or none
-    bool m_withPriority;                       //!< the priority column
-    bool m_withOp;                             //!< the op column
-};
-
-/**
- * \ingroup rdma-cc
- * The records of a run's flows out of memory: each record is written, as it is put, at the
- * place of its flow id in a temporary file (fixed-size binary records, PATH, registered as a
- * partial file: a run stopped by ConfigFatal leaves none), and read back in flow-id order. It
- * costs no memory per flow (the file, written only once a record is put, may have holes for
- * the flows not put). The file is removed by Remove() or the destructor.
- */
-class FlowStore
-{
-  public:
-    /// A store whose file will be `path` (created by the first Put).
-    explicit FlowStore(std::string path);
-    ~FlowStore();
-    FlowStore(const FlowStore&) = delete;
-    FlowStore& operator=(const FlowStore&) = delete;
-
-    /// Writes `r` (its idealFct excepted) at the place of its flow id (over an earlier one).
-    void Put(const FlowRecord& r);
-    /**
-     * Reads back the records of flow ids 0 to `n` - 1 that were put, in flow-id order.
-     * \return the number of records `fn` got
-     */
-    size_t ForEach(uint32_t n, const std::function<void(FlowRecord&)>& fn);
-    /// Removes the file (nothing when it was not created).
-    void Remove();
-
-  private:
-    struct Stored;
-    /// Writes the buffered records to the file.
-    void Flush();
-
-    std::string m_path;                 //!< the file
-    int m_fd = -1;                      //!< its descriptor (-1: not created)
-    std::vector<char> m_buf;            //!< records put, not yet written: contiguous slots
-    uint64_t m_bufAt = 0;               //!< the file offset of m_buf's first byte
-    std::vector<std::string> m_schemes; //!< the scheme names of the records (an index each)
-};
-
-/**
- * \ingroup rdma-cc
  * Writes `buckets.csv`: the FCT slowdowns of `flows` per flow-size bucket (Rust
  * `rdma_cc_workload::slowdown_buckets`: < 10 KB, 10-100 KB, 100 KB-1 MB, 1-10 MB, >= 10 MB,
  * decimal units; nearest-rank percentiles of the finished flows), header
@@ -304,8 +233,9 @@ std::vector<double> Slowdowns(const std::vector<FlowRecord>& flows);
 /// \return the FCTs (ns) of the finished flows, in flow-id order
 std::vector<double> Fcts(const FlowColumns& flows);
 /// \return the slowdowns (fct / ideal fct) of the finished flows with a lower bound, in
-///         flow-id order
-std::vector<double> Slowdowns(const FlowColumns& flows);
+///         flow-id order (those whose flow id `in` holds for, when given)
+std::vector<double> Slowdowns(const FlowColumns& flows,
+                              const std::function<bool(size_t)>& in = nullptr);
 
 } // namespace rdmacc
 } // namespace ns3

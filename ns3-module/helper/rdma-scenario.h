@@ -4,8 +4,10 @@
  * shared outputs (summary.json, fct.csv, queue/pfc/drop CSVs). The class is the examples' one
  * entry; its pieces each do one job: rdma-scenario.cc (the options), rdma-scenario-fabric.cc
  * (fabric, NICs, flows), rdma-scenario-run.cc with run-control.h (limit, event scheduler,
- * progress, stop), scenario-traces.h (per-flow CSVs), rdma-scenario-results.cc with
- * scenario-results.h (totals, invariants, files, table).
+ * progress, stop), scenario-traces.h (per-flow CSVs), rdma-scenario-flows.cc with
+ * flow-store.h (the flow records: handed over as flows end, kept in a file, every rank's,
+ * read back in flow-id order), rdma-scenario-results.cc with scenario-results.h (totals,
+ * invariants, files, table).
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -15,6 +17,7 @@
 #include "fabric-helper.h"
 #include "fabric-monitor.h"
 #include "flow-results.h"
+#include "flow-store.h"
 #include "rdma-cc-options.h"
 #include "rdma-cc-output.h"
 #include "scenario-results.h"
@@ -388,8 +391,27 @@ class RdmaScenario
     // ---- results (rdma-scenario-results.cc)
     /// Distributed runs: every rank's flow records merged (after the run).
     void GatherFlows();
-    /// The run's figures from one pass over its flows (Finish).
-    struct FlowPass;
+    /// What Finish takes from one pass over the flows in flow-id order: no record per flow.
+    struct FlowPass
+    {
+        size_t flows = 0;            //!< records seen
+        rdmacc::FlowColumns columns; //!< per flow id: size, lower bound, priority, FCT
+        rdmacc::FlowTotals totals;   //!< the sums and statistics
+        std::string failure;         //!< the first failed per-flow invariant (flow-id order)
+        bool ops = false;            //!< some flow is not a WRITE (fct.csv's op column)
+        uint64_t reads = 0;          //!< READ flows
+        uint64_t readsDone = 0;      //!< of them, finished
+        uint64_t readBytes = 0;      //!< their bytes delivered
+        uint64_t rereads = 0;        //!< their repeat READ requests
+    };
+    /// \return the figures of one pass over the flows, in flow-id order (Finish)
+    FlowPass PassOverFlows() const;
+    /// Writes fct.csv (with the class column, the priority column, the op column) from a
+    /// second pass over the flows.
+    void WriteFct(bool classes, bool multiClass, bool ops) const;
+    /// Distributed runs: this rank's part of GatherFlows' text (one line per sender record,
+    /// one per receiver count)
+    std::string LocalFlowLines() const;
     /**
      * Gives `fn` the record of every flow in flow-id order, with its ideal FCT (Flows(), one
      * at a time): the NICs' records not handed over are put in the store first; a distributed
