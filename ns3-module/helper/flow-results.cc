@@ -108,32 +108,78 @@ Slowdowns(const std::vector<FlowRecord>& flows)
     return v;
 }
 
-ClassFigures
-ClassFigures::Of(const std::vector<FlowRecord>& flows,
-                 const std::function<bool(const FlowRecord&)>& in)
+int64_t
+FlowColumns::FctOf(const FlowRecord& r)
 {
-    ClassFigures c;
-    std::vector<double> fct;
-    std::vector<double> thr;
-    for (const auto& f : flows)
+    return r.finish.IsStrictlyNegative() ? UNFINISHED : (r.finish - r.start).GetNanoSeconds();
+}
+
+std::vector<double>
+Fcts(const FlowColumns& flows)
+{
+    std::vector<double> v;
+    v.reserve(flows.Flows());
+    for (size_t id = 0; id < flows.Flows(); id++)
     {
-        if (!in(f))
+        if (flows.Done(id))
         {
-            continue;
+            v.push_back(flows.fct[id]);
         }
-        c.flows++;
-        c.bytes += f.size;
-        if (f.finish.IsStrictlyNegative())
-        {
-            c.unfinished++;
-            continue;
-        }
-        const double ns = double((f.finish - f.start).GetNanoSeconds());
-        fct.push_back(ns);
-        thr.push_back(ns > 0 ? double(f.size) * 8e9 / ns : 0);
     }
-    c.fct = Percentiles::Of(fct);
-    c.throughput = Percentiles::Of(thr);
+    return v;
+}
+
+std::vector<double>
+Slowdowns(const FlowColumns& flows, const std::function<bool(size_t)>& in)
+{
+    std::vector<double> v;
+    v.reserve(flows.Flows());
+    for (size_t id = 0; id < flows.Flows(); id++)
+    {
+        if (flows.HasSlowdown(id) && (!in || in(id)))
+        {
+            v.push_back(flows.Slowdown(id));
+        }
+    }
+    return v;
+}
+
+ClassFigures
+ClassFigures::Of(const FlowColumns& flows, const std::function<bool(size_t)>& in)
+{
+    // one sample at a time, each in a vector of its exact size: at the end of a run of N
+    // flows this is the peak of memory, so no copy of both and no growth slack
+    ClassFigures c;
+    for (size_t id = 0; id < flows.Flows(); id++)
+    {
+        if (in(id))
+        {
+            c.flows++;
+            c.bytes += (*flows.size)[id];
+            c.unfinished += flows.Done(id) ? 0 : 1;
+        }
+    }
+    std::vector<double> v;
+    v.reserve(c.flows - c.unfinished);
+    for (size_t id = 0; id < flows.Flows(); id++)
+    {
+        if (in(id) && flows.Done(id))
+        {
+            v.push_back(double(flows.fct[id]));
+        }
+    }
+    c.fct = Percentiles::Of(std::move(v));
+    v = std::vector<double>();
+    v.reserve(c.flows - c.unfinished);
+    for (size_t id = 0; id < flows.Flows(); id++)
+    {
+        if (in(id) && flows.Done(id))
+        {
+            const double ns = double(flows.fct[id]);
+            v.push_back(ns > 0 ? double((*flows.size)[id]) * 8e9 / ns : 0);
+        }
+    }
+    c.throughput = Percentiles::Of(std::move(v));
     return c;
 }
 
@@ -173,90 +219,21 @@ ClassTable(const std::string& title,
     return t;
 }
 
-void
-WriteFctCsv(const std::string& path,
-            const std::vector<FlowRecord>& records,
-            const std::vector<std::string>* classOf,
-            bool withPriority)
-{
-    // in flow-id order, without a copy of the records (they are usually in that order)
-    std::vector<const FlowRecord*> flows;
-    flows.reserve(records.size());
-    for (const auto& r : records)
-    {
-        flows.push_back(&r);
-    }
-    if (!std::is_sorted(flows.begin(),
-                        flows.end(),
-                        [](const FlowRecord* a, const FlowRecord* b)
-                        { return a->flowId < b->flowId; }))
-    {
-        std::sort(flows.begin(),
-                  flows.end(),
-                  [](const FlowRecord* a, const FlowRecord* b) { return a->flowId < b->flowId; });
-    }
-    // the operation only when some flow is not a WRITE, so that other runs keep their outputs
-    const bool ops = std::any_of(
-        records.begin(), records.end(), [](const FlowRecord& r) { return r.op != RdmaOp::WRITE; });
-    std::ofstream f;
-    OpenPartial(f, path);
-    f << "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,"
-         "retx_bytes,scheme"
-      << (withPriority ? ",priority" : "") << (classOf ? ",class" : "") << (ops ? ",op" : "")
-      << '\n';
-    for (const FlowRecord* p : flows)
-    {
-        const FlowRecord& r = *p;
-        f << r.flowId << ',' << r.src << ',' << r.dst << ',' << r.size << ','
-          << r.start.GetNanoSeconds() << ',';
-        if (r.finish.IsStrictlyNegative())
-        {
-            f << ",," << r.idealFct.GetNanoSeconds() << ",,";
-        }
-        else
-        {
-            const int64_t fct = (r.finish - r.start).GetNanoSeconds();
-            f << r.finish.GetNanoSeconds() << ',' << fct << ',' << r.idealFct.GetNanoSeconds()
-              << ',' << std::fixed << std::setprecision(4)
-              << double(fct) / r.idealFct.GetNanoSeconds() << ',';
-            f.unsetf(std::ios::floatfield);
-        }
-        f << r.retxBytes << ',' << r.scheme;
-        if (withPriority)
-        {
-            f << ',' << int(r.priority);
-        }
-        if (classOf)
-        {
-            f << ',' << (r.flowId < classOf->size() ? (*classOf)[r.flowId] : std::string());
-        }
-        if (ops)
-        {
-            f << ',' << rdmacc_ffi::operation_name(static_cast<uint8_t>(r.op));
-        }
-        f << '\n';
-    }
-    CommitPartial(f, path);
-}
-
 JsonObject
 WriteSlowdownBuckets(const std::string& path,
-                     const std::vector<FlowRecord>& flows,
+                     const FlowColumns& flows,
                      std::vector<std::string>& table)
 {
-    std::vector<uint64_t> sizes;
+    const size_t n = flows.Flows();
     std::vector<double> slowdowns;
-    for (const auto& f : flows)
+    slowdowns.reserve(n);
+    for (size_t id = 0; id < n; id++)
     {
-        sizes.push_back(f.size);
         // as Slowdowns: finished flows with a lower bound; NaN marks the others
-        const bool done = !f.finish.IsStrictlyNegative() && f.idealFct.IsStrictlyPositive();
-        slowdowns.push_back(done ? double((f.finish - f.start).GetNanoSeconds()) /
-                                       f.idealFct.GetNanoSeconds()
-                                 : std::nan(""));
+        slowdowns.push_back(flows.HasSlowdown(id) ? flows.Slowdown(id) : std::nan(""));
     }
     const auto buckets =
-        rdmacc_ffi::slowdown_buckets(rust::Slice<const uint64_t>(sizes.data(), sizes.size()),
+        rdmacc_ffi::slowdown_buckets(rust::Slice<const uint64_t>(flows.size->data(), n),
                                      rust::Slice<const double>(slowdowns.data(), slowdowns.size()));
     std::ofstream f;
     OpenPartial(f, path);

@@ -12,7 +12,9 @@
 
 #include "ns3/rdma-nic.h"
 
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -50,6 +52,54 @@ struct Percentiles
 
 /**
  * \ingroup rdma-cc
+ * What the statistics of a run need of each flow, by flow id, as compact columns (no
+ * FlowRecord per flow): the sizes, lower bounds and priorities the flows were added with (the
+ * scenario's own arrays, not copied) and each flow's FCT.
+ */
+struct FlowColumns
+{
+    /// fct's value of an unfinished flow
+    static constexpr int64_t UNFINISHED = std::numeric_limits<int64_t>::min();
+
+    const std::vector<uint64_t>* size = nullptr;    //!< message bytes, by flow id
+    const std::vector<int64_t>* ideal = nullptr;    //!< FCT lower bound (time step), by flow id
+    const std::vector<uint8_t>* priority = nullptr; //!< data priority, by flow id
+    std::vector<int64_t> fct;                       //!< FCT ns (finish - start), or UNFINISHED
+
+    /// \return the number of flows
+    size_t
+    Flows() const
+    {
+        return fct.size();
+    }
+
+    /// \return whether flow `id` finished
+    bool
+    Done(size_t id) const
+    {
+        return fct[id] != UNFINISHED;
+    }
+
+    /// \return whether flow `id` has a slowdown: finished, with a positive lower bound
+    bool
+    HasSlowdown(size_t id) const
+    {
+        return Done(id) && TimeStep((*ideal)[id]).IsStrictlyPositive();
+    }
+
+    /// \return flow `id`'s slowdown, FCT / lower bound (HasSlowdown)
+    double
+    Slowdown(size_t id) const
+    {
+        return double(fct[id]) / TimeStep((*ideal)[id]).GetNanoSeconds();
+    }
+
+    /// \return fct's value for record `r`: its FCT in ns, or UNFINISHED
+    static int64_t FctOf(const FlowRecord& r);
+};
+
+/**
+ * \ingroup rdma-cc
  * The figures of a class of flows (e.g. the hot flows of a hot-spot workload, or the flows
  * below 1 MB): how many, how many unfinished, their bytes, and over the finished ones the FCT
  * (ns) and each flow's mean throughput (size x 8 / FCT, bit/s).
@@ -62,9 +112,8 @@ struct ClassFigures
     Percentiles fct;        //!< FCT, ns (finished flows)
     Percentiles throughput; //!< size x 8 / FCT, bit/s (finished flows)
 
-    /// \return the figures of the flows of `flows` for which `in` holds
-    static ClassFigures Of(const std::vector<FlowRecord>& flows,
-                           const std::function<bool(const FlowRecord&)>& in);
+    /// \return the figures of the flows of `flows` whose flow id `in` holds for
+    static ClassFigures Of(const FlowColumns& flows, const std::function<bool(size_t)>& in);
     /// \return the JSON object {flows, unfinished, bytes, fct_ns, throughput_bps}
     JsonObject ToJson() const;
 };
@@ -80,32 +129,18 @@ std::vector<std::string> ClassTable(const std::string& title,
 
 /**
  * \ingroup rdma-cc
- * Writes `fct.csv`: header `flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,
- * slowdown,retx_bytes,scheme`, one row per flow in flow-id order; unfinished flows have empty
- * finish_ns, fct_ns and slowdown. With `classOf` (a class name per flow id, e.g. from
- * RdmaScenario::SetFlowClasses) a last column `class` names each flow's; with `withPriority`
- * (a run of several traffic classes) a column `priority`, each flow's data priority, comes
- * after `scheme`. Written as fct.csv.partial and renamed when complete.
- */
-void WriteFctCsv(const std::string& path,
-                 const std::vector<FlowRecord>& flows,
-                 const std::vector<std::string>* classOf = nullptr,
-                 bool withPriority = false);
-
-/**
- * \ingroup rdma-cc
  * Writes `buckets.csv`: the FCT slowdowns of `flows` per flow-size bucket (Rust
  * `rdma_cc_workload::slowdown_buckets`: < 10 KB, 10-100 KB, 100 KB-1 MB, 1-10 MB, >= 10 MB,
  * decimal units; nearest-rank percentiles of the finished flows), header
  * `bucket,min_bytes,max_bytes,flows,unfinished,avg,p50,p95,p99,max` (max_bytes: the first size
  * above the bucket, empty for the last), one row per bucket.
  * \param path the file
- * \param flows the flows (with their ideal FCTs)
+ * \param flows the flows
  * \param table filled with the lines of a table for stdout
  * \return the same statistics as a JSON object keyed by the bucket labels
  */
 JsonObject WriteSlowdownBuckets(const std::string& path,
-                                const std::vector<FlowRecord>& flows,
+                                const FlowColumns& flows,
                                 std::vector<std::string>& table);
 
 /**
@@ -195,6 +230,12 @@ double JainIndex(const std::vector<double>& x);
 std::vector<double> Fcts(const std::vector<FlowRecord>& flows);
 /// \return the slowdowns (fct / ideal fct) of the finished flows
 std::vector<double> Slowdowns(const std::vector<FlowRecord>& flows);
+/// \return the FCTs (ns) of the finished flows, in flow-id order
+std::vector<double> Fcts(const FlowColumns& flows);
+/// \return the slowdowns (fct / ideal fct) of the finished flows with a lower bound, in
+///         flow-id order (those whose flow id `in` holds for, when given)
+std::vector<double> Slowdowns(const FlowColumns& flows,
+                              const std::function<bool(size_t)>& in = nullptr);
 
 } // namespace rdmacc
 } // namespace ns3

@@ -378,11 +378,11 @@ RdmaScenario::AddFlow(
     m_done.push_back(false);
     dropsByFlow.push_back(0);
     m_bytesTo[dstHost] += bytes;
-    m_starts.push_back(start);
+    m_starts.push_back(start.GetTimeStep());
     m_flowMemory +=
         kPerFlow + kPerLoggedPacket * std::min<uint64_t>(1024, (bytes + Mtu() - 1) / Mtu());
     m_packets += (bytes + Mtu() - 1) / Mtu();
-    m_idealFct.push_back(IdealFctOn(links, srcHost, dstHost, bytes, op));
+    m_idealFct.push_back(IdealFctOn(links, srcHost, dstHost, bytes, op).GetTimeStep());
     m_flowBytes.push_back(bytes);
     m_flowDst.push_back(dstHost);
     return id;

@@ -6,11 +6,6 @@
 #include "canonical-scheduler.h"
 #include "rdma-scenario.h"
 
-#ifdef NS3_MPI
-#include <mpi.h>
-
-#include "ns3/mpi-interface.h"
-#endif
 #include "ns3/simulator.h"
 
 #include "rdma-cc/src/switch.rs.h"
@@ -59,160 +54,6 @@ RdmaScenario::ExitStatus() const
     return m_exitStatus;
 }
 
-#ifdef NS3_MPI
-namespace
-{
-
-/// \return the text of every rank, in rank order (`mine` is this rank's)
-std::string
-AllGatherText(const std::string& text)
-{
-    int n = static_cast<int>(text.size());
-    const int ranks = static_cast<int>(MpiInterface::GetSize());
-    std::vector<int> sizes(ranks);
-    MPI_Allgather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    std::vector<int> offsets(ranks, 0);
-    for (int r = 1; r < ranks; r++)
-    {
-        offsets[r] = offsets[r - 1] + sizes[r - 1];
-    }
-    std::string all(static_cast<size_t>(offsets[ranks - 1] + sizes[ranks - 1]), '\0');
-    MPI_Allgatherv(
-        text.data(), n, MPI_CHAR, &all[0], sizes.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD);
-    return all;
-}
-
-/// \return the flow records of `all` (GatherFlows' lines), by flow id, with their receivers'
-///         counts
-std::map<uint32_t, FlowRecord>
-DecodeRecords(const std::string& all)
-{
-    std::map<uint32_t, FlowRecord> byId;
-    std::vector<std::pair<uint32_t, std::pair<uint64_t, uint64_t>>> rx;
-    std::istringstream in(all);
-    std::string line;
-    while (std::getline(in, line))
-    {
-        std::istringstream l(line);
-        std::string tag;
-        l >> tag;
-        if (tag == "S")
-        {
-            FlowRecord f;
-            int64_t start = 0;
-            int64_t finish = 0;
-            std::string cw;
-            l >> f.flowId >> f.src >> f.dst >> f.size >> start >> finish >> f.retxBytes >>
-                f.bytesSent >> cw >> f.subPacketSends >> f.packetsSent >> f.probesSent >>
-                f.timeouts >> f.nacks >> f.scheme;
-            int prio = 0;
-            l >> prio;
-            f.priority = static_cast<uint8_t>(prio);
-            f.minCw = std::strtod(cw.c_str(), nullptr);
-            f.start = TimeStep(start);
-            f.finish = TimeStep(finish);
-            byId[f.flowId] = f;
-        }
-        else if (tag == "R")
-        {
-            uint32_t id = 0;
-            uint64_t delivered = 0;
-            uint64_t dup = 0;
-            l >> id >> delivered >> dup;
-            rx.push_back({id, {delivered, dup}});
-        }
-    }
-    for (const auto& [id, d] : rx)
-    {
-        auto it = byId.find(id);
-        if (it != byId.end())
-        {
-            it->second.delivered = d.first;
-            it->second.dupBytes = d.second;
-        }
-    }
-    return byId;
-}
-
-} // namespace
-#endif
-
-void
-RdmaScenario::GatherFlows()
-{
-#ifdef NS3_MPI
-    // this rank's part: the sender records of its hosts' flows, the receiver counts of the
-    // flows its hosts received; one text line each (exact: doubles in hex)
-    std::ostringstream mine;
-    mine << std::hexfloat;
-    for (const auto& nic : nics)
-    {
-        if (!nic->IsLocal())
-        {
-            continue;
-        }
-        for (const auto& f : nic->GetFlowRecords())
-        {
-            mine << "S " << f.flowId << ' ' << f.src << ' ' << f.dst << ' ' << f.size << ' '
-                 << f.start.GetTimeStep() << ' ' << f.finish.GetTimeStep() << ' ' << f.retxBytes
-                 << ' ' << f.bytesSent << ' ' << f.minCw << ' ' << f.subPacketSends << ' '
-                 << f.packetsSent << ' ' << f.probesSent << ' ' << f.timeouts << ' ' << f.nacks
-                 << ' ' << f.scheme << ' ' << int(f.priority) << '\n';
-        }
-        // the receivers of this host, and those of its own flows retired on this rank
-        for (const auto& rs : {nic->GetRxRecords(), nic->GetRetiredRxRecords()})
-        {
-            for (const auto& r : rs)
-            {
-                const int64_t id = FlowOf(r.srcNode, r.qp);
-                if (id >= 0)
-                {
-                    mine << "R " << id << ' ' << r.delivered << ' ' << r.duplicates << '\n';
-                }
-            }
-        }
-    }
-    auto byId = DecodeRecords(AllGatherText(mine.str()));
-    m_gathered.clear();
-    for (auto& [id, f] : byId)
-    {
-        f.idealFct = m_idealFct.at(id);
-        m_gathered.push_back(f);
-    }
-#endif
-}
-
-std::vector<FlowRecord>
-RdmaScenario::Flows() const
-{
-    if (m_distributed)
-    {
-        return m_gathered;
-    }
-    std::vector<FlowRecord> all;
-    size_t n = 0;
-    for (const auto& nic : nics)
-    {
-        n += nic->GetNQps();
-    }
-    all.reserve(n); // no copy of every record as the vector grows
-    for (const auto& nic : nics)
-    {
-        for (const auto& f : nic->GetFlowRecords())
-        {
-            all.push_back(f);
-        }
-    }
-    std::sort(all.begin(),
-              all.end(),
-              [](const FlowRecord& a, const FlowRecord& b) { return a.flowId < b.flowId; });
-    for (auto& f : all)
-    {
-        f.idealFct = m_idealFct.at(f.flowId);
-    }
-    return all;
-}
-
 void
 RdmaScenario::Finish(uint32_t bottleneckPort, const rdmacc::JsonObject& extra)
 {
@@ -252,21 +93,23 @@ RdmaScenario::MeasureBottleneck() const
 }
 
 rdmacc::Invariants
-RdmaScenario::CheckInvariants(const std::vector<FlowRecord>& flows,
-                              const rdmacc::RunReport& r) const
+RdmaScenario::CheckInvariants(const FlowPass& flows, const rdmacc::RunReport& r) const
 {
     // every run checks its own invariants; any failure is reported and makes the exit status 3
     rdmacc::Invariants inv;
     inv.Check(r.fabricTotals.accounting.empty(), "switch accounting: " + r.fabricTotals.accounting);
     const bool timed = !m_duration.IsStrictlyNegative();
-    if (r.totals.done < flows.size() && !timed)
+    if (r.totals.done < flows.flows && !timed)
     {
         inv.Fail(
-            std::to_string(flows.size() - r.totals.done) + " of " + std::to_string(flows.size()) +
+            std::to_string(flows.flows - r.totals.done) + " of " + std::to_string(flows.flows) +
             " flows unfinished when --limit=" + m_opts.GetAsText("limit") + " ended the run (" +
             std::to_string(r.totals.sent - r.totals.delivered) + " B undelivered)");
     }
-    rdmacc::CheckFlowInvariants(inv, flows);
+    if (!flows.failure.empty())
+    {
+        inv.Fail(flows.failure);
+    }
     if (!MultiClass() && Lossless() && r.fabricTotals.drops > 0)
     {
         inv.Fail("the data priority is lossless (--pfc=1) but " +
@@ -322,11 +165,23 @@ IntJson(uint32_t bytesOnWire, const RdmaNic::IntStats& is)
     return io;
 }
 
+/// summary.json's `reads`: the READ flows' figures
+rdmacc::JsonObject
+ReadsJson(uint64_t reads, uint64_t done, uint64_t bytesDelivered, uint64_t repeatRequests)
+{
+    rdmacc::JsonObject ro;
+    ro.UInt("flows", reads)
+        .UInt("done", done)
+        .UInt("bytes_delivered", bytesDelivered)
+        .UInt("repeat_requests", repeatRequests);
+    return ro;
+}
+
 } // namespace
 
 void
 RdmaScenario::WriteResults(const rdmacc::JsonObject& extra,
-                           const std::vector<FlowRecord>& flows,
+                           const FlowPass& flows,
                            const rdmacc::RunReport& r,
                            const rdmacc::Invariants& inv,
                            std::vector<std::string>& tables) const
@@ -345,9 +200,9 @@ RdmaScenario::WriteResults(const rdmacc::JsonObject& extra,
         // only then: the outputs of the default order stay as they were
         s.Str("event_order", "canonical").UInt("equal_time_events", ties);
     }
-    s.UInt("flows_total", flows.size()).UInt("flows_done", t.done);
+    s.UInt("flows_total", flows.flows).UInt("flows_done", t.done);
     const bool timed = !m_duration.IsStrictlyNegative();
-    w.Ending(t.done == flows.size(), timed ? rdmacc::RunEnds::Duration : rdmacc::RunEnds::FlowsDone)
+    w.Ending(t.done == flows.flows, timed ? rdmacc::RunEnds::Duration : rdmacc::RunEnds::FlowsDone)
         .Bytes(t.sent, t.delivered)
         .Drops(f.dropList);
     s.UInt("stable_stage_drops", stableDrops)
@@ -378,63 +233,41 @@ RdmaScenario::WriteResults(const rdmacc::JsonObject& extra,
     {
         s.Obj("int", IntJson(IntBytes(), IntTotals()));
     }
+    if (flows.reads > 0)
     {
-        // READ flows (only with some: other runs keep their outputs)
-        uint64_t reads = 0;
-        uint64_t readsDone = 0;
-        uint64_t readBytes = 0;
-        uint64_t rereads = 0;
-        for (const auto& fl : flows)
-        {
-            if (fl.op == RdmaOp::READ)
-            {
-                reads++;
-                readsDone += fl.finish.IsStrictlyNegative() ? 0 : 1;
-                readBytes += fl.delivered;
-                rereads += fl.rereads;
-            }
-        }
-        if (reads > 0)
-        {
-            rdmacc::JsonObject ro;
-            ro.UInt("flows", reads)
-                .UInt("done", readsDone)
-                .UInt("bytes_delivered", readBytes)
-                .UInt("repeat_requests", rereads);
-            s.Obj("reads", ro);
-        }
+        // only with READs: other runs keep their outputs
+        s.Obj("reads", ReadsJson(flows.reads, flows.readsDone, flows.readBytes, flows.rereads));
     }
     if (m_buckets)
     {
         s.Obj("slowdown_buckets",
-              rdmacc::WriteSlowdownBuckets(Out() + "/buckets.csv", flows, tables));
+              rdmacc::WriteSlowdownBuckets(Out() + "/buckets.csv", flows.columns, tables));
     }
     // by class (SetFlowClasses) and by size class (EnableSizeClasses): only when asked for, so
     // that other runs keep their outputs
     const bool classes = !m_classOrder.empty();
     if (classes)
     {
-        s.Obj("fct_by_class", rdmacc::FctByClass(flows, m_classOf, m_classOrder, tables));
+        s.Obj("fct_by_class", rdmacc::FctByClass(flows.columns, m_classOf, m_classOrder, tables));
     }
     if (m_sizeClasses)
     {
-        s.Obj("fct_by_size", rdmacc::FctBySize(flows, tables));
+        s.Obj("fct_by_size", rdmacc::FctBySize(flows.columns, tables));
     }
     // by traffic class (data priority): only when the flows use several (or not the NICs'
     // default), so that one-class runs keep their outputs
     const bool multiClass = MultiClass();
     if (multiClass)
     {
-        s.Obj("classes", ClassSummary(flows, tables));
+        s.Obj("classes", ClassSummary(flows.columns, tables));
     }
     w.Write(Out() + "/summary.json", inv);
-    rdmacc::WriteFctCsv(Out() + "/fct.csv", flows, classes ? &m_classOf : nullptr, multiClass);
+    WriteFct(classes, multiClass, flows.ops);
     m_opts.WriteConfig(Out(), Resolved(), m_case);
 }
 
 rdmacc::JsonObject
-RdmaScenario::ClassSummary(const std::vector<FlowRecord>& flows,
-                           std::vector<std::string>& tables) const
+RdmaScenario::ClassSummary(const rdmacc::FlowColumns& flows, std::vector<std::string>& tables) const
 {
     rdmacc::JsonObject classes;
     tables.emplace_back("  by class (data priority)");
@@ -446,21 +279,18 @@ RdmaScenario::ClassSummary(const std::vector<FlowRecord>& flows,
     tables.push_back(head.str());
     for (uint8_t p = 0; p < 8; p++)
     {
+        const auto& prio = *flows.priority;
         const bool hasFlows = std::any_of(
-            flows.begin(), flows.end(), [&](const FlowRecord& f) { return f.priority == p; });
+            prio.begin(), prio.begin() + flows.Flows(), [p](uint8_t q) { return q == p; });
         const uint64_t pauses = m_monitor->PauseFrames(p);
         if (!hasFlows && dropsByPrio[p] == 0 && pauses == 0)
         {
             continue; // a class without flows, drops or PAUSEs has nothing to report
         }
-        std::vector<FlowRecord> mine;
-        std::copy_if(flows.begin(),
-                     flows.end(),
-                     std::back_inserter(mine),
-                     [&](const FlowRecord& f) { return f.priority == p; });
         const rdmacc::ClassFigures c =
-            rdmacc::ClassFigures::Of(mine, [](const FlowRecord&) { return true; });
-        const rdmacc::Percentiles slow = rdmacc::Percentiles::Of(rdmacc::Slowdowns(mine));
+            rdmacc::ClassFigures::Of(flows, [&prio, p](size_t id) { return prio[id] == p; });
+        const rdmacc::Percentiles slow = rdmacc::Percentiles::Of(
+            rdmacc::Slowdowns(flows, [&prio, p](size_t id) { return prio[id] == p; }));
         const bool lossless = (m_pfcMask >> p) & 1u;
         const bool marked = (m_ecnMask >> p) & 1u;
         rdmacc::JsonObject o;
@@ -491,7 +321,7 @@ RdmaScenario::ClassSummary(const std::vector<FlowRecord>& flows,
 void
 RdmaScenario::Finish(const rdmacc::JsonObject& extra)
 {
-    const auto flows = Flows();
+    const FlowPass flows = PassOverFlows();
     rdmacc::RunReport r;
     r.name = m_name;
     r.caseName = m_case;
@@ -500,7 +330,7 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
                    ? m_opts.GetAsText("rate") + " links, " + m_opts.GetAsText("delay") + " delay"
                    : m_fabricText;
     r.out = Out();
-    r.flows = flows.size();
+    r.flows = flows.flows;
     r.kMin = kMinB;
     r.kMax = kMaxB;
     r.pMax = pMax;
@@ -513,12 +343,18 @@ RdmaScenario::Finish(const rdmacc::JsonObject& extra)
     r.wall = wall;
     r.events = events;
     r.buckets = m_buckets;
-    r.totals = rdmacc::FlowTotals::Of(flows);
+    r.totals = flows.totals;
     r.fabricTotals = rdmacc::FabricTotals::Of(fabric);
     r.bottleneck = MeasureBottleneck();
     const rdmacc::Invariants inv = CheckInvariants(flows, r);
     std::vector<std::string> tables;
     WriteResults(extra, flows, r, inv, tables);
+    // fct.csv is complete: the records' temporary file goes
+    if (m_store)
+    {
+        m_store->Remove();
+    }
+    m_finished = true;
     rdmacc::PrintRunTable(r, inv.Verdict(), tables, m_quiet);
     m_exitStatus = inv.Report();
 }

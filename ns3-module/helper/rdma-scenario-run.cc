@@ -27,6 +27,15 @@ void
 RdmaScenario::TakeRateSample()
 {
     std::vector<uint64_t> delivered(m_nextFlowId, 0);
+    for (uint32_t id = 0; id < m_nextFlowId; id++)
+    {
+        // a flow handed over (RdmaNic::SetFlowHandOver) is no longer in GetFlowRecords: it
+        // finished, and its receiver here had every byte (none on another process's host)
+        if (m_done[id] && nics[m_flowDst[id]]->IsLocal())
+        {
+            delivered[id] = m_flowBytes[id];
+        }
+    }
     for (const auto& nic : nics)
     {
         for (const auto& f : nic->GetFlowRecords())
@@ -39,7 +48,7 @@ RdmaScenario::TakeRateSample()
     {
         // a row only while the flow is active: from its start, until its finish (whose own
         // row OnFlowComplete writes)
-        if (m_starts[id] <= now && !m_done[id])
+        if (TimeStep(m_starts[id]) <= now && !m_done[id])
         {
             m_traces->RateRow(id, delivered[id]);
         }
@@ -171,7 +180,7 @@ RdmaScenario::FirstStart() const
     Time first = Seconds(0);
     for (uint32_t id = 0; id < m_nextFlowId; id++)
     {
-        first = id == 0 ? m_starts[id] : std::min(first, m_starts[id]);
+        first = id == 0 ? TimeStep(m_starts[id]) : std::min(first, TimeStep(m_starts[id]));
     }
     return first;
 }
@@ -238,7 +247,7 @@ RdmaScenario::CheckLimit() const
     std::map<uint32_t, uint32_t> receiverOf; // destination host -> index into rates
     for (uint32_t id = 0; id < m_nextFlowId; id++)
     {
-        bounds.push_back((m_starts[id] + m_idealFct[id]).GetNanoSeconds());
+        bounds.push_back((TimeStep(m_starts[id]) + TimeStep(m_idealFct[id])).GetNanoSeconds());
         const auto [it, added] = receiverOf.emplace(m_flowDst[id], rates.size());
         if (added)
         {
@@ -288,7 +297,7 @@ RdmaScenario::StartRun()
     Time lastStart = Seconds(0);
     for (uint32_t id = 0; id < m_nextFlowId; id++)
     {
-        lastStart = std::max(lastStart, m_starts[id]);
+        lastStart = std::max(lastStart, TimeStep(m_starts[id]));
     }
     double busiestSeconds = 0;
     for (const auto& [dst, bytes] : m_bytesTo)
@@ -336,7 +345,15 @@ RdmaScenario::ConnectFlowTraces()
                                         MakeBoundCallback(&RdmaScenario::OnFirstFeedback, this));
         nic->TraceConnectWithoutContext("FlowComplete",
                                         MakeBoundCallback(&RdmaScenario::OnFlowComplete, this));
+        // a flow's record leaves memory once it is final (memory follows the flows in progress)
+        nic->SetFlowHandOver(MakeBoundCallback(&RdmaScenario::OnHandOver, this));
     }
+}
+
+void
+RdmaScenario::OnHandOver(RdmaScenario* self, const FlowRecord& r)
+{
+    self->Store().Put(r);
 }
 
 void

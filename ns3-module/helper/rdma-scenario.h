@@ -4,8 +4,10 @@
  * shared outputs (summary.json, fct.csv, queue/pfc/drop CSVs). The class is the examples' one
  * entry; its pieces each do one job: rdma-scenario.cc (the options), rdma-scenario-fabric.cc
  * (fabric, NICs, flows), rdma-scenario-run.cc with run-control.h (limit, event scheduler,
- * progress, stop), scenario-traces.h (per-flow CSVs), rdma-scenario-results.cc with
- * scenario-results.h (totals, invariants, files, table).
+ * progress, stop), scenario-traces.h (per-flow CSVs), rdma-scenario-flows.cc with
+ * flow-store.h (the flow records: handed over as flows end, kept in a file, every rank's,
+ * read back in flow-id order), rdma-scenario-results.cc with scenario-results.h (totals,
+ * invariants, files, table).
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -15,6 +17,7 @@
 #include "fabric-helper.h"
 #include "fabric-monitor.h"
 #include "flow-results.h"
+#include "flow-store.h"
 #include "rdma-cc-options.h"
 #include "rdma-cc-output.h"
 #include "scenario-results.h"
@@ -193,7 +196,12 @@ class RdmaScenario
      */
     int ExitStatus() const;
 
-    /// \return the flow records of every NIC, in flow-id order, with their ideal FCTs
+    /**
+     * \return the record of every flow, in flow-id order, with its ideal FCT: those the NICs
+     *         handed over as their flows ended (kept in a temporary file, not in memory) and
+     *         the NICs' others. The vector holds a record per flow: Finish reads them one at a
+     *         time instead. Call it before Finish.
+     */
     std::vector<FlowRecord> Flows() const;
 
     /**
@@ -320,14 +328,16 @@ class RdmaScenario
     int64_t FlowOf(uint32_t srcNode, uint32_t qp) const;
     /// \return the memory a run of `hosts` hosts and the flows added so far needs (estimate)
     uint64_t MemoryEstimate(uint64_t hosts) const;
-    std::vector<uint32_t> m_nodeRanks;      //!< SetDistributed
-    bool m_distributed = false;             //!< SetDistributed was called
-    uint32_t m_rank = 0;                    //!< this process's rank
-    std::string m_fabricText;               //!< SetFabricDescription
-    uint32_t m_nextFlowId = 0;              //!< flow ids
-    std::vector<uint32_t> m_hostOfNode;     //!< node id -> host index (UINT32_MAX: none)
-    std::vector<Time> m_idealFct;           //!< per flow id: the FCT lower bound
-    std::vector<Time> m_starts;             //!< per flow id: its start
+    std::vector<uint32_t> m_nodeRanks;  //!< SetDistributed
+    bool m_distributed = false;         //!< SetDistributed was called
+    uint32_t m_rank = 0;                //!< this process's rank
+    std::string m_fabricText;           //!< SetFabricDescription
+    uint32_t m_nextFlowId = 0;          //!< flow ids
+    std::vector<uint32_t> m_hostOfNode; //!< node id -> host index (UINT32_MAX: none)
+    // per flow id, as time steps: until the simulator runs, ns-3 records every ns3::Time
+    // object alive in a set (for a change of resolution), about 40 more bytes each
+    std::vector<int64_t> m_idealFct;        //!< per flow id: the FCT lower bound (time step)
+    std::vector<int64_t> m_starts;          //!< per flow id: its start (time step)
     std::vector<uint64_t> m_flowBytes;      //!< per flow id: its bytes
     std::vector<uint32_t> m_flowDst;        //!< per flow id: its destination host
     std::vector<uint32_t> m_flowSrc;        //!< per flow id: its source host
@@ -381,23 +391,57 @@ class RdmaScenario
     // ---- results (rdma-scenario-results.cc)
     /// Distributed runs: every rank's flow records merged (after the run).
     void GatherFlows();
+    /// What Finish takes from one pass over the flows in flow-id order: no record per flow.
+    struct FlowPass
+    {
+        size_t flows = 0;            //!< records seen
+        rdmacc::FlowColumns columns; //!< per flow id: size, lower bound, priority, FCT
+        rdmacc::FlowTotals totals;   //!< the sums and statistics
+        std::string failure;         //!< the first failed per-flow invariant (flow-id order)
+        bool ops = false;            //!< some flow is not a WRITE (fct.csv's op column)
+        uint64_t reads = 0;          //!< READ flows
+        uint64_t readsDone = 0;      //!< of them, finished
+        uint64_t readBytes = 0;      //!< their bytes delivered
+        uint64_t rereads = 0;        //!< their repeat READ requests
+    };
+    /// \return the figures of one pass over the flows, in flow-id order (Finish)
+    FlowPass PassOverFlows() const;
+    /// Writes fct.csv (with the class column, the priority column, the op column) from a
+    /// second pass over the flows.
+    void WriteFct(bool classes, bool multiClass, bool ops) const;
+    /// Distributed runs: this rank's part of GatherFlows' text (one line per sender record,
+    /// one per receiver count)
+    std::string LocalFlowLines() const;
+    /**
+     * Gives `fn` the record of every flow in flow-id order, with its ideal FCT (Flows(), one
+     * at a time): the NICs' records not handed over are put in the store first; a distributed
+     * run's come from GatherFlows.
+     * \return the number of records
+     */
+    size_t ForEachFlow(const std::function<void(FlowRecord&)>& fn) const;
+    /// \return the store of the flow records handed over (its file created by the first one)
+    rdmacc::FlowStore& Store() const;
+    /// A NIC hands a flow's final record over (RdmaNic::SetFlowHandOver): out of memory.
+    static void OnHandOver(RdmaScenario* self, const FlowRecord& r);
     /// \return the bottleneck queue and the goodput at its receiver (Finish)
     rdmacc::BottleneckFigures MeasureBottleneck() const;
     /// \return the invariants every run checks (Finish)
-    rdmacc::Invariants CheckInvariants(const std::vector<FlowRecord>& flows,
-                                       const rdmacc::RunReport& r) const;
+    rdmacc::Invariants CheckInvariants(const FlowPass& flows, const rdmacc::RunReport& r) const;
     /// Writes summary.json, fct.csv, config.json (and buckets.csv); `tables` gets the lines
     /// of the reports by size and class (Finish).
     void WriteResults(const rdmacc::JsonObject& extra,
-                      const std::vector<FlowRecord>& flows,
+                      const FlowPass& flows,
                       const rdmacc::RunReport& r,
                       const rdmacc::Invariants& inv,
                       std::vector<std::string>& tables) const;
     /// summary.json's `classes` and the table's lines of the per-class breakdown (Finish,
     /// MultiClass runs)
-    rdmacc::JsonObject ClassSummary(const std::vector<FlowRecord>& flows,
+    rdmacc::JsonObject ClassSummary(const rdmacc::FlowColumns& flows,
                                     std::vector<std::string>& tables) const;
-    std::vector<FlowRecord> m_gathered;    //!< GatherFlows
+    std::vector<FlowRecord> m_gathered; //!< GatherFlows (every flow: a distributed run's)
+    /// the records the NICs handed over, out of memory (Store)
+    mutable std::unique_ptr<rdmacc::FlowStore> m_store;
+    bool m_finished = false;               //!< Finish ran (the store is gone)
     bool m_buckets = false;                //!< EnableSizeBuckets
     bool m_sizeClasses = false;            //!< EnableSizeClasses
     std::vector<std::string> m_classOf;    //!< SetFlowClasses: class per flow id

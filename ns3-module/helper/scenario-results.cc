@@ -20,25 +20,25 @@ namespace ns3
 namespace rdmacc
 {
 
-FlowTotals
-FlowTotals::Of(const std::vector<FlowRecord>& flows)
+void
+FlowTotals::Add(const FlowRecord& f)
 {
-    FlowTotals t;
-    for (const auto& f : flows)
-    {
-        t.sent += f.size;
-        t.delivered += f.delivered;
-        t.retx += f.retxBytes;
-        t.dup += f.dupBytes;
-        t.done += !f.finish.IsStrictlyNegative();
-        t.subPacketSends += f.subPacketSends;
-        t.packetsSent += f.packetsSent;
-        t.probesSent += f.probesSent;
-        t.minCw = std::min(t.minCw, f.minCw);
-    }
-    t.fct = Percentiles::Of(Fcts(flows));
-    t.slow = Percentiles::Of(Slowdowns(flows));
-    return t;
+    sent += f.size;
+    delivered += f.delivered;
+    retx += f.retxBytes;
+    dup += f.dupBytes;
+    done += !f.finish.IsStrictlyNegative();
+    subPacketSends += f.subPacketSends;
+    packetsSent += f.packetsSent;
+    probesSent += f.probesSent;
+    minCw = std::min(minCw, f.minCw);
+}
+
+void
+FlowTotals::SetStatistics(const FlowColumns& flows)
+{
+    fct = Percentiles::Of(Fcts(flows));
+    slow = Percentiles::Of(Slowdowns(flows));
 }
 
 namespace
@@ -108,44 +108,36 @@ FabricTotals::Of(const Fabric& fabric)
     return t;
 }
 
-void
-CheckFlowInvariants(Invariants& inv, const std::vector<FlowRecord>& flows)
+std::string
+FlowInvariantFailure(const FlowRecord& f)
 {
-    for (const auto& f : flows)
+    const bool finished = !f.finish.IsStrictlyNegative();
+    if (f.delivered > f.size || (finished && f.delivered != f.size))
     {
-        const bool finished = !f.finish.IsStrictlyNegative();
-        if (f.delivered > f.size || (finished && f.delivered != f.size))
-        {
-            inv.Fail("flow " + std::to_string(f.flowId) + " delivered " +
-                     std::to_string(f.delivered) + " of " + std::to_string(f.size) + " B" +
-                     (finished ? " but completed" : ""));
-            break;
-        }
-        // a READ's responses start when its request arrives, after the post; it finishes when
-        // the requester has the last byte, after that
-        if (f.op == RdmaOp::READ && !f.requestArrived.IsStrictlyNegative() &&
-            (f.requestArrived < f.start || (finished && f.finish < f.requestArrived)))
-        {
-            inv.Fail("READ flow " + std::to_string(f.flowId) + ": request arrived at " +
-                     std::to_string(f.requestArrived.GetNanoSeconds()) + " ns, outside [post " +
-                     std::to_string(f.start.GetNanoSeconds()) + ", finish] ns");
-            break;
-        }
-        if (f.op == RdmaOp::READ && finished && f.requestArrived.IsStrictlyNegative())
-        {
-            inv.Fail("READ flow " + std::to_string(f.flowId) +
-                     " completed but its responder never got the request");
-            break;
-        }
-        if (finished && f.finish - f.start < f.idealFct)
-        {
-            inv.Fail("flow " + std::to_string(f.flowId) + " finished in " +
-                     std::to_string((f.finish - f.start).GetNanoSeconds()) +
-                     " ns, below its lower bound " + std::to_string(f.idealFct.GetNanoSeconds()) +
-                     " ns");
-            break;
-        }
+        return "flow " + std::to_string(f.flowId) + " delivered " + std::to_string(f.delivered) +
+               " of " + std::to_string(f.size) + " B" + (finished ? " but completed" : "");
     }
+    // a READ's responses start when its request arrives, after the post; it finishes when
+    // the requester has the last byte, after that
+    if (f.op == RdmaOp::READ && !f.requestArrived.IsStrictlyNegative() &&
+        (f.requestArrived < f.start || (finished && f.finish < f.requestArrived)))
+    {
+        return "READ flow " + std::to_string(f.flowId) + ": request arrived at " +
+               std::to_string(f.requestArrived.GetNanoSeconds()) + " ns, outside [post " +
+               std::to_string(f.start.GetNanoSeconds()) + ", finish] ns";
+    }
+    if (f.op == RdmaOp::READ && finished && f.requestArrived.IsStrictlyNegative())
+    {
+        return "READ flow " + std::to_string(f.flowId) +
+               " completed but its responder never got the request";
+    }
+    if (finished && f.finish - f.start < f.idealFct)
+    {
+        return "flow " + std::to_string(f.flowId) + " finished in " +
+               std::to_string((f.finish - f.start).GetNanoSeconds()) +
+               " ns, below its lower bound " + std::to_string(f.idealFct.GetNanoSeconds()) + " ns";
+    }
+    return "";
 }
 
 void
@@ -178,7 +170,7 @@ CheckBottleneckInvariants(Invariants& inv,
 }
 
 JsonObject
-FctByClass(const std::vector<FlowRecord>& flows,
+FctByClass(const FlowColumns& flows,
            const std::vector<std::string>& classOf,
            const std::vector<std::string>& order,
            std::vector<std::string>& table)
@@ -188,15 +180,12 @@ FctByClass(const std::vector<FlowRecord>& flows,
     std::vector<ClassFigures> figs;
     for (const auto& c : order)
     {
-        figs.push_back(ClassFigures::Of(flows,
-                                        [&](const FlowRecord& f) {
-                                            return f.flowId < classOf.size() &&
-                                                   classOf[f.flowId] == c;
-                                        }));
+        figs.push_back(ClassFigures::Of(
+            flows, [&](size_t id) { return id < classOf.size() && classOf[id] == c; }));
         names.push_back(c);
         byClass.Obj(c, figs.back().ToJson());
     }
-    figs.push_back(ClassFigures::Of(flows, [](const FlowRecord&) { return true; }));
+    figs.push_back(ClassFigures::Of(flows, [](size_t) { return true; }));
     names.emplace_back("all");
     byClass.Obj("all", figs.back().ToJson());
     const auto t = ClassTable("by class", names, figs);
@@ -205,21 +194,22 @@ FctByClass(const std::vector<FlowRecord>& flows,
 }
 
 JsonObject
-FctBySize(const std::vector<FlowRecord>& flows, std::vector<std::string>& table)
+FctBySize(const FlowColumns& flows, std::vector<std::string>& table)
 {
     // the size classes are rust/workload's (RCM, NPC 2017, Fig. 9: mice below 1 MB,
     // elephants above 10 MB)
     std::vector<std::string> names = {"all"};
     std::vector<std::string> labels = {"all"};
-    std::vector<std::function<bool(const FlowRecord&)>> in = {[](const FlowRecord&)
-                                                              {
-                                                                  return true;
-                                                              }};
+    std::vector<std::function<bool(size_t)>> in = {[](size_t)
+                                                   {
+                                                       return true;
+                                                   }};
     for (size_t c = 0; c < rdmacc_ffi::size_classes(); c++)
     {
         names.emplace_back(rdmacc_ffi::size_class_name(c, false));
         labels.emplace_back(rdmacc_ffi::size_class_name(c, true));
-        in.emplace_back([c](const FlowRecord& f) { return rdmacc_ffi::size_class(f.size) == c; });
+        in.emplace_back([c, &flows](size_t id)
+                        { return rdmacc_ffi::size_class((*flows.size)[id]) == c; });
     }
     JsonObject bySize;
     std::vector<ClassFigures> figs;

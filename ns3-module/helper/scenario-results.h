@@ -41,8 +41,10 @@ struct FlowTotals
     Percentiles fct;                                        //!< FCT, ns (finished flows)
     Percentiles slow;                                       //!< slowdown (finished flows)
 
-    /// \return the totals of `flows`
-    static FlowTotals Of(const std::vector<FlowRecord>& flows);
+    /// Counts flow `f` in the sums (sent ... minCw; one flow at a time, in flow-id order).
+    void Add(const FlowRecord& f);
+    /// Sets fct and slow from the finished flows of `flows`.
+    void SetStatistics(const FlowColumns& flows);
 };
 
 /**
@@ -79,10 +81,12 @@ struct BottleneckFigures
 
 /**
  * \ingroup rdma-cc
- * Adds to `inv` the first failure of the per-flow invariants of `flows`: delivered bytes
- * within the size (all of it when finished), and an FCT not below the lower bound.
+ * \return the first failure of the per-flow invariants of flow `f` (with its idealFct), empty
+ *         when they hold: delivered bytes within the size (all of it when finished), a READ's
+ *         request within [post, finish], and an FCT not below the lower bound. A run reports
+ *         the first failure of its flows in flow-id order.
  */
-void CheckFlowInvariants(Invariants& inv, const std::vector<FlowRecord>& flows);
+std::string FlowInvariantFailure(const FlowRecord& f);
 
 /**
  * \ingroup rdma-cc
@@ -100,7 +104,7 @@ void CheckBottleneckInvariants(Invariants& inv,
  * \return summary.json's `fct_by_class`: per class of `order` (flows whose `classOf[flow id]`
  *         names it), then `all`; appends its stdout table to `table`
  */
-JsonObject FctByClass(const std::vector<FlowRecord>& flows,
+JsonObject FctByClass(const FlowColumns& flows,
                       const std::vector<std::string>& classOf,
                       const std::vector<std::string>& order,
                       std::vector<std::string>& table);
@@ -110,7 +114,7 @@ JsonObject FctByClass(const std::vector<FlowRecord>& flows,
  * \return summary.json's `fct_by_size` (RCM, NPC 2017, Fig. 9: all, mice below 1 MB, medium,
  *         elephants above 10 MB); appends its stdout table to `table`
  */
-JsonObject FctBySize(const std::vector<FlowRecord>& flows, std::vector<std::string>& table);
+JsonObject FctBySize(const FlowColumns& flows, std::vector<std::string>& table);
 
 /**
  * \ingroup rdma-cc

@@ -110,18 +110,19 @@ struct RdmaNic::Pending
 
 /// One queue pair at its source: a compact record (64 bytes) with what it needs to start until
 /// it starts (Pending), its sender while it sends (Live), its final counters once it finished
-/// (Ended).
+/// (Ended) until they are handed over (SetFlowHandOver).
 struct RdmaNic::Qp
 {
     uint32_t flowId = 0;
     uint32_t dstNode = 0;
     uint64_t size = 0;
-    Time start;
+    int64_t start = 0; // its start, a time step (no ns3::Time per flow: see AddFlow)
     uint8_t prio = 0;
     rdmacc_ffi::Scheme scheme{}; // the Scheme attribute when the flow was added
     bool done = false;
-    uint8_t intHops = 0;  // INT: records each ACK should carry (0: no INT)
-    uint16_t srcPort = 0; // the UDP source port of the flow's packets (its ECMP entropy, Rust's)
+    bool handedOver = false; // its final record went to SetFlowHandOver's callback
+    uint8_t intHops = 0;     // INT: records each ACK should carry (0: no INT)
+    uint16_t srcPort = 0;    // the UDP source port of the flow's packets (its ECMP entropy, Rust's)
     RdmaOp op = RdmaOp::WRITE;
     Ptr<RdmaNic> dstNic;
     std::unique_ptr<Pending> pending; // until it starts
@@ -229,6 +230,7 @@ void
 RdmaNic::DoDispose()
 {
     NS_LOG_FUNCTION(this);
+    m_startToken++; // a start event still scheduled does nothing
     for (auto& q : m_qps)
     {
         if (q.live)
@@ -343,7 +345,9 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     q.flowId = flowId;
     q.dstNode = dst->m_nodeId;
     q.size = size;
-    q.start = start;
+    // a time step, not an ns3::Time: until the simulator runs ns-3 records every Time object
+    // alive in a set (for a change of resolution), about 40 more bytes per flow
+    q.start = start.GetTimeStep();
     q.prio = priority >= 0 ? static_cast<uint8_t>(priority) : m_params->p->priority();
     q.scheme = m_params->p->scheme();
     q.srcPort = rdmacc_ffi::flow_source_port(flowId);
@@ -374,11 +378,104 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     }
     else if (m_local)
     {
-        // in the host's context (the event order of ns3::CanonicalScheduler keys it by the host)
-        Simulator::ScheduleWithContext(
-            m_nodeId, start - Simulator::Now(), &RdmaNic::StartQp, this, idx);
+        QueueStart(idx, start);
     }
     return idx;
+}
+
+void
+RdmaNic::QueueStart(uint32_t idx, Time start)
+{
+    if (idx > 0 && start < m_lastQueuedStart)
+    {
+        m_startDirty = true; // NextToStart sorts the waiting QPs
+    }
+    else if (m_startSorted && !m_startDirty)
+    {
+        m_startOrder.push_back(idx); // in start order: appended
+    }
+    m_lastQueuedStart = std::max(m_lastQueuedStart, start);
+    if (m_startPending && m_startAt <= start)
+    {
+        return; // the host's start event comes first
+    }
+    // (an event already scheduled for a later start is left to do nothing: its token is old)
+    m_startPending = true;
+    m_startAt = start;
+    // in the host's context (the event order of ns3::CanonicalScheduler keys it by the host)
+    Simulator::ScheduleWithContext(
+        m_nodeId, start - Simulator::Now(), &RdmaNic::OnStartEvent, this, ++m_startToken);
+}
+
+uint32_t
+RdmaNic::NextToStart()
+{
+    if (m_startDirty)
+    {
+        // some QP was added before an earlier-added one's start: the waiting ones in start
+        // order (equal starts in the order they were added)
+        std::vector<uint32_t> waiting;
+        for (uint32_t i = 0; i < m_qps.size(); i++)
+        {
+            const Qp& q = m_qps[i];
+            if (q.pending && q.op != RdmaOp::READ)
+            {
+                waiting.push_back(i);
+            }
+        }
+        std::stable_sort(waiting.begin(),
+                         waiting.end(),
+                         [this](uint32_t a, uint32_t b)
+                         { return m_qps[a].start < m_qps[b].start; });
+        m_startOrder = std::move(waiting);
+        m_nextStart = 0;
+        m_startSorted = true;
+        m_startDirty = false;
+    }
+    if (m_startSorted)
+    {
+        if (m_nextStart < m_startOrder.size())
+        {
+            return m_startOrder[m_nextStart];
+        }
+        // every QP queued has started: back to the order they are added in
+        m_startOrder.clear();
+        m_startOrder.shrink_to_fit();
+        m_startSorted = false;
+        m_nextStart = static_cast<uint32_t>(m_qps.size());
+        return UINT32_MAX;
+    }
+    // in the order added: READs start at their requester, not here
+    while (m_nextStart < m_qps.size() && m_qps[m_nextStart].op == RdmaOp::READ)
+    {
+        m_nextStart++;
+    }
+    return m_nextStart < m_qps.size() ? m_nextStart : UINT32_MAX;
+}
+
+void
+RdmaNic::OnStartEvent(uint64_t token)
+{
+    if (token != m_startToken)
+    {
+        return; // replaced by an event for an earlier start
+    }
+    m_startPending = false;
+    const Time now = Simulator::Now();
+    uint32_t idx = NextToStart();
+    while (idx != UINT32_MAX && m_qps[idx].start <= now.GetTimeStep())
+    {
+        m_nextStart++;
+        StartQp(idx);
+        idx = NextToStart();
+    }
+    if (idx != UINT32_MAX)
+    {
+        // (in this host's context, as this event)
+        m_startPending = true;
+        m_startAt = TimeStep(m_qps[idx].start);
+        Simulator::Schedule(m_startAt - now, &RdmaNic::OnStartEvent, this, ++m_startToken);
+    }
 }
 
 void
@@ -651,6 +748,7 @@ RdmaNic::GetFlowState(uint32_t qp) const
     const Qp& q = m_qps.at(qp);
     if (q.done)
     {
+        NS_ABORT_MSG_IF(!q.ended, "RdmaNic::GetFlowState: flow " << q.flowId << " handed over");
         return q.ended->finalState;
     }
     if (!q.live)
@@ -760,11 +858,43 @@ RdmaNic::Finish(uint32_t idx)
                         << r.size << " B, FCT " << (r.finish - r.start).GetNanoSeconds() << " ns"
                         << ", retransmitted " << r.retxBytes << " B, " << r.timeouts
                         << " timeouts, " << r.nacks << " NACKs");
+    m_flowComplete(r);
+    // then the receiver may retire, and the record be handed over (the trace's listeners may
+    // still read the flow's final state)
     if (q.dstNic && q.dstNic->m_local)
     {
         q.dstNic->SenderDone(this, idx, q.ended->packetsSent);
     }
-    m_flowComplete(r);
+    else
+    {
+        HandOver(idx); // no receiver on this process: the record is final now
+    }
+}
+
+void
+RdmaNic::SetFlowHandOver(Callback<void, const FlowRecord&> handOver)
+{
+    m_handOver = handOver;
+}
+
+void
+RdmaNic::HandOver(uint32_t idx)
+{
+    Qp& q = m_qps[idx];
+    if (m_handOver.IsNull() || !q.ended || q.handedOver)
+    {
+        return;
+    }
+    FlowRecord r = Record(q);
+    if (q.ended->rxRetired)
+    {
+        r.delivered = q.ended->rxDelivered;
+        r.dupBytes = q.ended->rxDuplicates;
+        r.rereads = q.ended->rxRereads;
+    }
+    q.handedOver = true;
+    q.ended.reset();
+    m_handOver(r);
 }
 
 FlowRecord
@@ -775,7 +905,7 @@ RdmaNic::Record(const Qp& q) const
     r.src = m_nodeId;
     r.dst = q.dstNode;
     r.size = q.size;
-    r.start = q.start;
+    r.start = TimeStep(q.start);
     r.finish = Seconds(-1);
     r.scheme = std::string(rdmacc_ffi::scheme_name_of(q.scheme));
     r.op = q.op;
@@ -813,6 +943,10 @@ RdmaNic::GetFlowRecords() const
     for (uint32_t i = 0; i < m_qps.size(); i++)
     {
         const Qp& q = m_qps[i];
+        if (q.handedOver)
+        {
+            continue;
+        }
         FlowRecord r = Record(q);
         if (q.ended && q.ended->rxRetired)
         {
@@ -890,7 +1024,10 @@ RdmaNic::RetireIfQuiet(uint64_t key)
     e.rxDuplicates = ri.duplicate_bytes;
     e.rxRereads = ri.rereads;
     e.rxRetired = true;
+    RdmaNic* src = rx.srcNic;
+    const uint32_t qp = rx.qp;
     m_rx.erase(it);
+    src->HandOver(qp); // the flow's record is final
 }
 
 uint64_t

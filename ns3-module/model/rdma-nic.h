@@ -176,8 +176,21 @@ class RdmaNic
     /// \return the INT statistics of this host's flows
     IntStats GetIntStats() const;
 
-    /// \return records of the flows this host sent (finish < 0: not finished)
+    /// \return records of the flows this host sent (finish < 0: not finished), but those
+    ///         handed over (SetFlowHandOver)
     std::vector<FlowRecord> GetFlowRecords() const;
+    /**
+     * Hands each flow's record over once it is final instead of keeping it (memory follows
+     * the flows in progress): `handOver` gets the record of a finished flow once no packet of
+     * it can arrive any more (its receiver retired, whose counts the record then carries:
+     * delivered, dupBytes, rereads), or at its finish when its destination is simulated by
+     * another process (no receiver counts); the NIC then frees the flow's final counters, and
+     * GetFlowRecords, GetRetiredRxRecords and GetFlowState no longer know it. A flow not handed
+     * over (unfinished, or its receiver kept because packets were lost) stays in
+     * GetFlowRecords. Without a callback (the default) every record stays in the NIC.
+     * \param handOver called once per flow, with its record (idealFct not set)
+     */
+    void SetFlowHandOver(Callback<void, const FlowRecord&> handOver);
     /// What the receiver of one flow knows.
     struct RxRecord
     {
@@ -227,7 +240,8 @@ class RdmaNic
         Time srtt;         //!< smoothed RTT
     };
 
-    /// \return the current state of QP `qp` (zeros before it starts)
+    /// \return the current state of QP `qp` (zeros before it starts; its last state once
+    ///         finished, until it is handed over: SetFlowHandOver)
     FlowState GetFlowState(uint32_t qp) const;
     /// \return the global flow id of QP `qp`
     uint32_t GetFlowId(uint32_t qp) const;
@@ -294,6 +308,16 @@ class RdmaNic
     /// `schemeCode`: the header's code of the sender's scheme (rdmacc_ffi::Scheme).
     RxFlow* NewReceiver(uint32_t srcNode, uint32_t qp, uint64_t size, uint8_t schemeCode);
     void StartQp(uint32_t qp);
+    /// Queues WRITE/SEND QP `qp` (just added, starting at `start`) for its start: the host's
+    /// one start event is at its earliest waiting start (lazy flow starts).
+    void QueueStart(uint32_t qp, Time start);
+    /// The host's start event: starts every waiting QP due now (in start order, equal starts
+    /// in the order they were added), then schedules itself at the next waiting start. An
+    /// event whose `token` is not the latest was replaced by an earlier one: it does nothing.
+    void OnStartEvent(uint64_t token);
+    /// \return the next waiting QP in start order (UINT32_MAX: none), sorting the waiting QPs
+    ///         first when some were added out of start order
+    uint32_t NextToStart();
     /// READ: the requester (this host) posts the READ of QP `qp` of `responder`: it makes the
     /// receiver of the responses and sends the READ request.
     void PostRead(Ptr<RdmaNic> responder, uint32_t qp);
@@ -310,6 +334,9 @@ class RdmaNic
     /// The receiver's timer of `rx` fired (a deferred CNP).
     void OnRxTimer(RxFlow* rx);
     void Finish(uint32_t qp);
+    /// Hands the final record of finished QP `qp` over (SetFlowHandOver) and frees its
+    /// counters; nothing without a callback.
+    void HandOver(uint32_t qp);
     void AfterFeedback(uint32_t qp, uint64_t nextTimer);
     void EmitState(Qp& q);
     void Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
@@ -343,6 +370,16 @@ class RdmaNic
     bool m_local = true;                                        //!< simulated by this process
     Time m_fabricBaseRtt;                                       //!< SetFabricBaseRtt
     std::unique_ptr<Params> m_params;                           //!< the attributes (Rust)
+    Callback<void, const FlowRecord&> m_handOver;               //!< SetFlowHandOver
+    // lazy flow starts: one pending start event per host, not one per flow
+    bool m_startPending = false;        //!< the host's start event is scheduled (at m_startAt)
+    Time m_startAt;                     //!< when it fires
+    uint64_t m_startToken = 0;          //!< the token of the latest start event
+    uint32_t m_nextStart = 0;           //!< the next QP to start: index into m_qps or m_startOrder
+    std::vector<uint32_t> m_startOrder; //!< the QPs in start order, when added out of it
+    bool m_startSorted = false;         //!< m_startOrder is in use
+    bool m_startDirty = false;          //!< a QP was added before the last queued one's start
+    Time m_lastQueuedStart;             //!< the start of the last QP queued
 
     TracedCallback<const FlowRecord&> m_flowComplete;         //!< FlowComplete trace
     TracedCallback<uint32_t> m_firstFeedback;                 //!< FirstFeedback trace
