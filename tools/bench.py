@@ -654,6 +654,20 @@ def hpccsim_row(name, prog, libdir, out, use_callgrind, our_last_us):
                 HPCCSIM_EVENT_FROM,
             )
         if rc != 0:
+            log = os.path.join(cg_out, "valgrind.log")
+            try:
+                with open(log, errors="replace") as f:
+                    unknown = "Unrecognised instruction" in f.read()
+            except OSError:
+                unknown = False
+            if unknown:
+                # -march=native on a CPU with AVX-512: valgrind 3.19 cannot decode its instructions
+                return fail(
+                    "the HPCC simulator on %s under callgrind: valgrind cannot decode an instruction of this build "
+                    "(%s; -march=native emits AVX-512 on this CPU): for --callgrind build it with "
+                    "CXXFLAGS_EXTRA=-mno-avx512f (bench/README.md)" % (name, log),
+                    rc,
+                )
             return fail("the HPCC simulator on %s under callgrind failed with exit status %d (outputs in %s)" % (name, rc, cg_out), rc)
         row.update(cg_columns(total, loop, calls, hops))
         row.update(
