@@ -184,6 +184,11 @@ class Bench(ExampleTest):
         self.assertAlmostEqual(float(h["cpu_ns_per_packet_hop"]), float(h["cpu_s"]) * 1e9 / 32000, delta=16)
         # both last flows, and the simulator's own CPU line, on stderr
         self.assertIn("incast-16x1MB: last flow ours %s us, HPCC sim 1404.250 us" % rows[0]["last_flow_us"], stderr)
+        # every flow starts at 0: the spans are the finishes
+        ours_us = float(rows[0]["last_flow_us"])
+        self.assertIn(
+            "from the first start: ours %.3f us, HPCC sim 1404.250 us (ours / HPCC sim %.3f)" % (ours_us, ours_us / 1404.25), stderr
+        )
         self.assertIn("own CPU seconds of its main: 0.25", stderr)
         # it ran on the generated config in its output directory
         run = os.path.join(out, "incast-16x1MB", "hpccsim")
