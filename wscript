@@ -8,7 +8,7 @@
   ./waf compare --run "NAME args" [--schemes=...] [--seeds=1,2,3]  one example under several schemes, one table
   ./waf sweep --run "NAME args" --grid N=v1,v2 ...   one example over a grid x seeds, one table
   ./waf plot [--dirs=DIR,DIR...] [--flows=ID,...] [--svg]  PDF/PNG figures from output directories
-  ./waf bench [--quick] [--callgrind] [--htsim=PATH] the benchmark suite (tools/bench.py)
+  ./waf bench [--quick] [--callgrind] [--htsim=PATH] [--hpccsim=PATH [--hpccsim-wide=PATH]]  the benchmark suite (tools/bench.py)
   ./waf docs                                         regenerate docs/reference/ (tools/gen_reference.py)
   ./waf fidelity [--quick] [-j N]                    rerun the papers' claims, write docs/fidelity.md
 
@@ -153,6 +153,20 @@ def options(opt):
         default="",
         dest="htsim",
         help="with \"bench\": the htsim_roce binary; also run htsim's side of the htsim-* scenarios (bench/README.md)",
+    )
+    opt.add_option(
+        "--hpccsim",
+        action="store",
+        default="",
+        dest="hpccsim",
+        help="with \"bench\": the HPCC simulator's built simulation/ directory (or its third program); also run its side of the four incasts and fattree320-dcqcn (bench/README.md)",
+    )
+    opt.add_option(
+        "--hpccsim-wide",
+        action="store",
+        default="",
+        dest="hpccsim_wide",
+        help="with \"bench\" and --hpccsim: a build of the HPCC simulator whose switches take 1024 ports, for the incasts of more than 255 senders (bench/README.md)",
     )
     opt.add_option(
         "--long",
@@ -754,6 +768,8 @@ def _bench(bld):
     o = Options.options
     args = (["--quick"] if o.quick else []) + (["--only", o.only] if o.only else [])
     args += (["--callgrind"] if o.callgrind else []) + (["--htsim", o.htsim] if o.htsim else [])
+    args += ["--hpccsim", o.hpccsim] if o.hpccsim else []
+    args += ["--hpccsim-wide", o.hpccsim_wide] if o.hpccsim_wide else []
     rc = _tool(bld, "bench.py", args)
     if rc != 0:
         sys.exit(rc)

@@ -2,8 +2,10 @@
 
 Timing itself is not tested (benchmarks, not tests); what is checked is that the numbers the tool
 prints are the runs' own (events, flows, events per packet-hop, CPU and instructions per event and
-per packet-hop, the last flow's finish), that htsim's side is read as it is printed, that the two
-simulators' flow files of the comparison hold the same flows, and that bad input is named.
+per packet-hop, the last flow's finish), that htsim's and the HPCC simulator's sides are read as
+they are printed, that the two simulators' flow files of the comparison hold the same flows, that
+the HPCC simulator's generated input holds the scenario and its settings, and that bad input is
+named.
 """
 
 import csv
@@ -47,6 +49,42 @@ def fake_htsim(path, finish_us, rtx=0):
     with open(path, "w") as f:
         f.write("#!/bin/sh\ncat <<'END'\n%s\nEND\n" % "\n".join(lines))
     os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+
+
+def fake_hpccsim(tmp, fct_ns, done=None, ports=257):
+    """A stand-in for the HPCC simulator's third, in TMP/simulation/build/scratch/ with the port
+    limit PORTS in its source tree's headers; it reads its config file, writes one FCT line per
+    flow of the flow file (the first DONE flows; flow i takes FCT_NS[i]), prints what third.cc
+    prints around Simulator::Run and its clock() seconds last. Returns the program's path."""
+    sim = os.path.join(tmp, "simulation")
+    model = os.path.join(sim, "src", "point-to-point", "model")
+    os.makedirs(model, exist_ok=True)
+    for header in ("switch-node.h", "switch-mmu.h"):
+        with open(os.path.join(model, header), "w") as f:
+            f.write("\tstatic const uint32_t pCnt = %d;\t// Number of ports used\n" % ports)
+    os.makedirs(os.path.join(sim, "build", "scratch"), exist_ok=True)
+    path = os.path.join(sim, "build", "scratch", "third")
+    with open(path, "w") as f:
+        f.write(
+            """#!%s
+import sys
+conf = dict(l.split(None, 1) for l in open(sys.argv[1]) if l.strip())
+flows = [l.split() for l in open(conf["FLOW_FILE"].strip())][1:]
+fct = %r
+done = %r
+print("CC_MODE\\t\\t" + conf["CC_MODE"].strip())
+print("Running Simulation.")
+sys.stdout.flush()
+with open(conf["FCT_OUTPUT_FILE"].strip(), "w") as out:
+    for i, f in enumerate(flows[: len(flows) if done is None else done]):
+        start = int(round(float(f[5]) * 1e9))
+        out.write("0b000%%d01 0b000001 10000 100 %%s %%d %%d 1000\\n" %% (int(f[0]), f[4], start, fct[i]))
+print("0.25")
+"""
+            % (sys.executable, list(fct_ns), done)
+        )
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+    return path
 
 
 class Bench(ExampleTest):
@@ -123,6 +161,128 @@ class Bench(ExampleTest):
         vs = os.path.join(os.path.abspath(ROOT), "bench", "vs-htsim")
         self.assertIn("-tm %s/incast-16x1MB.cm -nodes 17 -topo %s/star-17.topo -mtu 1000 -q 100000" % (vs, vs), stderr)
 
+    def test_the_hpcc_simulators_row_is_its_own_output(self):
+        tmp = output_dir("bench-hpccsim")
+        fct = [1_300_000 + 1000 * s for s in range(16)]
+        fct[5] = 1_404_250
+        fake = fake_hpccsim(tmp, fct)
+        out = os.path.join(tmp, "out")
+        # the simulation/ directory names the program
+        rc, stdout, stderr = bench("--only", "incast-16x1MB", "--out", out, "--hpccsim", os.path.join(tmp, "simulation"))
+        self.assertEqual(rc, 0, stdout + stderr)
+        rows = rows_of(out)
+        self.assertEqual([r["scenario"] for r in rows], ["incast-16x1MB", "incast-16x1MB (HPCC sim)"])
+        h = rows[1]
+        self.assertEqual(h["flows_done"], "16/16")
+        self.assertEqual(h["last_flow_us"], "1404.250")
+        self.assertNotEqual(h["run_s"], "-")
+        self.assertLessEqual(float(h["run_s"]), float(h["process_s"]) + 0.001)
+        # without callgrind no event count: "-", never a made-up number
+        self.assertEqual(h["events"], "-")
+        self.assertEqual(h["cpu_ns_per_event"], "-")
+        # 16 x 1000 packets over 2 links
+        self.assertAlmostEqual(float(h["cpu_ns_per_packet_hop"]), float(h["cpu_s"]) * 1e9 / 32000, delta=16)
+        # both last flows, and the simulator's own CPU line, on stderr
+        self.assertIn("incast-16x1MB: last flow ours %s us, HPCC sim 1404.250 us" % rows[0]["last_flow_us"], stderr)
+        # every flow starts at 0: the spans are the finishes
+        ours_us = float(rows[0]["last_flow_us"])
+        self.assertIn(
+            "from the first start: ours %.3f us, HPCC sim 1404.250 us (ours / HPCC sim %.3f)" % (ours_us, ours_us / 1404.25), stderr
+        )
+        self.assertIn("own CPU seconds of its main: 0.25", stderr)
+        # it ran on the generated config in its output directory
+        run = os.path.join(out, "incast-16x1MB", "hpccsim")
+        self.assertIn("%s %s" % (fake, os.path.join(run, "config.txt")), stderr)
+        with open(os.path.join(run, "stdout.txt")) as f:
+            self.assertIn("CC_MODE\t\t0", f.read())
+
+    def test_a_hpcc_simulator_that_leaves_flows_unfinished_is_refused(self):
+        tmp = output_dir("bench-hpccsim-unfinished")
+        fake = fake_hpccsim(tmp, [1_400_000] * 16, done=15)
+        rc, _, stderr = bench("--only", "incast-16x1MB", "--out", os.path.join(tmp, "out"), "--hpccsim", fake)
+        self.assertEqual(rc, 1)
+        self.assertIn("the HPCC simulator on incast-16x1MB finished 15 of 16 flows", stderr)
+
+    def test_a_switch_beyond_the_hpcc_simulators_port_limit_takes_the_wide_build(self):
+        # 257 senders need 258 devices on the switch (its loopback is device 0): past the stock
+        # build's pCnt 257, so only the wide build runs it; without one, no row and a note
+        tmp = output_dir("bench-hpccsim-wide")
+        stock = fake_hpccsim(os.path.join(tmp, "stock"), [1_400_000] * 256)
+        wide = fake_hpccsim(os.path.join(tmp, "wide"), [5_000_000 + s for s in range(256)], ports=1025)
+        out = os.path.join(tmp, "out")
+        rc, stdout, stderr = bench("--only", "incast-256x256KB", "--out", out, "--hpccsim", stock, "--hpccsim-wide", wide)
+        self.assertEqual(rc, 0, stdout + stderr)
+        rows = rows_of(out)
+        self.assertEqual([r["scenario"] for r in rows], ["incast-256x256KB", "incast-256x256KB (HPCC sim)"])
+        self.assertEqual(rows[1]["last_flow_us"], "5000.255")
+        self.assertIn(wide + " ", stderr)
+        self.assertNotIn(stock + " ", stderr)
+        rc, stdout, stderr = bench("--only", "incast-256x256KB", "--out", out, "--hpccsim", stock)
+        self.assertEqual(rc, 0, stdout + stderr)
+        self.assertEqual([r["scenario"] for r in rows_of(out)], ["incast-256x256KB"])
+        self.assertIn("incast-256x256KB: no HPCC sim row: its switch needs 258 devices", stderr)
+
+    def test_the_hpcc_simulators_input_is_the_scenario(self):
+        tmp = output_dir("bench-hpccsim-gen")
+
+        def config(name):
+            path = bench_tool.hpccsim_gen.write(name, os.path.join(tmp, name))
+            with open(path) as f:
+                return dict(line.split(None, 1) for line in f if line.strip()), os.path.dirname(path)
+
+        # 1000 senders to host 0 through switch 1001, every link 100 Gb/s and 1 us
+        conf, d = config("incast-1000x64KB")
+        with open(os.path.join(d, "topology.txt")) as f:
+            lines = f.read().split("\n")
+        self.assertEqual(lines[0], "1002 1 1001")
+        self.assertEqual(lines[1], "1001")
+        self.assertEqual(lines[2], "0 1001 100Gbps 1000ns 0")
+        self.assertEqual(lines[1002], "1000 1001 100Gbps 1000ns 0")
+        with open(os.path.join(d, "flows.txt")) as f:
+            flows = f.read().split("\n")
+        self.assertEqual(flows[0], "1000")
+        self.assertEqual(flows[1000].split(), ["1000", "0", "3", "100", "65536", "0.000000000"])
+        # line rate (no scheme, no marking) on a lossless priority with PFC; its buffer holds its
+        # headroom and reserves (1001 x 41 596 B) and our shared pool (32 MB - 1001 x 28 310 B)
+        self.assertEqual(conf["CC_MODE"].strip(), "0")
+        self.assertEqual(conf["ENABLE_QCN"].strip(), "0")
+        self.assertEqual(conf["HAS_WIN"].strip(), "0")
+        self.assertEqual(conf["L2_ACK_INTERVAL"].strip(), "1")
+        self.assertEqual(conf["BUFFER_SIZE"].strip(), "44")
+        self.assertGreaterEqual(44 * 1024 * 1024 - 1001 * 41596, 32_000_000 - 1001 * 28310)
+        self.assertLess(43 * 1024 * 1024 - 1001 * 41596, 32_000_000 - 1001 * 28310)
+        # the monitor that walks every port every 100 ns never starts (after the stop time)
+        self.assertGreater(int(conf["QLEN_MON_START"]), float(conf["SIMULATOR_STOP_TIME"]) * 1e9)
+        # the fat tree: the workload files unchanged, run.py's DCQCN at 100 Gb/s
+        conf, _ = config("fattree320-dcqcn")
+        self.assertEqual(conf["TOPOLOGY_FILE"].strip(), os.path.join(os.path.abspath(ROOT), "workloads", "fat-tree-320.txt"))
+        self.assertEqual(conf["FLOW_FILE"].strip(), os.path.join(os.path.abspath(ROOT), "workloads", "websearch-320hosts-load30-5ms.flows"))
+        expected = {
+            "CC_MODE": "1",
+            "ENABLE_QCN": "1",
+            "ALPHA_RESUME_INTERVAL": "1",
+            "RATE_DECREASE_INTERVAL": "4",
+            "RP_TIMER": "300",
+            "EWMA_GAIN": "0.00390625",
+            "FAST_RECOVERY_TIMES": "1",
+            "RATE_AI": "20Mb/s",
+            "RATE_HAI": "200Mb/s",
+            "MIN_RATE": "1000Mb/s",
+            "L2_ACK_INTERVAL": "1",
+            "CLAMP_TARGET_RATE": "0",
+            "HAS_WIN": "0",
+            "KMIN_MAP": "2 100000000000 400 400000000000 1600",
+            "KMAX_MAP": "2 100000000000 1600 400000000000 6400",
+            "PMAX_MAP": "2 100000000000 0.20 400000000000 0.20",
+            "BUFFER_SIZE": "32",
+        }
+        self.assertEqual({k: conf[k].strip() for k in expected}, expected)
+        self.assertGreater(int(conf["QLEN_MON_START"]), float(conf["SIMULATOR_STOP_TIME"]) * 1e9)
+        # its 3201 flows over 2, 4 or 6 links of the 320-host fat tree
+        packets, hops = bench_tool.hpccsim_hops("fattree320-dcqcn", conf["TOPOLOGY_FILE"].strip())
+        self.assertEqual(len(bench_tool.hpccsim_gen.flows_of("fattree320-dcqcn")), 3201)
+        self.assertTrue(2 * packets < hops < 6 * packets)
+
     def test_a_htsim_that_retransmits_is_refused(self):
         tmp = output_dir("bench-htsim-rtx")
         fake = os.path.join(tmp, "htsim_roce")
@@ -161,6 +321,21 @@ class Bench(ExampleTest):
         rc, _, stderr = bench("--only", "incast-16x1MB", "--out", output_dir("bench-bad-htsim"), "--htsim", "/nonexistent/htsim_roce")
         self.assertEqual(rc, 2)
         self.assertIn("invalid --htsim = /nonexistent/htsim_roce", stderr)
+
+
+    def test_a_missing_hpcc_simulator_is_named(self):
+        rc, _, stderr = bench("--only", "incast-16x1MB", "--out", output_dir("bench-bad-hpccsim"), "--hpccsim", "/nonexistent/simulation")
+        self.assertEqual(rc, 2)
+        self.assertIn("invalid --hpccsim = /nonexistent/simulation", stderr)
+        # a program without the source tree it was built in: its port limit is unknown
+        tmp = output_dir("bench-bad-hpccsim-tree")
+        prog = os.path.join(tmp, "third")
+        with open(prog, "w") as f:
+            f.write("#!/bin/sh\n")
+        os.chmod(prog, 0o755)
+        rc, _, stderr = bench("--only", "incast-16x1MB", "--out", os.path.join(tmp, "out"), "--hpccsim", prog)
+        self.assertEqual(rc, 2)
+        self.assertIn("invalid --hpccsim = %s: no pCnt in" % prog, stderr)
 
 
 def bench_tool_node(host):
