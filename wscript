@@ -83,8 +83,6 @@ def options(opt):
     opt.add_option(
         "--build-profile",
         action="store",
-        type="choice",
-        choices=sorted(PROFILES),
         default=None,
         dest="build_profile",
         help="with \"configure\": the build profile: default (NS_LOG and NS_ASSERT on in rdma-cc's "
@@ -210,6 +208,15 @@ def options(opt):
         dest="cargo_offline",
         help="pass --offline to cargo",
     )
+
+
+def init(ctx):
+    """Before any command: refuse an unknown --build-profile in one line, before configure
+    writes anything (optparse's choices would print the whole help first)."""
+    profile = getattr(Options.options, "build_profile", None)
+    if profile is not None and profile not in PROFILES:
+        sys.stderr.write("invalid --build-profile = %s: must be %s\n" % (profile, " or ".join(sorted(PROFILES))))
+        sys.exit(2)
 
 
 # ---------------------------------------------------------------------------------------------

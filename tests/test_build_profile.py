@@ -4,7 +4,7 @@
   configured flags compile NS_LOG and NS_ASSERT out of rdma-cc's C++ (no NS3_LOG_ENABLE, no
   NS3_ASSERT_ENABLE; NDEBUG, -O3), the Rust crates in cargo's `fast` profile. Configure only,
   into a temporary directory (no build: a second full build is minutes).
-- An unknown profile is refused (exit 2, naming --build-profile), writing nothing.
+- An unknown profile is refused in one line (exit 2, naming --build-profile), writing nothing.
 - A build given another --build-profile than it was configured with stops (exit 2) instead of building
   the configured one.
 - Each run's config.json records the profile of the build that ran it (`build.profile`, as
@@ -96,8 +96,7 @@ class ConfigureProfile(unittest.TestCase):
     def test_unknown_profile_is_refused_and_writes_nothing(self):
         rc, text = waf("configure", "--ns3=" + INFO["ns3_provider"], "--build-profile=turbo", "--out=" + self.out)
         self.assertEqual(rc, 2, text)
-        self.assertIn("--build-profile", text)
-        self.assertIn("'turbo'", text)
+        self.assertEqual([l for l in text.splitlines() if l], ["invalid --build-profile = turbo: must be default or fast"])
         self.assertEqual(os.listdir(self.out), [])
 
 
