@@ -2,6 +2,7 @@
 """rdma-cc build: Rust crates + cxx bridge + the ns-3 module, against an installed ns-3.
 
   ./waf configure [--ns3=auto|system|pypi|mpi|PREFIX]  find ns-3 (auto: system, else PyPI wheel)
+                  [--build-profile=default|fast]     fast: NS_LOG/NS_ASSERT out of our C++, -O3
   ./waf build                                        cargo (release) + module + examples + tests
   ./waf --run "NAME args..."                         build if needed, run examples/NAME.cc
   ./waf check [--long] [--only PATTERN]              every test; ends with "N passed, M failed"
@@ -50,6 +51,17 @@ NS3_MODULES = [
 
 PYPI_NS3 = "ns3==3.44.post0"
 
+# Build profiles (./waf configure --build-profile=NAME): our C++'s defines and optimisation, and
+# the cargo profile of the Rust crates (Cargo.toml's [profile.fast]). "fast" compiles NS_LOG and
+# NS_ASSERT out of rdma-cc's own C++ and of the ns-3 header code inlined into it
+# (Buffer::Iterator's asserts), as ns-3's optimized profile does; invariant checks, ConfigFatal
+# and NS_ABORT/NS_FATAL_ERROR stay.
+# ns-3's own libraries keep whatever they were built with (configure says what that is).
+PROFILES = {
+    "default": {"defines": ["NS3_LOG_ENABLE", "NS3_ASSERT_ENABLE"], "opt": "-O2", "cargo": "release"},
+    "fast": {"defines": ["NDEBUG"], "opt": "-O3", "cargo": "fast"},
+}
+
 
 def _jobs_option(option, opt_str, value, parser):
     parser.values.jobs = value
@@ -68,6 +80,16 @@ def options(opt):
         "package by tools/ns3-source into ~/.cache/rdma-cc/ns3-src/install: distributed runs), "
         "a PREFIX of an ns-3 installed from source, or auto (system if present, else pypi) "
         "[default: auto]",
+    )
+    opt.add_option(
+        "--build-profile",
+        action="store",
+        default=None,
+        dest="build_profile",
+        help="with \"configure\": the build profile: default (NS_LOG and NS_ASSERT on in rdma-cc's "
+        "C++, -O2, cargo profile release) or fast (both compiled out of rdma-cc's C++, -O3, NDEBUG, "
+        "cargo profile fast: today release as it is); results are the same bytes. "
+        "ns-3's own libraries keep their logging and asserts (configure says which) [default: default]",
     )
     opt.add_option(
         "--cxx-std",
@@ -212,6 +234,15 @@ def options(opt):
     )
 
 
+def init(ctx):
+    """Before any command: refuse an unknown --build-profile in one line, before configure
+    writes anything (optparse's choices would print the whole help first)."""
+    profile = getattr(Options.options, "build_profile", None)
+    if profile is not None and profile not in PROFILES:
+        sys.stderr.write("invalid --build-profile = %s: must be %s\n" % (profile, " or ".join(sorted(PROFILES))))
+        sys.exit(2)
+
+
 # ---------------------------------------------------------------------------------------------
 # configure
 
@@ -297,8 +328,28 @@ def _ns3_pypi(conf):
     return i, l
 
 
+def _ns3_library_checks(libdir, libprefix, libsuffix):
+    """What ns-3's own network library was compiled with, read from its bytes: (logging, asserts).
+
+    Logging: it imports LogComponent::IsEnabled (every NS_LOG statement calls it). Asserts: it
+    holds NS_ASSERT's message ('assert failed. cond="' up to 3.40, 'NS_ASSERT failed, cond="'
+    after). Either is compiled in or out when ns-3 is built (its debug/default profiles: in; its
+    release/optimized profiles: out), whatever our build does."""
+    path = os.path.join(libdir, "lib%snetwork%s.so" % (libprefix, libsuffix))
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None, None
+    logging = b"_ZNK3ns312LogComponent9IsEnabledENS_8LogLevelE" in data
+    asserts = b'assert failed. cond="' in data or b'NS_ASSERT failed, cond="' in data
+    return logging, asserts
+
+
 def configure(conf):
     conf.load("compiler_cxx")
+    profile = getattr(Options.options, "build_profile", None) or "default"
+    prof = PROFILES[profile]
     spec = Options.options.ns3
     conf.msg("ns-3 requested", spec)
     found = None
@@ -359,6 +410,39 @@ def configure(conf):
 
     std = Options.options.cxx_std or ("c++20" if version >= (3, 41) else "c++17")
     conf.msg("C++ standard", std)
+    conf.msg(
+        "Build profile",
+        profile
+        + (
+            " (NS_LOG and NS_ASSERT compiled out of rdma-cc's C++, %s, NDEBUG; cargo profile %s)"
+            % (prof["opt"], prof["cargo"])
+            if profile == "fast"
+            else " (NS_LOG and NS_ASSERT on in rdma-cc's C++, %s; cargo profile %s)" % (prof["opt"], prof["cargo"])
+        ),
+    )
+    ns3_logging, ns3_asserts = _ns3_library_checks(libdir, libprefix, libsuffix)
+    if ns3_logging is None:
+        conf.msg("ns-3's own libraries", "cannot tell their logging and asserts", color="YELLOW")
+    else:
+        kept = [w for w, on in (("logging", ns3_logging), ("asserts", ns3_asserts)) if on]
+        conf.msg(
+            "ns-3's own libraries",
+            "logging %s, asserts %s" % ("on" if ns3_logging else "off", "on" if ns3_asserts else "off"),
+            color="YELLOW" if kept else "GREEN",
+        )
+        if profile == "fast" and kept:
+            how = {
+                "system": "Debian's package is built that way",
+                "pypi": "PyPI's wheel is built that way",
+            }.get(provider, "that ns-3 was built that way")
+            Logs.pprint(
+                "YELLOW",
+                "--build-profile=fast: what remains: ns-3's own libraries keep their %s (%s): the "
+                "fast profile compiles NS_LOG and NS_ASSERT out of rdma-cc's code and of the ns-3 "
+                "header code inlined into it only. An ns-3 built with its own "
+                "--build-profile=optimized (then ./waf configure --ns3=PREFIX) has neither."
+                % (" and ".join(kept), how),
+            )
 
     libs = []
     for m in NS3_MODULES + (["mpi"] if mpi else []):
@@ -368,6 +452,8 @@ def configure(conf):
         libs.append(name)
 
     env = conf.env
+    env.RDMACC_PROFILE = profile
+    env.CARGO_PROFILE = prof["cargo"]
     env.NS3_PROVIDER = provider
     env.NS3_VERSION = "%d.%d" % version
     env.NS3_LIBDIR = libdir
@@ -376,11 +462,10 @@ def configure(conf):
     env.LIBPATH_NS3 = [libdir]
     env.LIB_NS3 = libs
     env.RPATH_NS3 = [libdir]
-    # pkg-config does not pass these; without NS3_LOG_ENABLE, NS_LOG in our code is dead and
-    # some ns-3 headers change layout relative to the libraries.
-    env.DEFINES_NS3 = [
-        "NS3_LOG_ENABLE",
-        "NS3_ASSERT_ENABLE",
+    # pkg-config does not pass these; without NS3_LOG_ENABLE, NS_LOG in our code is dead
+    # (--build-profile=fast: on purpose). The one ns-3 header whose layout depends on it,
+    # udp-client.h (3.37 to 3.44), is not used here.
+    env.DEFINES_NS3 = prof["defines"] + [
         "RDMACC_NS3_VERSION=%d" % (version[0] * 100 + version[1]),
     ]
     env.NS3_MPI = mpi
@@ -397,7 +482,7 @@ def configure(conf):
         env.append_value("LIBPATH_NS3", [f[2:] for f in link if f.startswith("-L")])
         env.append_value("LIB_NS3", [f[2:] for f in link if f.startswith("-l")])
         env.append_value("LINKFLAGS_NS3", [f for f in link if not f.startswith(("-L", "-l"))])
-    env.append_value("CXXFLAGS", ["-std=" + std, "-O2", "-g", "-fPIC", "-Wall", "-Wno-unused-parameter"])
+    env.append_value("CXXFLAGS", ["-std=" + std, prof["opt"], "-g", "-fPIC", "-Wall", "-Wno-unused-parameter"])
     env.append_value("LINKFLAGS", ["-Wl,--as-needed"])
 
     conf.check_cxx(
@@ -440,6 +525,7 @@ def _build_info(ctx):
         "ns3_libdirs": list(env.RPATH_NS3),
         "ns3_version": env.NS3_VERSION,
         "ns3_provider": env.NS3_PROVIDER,
+        "profile": env.RDMACC_PROFILE or "default",
     }
 
 
@@ -451,8 +537,9 @@ def _write_build_info(bld):
 
 
 def _write_revision(bld):
-    """BUILD/include/rdma-cc-revision.h: the checkout's revision (git describe --always --dirty),
-    that config.json records; rewritten only when it changed, so that only
+    """BUILD/include/rdma-cc-revision.h: the checkout's revision (git describe --always --dirty)
+    and the build profile (./waf configure --build-profile), that config.json records; rewritten
+    only when it changed, so that only
     helper/rdma-cc-revision.cc is compiled again."""
     try:
         rev = subprocess.check_output(
@@ -461,7 +548,10 @@ def _write_revision(bld):
         ).decode().strip()
     except (OSError, subprocess.CalledProcessError):
         rev = "unknown"
-    text = '#define RDMACC_REVISION "%s"\n' % rev.replace('"', "")
+    text = '#define RDMACC_REVISION "%s"\n#define RDMACC_PROFILE "%s"\n' % (
+        rev.replace('"', ""),
+        bld.env.RDMACC_PROFILE or "default",
+    )
     node = bld.bldnode.make_node("include/rdma-cc-revision.h")
     if not os.path.exists(node.abspath()) or node.read() != text:
         node.parent.mkdir()
@@ -469,9 +559,14 @@ def _write_revision(bld):
     return node
 
 
+def _cargo_profile(env):
+    """The cargo profile of this build directory's profile (its target/ subdirectory's name)."""
+    return env.CARGO_PROFILE or "release"
+
+
 def _cargo_build(task):
     bld = task.generator.bld
-    cmd = bld.env.CARGO + ["build", "--release", "--locked", "-p", "rdma-cc"]
+    cmd = bld.env.CARGO + ["build", "--profile", _cargo_profile(bld.env), "--locked", "-p", "rdma-cc"]
     if Options.options.cargo_offline:
         cmd.append("--offline")
     return bld.exec_command(cmd, cwd=bld.path.abspath(), env=_buildenv(bld).cargo_env(_build_info(bld)))
@@ -503,7 +598,21 @@ def _bridge_headers_sig(inc_dir):
 
 def build(bld):
     env = bld.env
-    rel = os.path.join(env.CARGO_TARGET, "release")
+    asked = getattr(Options.options, "build_profile", None)
+    if asked and asked != (env.RDMACC_PROFILE or "default"):
+        # --build-profile is configure's: refuse it rather than build another profile than asked
+        Logs.error(
+            "--build-profile=%s: %s is configured with --build-profile=%s; run ./waf configure --build-profile=%s%s first"
+            % (
+                asked,
+                bld.bldnode.abspath(),
+                env.RDMACC_PROFILE or "default",
+                asked,
+                " --out=" + Options.options.out if Options.options.out else "",
+            )
+        )
+        sys.exit(2)
+    rel = os.path.join(env.CARGO_TARGET, _cargo_profile(env))
     rust_lib = os.path.join(rel, "librdma_cc.a")
     cxxbridge_inc = os.path.join(rel, "cxxbridge", "include")
     _write_build_info(bld)

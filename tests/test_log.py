@@ -2,6 +2,7 @@
 with the node and flow each record belongs to, and the C++ model's (RdmaNic, QbbNetDevice,
 SwitchNode, FabricHelper)."""
 
+import json
 import os
 import re
 import sys
@@ -9,7 +10,7 @@ import unittest
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import ExampleTest, read_bytes, read_csv, run_example, stable_summary, summary  # noqa: E402
+from common import BUILD, ExampleTest, read_bytes, read_csv, run_example, stable_summary, summary  # noqa: E402
 
 # ns-3's time prefix ("+0.000012345s "), as NS_LOG writes it for its own components
 TIME = r"\+(\d+(?:\.\d+)?)s "
@@ -140,6 +141,16 @@ class RustLog(ExampleTest):
         self.assertEqual(other[0].stderr, "")
 
 
+def build_profile():
+    """The profile of the build under test (./waf configure --build-profile; rdma-cc-build.json)."""
+    with open(os.path.join(BUILD, "rdma-cc-build.json")) as f:
+        return json.load(f).get("profile", "default")
+
+
+@unittest.skipIf(
+    build_profile() == "fast",
+    "a --build-profile=fast build compiles NS_LOG out of the C++ model (test_build_profile.py checks that it writes nothing)",
+)
 class ModelLog(ExampleTest):
     """The C++ model's components: RdmaNic, QbbNetDevice, SwitchNode, FabricHelper."""
 

@@ -801,7 +801,10 @@ def main(argv):
     print("  ".join(c.rjust(w) for c, w in zip(columns, widths)))
     for r in rows:
         print("  ".join(r[c].rjust(w) for c, w in zip(columns, widths)))
-    print("machine: %s; table also in %s" % (machine(), os.path.join(a.out, "bench.csv")))
+    print(
+        "machine: %s; build: ns-3 %s (%s), profile %s; table also in %s"
+        % (machine(), info["ns3_version"], info["ns3_provider"], info.get("profile", "default"), os.path.join(a.out, "bench.csv"))
+    )
     print(
         "wall and CPU times depend on the machine's load (compare runs of one session on a quiet machine)"
         + ("; instruction counts do not" if a.callgrind else "; --callgrind gives load-independent instruction counts")

@@ -338,7 +338,10 @@ def main():
     print("temporary directories left by tests/: %d%s" % (len(left), (" in " + tmp_root) if left else ""))
     for p in leaked:
         print("  leaked (not removed by its test): %s" % p)
-    print("check took %.0f s (ns-3 %s, %s)" % (time.time() - t0, info["ns3_version"], info["ns3_provider"]))
+    print(
+        "check took %.0f s (ns-3 %s, %s, profile %s)"
+        % (time.time() - t0, info["ns3_version"], info["ns3_provider"], info.get("profile", "default"))
+    )
     if total_other:
         print("not counted as passed: %d skipped, expected to fail or ignored (see the table)" % total_other)
     print("%d passed, %d failed" % (total_pass, total_fail))

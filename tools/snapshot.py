@@ -10,8 +10,10 @@ change moves):
 
 Each run's outputs go to DIR/RUN/; DIR/digests.txt lists `RUN/FILE sha256` per output file.
 The keys that legitimately differ between two runs of the same seed are removed before hashing:
-`wall_s` (summary.json) and `rdma_cc_revision` (config.json: the commit that built the run); the
-snapshot directory's own path in them is written as SNAPSHOT, so any two directories compare.
+`wall_s` (summary.json), `rdma_cc_revision` (config.json: the commit that built the run) and
+`profile` (config.json: the build profile, so that a default and a `--build-profile=fast` build
+compare); the snapshot directory's own path in them is written as SNAPSHOT, so any two
+directories compare.
 Needs a built tree (./waf build); RDMACC_BUILD overrides the build directory.
 """
 
@@ -57,7 +59,7 @@ RUNS = [
     ("fat-tree-hpcc-sar", "fat-tree-workload", "--k=4 --load=0.6 --duration=300us --cc=hpcc --rcm=1 --rcmSarMode=packet --pattern=group"),
 ]
 
-VOLATILE = {"wall_s", "rdma_cc_revision"}
+VOLATILE = {"wall_s", "rdma_cc_revision", "profile"}
 
 
 def drop_volatile(obj):

@@ -250,6 +250,7 @@ AddRunRecord(JsonObject& c)
     c.Obj("global_values", globals);
     JsonObject build;
     build.Str("rdma_cc_revision", RdmaCcRevision());
+    build.Str("profile", RdmaCcProfile());
     build.Str("ns3_version", Ns3Version());
     c.Obj("build", build);
 }

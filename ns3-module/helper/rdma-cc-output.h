@@ -214,6 +214,10 @@ class Invariants
 ///         at build time; "unknown" where the build did not record it)
 std::string RdmaCcRevision();
 
+/// \return the build profile this program was built with (`./waf configure --build-profile`:
+///         "default" or "fast"; "unknown" where the build did not record it)
+std::string RdmaCcProfile();
+
 /// \return the ns-3 version this program was built against ("3.37")
 std::string Ns3Version();
 

@@ -1,13 +1,14 @@
 /*
- * rdma-cc: the revision and ns-3 version a program was built from (config.json's "build").
+ * rdma-cc: the revision, build profile and ns-3 version a program was built from (config.json's
+ * "build").
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "rdma-cc-compat.h"
 #include "rdma-cc-output.h"
 
-// the top-level build (wscript) writes rdma-cc-revision.h, defining RDMACC_REVISION, at every
-// build and compiles this file alone again when it changed
+// the top-level build (wscript) writes rdma-cc-revision.h, defining RDMACC_REVISION and
+// RDMACC_PROFILE, at every build and compiles this file alone again when it changed
 #ifdef RDMACC_HAS_REVISION
 #include "rdma-cc-revision.h"
 #endif
@@ -22,6 +23,16 @@ RdmaCcRevision()
 {
 #ifdef RDMACC_REVISION
     return RDMACC_REVISION;
+#else
+    return "unknown";
+#endif
+}
+
+std::string
+RdmaCcProfile()
+{
+#ifdef RDMACC_PROFILE
+    return RDMACC_PROFILE;
 #else
     return "unknown";
 #endif
