@@ -31,9 +31,8 @@ ChooseScheduler(const std::string& eventOrder)
     const bool distributed = impl.Get() == "ns3::DistributedSimulatorImpl" ||
                              impl.Get() == "ns3::NullMessageSimulatorImpl";
     const bool canonical = eventOrder == "canonical" || (eventOrder == "auto" && distributed);
-    GlobalValue::Bind(
-        "SchedulerType",
-        StringValue(canonical ? "ns3::CanonicalScheduler" : "ns3::PriorityQueueScheduler"));
+    GlobalValue::Bind("SchedulerType",
+                      StringValue(canonical ? "ns3::CanonicalScheduler" : "ns3::WindowScheduler"));
 }
 
 RunStats

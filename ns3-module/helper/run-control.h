@@ -22,9 +22,11 @@ namespace rdmacc
 /**
  * \ingroup rdma-cc
  * Chooses the event scheduler (call after the options are parsed, before the simulator's first
- * use). Unless NS_GLOBAL_VALUE names one: ns-3's PriorityQueueScheduler (a binary heap over one
- * vector: no allocation per event); every ns-3 scheduler runs the events of one time stamp in
- * insertion order, so that choice changes speed, never results (README "Performance"). With
+ * use). Unless NS_GLOBAL_VALUE names one: ns3::WindowScheduler (ns-3's order from a heap of
+ * the current 4 us window and unsorted buckets of later windows: no allocation per event, and
+ * cancelled timers far in the future stay out of the heap); every ns-3 scheduler runs the
+ * events of one time stamp in insertion order, so that choice changes speed, never results
+ * (docs/performance.md). With
  * `eventOrder` "canonical", or "auto" in a distributed (MPI) run: ns3::CanonicalScheduler (by
  * the node that scheduled the events and its count of events scheduled).
  * \param eventOrder the value of --eventOrder ("insertion" for a program without it)

@@ -1,0 +1,81 @@
+/*
+ * rdma-cc: ns-3's event order (time, then insertion) from a small heap of the current time
+ * window and unsorted buckets of later windows, so that events far in the future (cancelled
+ * retransmission timers, flow starts) do not deepen the heap every event goes through.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef WINDOW_SCHEDULER_H
+#define WINDOW_SCHEDULER_H
+
+#include "ns3/scheduler.h"
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma-cc
+ *
+ * Runs events in ns-3's order, by (time, uid) (the uid is the insertion order), exactly as
+ * PriorityQueueScheduler, MapScheduler and the others do: only the cost differs. Time is cut
+ * into windows of 2^WINDOW_SHIFT ns. The events of the current window are in a binary heap
+ * over one vector; an event of a later window is appended, unsorted, to its window's bucket
+ * (a vector), and a bucket becomes the heap (std::make_heap, linear) when the heap runs empty
+ * and it is the earliest. Every event in the heap is earlier than every event in a bucket, so
+ * the heap's minimum is the next event.
+ *
+ * Why: ns-3 cancels an event by flagging it; the entry stays queued until its time comes. A
+ * queue pair re-arms its retransmission timer at every ACK, and on a lossless path the timeout
+ * is at least 1 ms (the time every switch on the path takes to drain its buffer: ~13 ms with
+ * 32 MB buffers and five switches), so a heap holds every ACK's cancelled timer for the rest of
+ * the run — millions of entries on a k = 12 fat tree — and each event's sift-down walks
+ * log2(N) levels of an array far larger than the cache. Here those entries wait in buckets
+ * that are appended to and read once; the heap holds one window's events.
+ *
+ * Insert: a push onto the heap (the current window) or an append (a later one: one map lookup,
+ * skipped when it is the bucket of the previous append). RemoveNext: a pop from the heap, and a
+ * linear make_heap each time a window's bucket is taken. Remove (Simulator::Remove) is linear in
+ * the heap or in the event's bucket. No allocation per event: a bucket's vector grows by doubling.
+ */
+class WindowScheduler : public Scheduler
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    WindowScheduler();
+    ~WindowScheduler() override;
+
+    void Insert(const Event& ev) override;
+    bool IsEmpty() const override;
+    Event PeekNext() const override;
+    Event RemoveNext() override;
+    void Remove(const Event& ev) override;
+
+    /// a window is 2^WINDOW_SHIFT ns (4.096 us: a few link hops; a timer of 1 ms or more is
+    /// hundreds of windows away)
+    static constexpr unsigned WINDOW_SHIFT = 12;
+
+  private:
+    /// Makes the earliest bucket the heap, when the heap is empty and a bucket is not
+    /// (const: PeekNext needs it; the state it changes is mutable)
+    void TakeBucket() const;
+
+    mutable std::vector<Event> m_heap; //!< the current window's events, a min-heap
+    /// the later windows' events: window number (time >> WINDOW_SHIFT) -> its events, unsorted
+    mutable std::map<uint64_t, std::vector<Event>> m_buckets;
+    mutable bool m_haveWindow; //!< a window was taken
+    mutable uint64_t m_window; //!< the heap's window number
+    /// the bucket of the last append (m_buckets.end(): none)
+    mutable std::map<uint64_t, std::vector<Event>>::iterator m_last;
+};
+
+} // namespace ns3
+
+#endif /* WINDOW_SCHEDULER_H */
