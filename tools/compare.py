@@ -26,16 +26,17 @@ exit status (the first failing run in scheme then seed order; the runs after it 
 """
 
 import argparse
+import concurrent.futures
 import os
 import shlex
 import subprocess
 import sys
-import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import buildenv  # noqa: E402
 from plots import aggregate, runs as plot_runs, stats  # noqa: E402
 from plots.common import FEW_FLOWS  # noqa: E402
+from sweep import Pool  # noqa: E402
 
 ROOT = buildenv.ROOT
 
@@ -59,41 +60,31 @@ COMPARE_COLUMNS = [
 
 
 def run_all(cmds, env, jobs):
-    """Runs the commands, `jobs` at a time, each with its banner as it starts. Returns None, or
-    (command, exit status) of the first failed run in command order; the runs after it are
-    killed or never start, so which failure is reported does not depend on timing."""
-    lock = threading.Lock()
-    procs = {}
-    state = {"next": 0, "stop": None}
-    results = [None] * len(cmds)
-
-    def worker():
-        while True:
-            with lock:
-                i = state["next"]
-                if i >= len(cmds) or (state["stop"] is not None and i > state["stop"]):
-                    return
-                state["next"] = i + 1
-                buildenv.banner(" ".join(cmds[i]))
-                procs[i] = subprocess.Popen(cmds[i], env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
-            rc = procs[i].wait()
-            with lock:
-                del procs[i]
-                results[i] = rc
-                if rc != 0 and (state["stop"] is None or i < state["stop"]):
-                    state["stop"] = i
-                    for j, p in procs.items():
-                        if j > i:
-                            p.kill()
-
-    threads = [threading.Thread(target=worker) for _ in range(max(1, min(jobs, len(cmds))))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if state["stop"] is None:
+    """Runs the commands, `jobs` at a time (sweep's Pool), each with its banner as it starts.
+    Returns None, or (command, exit status) of the first failed run in command order; the runs
+    after it are killed or never start, so which failure is reported does not depend on timing."""
+    runs = [Job(i, cmd) for i, cmd in enumerate(cmds)]
+    pool = Pool(env, jobs, stdout=subprocess.DEVNULL, stderr=None, on_start=lambda r: buildenv.banner(" ".join(r.cmd)))
+    failed = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(jobs, len(runs)))) as ex:
+        for run, result in zip(runs, ex.map(pool.one, runs)):
+            if result is not None and result[0] != 0:
+                failed[run.index] = result[0]
+                pool.stop(run.index)
+    if not failed:
         return None
-    return cmds[state["stop"]], results[state["stop"]]
+    first = min(failed)
+    return cmds[first], failed[first]
+
+
+class Job:
+    """A run of the comparison as sweep's Pool takes it."""
+
+    def __init__(self, index, cmd):
+        self.index = index
+        self.cmd = cmd
+        # the --out=DIR the command ends with: Pool removes an old summary.json there
+        self.out = os.path.join(ROOT, cmd[-1][len("--out=") :])
 
 
 def queue_max(run):

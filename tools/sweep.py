@@ -243,9 +243,12 @@ class Pool:
     after it are killed or never start, the runs before it finish, so the first failure in run
     order is the one reported, whatever --jobs and timing."""
 
-    def __init__(self, env, jobs):
+    def __init__(self, env, jobs, stdout=subprocess.PIPE, stderr=subprocess.PIPE, on_start=None):
         self.env = env
         self.jobs = jobs
+        self.stdout = stdout  # where a run's output goes (captured by default)
+        self.stderr = stderr
+        self.on_start = on_start  # called with the run as it starts
         self.lock = threading.Lock()
         self.procs = {}
         self.stop_after = None  # runs with a higher index are not run (or killed)
@@ -264,8 +267,10 @@ class Pool:
                 os.remove(os.path.join(run.out, "summary.json"))
             except FileNotFoundError:
                 pass
+            if self.on_start:
+                self.on_start(run)
             p = subprocess.Popen(
-                run.cmd, env=self.env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True
+                run.cmd, env=self.env, cwd=ROOT, stdout=self.stdout, stderr=self.stderr, universal_newlines=True
             )
             self.procs[run.index] = p
         out, err = p.communicate()
