@@ -7,6 +7,7 @@
 #include "rdma-cc-log.h"
 #include "rdma-cc-params.h"
 #include "roce-header.h"
+#include "window-scheduler.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -40,6 +41,104 @@ static rdmacc::LogGate g_logGate(g_log);
 #undef NS_LOG_APPEND_CONTEXT
 #define NS_LOG_APPEND_CONTEXT rdmacc::WriteContext(std::clog, m_nodeId);
 
+namespace
+{
+/**
+ * A deadline re-armed often and mostly later (an ACK pushes a QP's retransmission deadline, a
+ * packet a receiver's): ns-3's way, cancel the event and schedule another at every re-arm,
+ * leaves a cancelled event queued per packet. Here a re-arm to a later deadline keeps the
+ * pending event and takes the place the re-arm's event would have had in the order of events
+ * (WindowScheduler::Reserve); when the event runs before the deadline (Due), it schedules the
+ * deadline in that place (InsertNextAt). Every event then runs in the order and at the time
+ * that cancelling and scheduling gives, event for event (the WindowScheduler suite's
+ * "lazily re-armed timers" test); only the count of events processed drops. Under another
+ * scheduler than ns3::WindowScheduler (ns3::CanonicalScheduler, a user's SchedulerType), it
+ * cancels and schedules.
+ */
+class ReArmedTimer
+{
+  public:
+    /// \return the deadline (ns; none: UINT64_MAX)
+    uint64_t
+    At() const
+    {
+        return m_at;
+    }
+
+    /**
+     * Sets the deadline.
+     * \param at the deadline (ns; UINT64_MAX: none, the pending event is cancelled)
+     * \param schedule schedules the timer's event after a delay (ns) and returns its id
+     */
+    template <typename S>
+    void
+    Set(uint64_t at, S schedule)
+    {
+        if (at == m_at)
+        {
+            return;
+        }
+        m_at = at;
+        if (at != UINT64_MAX && m_eventAt < at)
+        {
+            if (WindowScheduler* ws = WindowScheduler::Running())
+            {
+                m_slot = ws->Reserve();
+                return;
+            }
+        }
+        m_event.Cancel();
+        m_eventAt = UINT64_MAX;
+        if (at == UINT64_MAX)
+        {
+            return;
+        }
+        const uint64_t now = Simulator::Now().GetNanoSeconds();
+        m_eventAt = std::max(at, now);
+        m_event = schedule(at - std::min(at, now));
+    }
+
+    /**
+     * The timer's event calls this first.
+     * \param schedule as for Set
+     * \return true: the deadline is due (and cleared); false: the event ran before a deadline
+     *   re-armed later, which it has scheduled in its place
+     */
+    template <typename S>
+    bool
+    Due(S schedule)
+    {
+        m_eventAt = UINT64_MAX;
+        const uint64_t now = Simulator::Now().GetNanoSeconds();
+        if (m_at > now) // only a deadline re-armed later (Set cancels the event of no deadline)
+        {
+            WindowScheduler* ws = WindowScheduler::Running();
+            NS_ABORT_MSG_IF(ws == nullptr, "a re-armed timer's event outside WindowScheduler");
+            ws->InsertNextAt(m_slot);
+            m_eventAt = m_at;
+            m_event = schedule(m_at - now);
+            return false;
+        }
+        m_at = UINT64_MAX;
+        return true;
+    }
+
+    /// Cancels the pending event (the deadline stays: its owner is going away)
+    void
+    Cancel()
+    {
+        m_event.Cancel();
+        m_eventAt = UINT64_MAX;
+    }
+
+  private:
+    EventId m_event;                 //!< the pending event
+    uint64_t m_at = UINT64_MAX;      //!< the deadline (ns)
+    uint64_t m_eventAt = UINT64_MAX; //!< when the pending event runs (ns; none: MAX)
+    WindowScheduler::Slot m_slot;    //!< the deadline's place in the order (re-armed later)
+};
+} // namespace
+
 /// The NIC's parameters (the Rust NicConfig behind the attributes).
 struct RdmaNic::Params
 {
@@ -55,8 +154,7 @@ struct RdmaNic::Live
     rust::Box<rdmacc_ffi::Sender> sender;
     bool inReady = false;
     bool gotFeedback = false;
-    EventId timer;                   // the QP's one timer event
-    uint64_t timerAt = UINT64_MAX;   // when it fires (ns)
+    ReArmedTimer timer;              // the QP's one timer (its next deadline)
     FlowState last;                  // last state reported by the traces
     IntTag lastInt;                  // INT: the previous ACK's records
     uint64_t requestAt = UINT64_MAX; // READ: when the READ request arrived (ns)
@@ -134,12 +232,11 @@ struct RdmaNic::Qp
 struct RdmaNic::RxFlow
 {
     rust::Box<rdmacc_ffi::Receiver> receiver;
-    EventId timer;                 //!< the receiver's timer (a deferred CNP)
-    uint64_t timerAt = UINT64_MAX; //!< when it is due, ns
-    uint32_t peer = 0;             //!< the sender's node
-    uint32_t qp = 0;               //!< the sender's QP
-    uint8_t prio = 0;              //!< the flow's priority
-    uint16_t srcPort = 0;          //!< the flow's UDP source port
+    ReArmedTimer timer;   //!< the receiver's timer (a deferred CNP, READ's re-request)
+    uint32_t peer = 0;    //!< the sender's node
+    uint32_t qp = 0;      //!< the sender's QP
+    uint8_t prio = 0;     //!< the flow's priority
+    uint16_t srcPort = 0; //!< the flow's UDP source port
     /// data packets the sender sent in all, once it finished (UINT64_MAX before)
     uint64_t sentPackets = UINT64_MAX;
     RdmaNic* srcNic = nullptr;    //!< the sender's NIC, once it finished
@@ -649,31 +746,23 @@ RdmaNic::MakeReady(uint32_t idx)
 void
 RdmaNic::SetTimer(uint32_t idx, uint64_t at)
 {
-    Live& q = *m_qps[idx].live;
-    if (at == q.timerAt)
-    {
-        return;
-    }
-    q.timer.Cancel();
-    q.timerAt = at;
-    if (at == UINT64_MAX)
-    {
-        return;
-    }
-    const uint64_t now = Simulator::Now().GetNanoSeconds();
-    q.timer =
-        Simulator::Schedule(NanoSeconds(at - std::min(at, now)), &RdmaNic::OnTimer, this, idx);
+    m_qps[idx].live->timer.Set(
+        at,
+        [this, idx](uint64_t delay)
+        { return Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnTimer, this, idx); });
 }
 
 void
 RdmaNic::OnTimer(uint32_t idx)
 {
     Qp& q = m_qps[idx];
-    if (q.done)
+    if (q.done ||
+        !q.live->timer.Due(
+            [this, idx](uint64_t delay)
+            { return Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnTimer, this, idx); }))
     {
         return;
     }
-    q.live->timerAt = UINT64_MAX;
     // one event per QP for every deadline it has (RTO, probe timeout, pacing / sub-packet
     // wait, the controller's own timers): the sender handles what has expired
     rdmacc_ffi::Sender& s = *q.live->sender;
@@ -1008,7 +1097,7 @@ RdmaNic::RetireIfQuiet(uint64_t key)
         return;
     }
     RxFlow& rx = *it->second;
-    if (rx.sentPackets == UINT64_MAX || rx.timerAt != UINT64_MAX)
+    if (rx.sentPackets == UINT64_MAX || rx.timer.At() != UINT64_MAX)
     {
         return;
     }
@@ -1039,22 +1128,21 @@ RdmaNic::GetDeliveredBytes() const
 void
 RdmaNic::SetRxTimer(RxFlow& rx, uint64_t at)
 {
-    rx.timer.Cancel();
-    rx.timerAt = at;
-    if (at != UINT64_MAX)
-    {
-        const uint64_t now = Simulator::Now().GetNanoSeconds();
-        rx.timer = Simulator::Schedule(NanoSeconds(static_cast<int64_t>(at > now ? at - now : 0)),
-                                       &RdmaNic::OnRxTimer,
-                                       this,
-                                       &rx);
-    }
+    RxFlow* r = &rx;
+    rx.timer.Set(at,
+                 [this, r](uint64_t delay)
+                 { return Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnRxTimer, this, r); });
 }
 
 void
 RdmaNic::OnRxTimer(RxFlow* rx)
 {
-    rx->timerAt = UINT64_MAX;
+    if (!rx->timer.Due(
+            [this, rx](uint64_t delay)
+            { return Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnRxTimer, this, rx); }))
+    {
+        return;
+    }
     const uint64_t now = Simulator::Now().GetNanoSeconds();
     if (rx->receiver->on_timer(now))
     {
@@ -1198,7 +1286,7 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
             rx.readDone = true;
             rx.responder->ReadDone(h.flowId, now);
         }
-        if (o.next_timer_ns != rx.timerAt)
+        if (o.next_timer_ns != rx.timer.At())
         {
             rx.prio = h.prio;
             rx.srcPort = h.srcPort;

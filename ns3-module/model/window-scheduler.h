@@ -40,6 +40,20 @@ namespace ns3
  * skipped when it is the bucket of the previous append). RemoveNext: a pop from the heap, and a
  * linear make_heap each time a window's bucket is taken. Remove (Simulator::Remove) is linear in
  * the heap or in the event's bucket. No allocation per event: a bucket's vector grows by doubling.
+ *
+ * Deferred events (Reserve, InsertNextAt): a timer that is re-armed later and later (a
+ * retransmission deadline pushed at every ACK) can keep its one pending event and, when that
+ * event runs before the deadline, schedule the deadline then, instead of cancelling and
+ * scheduling an event at every re-arm. Scheduled late, its uid is later than the re-arm's
+ * would have been, and among the events of its time stamp it would run later than ns-3's
+ * order puts it. Reserve() takes the place the re-arm's event would have had (after every
+ * event inserted so far, before every one inserted after it); InsertNextAt(slot) makes the
+ * next Insert take that place. Such events wait in a small heap of their own, ordered by
+ * (time, the uid of the last event inserted before the reservation, the reservation's
+ * number), beside the windows: the order of every event is the one eager re-arming gives,
+ * event for event. A deferred event leaves RemoveNext with that last uid as its key's uid, so
+ * that Simulator::IsExpired stays right for every other event of its time stamp (those that
+ * ran have a uid at or below it, those waiting one above).
  */
 class WindowScheduler : public Scheduler
 {
@@ -58,6 +72,33 @@ class WindowScheduler : public Scheduler
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
 
+    /// A place in the order, taken by Reserve (see the class's description).
+    struct Slot
+    {
+        uint32_t lastUid = 0; //!< the uid of the last event inserted before the reservation
+        uint64_t number = 0;  //!< the reservation's number (reservations are in order)
+    };
+
+    /**
+     * The WindowScheduler running the simulation: the last one whose RemoveNext gave an event
+     * (null before the first event or when the simulation uses another scheduler). A model
+     * asks it, inside an event, whether it may defer a re-armed timer.
+     * \return that scheduler, or nullptr
+     */
+    static WindowScheduler* Running();
+
+    /**
+     * \return the place an event inserted now would take among the events of its time stamp
+     */
+    Slot Reserve();
+
+    /**
+     * Makes the next Insert (the next Simulator::Schedule) put its event at `slot`, a place
+     * taken by Reserve earlier, instead of after every event inserted so far.
+     * \param slot the place
+     */
+    void InsertNextAt(const Slot& slot);
+
     /// a window is 2^WINDOW_SHIFT ns (4.096 us: a few link hops; a timer of 1 ms or more is
     /// hundreds of windows away)
     static constexpr unsigned WINDOW_SHIFT = 12;
@@ -66,6 +107,15 @@ class WindowScheduler : public Scheduler
     /// Makes the earliest bucket the heap, when the heap is empty and a bucket is not
     /// (const: PeekNext needs it; the state it changes is mutable)
     void TakeBucket() const;
+    /// \return whether the next event is the deferred heap's front (else the window heap's)
+    bool DeferredFirst() const;
+
+    /// a deferred event: the event (its key's uid is the slot's last uid) and the slot's number
+    struct Deferred
+    {
+        Event ev;
+        uint64_t number;
+    };
 
     mutable std::vector<Event> m_heap; //!< the current window's events, a min-heap
     /// the later windows' events: window number (time >> WINDOW_SHIFT) -> its events, unsorted
@@ -74,6 +124,12 @@ class WindowScheduler : public Scheduler
     mutable uint64_t m_window; //!< the heap's window number
     /// the bucket of the last append (m_buckets.end(): none)
     mutable std::map<uint64_t, std::vector<Event>>::iterator m_last;
+    std::vector<Deferred> m_deferred;  //!< deferred events, a min-heap by (time, uid, number)
+    uint32_t m_lastUid;                //!< the uid of the last event inserted (not deferred)
+    uint64_t m_reserved;               //!< reservations taken
+    bool m_insertAt;                   //!< the next Insert is deferred to m_slot
+    Slot m_slot;                       //!< where (when m_insertAt)
+    static WindowScheduler* s_running; //!< see Running()
 };
 
 } // namespace ns3

@@ -2,7 +2,9 @@
  * Tests of ns3::WindowScheduler: the same events run in the same order, and the same count of
  * events (cancelled ones included) is processed, as with ns-3's PriorityQueueScheduler, on a
  * random mix of delays within a window, across window edges and milliseconds ahead, with
- * equal times, cancelled events and Simulator::Remove.
+ * equal times, cancelled events and Simulator::Remove; and timers re-armed lazily through
+ * WindowScheduler::Reserve / InsertNextAt run every event in the order that cancelling and
+ * rescheduling at each re-arm gives.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -150,6 +152,262 @@ class WindowOrderTestCase : public TestCase
     }
 };
 
+/**
+ * Timers re-armed at random by random events, on a 100 ns grid so that deadlines tie with
+ * other events and with each other. Eager: every re-arm cancels the timer's event and
+ * schedules a new one (ns-3's way). Lazy: as RdmaNic::SetTimer / OnTimer do, a re-arm to a
+ * later deadline keeps the pending event and reserves its place; the event, run early,
+ * schedules the deadline at that place. Each event draws its actions from one random stream,
+ * so any change in the order of events changes everything after it.
+ */
+struct TimerWorkload
+{
+    struct Timer
+    {
+        EventId ev;
+        uint64_t at = UINT64_MAX;      //!< the deadline
+        uint64_t prevAt = UINT64_MAX;  //!< the deadline before it (often the pending event's)
+        uint64_t eventAt = UINT64_MAX; //!< when the pending event runs
+        WindowScheduler::Slot slot;    //!< the deadline's place (lazy)
+    };
+
+    bool lazy = false;
+    uint64_t span = 40;  //!< children run within span x 100 ns
+    uint64_t reach = 60; //!< deadlines are set within reach x 100 ns
+    uint64_t rearms = 4; //!< an event re-arms up to rearms - 1 timers
+    std::vector<Timer> timers = std::vector<Timer>(40);
+    /// (time ns, what: an event's id, or 1e9 + a timer's, or 2e9 + IsExpired of a recent event)
+    std::vector<std::pair<uint64_t, uint64_t>> ran;
+    std::vector<EventId> recent; //!< ordinary events, for IsExpired
+    uint64_t rng = 777;
+    uint32_t nextId = 0;
+    uint32_t budget = 0;
+    uint64_t deferred = 0; //!< lazy: deadlines scheduled from a reserved place
+
+    uint64_t
+    Draw(uint64_t n)
+    {
+        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (rng >> 33) % n;
+    }
+
+    uint64_t
+    Now() const
+    {
+        return Simulator::Now().GetNanoSeconds();
+    }
+
+    void
+    Arm(uint32_t t, uint64_t at)
+    {
+        Timer& x = timers[t];
+        if (at == x.at)
+        {
+            return;
+        }
+        x.prevAt = x.at;
+        if (!lazy)
+        {
+            x.ev.Cancel();
+            x.at = at;
+            if (at != UINT64_MAX)
+            {
+                x.ev = Simulator::Schedule(
+                    NanoSeconds(at - std::min(at, Now())), &TimerWorkload::OnTimer, this, t);
+            }
+            return;
+        }
+        x.at = at;
+        if (at == UINT64_MAX)
+        {
+            return;
+        }
+        if (x.eventAt < at)
+        {
+            x.slot = WindowScheduler::Running()->Reserve();
+            return;
+        }
+        x.ev.Cancel();
+        x.eventAt = std::max(at, Now());
+        x.ev = Simulator::Schedule(
+            NanoSeconds(at - std::min(at, Now())), &TimerWorkload::OnTimer, this, t);
+    }
+
+    void
+    OnTimer(uint32_t t)
+    {
+        Timer& x = timers[t];
+        if (lazy)
+        {
+            x.eventAt = UINT64_MAX;
+            if (x.at > Now())
+            {
+                if (x.at != UINT64_MAX)
+                {
+                    WindowScheduler::Running()->InsertNextAt(x.slot);
+                    x.eventAt = x.at;
+                    x.ev = Simulator::Schedule(
+                        NanoSeconds(x.at - Now()), &TimerWorkload::OnTimer, this, t);
+                    deferred++;
+                }
+                return;
+            }
+        }
+        x.at = UINT64_MAX;
+        ran.emplace_back(Now(), 1000000000ULL + t);
+        Act();
+    }
+
+    void
+    Fire(uint32_t id)
+    {
+        ran.emplace_back(Now(), id);
+        Act();
+    }
+
+    void
+    Act()
+    {
+        const uint64_t children = Draw(3);
+        for (uint64_t c = 0; c < children && budget > 0; c++, budget--)
+        {
+            recent.push_back(Simulator::Schedule(
+                NanoSeconds(100 * Draw(span)), &TimerWorkload::Fire, this, nextId++));
+        }
+        // re-arm timers: mostly later (an ACK pushing a deadline), sometimes earlier, to the
+        // pending event's own time, into the past, or off
+        for (uint64_t r = Draw(rearms); r > 0; r--)
+        {
+            const uint32_t t = Draw(timers.size());
+            const uint64_t now = Now();
+            const uint64_t grid = now - now % 100;
+            uint64_t at = grid + 100 * (1 + Draw(reach));
+            switch (Draw(10))
+            {
+            case 0:
+                at = UINT64_MAX;
+                break;
+            case 1:
+                at = grid > 100 ? grid - 100 : 0;
+                break;
+            case 2:
+                // back to the previous deadline: lazily, often the pending event's own time
+                at = timers[t].prevAt != UINT64_MAX && timers[t].prevAt >= now ? timers[t].prevAt
+                                                                               : at;
+                break;
+            case 3:
+                at = grid + 100 * Draw(3);
+                break;
+            default:
+                break;
+            }
+            Arm(t, at);
+        }
+        // ns-3's IsExpired of an ordinary event, run or waiting, as the order leaves it
+        if (!recent.empty())
+        {
+            const std::size_t i = recent.size() - 1 - Draw(std::min<std::size_t>(recent.size(), 8));
+            ran.emplace_back(Now(), 2000000000ULL + recent[i].IsExpired());
+        }
+        if (recent.size() > 64)
+        {
+            recent.erase(recent.begin(), recent.begin() + 32);
+        }
+    }
+};
+
+/// Runs the timer workload under `scheduler`, eager or lazy; `tight`: deadlines and events
+/// close together, few re-arms (a deadline is often reached at the time of the event inserted
+/// just before its last re-arm)
+TimerWorkload
+RunTimers(const std::string& scheduler, bool lazy, bool tight, uint64_t* processed)
+{
+    Simulator::SetScheduler(ObjectFactory(scheduler));
+    TimerWorkload w;
+    w.lazy = lazy;
+    if (tight)
+    {
+        w.span = 4;
+        w.reach = 3;
+        w.rearms = 2;
+        w.timers.resize(200);
+    }
+    w.budget = 100000;
+    for (uint32_t i = 0; i < 20; i++, w.budget--)
+    {
+        Simulator::Schedule(NanoSeconds(100 * w.Draw(3)), &TimerWorkload::Fire, &w, w.nextId++);
+    }
+    Simulator::Run();
+    *processed = Simulator::GetEventCount();
+    Simulator::Destroy();
+    return w;
+}
+
+/**
+ * Lazily re-armed timers (Reserve / InsertNextAt) run every event, timers included, in the
+ * order and at the times that cancelling and rescheduling at each re-arm gives, and
+ * Simulator::IsExpired answers the same for ordinary events; with fewer events processed.
+ */
+class DeferredOrderTestCase : public TestCase
+{
+  public:
+    DeferredOrderTestCase() :
+        TestCase("lazily re-armed timers keep the order of eager re-arming, event for event")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        Check(false);
+        Check(true);
+    }
+
+    void
+    Check(bool tight)
+    {
+        uint64_t eagerCount = 0;
+        uint64_t eagerWindowCount = 0;
+        uint64_t lazyCount = 0;
+        const TimerWorkload eager =
+            RunTimers("ns3::PriorityQueueScheduler", false, tight, &eagerCount);
+        const TimerWorkload eagerWindow =
+            RunTimers("ns3::WindowScheduler", false, tight, &eagerWindowCount);
+        const TimerWorkload lazy = RunTimers("ns3::WindowScheduler", true, tight, &lazyCount);
+        NS_TEST_ASSERT_MSG_GT(eager.ran.size(), 100000u, "the workload ran");
+        // timers firing at the time stamp of another event: the order between them matters
+        uint64_t timerTies = 0;
+        for (std::size_t i = 1; i < eager.ran.size(); i++)
+        {
+            const bool timer =
+                eager.ran[i].second >= 1000000000ULL && eager.ran[i].second < 2000000000ULL;
+            timerTies += timer && eager.ran[i].first == eager.ran[i - 1].first;
+        }
+        NS_TEST_ASSERT_MSG_GT(timerTies, 1000u, "timers tie with other events");
+        NS_TEST_ASSERT_MSG_GT(lazy.deferred, 1000u, "deadlines scheduled from a reserved place");
+        NS_TEST_ASSERT_MSG_EQ(eagerWindow.ran.size(), eager.ran.size(), "eager, both schedulers");
+        NS_TEST_ASSERT_MSG_EQ(eagerWindowCount, eagerCount, "eager: events processed");
+        NS_TEST_ASSERT_MSG_EQ(lazy.ran.size(), eager.ran.size(), "lazy: events run");
+        NS_TEST_ASSERT_MSG_LT(lazyCount, eagerCount, "lazy: fewer events processed");
+        for (std::size_t i = 0; i < eager.ran.size() && i < lazy.ran.size(); i++)
+        {
+            if (lazy.ran[i] != eager.ran[i] || eagerWindow.ran[i] != eager.ran[i])
+            {
+                NS_TEST_ASSERT_MSG_EQ(lazy.ran[i].second,
+                                      eager.ran[i].second,
+                                      "lazy: entry " << i << " at " << eager.ran[i].first
+                                                     << " ns (tight " << tight << ")");
+                NS_TEST_ASSERT_MSG_EQ(lazy.ran[i].first, eager.ran[i].first, "lazy: time");
+                NS_TEST_ASSERT_MSG_EQ(eagerWindow.ran[i].second,
+                                      eager.ran[i].second,
+                                      "eager under WindowScheduler: entry " << i);
+                return;
+            }
+        }
+    }
+};
+
 /// WindowScheduler's tests
 class WindowSchedulerTestSuite : public TestSuite
 {
@@ -158,6 +416,7 @@ class WindowSchedulerTestSuite : public TestSuite
         TestSuite("rdma-cc-window-scheduler")
     {
         AddTestCase(new WindowOrderTestCase);
+        AddTestCase(new DeferredOrderTestCase);
     }
 };
 
