@@ -7,6 +7,7 @@
 #include "rdma-cc-output.h"
 
 #include "ns3/callback.h"
+#include "ns3/cancel-event.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -144,6 +145,7 @@ FabricMonitor::StartSamplingAt(Time at)
     if (m_interval.IsStrictlyPositive() && m_samples == 0)
     {
         Simulator::Remove(m_next);
+        rdmacc::CancelEvent(m_next); // Remove skips an event it calls expired
         m_next = Simulator::Schedule(at - Simulator::Now(), &FabricMonitor::Sample, this);
     }
 }

@@ -3,6 +3,7 @@
  */
 #include "qbb-net-device.h"
 
+#include "cancel-event.h"
 #include "pfc-header.h"
 #include "qbb-channel.h"
 #include "rdma-cc-error.h"
@@ -216,7 +217,7 @@ QbbNetDevice::DoDispose()
     m_pfcQueue.clear();
     m_slots.clear();
     m_freeSlots.clear();
-    m_schedWake.Cancel();
+    rdmacc::CancelEvent(m_schedWake);
     m_rxHandler = RxHandler();
     m_dequeueHandler = DequeueHandler();
     NetDevice::DoDispose();
@@ -377,7 +378,7 @@ QbbNetDevice::SendPfc(uint8_t prio, bool pause)
     {
         m_pausingPeer[prio] = true;
         SendPfcFrame(prio, m_pauseQuanta);
-        m_refreshEvent[prio].Cancel();
+        rdmacc::CancelEvent(m_refreshEvent[prio]);
         Time pauseTime =
             m_rate.CalculateBytesTxTime(uint32_t(m_pauseQuanta) * PfcHeader::QUANTUM_BITS / 8);
         m_refreshEvent[prio] = Simulator::Schedule(
@@ -390,7 +391,7 @@ QbbNetDevice::SendPfc(uint8_t prio, bool pause)
     else
     {
         m_pausingPeer[prio] = false;
-        m_refreshEvent[prio].Cancel();
+        rdmacc::CancelEvent(m_refreshEvent[prio]);
         SendPfcFrame(prio, 0);
     }
 }
@@ -429,6 +430,13 @@ QbbNetDevice::PausedMask(Time now) const
         }
     }
     return m;
+}
+
+void
+QbbNetDevice::OnSchedWake()
+{
+    m_schedWake = EventId();
+    TryTransmit();
 }
 
 void
@@ -514,10 +522,12 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
         {
             const Time at = NanoSeconds(static_cast<int64_t>(pick.wait_until_ns));
             // a pending wake-up runs at its event's time stamp
-            if (m_schedWake.IsExpired() || at < TimeStep(m_schedWake.GetTs()))
+            // pending: its event has not run (OnSchedWake clears it; ns-3's IsExpired is not
+            // right for this under the canonical order, see cancel-event.h)
+            if (m_schedWake.PeekEventImpl() == nullptr || at < TimeStep(m_schedWake.GetTs()))
             {
-                m_schedWake.Cancel();
-                m_schedWake = Simulator::Schedule(at - nowTime, &QbbNetDevice::TryTransmit, this);
+                rdmacc::CancelEvent(m_schedWake);
+                m_schedWake = Simulator::Schedule(at - nowTime, &QbbNetDevice::OnSchedWake, this);
             }
             return;
         }
@@ -663,7 +673,7 @@ QbbNetDevice::ReceivePfc(Ptr<Packet> p)
         m_pauseSince[c] = now;
         m_pauseOpen[c] = true;
         m_pfcRxTrace(c, q, d);
-        m_wakeEvent[c].Cancel();
+        rdmacc::CancelEvent(m_wakeEvent[c]);
         m_wakeEvent[c] = Simulator::Schedule(d, &QbbNetDevice::TryTransmit, this);
     }
     TryTransmitAt(now);

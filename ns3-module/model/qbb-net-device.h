@@ -237,6 +237,8 @@ class QbbNetDevice : public NetDevice
     uint32_t StoreSlot(Ptr<Packet> p);
     Ptr<Packet> TakeSlot(uint32_t handle);
     void TryTransmit();
+    /// m_schedWake's event: clears it (no longer pending), then TryTransmit
+    void OnSchedWake();
     /// TryTransmit at `now`, the current time the caller has already read
     void TryTransmitAt(Time now);
     void TransmitStart(Ptr<Packet> p);
@@ -246,28 +248,28 @@ class QbbNetDevice : public NetDevice
     void RefreshPause(uint8_t prio);
     uint8_t PausedMask(Time now) const;
 
-    Ptr<Node> m_node;                           //!< owner
-    Ptr<QbbChannel> m_channel;                  //!< link
-    uint32_t m_ifIndex;                         //!< interface index
-    Mac48Address m_address;                     //!< MAC (unused by the fabric)
-    uint16_t m_mtu;                             //!< MTU attribute
-    DataRate m_rate;                            //!< DataRate attribute
-    uint8_t m_pfcEnabled;                       //!< PfcEnabled attribute (class mask)
-    uint16_t m_pauseQuanta;                     //!< PauseQuanta attribute
-    double m_refreshFraction;                   //!< PauseRefreshFraction attribute
-    bool m_busy;                                //!< a frame is being serialised
-    Ptr<EventImpl> m_txComplete;                //!< the transmit-complete event (reused)
-    bool m_int{false};                          //!< INT: append hop records (SetIntTelemetry)
-    uint64_t m_psCarry;                         //!< sub-ns serialisation remainder (ps)
-    std::deque<Ptr<Packet>> m_pfcQueue;         //!< PFC frames to send
-    std::string m_policy;                       //!< DataScheduler attribute
-    bool m_inputFair = false;                   //!< SetInputFair
-    struct Scheduler;                           //!< holds the Rust scheduler (in the code)
-    std::unique_ptr<Scheduler> m_sched;         //!< the Rust scheduler (DataScheduler)
-    std::vector<Ptr<Packet>> m_slots;           //!< queued frames by handle
-    std::vector<uint32_t> m_freeSlots;          //!< unused handles
-    EventId m_schedWake;                        //!< a held class becomes eligible
-    QbbDataSource* m_source;                    //!< host data source (not owned)
+    Ptr<Node> m_node;                   //!< owner
+    Ptr<QbbChannel> m_channel;          //!< link
+    uint32_t m_ifIndex;                 //!< interface index
+    Mac48Address m_address;             //!< MAC (unused by the fabric)
+    uint16_t m_mtu;                     //!< MTU attribute
+    DataRate m_rate;                    //!< DataRate attribute
+    uint8_t m_pfcEnabled;               //!< PfcEnabled attribute (class mask)
+    uint16_t m_pauseQuanta;             //!< PauseQuanta attribute
+    double m_refreshFraction;           //!< PauseRefreshFraction attribute
+    bool m_busy;                        //!< a frame is being serialised
+    Ptr<EventImpl> m_txComplete;        //!< the transmit-complete event (reused)
+    bool m_int{false};                  //!< INT: append hop records (SetIntTelemetry)
+    uint64_t m_psCarry;                 //!< sub-ns serialisation remainder (ps)
+    std::deque<Ptr<Packet>> m_pfcQueue; //!< PFC frames to send
+    std::string m_policy;               //!< DataScheduler attribute
+    bool m_inputFair = false;           //!< SetInputFair
+    struct Scheduler;                   //!< holds the Rust scheduler (in the code)
+    std::unique_ptr<Scheduler> m_sched; //!< the Rust scheduler (DataScheduler)
+    std::vector<Ptr<Packet>> m_slots;   //!< queued frames by handle
+    std::vector<uint32_t> m_freeSlots;  //!< unused handles
+    EventId m_schedWake;                //!< a held class becomes eligible (cleared when it runs)
+    QbbDataSource* m_source;            //!< host data source (not owned)
     std::array<Time, N_PRIO> m_pausedUntil;     //!< peer's pause per class
     std::array<Time, N_PRIO> m_pauseSince;      //!< start of the current pause interval
     std::array<bool, N_PRIO> m_pauseOpen{};     //!< a pause interval is being accounted

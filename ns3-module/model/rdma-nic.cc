@@ -3,6 +3,7 @@
  */
 #include "rdma-nic.h"
 
+#include "cancel-event.h"
 #include "rdma-cc-error.h"
 #include "rdma-cc-log.h"
 #include "rdma-cc-params.h"
@@ -87,7 +88,7 @@ class ReArmedTimer
                 return;
             }
         }
-        m_event.Cancel();
+        rdmacc::CancelEvent(m_event);
         m_eventAt = UINT64_MAX;
         if (at == UINT64_MAX)
         {
@@ -127,7 +128,7 @@ class ReArmedTimer
     void
     Cancel()
     {
-        m_event.Cancel();
+        rdmacc::CancelEvent(m_event);
         m_eventAt = UINT64_MAX;
     }
 

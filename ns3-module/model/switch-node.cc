@@ -3,6 +3,7 @@
  */
 #include "switch-node.h"
 
+#include "cancel-event.h"
 #include "detail/switch-egress-samples.h"
 #include "rdma-cc-error.h"
 #include "rdma-cc-log.h"
@@ -172,7 +173,7 @@ void
 SwitchNode::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    m_rcmTimer.Cancel();
+    rdmacc::CancelEvent(m_rcmTimer);
     m_ports.clear();
     Node::DoDispose();
 }
@@ -432,9 +433,11 @@ SwitchNode::DrainRcm()
                 return;
             }
             const Time at = NanoSeconds(static_cast<int64_t>(next));
-            if (m_rcmTimer.IsExpired() || at < TimeStep(m_rcmTimer.GetTs()))
+            // pending: its event has not run (OnRcmTimer clears it; ns-3's IsExpired is not
+            // right for this under the canonical order, see cancel-event.h)
+            if (m_rcmTimer.PeekEventImpl() == nullptr || at < TimeStep(m_rcmTimer.GetTs()))
             {
-                m_rcmTimer.Cancel();
+                rdmacc::CancelEvent(m_rcmTimer);
                 m_rcmTimer = Simulator::Schedule(
                     std::max(at - Simulator::Now(), Time(0)), &SwitchNode::OnRcmTimer, this);
             }
@@ -447,6 +450,7 @@ SwitchNode::DrainRcm()
 void
 SwitchNode::OnRcmTimer()
 {
+    m_rcmTimer = EventId(); // run: no longer pending
     (*m_rust->core)->rcm_on_timeout(static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()));
     DrainRcm();
 }

@@ -1,7 +1,7 @@
 /*
  * Tests of ns3::CanonicalScheduler: events of one time run by (creator node, its sequence), not
  * by insertion; keys given by TakeKey / UseKey; foreign events advance no node's sequence;
- * Simulator::Remove and Cancel.
+ * Simulator::Remove and Cancel; rdmacc::CancelEvent where ns-3's Cancel skips a queued event.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -155,6 +155,67 @@ class CanonicalRemoveTestCase : public TestCase
     }
 };
 
+/**
+ * rdmacc::CancelEvent cancels an event of the running time stamp that the canonical order runs
+ * after the running one although its uid is lower: ns-3 calls such an event expired and its
+ * own Cancel skips it (cancel-event.h).
+ */
+class CanonicalCancelTestCase : public TestCase
+{
+  public:
+    CanonicalCancelTestCase() :
+        TestCase("CancelEvent cancels a queued event ns-3 calls expired")
+    {
+    }
+
+  private:
+    static EventId s_late;       //!< node 5's event (inserted first: the lower uid)
+    static bool s_nsExpired;     //!< what ns-3's IsExpired said of it, while queued
+    static bool s_nsCancelSkips; //!< ns-3's own Cancel left it uncancelled
+
+    static void
+    CancelLate()
+    {
+        s_nsExpired = s_late.IsExpired();
+        Simulator::Cancel(s_late);
+        s_nsCancelSkips = !s_late.PeekEventImpl()->IsCancelled();
+        rdmacc::CancelEvent(s_late);
+        Record("early");
+    }
+
+    static void
+    AtNode5()
+    {
+        s_late = Simulator::Schedule(NanoSeconds(5), &Record, "late"); // key (5, 1) at 10 ns
+    }
+
+    static void
+    AtNode1()
+    {
+        Simulator::Schedule(NanoSeconds(4), &CancelLate); // key (1, 1) at 10 ns, a later uid
+    }
+
+    void
+    DoRun() override
+    {
+        UseCanonical();
+        Simulator::ScheduleWithContext(5, NanoSeconds(5), &AtNode5);
+        Simulator::ScheduleWithContext(1, NanoSeconds(6), &AtNode1);
+        Simulator::Run();
+        Simulator::Destroy();
+        // the case this is about: queued, called expired, ns-3's Cancel skipped
+        NS_TEST_EXPECT_MSG_EQ(s_nsExpired, true, "ns-3 calls the queued event expired");
+        NS_TEST_EXPECT_MSG_EQ(s_nsCancelSkips, true, "ns-3's Cancel skips it");
+        NS_TEST_ASSERT_MSG_EQ(g_ran.size(), 1u, "events run: the cancelled one did not");
+        NS_TEST_EXPECT_MSG_EQ(g_ran.front(), "early@10", "the event that cancelled");
+        s_late = EventId();
+    }
+};
+
+EventId CanonicalCancelTestCase::s_late;
+bool CanonicalCancelTestCase::s_nsExpired = false;
+bool CanonicalCancelTestCase::s_nsCancelSkips = false;
+
 class CanonicalSchedulerTestSuite : public TestSuite
 {
   public:
@@ -164,6 +225,7 @@ class CanonicalSchedulerTestSuite : public TestSuite
         AddTestCase(new CanonicalOrderTestCase);
         AddTestCase(new CanonicalKeysTestCase);
         AddTestCase(new CanonicalRemoveTestCase);
+        AddTestCase(new CanonicalCancelTestCase);
     }
 };
 
