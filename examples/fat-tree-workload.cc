@@ -60,7 +60,8 @@ Declare(RdmaScenario& sc)
         .Bool("mpi",
               false,
               "distributed run on ns-3's MPI engine (start with mpirun -np N; needs ./waf "
-              "configure --ns3=mpi): the fabric split by pod among the ranks; ends at --limit")
+              "configure --ns3=mpi): the fabric split by pod among the ranks; ends 10 us after "
+              "the last flow (the ranks sum their finished flows every 10 us), or at --limit")
         .Choice("mpiScheduler",
                 "distributed",
                 {"distributed", "nullmessage"},

@@ -29,8 +29,9 @@ PROG = os.path.join(MPI_BUILD, "examples", "fat-tree-workload")
 REQUIRE = os.environ.get("RDMACC_REQUIRE_MPI") == "1"
 MPIRUN = shutil.which("mpirun")
 
-# k = 4: 16 hosts in 4 pods; limit: the distributed run ends at --limit (no rank can count the
-# others' completions), long enough for every flow
+# k = 4: 16 hosts in 4 pods; limit: long enough for every flow (a distributed run ends 10 us
+# after the one-process run: the ranks' sum of finished flows taken at a 10 us check is read at
+# the next)
 ARGS = ["--k=4", "--load=0.5", "--duration=1ms", "--limit=20ms", "--seed=3"]
 # the one-process run distributed runs are compared with: the same (canonical) event order
 ONE = ["--eventOrder=canonical"]
@@ -165,6 +166,22 @@ class DistributedEqualsOneProcess(ExampleTest):
         self.assertEqual(s["event_order"], "canonical", s)
         for r in range(1, ranks):
             self.assertTrue(os.path.exists(os.path.join(out, "rank-%d" % r, "summary.json")), r)
+
+    def test_distributed_run_stops_one_check_after_the_last_flow_not_at_the_limit(self):
+        # the sum of every rank's finished flows, taken every 10 us, stops every rank at the same
+        # time: 10 us after one process stops (it polls its own count every 10 us), far before
+        # --limit (20 ms here; the last flow ends near 1.1 ms)
+        s1 = summary(self.one)
+        self.assertLess(s1["sim_time_ns"], 5000000, s1)
+        for ranks, scheduler in ((2, "distributed"), (2, "nullmessage"), (4, "nullmessage")):
+            out = run(ARGS + ["--mpi", "--mpiScheduler=" + scheduler], ranks)
+            s = summary(out)
+            self.assertEqual(s["flows_done"], s["flows_total"], s)
+            self.assertEqual(s["sim_time_ns"], s1["sim_time_ns"] + 10000, (ranks, scheduler))
+            for r in range(1, ranks):
+                with open(os.path.join(out, "rank-%d" % r, "summary.json")) as f:
+                    self.assertEqual(json.load(f)["sim_time_ns"], s["sim_time_ns"], (r, scheduler))
+            self.assertEqual(fct_rows(out), fct_rows(self.one), (ranks, scheduler))
 
     def test_one_rank_both_schedulers_same_fct_csv(self):
         self.check_ranks(1, "distributed")

@@ -11,10 +11,30 @@
 #include "ns3/roce-header.h"
 #include "ns3/simulator.h"
 
+#ifdef NS3_MPI
+#include <mpi.h>
+#endif
+
 #include <sstream>
 
 namespace ns3
 {
+
+#ifdef NS3_MPI
+namespace
+{
+/// CheckDoneGlobal's state (a distributed run's program runs one scenario)
+struct GlobalDone
+{
+    MPI_Comm comm = MPI_COMM_NULL;          //!< a copy of MPI_COMM_WORLD for these sums alone
+    MPI_Request request = MPI_REQUEST_NULL; //!< the sum in flight
+    unsigned long long local = 0;           //!< this rank's finished flows at the last check
+    unsigned long long sum = 0;             //!< every rank's, once the request completes
+};
+
+GlobalDone g_globalDone;
+} // namespace
+#endif
 
 void
 RdmaScenario::EnableRateSeries(Time every)
@@ -197,6 +217,48 @@ RdmaScenario::CheckDone(Time every)
 }
 
 void
+RdmaScenario::CheckDoneGlobal(Time every)
+{
+#ifdef NS3_MPI
+    // Every rank runs this event at the same simulated times. The sum started at the previous
+    // check has every rank's contribution once each has run that check, which every rank can:
+    // a rank here has run everything before now, so it has told its neighbours (frames, null
+    // messages, or a granted window) enough for them to reach the previous check. Stopped at the
+    // same time on every rank: the sum is the same everywhere.
+    GlobalDone& g = g_globalDone;
+    if (g.request != MPI_REQUEST_NULL)
+    {
+        MPI_Wait(&g.request, MPI_STATUS_IGNORE);
+        if (g.sum >= m_nextFlowId)
+        {
+            Simulator::Stop();
+            return;
+        }
+    }
+    g.local = m_completed;
+    MPI_Iallreduce(&g.local, &g.sum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, g.comm, &g.request);
+    Simulator::Schedule(every, &RdmaScenario::CheckDoneGlobal, this, every);
+#endif
+}
+
+void
+RdmaScenario::EndCheckDoneGlobal()
+{
+#ifdef NS3_MPI
+    GlobalDone& g = g_globalDone;
+    if (g.request != MPI_REQUEST_NULL)
+    {
+        // started at the same check on every rank (a run stopped by --limit): completes
+        MPI_Wait(&g.request, MPI_STATUS_IGNORE);
+    }
+    if (g.comm != MPI_COMM_NULL)
+    {
+        MPI_Comm_free(&g.comm);
+    }
+#endif
+}
+
+void
 RdmaScenario::WarnOutputSize(Time lastStart, double busiestSeconds) const
 {
     // queue.csv: a row per sample per non-empty queue. A single switch's queues form at the
@@ -274,11 +336,23 @@ RdmaScenario::Run(uint32_t bottleneckPort)
     }
     CheckLimit();
     Simulator::Stop(m_opts.GetTime("limit"));
+    // polled from the first start on: idle time before it costs no event
     if (!m_distributed)
     {
-        // polled from the first start on: idle time before it costs no event
         Simulator::Schedule(
             FirstStart() + MicroSeconds(10), &RdmaScenario::CheckDone, this, MicroSeconds(10));
+    }
+    else
+    {
+#ifdef NS3_MPI
+        // a distributed run stops one check (10 us) after one process would: the sum taken at
+        // a check is read at the next
+        MPI_Comm_dup(MPI_COMM_WORLD, &g_globalDone.comm);
+        Simulator::Schedule(FirstStart() + MicroSeconds(10),
+                            &RdmaScenario::CheckDoneGlobal,
+                            this,
+                            MicroSeconds(10));
+#endif
     }
     StartRun();
 }
@@ -331,6 +405,7 @@ RdmaScenario::StartRun()
     ties = stats.ties;
     if (m_distributed)
     {
+        EndCheckDoneGlobal();
         GatherFlows();
     }
     CommitTraces();

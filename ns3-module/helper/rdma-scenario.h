@@ -351,6 +351,12 @@ class RdmaScenario
 
     // ---- run control and traces (rdma-scenario-run.cc)
     void CheckDone(Time every);
+    /// A distributed run's CheckDone: every rank's finished flows summed (MPI, without blocking:
+    /// the sum taken at one check is read at the next, `every` later), stops every rank at
+    /// the same time once every flow is done
+    void CheckDoneGlobal(Time every);
+    /// Waits for the last sum CheckDoneGlobal started and frees its communicator (after Run)
+    void EndCheckDoneGlobal();
     /// \return the earliest start of the flows added so far (0 without flows)
     Time FirstStart() const;
     /// Checks the flows can finish within --limit (a configuration error otherwise).
