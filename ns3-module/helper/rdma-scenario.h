@@ -208,9 +208,9 @@ class RdmaScenario
      * A distributed run (MPI; needs an ns-3 built with MPI, NS3_MPI, and MpiInterface enabled):
      * the rank of every node of the fabric built next, by node id (FabricHelper::SetNodeRanks).
      * Every rank builds the whole fabric and adds every flow; each simulates its own nodes and
-     * starts the flows of its own hosts. Call before BuildFabric. The run ends at --limit (no
-     * rank can count the others' completions); after it the flow records of all ranks are
-     * exchanged, so that Flows() (fct.csv, summary.json's flow figures) is the whole run's on
+     * starts the flows of its own hosts. Call before BuildFabric. The run ends 10 us after
+     * one process's would (CheckDoneGlobal), or at --limit; after it the flow records of all ranks
+     * are exchanged, so that Flows() (fct.csv, summary.json's flow figures) is the whole run's on
      * every rank. Rank 0 writes to --out, rank r > 0 to --out/rank-r (its own switches' and
      * hosts' counters and CSVs).
      * \param nodeRanks rank of node id i at i
