@@ -7,8 +7,8 @@
 #include "rdma-cc-error.h"
 #include "rdma-cc-log.h"
 #include "rdma-cc-params.h"
+#include "rearmed-timer.h"
 #include "roce-header.h"
-#include "window-scheduler.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -41,104 +41,6 @@ static rdmacc::LogGate g_logGate(g_log);
 #define NS_LOG_CONDITION if (g_logGate.On())
 #undef NS_LOG_APPEND_CONTEXT
 #define NS_LOG_APPEND_CONTEXT rdmacc::WriteContext(std::clog, m_nodeId);
-
-namespace
-{
-/**
- * A deadline re-armed often and mostly later (an ACK pushes a QP's retransmission deadline, a
- * packet a receiver's): ns-3's way, cancel the event and schedule another at every re-arm,
- * leaves a cancelled event queued per packet. Here a re-arm to a later deadline keeps the
- * pending event and takes the place the re-arm's event would have had in the order of events
- * (WindowScheduler::Reserve); when the event runs before the deadline (Due), it schedules the
- * deadline in that place (InsertNextAt). Every event then runs in the order and at the time
- * that cancelling and scheduling gives, event for event (the WindowScheduler suite's
- * "lazily re-armed timers" test); only the count of events processed drops. Under another
- * scheduler than ns3::WindowScheduler (ns3::CanonicalScheduler, a user's SchedulerType), it
- * cancels and schedules.
- */
-class ReArmedTimer
-{
-  public:
-    /// \return the deadline (ns; none: UINT64_MAX)
-    uint64_t
-    At() const
-    {
-        return m_at;
-    }
-
-    /**
-     * Sets the deadline.
-     * \param at the deadline (ns; UINT64_MAX: none, the pending event is cancelled)
-     * \param schedule schedules the timer's event after a delay (ns) and returns its id
-     */
-    template <typename S>
-    void
-    Set(uint64_t at, S schedule)
-    {
-        if (at == m_at)
-        {
-            return;
-        }
-        m_at = at;
-        if (at != UINT64_MAX && m_eventAt < at)
-        {
-            if (WindowScheduler* ws = WindowScheduler::Running())
-            {
-                m_slot = ws->Reserve();
-                return;
-            }
-        }
-        rdmacc::CancelEvent(m_event);
-        m_eventAt = UINT64_MAX;
-        if (at == UINT64_MAX)
-        {
-            return;
-        }
-        const uint64_t now = Simulator::Now().GetNanoSeconds();
-        m_eventAt = std::max(at, now);
-        m_event = schedule(at - std::min(at, now));
-    }
-
-    /**
-     * The timer's event calls this first.
-     * \param schedule as for Set
-     * \return true: the deadline is due (and cleared); false: the event ran before a deadline
-     *   re-armed later, which it has scheduled in its place
-     */
-    template <typename S>
-    bool
-    Due(S schedule)
-    {
-        m_eventAt = UINT64_MAX;
-        const uint64_t now = Simulator::Now().GetNanoSeconds();
-        if (m_at > now) // only a deadline re-armed later (Set cancels the event of no deadline)
-        {
-            WindowScheduler* ws = WindowScheduler::Running();
-            NS_ABORT_MSG_IF(ws == nullptr, "a re-armed timer's event outside WindowScheduler");
-            ws->InsertNextAt(m_slot);
-            m_eventAt = m_at;
-            m_event = schedule(m_at - now);
-            return false;
-        }
-        m_at = UINT64_MAX;
-        return true;
-    }
-
-    /// Cancels the pending event (the deadline stays: its owner is going away)
-    void
-    Cancel()
-    {
-        rdmacc::CancelEvent(m_event);
-        m_eventAt = UINT64_MAX;
-    }
-
-  private:
-    EventId m_event;                 //!< the pending event
-    uint64_t m_at = UINT64_MAX;      //!< the deadline (ns)
-    uint64_t m_eventAt = UINT64_MAX; //!< when the pending event runs (ns; none: MAX)
-    WindowScheduler::Slot m_slot;    //!< the deadline's place in the order (re-armed later)
-};
-} // namespace
 
 /// The NIC's parameters (the Rust NicConfig behind the attributes).
 struct RdmaNic::Params
@@ -749,18 +651,19 @@ RdmaNic::SetTimer(uint32_t idx, uint64_t at)
 {
     m_qps[idx].live->timer.Set(
         at,
-        [this, idx](uint64_t delay)
-        { return Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnTimer, this, idx); });
+        [this, idx](uint64_t delay, uint32_t token)
+        { return Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnTimer, this, idx, token); });
 }
 
 void
-RdmaNic::OnTimer(uint32_t idx)
+RdmaNic::OnTimer(uint32_t idx, uint32_t token)
 {
     Qp& q = m_qps[idx];
-    if (q.done ||
-        !q.live->timer.Due(
-            [this, idx](uint64_t delay)
-            { return Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnTimer, this, idx); }))
+    if (q.done || !q.live->timer.Due(token,
+                                     [this, idx](uint64_t delay, uint32_t t) {
+                                         return Simulator::Schedule(
+                                             NanoSeconds(delay), &RdmaNic::OnTimer, this, idx, t);
+                                     }))
     {
         return;
     }
@@ -1116,6 +1019,7 @@ RdmaNic::RetireIfQuiet(uint64_t key)
     e.rxRetired = true;
     RdmaNic* src = rx.srcNic;
     const uint32_t qp = rx.qp;
+    rx.timer.Cancel(); // a spare event may still be queued
     m_rx.erase(it);
     src->HandOver(qp); // the flow's record is final
 }
@@ -1130,17 +1034,19 @@ void
 RdmaNic::SetRxTimer(RxFlow& rx, uint64_t at)
 {
     RxFlow* r = &rx;
-    rx.timer.Set(at,
-                 [this, r](uint64_t delay)
-                 { return Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnRxTimer, this, r); });
+    rx.timer.Set(
+        at,
+        [this, r](uint64_t delay, uint32_t token)
+        { return Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnRxTimer, this, r, token); });
 }
 
 void
-RdmaNic::OnRxTimer(RxFlow* rx)
+RdmaNic::OnRxTimer(RxFlow* rx, uint32_t token)
 {
     if (!rx->timer.Due(
-            [this, rx](uint64_t delay)
-            { return Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnRxTimer, this, rx); }))
+            token,
+            [this, rx](uint64_t delay, uint32_t t)
+            { return Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnRxTimer, this, rx, t); }))
     {
         return;
     }

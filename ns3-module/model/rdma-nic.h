@@ -328,11 +328,12 @@ class RdmaNic
     void ReadDone(uint32_t qp, uint64_t now);
     void MakeReady(uint32_t qp);
     void SetTimer(uint32_t qp, uint64_t at);
-    void OnTimer(uint32_t qp);
+    /// An event of QP `qp`'s timer (ReArmedTimer: `token` names which of its events)
+    void OnTimer(uint32_t qp, uint32_t token);
     /// Arms the receiver's timer of `rx` at `at` ns (UINT64_MAX: none).
     void SetRxTimer(RxFlow& rx, uint64_t at);
-    /// The receiver's timer of `rx` fired (a deferred CNP).
-    void OnRxTimer(RxFlow* rx);
+    /// An event of the receiver's timer of `rx` (a deferred CNP; `token`: see OnTimer).
+    void OnRxTimer(RxFlow* rx, uint32_t token);
     void Finish(uint32_t qp);
     /// Hands the final record of finished QP `qp` over (SetFlowHandOver) and frees its
     /// counters; nothing without a callback.

@@ -155,20 +155,19 @@ class WindowOrderTestCase : public TestCase
 /**
  * Timers re-armed at random by random events, on a 100 ns grid so that deadlines tie with
  * other events and with each other. Eager: every re-arm cancels the timer's event and
- * schedules a new one (ns-3's way). Lazy: as RdmaNic::SetTimer / OnTimer do, a re-arm to a
- * later deadline keeps the pending event and reserves its place; the event, run early,
- * schedules the deadline at that place. Each event draws its actions from one random stream,
- * so any change in the order of events changes everything after it.
+ * schedules a new one (ns-3's way). Lazy: ReArmedTimer, as RdmaNic uses it (a spare event
+ * kept, deadlines later than it reserved and scheduled in their place when it runs). Each
+ * event draws its actions from one random stream, so any change in the order of events
+ * changes everything after it.
  */
 struct TimerWorkload
 {
     struct Timer
     {
-        EventId ev;
-        uint64_t at = UINT64_MAX;      //!< the deadline
-        uint64_t prevAt = UINT64_MAX;  //!< the deadline before it (often the pending event's)
-        uint64_t eventAt = UINT64_MAX; //!< when the pending event runs
-        WindowScheduler::Slot slot;    //!< the deadline's place (lazy)
+        EventId ev;                   //!< eager: the pending event
+        uint64_t at = UINT64_MAX;     //!< eager: the deadline
+        uint64_t prevAt = UINT64_MAX; //!< the deadline before it (often a pending event's)
+        ReArmedTimer lazy;            //!< lazy: the timer under test
     };
 
     bool lazy = false;
@@ -182,7 +181,7 @@ struct TimerWorkload
     uint64_t rng = 777;
     uint32_t nextId = 0;
     uint32_t budget = 0;
-    uint64_t deferred = 0; //!< lazy: deadlines scheduled from a reserved place
+    uint64_t spares = 0; //!< lazy: timer events that were not their deadline's
 
     uint64_t
     Draw(uint64_t n)
@@ -197,63 +196,59 @@ struct TimerWorkload
         return Simulator::Now().GetNanoSeconds();
     }
 
+    uint64_t
+    Deadline(uint32_t t) const
+    {
+        return lazy ? timers[t].lazy.At() : timers[t].at;
+    }
+
     void
     Arm(uint32_t t, uint64_t at)
     {
         Timer& x = timers[t];
-        if (at == x.at)
+        if (at == Deadline(t))
         {
             return;
         }
-        x.prevAt = x.at;
-        if (!lazy)
+        x.prevAt = Deadline(t);
+        if (lazy)
         {
-            x.ev.Cancel();
-            x.at = at;
-            if (at != UINT64_MAX)
-            {
-                x.ev = Simulator::Schedule(
-                    NanoSeconds(at - std::min(at, Now())), &TimerWorkload::OnTimer, this, t);
-            }
-            return;
-        }
-        x.at = at;
-        if (at == UINT64_MAX)
-        {
-            return;
-        }
-        if (x.eventAt < at)
-        {
-            x.slot = WindowScheduler::Running()->Reserve();
+            x.lazy.Set(at,
+                       [this, t](uint64_t delay, uint32_t token) {
+                           return Simulator::Schedule(
+                               NanoSeconds(delay), &TimerWorkload::OnTimer, this, t, token);
+                       });
             return;
         }
         x.ev.Cancel();
-        x.eventAt = std::max(at, Now());
-        x.ev = Simulator::Schedule(
-            NanoSeconds(at - std::min(at, Now())), &TimerWorkload::OnTimer, this, t);
+        x.at = at;
+        if (at != UINT64_MAX)
+        {
+            x.ev = Simulator::Schedule(
+                NanoSeconds(at - std::min(at, Now())), &TimerWorkload::OnTimer, this, t, 0u);
+        }
     }
 
     void
-    OnTimer(uint32_t t)
+    OnTimer(uint32_t t, uint32_t token)
     {
         Timer& x = timers[t];
         if (lazy)
         {
-            x.eventAt = UINT64_MAX;
-            if (x.at > Now())
+            if (!x.lazy.Due(token,
+                            [this, t](uint64_t delay, uint32_t tk) {
+                                return Simulator::Schedule(
+                                    NanoSeconds(delay), &TimerWorkload::OnTimer, this, t, tk);
+                            }))
             {
-                if (x.at != UINT64_MAX)
-                {
-                    WindowScheduler::Running()->InsertNextAt(x.slot);
-                    x.eventAt = x.at;
-                    x.ev = Simulator::Schedule(
-                        NanoSeconds(x.at - Now()), &TimerWorkload::OnTimer, this, t);
-                    deferred++;
-                }
+                spares++;
                 return;
             }
         }
-        x.at = UINT64_MAX;
+        else
+        {
+            x.at = UINT64_MAX;
+        }
         ran.emplace_back(Now(), 1000000000ULL + t);
         Act();
     }
@@ -291,7 +286,7 @@ struct TimerWorkload
                 at = grid > 100 ? grid - 100 : 0;
                 break;
             case 2:
-                // back to the previous deadline: lazily, often the pending event's own time
+                // back to the previous deadline: lazily, often a pending event's own time
                 at = timers[t].prevAt != UINT64_MAX && timers[t].prevAt >= now ? timers[t].prevAt
                                                                                : at;
                 break;
@@ -344,9 +339,10 @@ RunTimers(const std::string& scheduler, bool lazy, bool tight, uint64_t* process
 }
 
 /**
- * Lazily re-armed timers (Reserve / InsertNextAt) run every event, timers included, in the
- * order and at the times that cancelling and rescheduling at each re-arm gives, and
- * Simulator::IsExpired answers the same for ordinary events; with fewer events processed.
+ * Lazily re-armed timers (ReArmedTimer over Reserve / InsertNextAt) run every event, timers
+ * included, in the order and at the times that cancelling and rescheduling at each re-arm
+ * gives, and Simulator::IsExpired answers the same for ordinary events; with fewer events
+ * processed.
  */
 class DeferredOrderTestCase : public TestCase
 {
@@ -385,7 +381,7 @@ class DeferredOrderTestCase : public TestCase
             timerTies += timer && eager.ran[i].first == eager.ran[i - 1].first;
         }
         NS_TEST_ASSERT_MSG_GT(timerTies, 1000u, "timers tie with other events");
-        NS_TEST_ASSERT_MSG_GT(lazy.deferred, 1000u, "deadlines scheduled from a reserved place");
+        NS_TEST_ASSERT_MSG_GT(lazy.spares, 1000u, "spare events (deadlines moved)");
         NS_TEST_ASSERT_MSG_EQ(eagerWindow.ran.size(), eager.ran.size(), "eager, both schedulers");
         NS_TEST_ASSERT_MSG_EQ(eagerWindowCount, eagerCount, "eager: events processed");
         NS_TEST_ASSERT_MSG_EQ(lazy.ran.size(), eager.ran.size(), "lazy: events run");
