@@ -8,6 +8,7 @@
 #define REARMED_TIMER_H
 
 #include "cancel-event.h"
+#include "canonical-scheduler.h"
 #include "window-scheduler.h"
 
 #include "ns3/abort.h"
@@ -41,8 +42,11 @@ namespace ns3
  * deadline alternating between its next send (near) and its retransmission deadline (far)
  * keeps the far event as the spare instead of cancelling one far event per packet.
  *
- * Under another scheduler than ns3::WindowScheduler (ns3::CanonicalScheduler: MPI runs and
- * `--eventOrder=canonical`; a user's SchedulerType) it cancels and schedules, ns-3's way.
+ * Under ns3::CanonicalScheduler (MPI runs and `--eventOrder=canonical`) the place is the
+ * canonical key the re-arm's event would have had (CanonicalScheduler::TakeKey, which advances
+ * its node's sequence as scheduling would; UseKey for the late event): the canonical order is
+ * kept event for event too, on every rank. Under another scheduler (a user's SchedulerType) it
+ * cancels and schedules, ns-3's way.
  *
  * The owner schedules the events (`schedule(delayNs, token)` returns the EventId of an event
  * that calls the owner's handler with `token`), and its handler calls Due(token, schedule)
@@ -73,7 +77,7 @@ class ReArmedTimer
         }
         m_at = at;
         WindowScheduler* ws = WindowScheduler::Running();
-        if (ws == nullptr)
+        if (ws == nullptr && !CanonicalScheduler::IsActive())
         {
             rdmacc::CancelEvent(m_due);
             m_dueAt = UINT64_MAX;
@@ -112,7 +116,15 @@ class ReArmedTimer
         }
         if (m_spareAt < at)
         {
-            m_slot = ws->Reserve();
+            if (ws != nullptr)
+            {
+                m_slot = ws->Reserve();
+            }
+            else
+            {
+                // the key the re-arm's event would have had (its node's sequence advances)
+                m_key = CanonicalScheduler::TakeKey(Simulator::GetContext());
+            }
             return;
         }
         ScheduleDue(at, schedule);
@@ -145,9 +157,16 @@ class ReArmedTimer
             // a deadline without its event was set later than this spare
             const uint64_t now = Simulator::Now().GetNanoSeconds();
             WindowScheduler* ws = WindowScheduler::Running();
-            NS_ABORT_MSG_IF(ws == nullptr || m_at <= now,
+            NS_ABORT_MSG_IF((ws == nullptr && !CanonicalScheduler::IsActive()) || m_at <= now,
                             "ReArmedTimer: a deadline without its event after its spare");
-            ws->InsertNextAt(m_slot);
+            if (ws != nullptr)
+            {
+                ws->InsertNextAt(m_slot);
+            }
+            else
+            {
+                CanonicalScheduler::UseKey(m_key);
+            }
             m_dueAt = m_at;
             m_dueToken = ++m_tokens;
             m_due = schedule(m_at - now, m_dueToken);
@@ -179,6 +198,7 @@ class ReArmedTimer
 
     uint64_t m_at = UINT64_MAX;      //!< the deadline (ns)
     WindowScheduler::Slot m_slot;    //!< its place in the order (set later than the spare)
+    uint64_t m_key = 0;              //!< the same under CanonicalScheduler: its key
     EventId m_due;                   //!< the deadline's event
     uint64_t m_dueAt = UINT64_MAX;   //!< when it runs (ns; none: MAX)
     EventId m_spare;                 //!< the spare
