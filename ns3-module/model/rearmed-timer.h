@@ -167,9 +167,7 @@ class ReArmedTimer
             {
                 CanonicalScheduler::UseKey(m_key);
             }
-            m_dueAt = m_at;
-            m_dueToken = ++m_tokens;
-            m_due = schedule(m_at - now, m_dueToken);
+            ScheduleDue(m_at, schedule); // the next insert: at the place just given
         }
         return false;
     }
