@@ -22,14 +22,22 @@ void
 ChooseScheduler(const std::string& eventOrder)
 {
     const char* env = std::getenv("NS_GLOBAL_VALUE");
-    if (env != nullptr && std::string(env).find("SchedulerType") != std::string::npos)
-    {
-        return; // the user's
-    }
+    const std::string global = env != nullptr ? env : "";
     StringValue impl;
     GlobalValue::GetValueByName("SimulatorImplementationType", impl);
     const bool distributed = impl.Get() == "ns3::DistributedSimulatorImpl" ||
                              impl.Get() == "ns3::NullMessageSimulatorImpl";
+    // ns-3's default implementation, event for event, with less work per event (the user's
+    // choice in NS_GLOBAL_VALUE stays)
+    if (impl.Get() == "ns3::DefaultSimulatorImpl" &&
+        global.find("SimulatorImplementationType") == std::string::npos)
+    {
+        GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::LeanSimulatorImpl"));
+    }
+    if (global.find("SchedulerType") != std::string::npos)
+    {
+        return; // the user's
+    }
     const bool canonical = eventOrder == "canonical" || (eventOrder == "auto" && distributed);
     GlobalValue::Bind("SchedulerType",
                       StringValue(canonical ? "ns3::CanonicalScheduler" : "ns3::WindowScheduler"));

@@ -29,6 +29,9 @@ namespace rdmacc
  * (docs/performance.md). With
  * `eventOrder` "canonical", or "auto" in a distributed (MPI) run: ns3::CanonicalScheduler (by
  * the node that scheduled the events and its count of events scheduled).
+ * The simulator implementation: ns3::LeanSimulatorImpl (ns-3's default one, event for event,
+ * with less work per event) unless NS_GLOBAL_VALUE names SimulatorImplementationType or the
+ * run is distributed.
  * \param eventOrder the value of --eventOrder ("insertion" for a program without it)
  */
 void ChooseScheduler(const std::string& eventOrder = "insertion");

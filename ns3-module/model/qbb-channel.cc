@@ -4,6 +4,7 @@
 #include "qbb-channel.h"
 
 #include "canonical-scheduler.h"
+#include "lean-simulator-impl.h"
 #include "qbb-net-device.h"
 
 #include "ns3/event-impl.h"
@@ -125,7 +126,7 @@ QbbChannel::TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTime)
     {
         m_ctx[d] = m_dev[d]->GetNode()->GetId();
     }
-    Simulator::ScheduleWithContext(
+    rdmacc::ScheduleWithContext(
         m_ctx[d], txTime + m_delay, new ArrivalEvent(PeekPointer(m_dev[d]), std::move(p)));
 }
 

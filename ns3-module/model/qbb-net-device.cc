@@ -4,6 +4,7 @@
 #include "qbb-net-device.h"
 
 #include "cancel-event.h"
+#include "lean-simulator-impl.h"
 #include "pfc-header.h"
 #include "qbb-channel.h"
 #include "rdma-cc-error.h"
@@ -279,14 +280,14 @@ QbbNetDevice::Enqueue(
 {
     NS_LOG_FUNCTION(this << p << int(prio) << int(kind) << flow << inPort);
     NS_ASSERT(prio < N_PRIO);
-    const Time now = Simulator::Now();
+    const Time now = rdmacc::Now();
     rdmacc_ffi::TxPacket m{};
     m.size = p->GetSize();
     m.handle = StoreSlot(p);
     m.kind = static_cast<rdmacc_ffi::PacketKind>(kind);
     m.prio = prio;
     m.flow = flow;
-    m.arrival_ns = static_cast<uint64_t>(now.GetNanoSeconds());
+    m.arrival_ns = static_cast<uint64_t>(rdmacc::ToNs(now));
     m.in_port = inPort;
     m_sched->s->enqueue(m);
     TryTransmitAt(now);
@@ -381,7 +382,7 @@ QbbNetDevice::SendPfc(uint8_t prio, bool pause)
         rdmacc::CancelEvent(m_refreshEvent[prio]);
         Time pauseTime =
             m_rate.CalculateBytesTxTime(uint32_t(m_pauseQuanta) * PfcHeader::QUANTUM_BITS / 8);
-        m_refreshEvent[prio] = Simulator::Schedule(
+        m_refreshEvent[prio] = rdmacc::Schedule(
             pauseTime * m_refreshFraction, &QbbNetDevice::RefreshPause, this, prio);
     }
     else if (!m_pausingPeer[prio])
@@ -409,7 +410,7 @@ QbbNetDevice::RefreshPause(uint8_t prio)
 bool
 QbbNetDevice::IsPaused(uint8_t prio) const
 {
-    return Simulator::Now() < m_pausedUntil[prio];
+    return rdmacc::Now() < m_pausedUntil[prio];
 }
 
 bool
@@ -446,13 +447,13 @@ QbbNetDevice::TryTransmit()
     {
         return;
     }
-    TryTransmitAt(Simulator::Now());
+    TryTransmitAt(rdmacc::Now());
 }
 
 void
 QbbNetDevice::TryTransmitAt(Time nowTime)
 {
-    // the caller's time: one Simulator::Now() per event instead of one per use
+    // the caller's time: one rdmacc::Now() per event instead of one per use
     if (m_busy || !m_channel)
     {
         return;
@@ -466,7 +467,7 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
         return;
     }
     const uint8_t paused = PausedMask(nowTime);
-    const uint64_t now = static_cast<uint64_t>(nowTime.GetNanoSeconds());
+    const uint64_t now = static_cast<uint64_t>(rdmacc::ToNs(nowTime));
     // each round either sends, stops, or removes a flow that had nothing to send
     while (true)
     {
@@ -527,7 +528,7 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
             if (m_schedWake.PeekEventImpl() == nullptr || at < TimeStep(m_schedWake.GetTs()))
             {
                 rdmacc::CancelEvent(m_schedWake);
-                m_schedWake = Simulator::Schedule(at - nowTime, &QbbNetDevice::OnSchedWake, this);
+                m_schedWake = rdmacc::Schedule(at - nowTime, &QbbNetDevice::OnSchedWake, this);
             }
             return;
         }
@@ -599,7 +600,7 @@ QbbNetDevice::TransmitStart(Ptr<Packet> p)
         m_phyTxBeginTrace(p);
     }
     m_channel->TransmitStart(p, this, txTime);
-    Simulator::Schedule(txTime, m_txComplete);
+    rdmacc::ScheduleNoId(txTime, m_txComplete);
 }
 
 void
@@ -638,7 +639,7 @@ QbbNetDevice::ReceivePfc(Ptr<Packet> p)
 {
     PfcHeader h;
     p->RemoveHeader(h);
-    const Time now = Simulator::Now();
+    const Time now = rdmacc::Now();
     for (uint8_t c = 0; c < N_PRIO; c++)
     {
         if (!(h.classEnable & (1u << c)))
@@ -674,7 +675,7 @@ QbbNetDevice::ReceivePfc(Ptr<Packet> p)
         m_pauseOpen[c] = true;
         m_pfcRxTrace(c, q, d);
         rdmacc::CancelEvent(m_wakeEvent[c]);
-        m_wakeEvent[c] = Simulator::Schedule(d, &QbbNetDevice::TryTransmit, this);
+        m_wakeEvent[c] = rdmacc::Schedule(d, &QbbNetDevice::TryTransmit, this);
     }
     TryTransmitAt(now);
 }
@@ -685,7 +686,7 @@ QbbNetDevice::GetPausedTime(uint8_t prio) const
     Time t = m_pausedTotal[prio];
     if (m_pauseOpen[prio])
     {
-        t += std::min(Simulator::Now(), m_pausedUntil[prio]) - m_pauseSince[prio];
+        t += std::min(rdmacc::Now(), m_pausedUntil[prio]) - m_pauseSince[prio];
     }
     return t;
 }

@@ -3,6 +3,7 @@
  */
 #include "raw-host.h"
 
+#include "lean-simulator-impl.h"
 #include "roce-header.h"
 
 #include "ns3/log.h"
@@ -74,7 +75,7 @@ RawHost::AddFlow(uint32_t dstNode, uint8_t prio, uint64_t bytes, Time start, uin
     Flow f{dstNode, prio, bytes, 0, srcPort, start, Seconds(0), Seconds(0), false};
     m_flows.push_back(f);
     const uint32_t i = static_cast<uint32_t>(m_flows.size() - 1);
-    Simulator::Schedule(start - Simulator::Now(), &RawHost::StartFlow, this, i);
+    rdmacc::Schedule(start - rdmacc::Now(), &RawHost::StartFlow, this, i);
     return i;
 }
 
@@ -110,9 +111,9 @@ RawHost::PullData(uint32_t i)
     }
     if (f.firstTx.IsZero())
     {
-        f.firstTx = Simulator::Now();
+        f.firstTx = rdmacc::Now();
     }
-    f.lastTx = Simulator::Now();
+    f.lastTx = rdmacc::Now();
     Ptr<Packet> p = Create<Packet>(len);
     p->AddHeader(h);
     return p;
@@ -133,10 +134,10 @@ RawHost::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     m_rxFrames++;
     if (m_firstRx.IsStrictlyNegative())
     {
-        m_firstRx = Simulator::Now();
+        m_firstRx = rdmacc::Now();
         m_firstRxPayload = len;
     }
-    m_lastRx = Simulator::Now();
+    m_lastRx = rdmacc::Now();
     m_rxTrace(RoceHeader::IpToNode(h.srcIp), len);
 }
 

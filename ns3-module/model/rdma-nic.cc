@@ -4,6 +4,7 @@
 #include "rdma-nic.h"
 
 #include "cancel-event.h"
+#include "lean-simulator-impl.h"
 #include "rdma-cc-error.h"
 #include "rdma-cc-log.h"
 #include "rdma-cc-params.h"
@@ -369,12 +370,8 @@ RdmaNic::AddFlow(Ptr<RdmaNic> dst,
     if (m_local && op == RdmaOp::READ)
     {
         // a READ starts at its requester: the READ request starts this host's responses
-        Simulator::ScheduleWithContext(dst->m_nodeId,
-                                       start - Simulator::Now(),
-                                       &RdmaNic::PostRead,
-                                       dst,
-                                       Ptr<RdmaNic>(this),
-                                       idx);
+        rdmacc::ScheduleWithContext(
+            dst->m_nodeId, start - rdmacc::Now(), &RdmaNic::PostRead, dst, Ptr<RdmaNic>(this), idx);
     }
     else if (m_local)
     {
@@ -403,8 +400,8 @@ RdmaNic::QueueStart(uint32_t idx, Time start)
     m_startPending = true;
     m_startAt = start;
     // in the host's context (the event order of ns3::CanonicalScheduler keys it by the host)
-    Simulator::ScheduleWithContext(
-        m_nodeId, start - Simulator::Now(), &RdmaNic::OnStartEvent, this, ++m_startToken);
+    rdmacc::ScheduleWithContext(
+        m_nodeId, start - rdmacc::Now(), &RdmaNic::OnStartEvent, this, ++m_startToken);
 }
 
 uint32_t
@@ -461,7 +458,7 @@ RdmaNic::OnStartEvent(uint64_t token)
         return; // replaced by an event for an earlier start
     }
     m_startPending = false;
-    const Time now = Simulator::Now();
+    const Time now = rdmacc::Now();
     uint32_t idx = NextToStart();
     while (idx != UINT32_MAX && m_qps[idx].start <= now.GetTimeStep())
     {
@@ -474,7 +471,7 @@ RdmaNic::OnStartEvent(uint64_t token)
         // (in this host's context, as this event)
         m_startPending = true;
         m_startAt = TimeStep(m_qps[idx].start);
-        Simulator::Schedule(m_startAt - now, &RdmaNic::OnStartEvent, this, ++m_startToken);
+        rdmacc::Schedule(m_startAt - now, &RdmaNic::OnStartEvent, this, ++m_startToken);
     }
 }
 
@@ -543,7 +540,7 @@ RdmaNic::StartQp(uint32_t idx)
 {
     NS_LOG_FUNCTION(this << idx);
     Qp& q = m_qps[idx];
-    const uint64_t now = Simulator::Now().GetNanoSeconds();
+    const uint64_t now = rdmacc::NowNs();
     rdmacc::SyncLog();
     NS_LOG_INFO("flow " << q.flowId << " start: node " << m_nodeId << " -> node " << q.dstNode
                         << ", " << q.size << " B, " << rdmacc_ffi::scheme_name_of(q.scheme));
@@ -652,7 +649,7 @@ RdmaNic::SetTimer(uint32_t idx, uint64_t at)
     m_qps[idx].live->timer.Set(
         at,
         [this, idx](uint64_t delay, uint32_t token)
-        { return Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnTimer, this, idx, token); });
+        { return rdmacc::Schedule(NanoSeconds(delay), &RdmaNic::OnTimer, this, idx, token); });
 }
 
 void
@@ -661,7 +658,7 @@ RdmaNic::OnTimer(uint32_t idx, uint32_t token)
     Qp& q = m_qps[idx];
     if (q.done || !q.live->timer.Due(token,
                                      [this, idx](uint64_t delay, uint32_t t) {
-                                         return Simulator::Schedule(
+                                         return rdmacc::Schedule(
                                              NanoSeconds(delay), &RdmaNic::OnTimer, this, idx, t);
                                      }))
     {
@@ -672,11 +669,11 @@ RdmaNic::OnTimer(uint32_t idx, uint32_t token)
     rdmacc_ffi::Sender& s = *q.live->sender;
     if (!RDMACC_LOG_ENABLED(LOG_INFO))
     {
-        AfterFeedback(idx, s.on_timer(Simulator::Now().GetNanoSeconds()));
+        AfterFeedback(idx, s.on_timer(rdmacc::NowNs()));
         return;
     }
     const rdmacc_ffi::SenderInfo before = s.info();
-    const uint64_t next = s.on_timer(Simulator::Now().GetNanoSeconds());
+    const uint64_t next = s.on_timer(rdmacc::NowNs());
     const rdmacc_ffi::SenderInfo after = s.info();
     if (after.timeouts > before.timeouts)
     {
@@ -761,7 +758,7 @@ RdmaNic::GetFlowId(uint32_t qp) const
 Ptr<Packet>
 RdmaNic::PullData(uint32_t idx)
 {
-    const uint64_t now = Simulator::Now().GetNanoSeconds();
+    const uint64_t now = rdmacc::NowNs();
     Qp& q = m_qps[idx];
     if (q.done)
     {
@@ -1037,7 +1034,7 @@ RdmaNic::SetRxTimer(RxFlow& rx, uint64_t at)
     rx.timer.Set(
         at,
         [this, r](uint64_t delay, uint32_t token)
-        { return Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnRxTimer, this, r, token); });
+        { return rdmacc::Schedule(NanoSeconds(delay), &RdmaNic::OnRxTimer, this, r, token); });
 }
 
 void
@@ -1046,11 +1043,11 @@ RdmaNic::OnRxTimer(RxFlow* rx, uint32_t token)
     if (!rx->timer.Due(
             token,
             [this, rx](uint64_t delay, uint32_t t)
-            { return Simulator::Schedule(NanoSeconds(delay), &RdmaNic::OnRxTimer, this, rx, t); }))
+            { return rdmacc::Schedule(NanoSeconds(delay), &RdmaNic::OnRxTimer, this, rx, t); }))
     {
         return;
     }
-    const uint64_t now = Simulator::Now().GetNanoSeconds();
+    const uint64_t now = rdmacc::NowNs();
     if (rx->receiver->on_timer(now))
     {
         // DCQCN's NP: the CNP deferred to the end of its interval
@@ -1131,7 +1128,7 @@ RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     const uint32_t hdrBytes = h.PeekFrom(*p);
     NS_ABORT_MSG_IF(hdrBytes == 0, "RdmaNic: a frame shorter than a RoCE header");
     const uint32_t payload = p->GetSize() - hdrBytes;
-    const uint64_t now = Simulator::Now().GetNanoSeconds();
+    const uint64_t now = rdmacc::NowNs();
     const uint32_t peer = RoceHeader::IpToNode(h.srcIp);
     switch (h.kind)
     {

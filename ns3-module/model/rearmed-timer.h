@@ -9,6 +9,7 @@
 
 #include "cancel-event.h"
 #include "canonical-scheduler.h"
+#include "lean-simulator-impl.h"
 #include "window-scheduler.h"
 
 #include "ns3/abort.h"
@@ -155,7 +156,7 @@ class ReArmedTimer
         if (m_at != UINT64_MAX && m_dueAt == UINT64_MAX)
         {
             // a deadline without its event was set later than this spare
-            const uint64_t now = Simulator::Now().GetNanoSeconds();
+            const uint64_t now = rdmacc::NowNs();
             WindowScheduler* ws = WindowScheduler::Running();
             NS_ABORT_MSG_IF((ws == nullptr && !CanonicalScheduler::IsActive()) || m_at <= now,
                             "ReArmedTimer: a deadline without its event after its spare");
@@ -188,7 +189,7 @@ class ReArmedTimer
     void
     ScheduleDue(uint64_t at, S schedule)
     {
-        const uint64_t now = Simulator::Now().GetNanoSeconds();
+        const uint64_t now = rdmacc::NowNs();
         m_dueAt = std::max(at, now);
         m_dueToken = ++m_tokens;
         m_due = schedule(at - std::min(at, now), m_dueToken);

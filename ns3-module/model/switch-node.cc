@@ -5,6 +5,7 @@
 
 #include "cancel-event.h"
 #include "detail/switch-egress-samples.h"
+#include "lean-simulator-impl.h"
 #include "rdma-cc-error.h"
 #include "rdma-cc-log.h"
 #include "red-ecn-queue-disc.h"
@@ -323,7 +324,7 @@ SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     m.kind = static_cast<rdmacc_ffi::PacketKind>(h.kind);
     m.draw = m_uv->GetValue();
     m.flow = h.FlowKey();
-    m.now_ns = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    m.now_ns = rdmacc::NowNs();
     const rdmacc_ffi::SwitchDecision d = (*m_rust->core)->on_arrival(m);
     if (d.pfc != rdmacc_ffi::PfcAction::None)
     {
@@ -438,8 +439,8 @@ SwitchNode::DrainRcm()
             if (m_rcmTimer.PeekEventImpl() == nullptr || at < TimeStep(m_rcmTimer.GetTs()))
             {
                 rdmacc::CancelEvent(m_rcmTimer);
-                m_rcmTimer = Simulator::Schedule(
-                    std::max(at - Simulator::Now(), Time(0)), &SwitchNode::OnRcmTimer, this);
+                m_rcmTimer = rdmacc::Schedule(
+                    std::max(at - rdmacc::Now(), Time(0)), &SwitchNode::OnRcmTimer, this);
             }
             return;
         }
@@ -451,7 +452,7 @@ void
 SwitchNode::OnRcmTimer()
 {
     m_rcmTimer = EventId(); // run: no longer pending
-    (*m_rust->core)->rcm_on_timeout(static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()));
+    (*m_rust->core)->rcm_on_timeout(rdmacc::NowNs());
     DrainRcm();
 }
 

@@ -55,7 +55,7 @@ namespace ns3
  * that Simulator::IsExpired stays right for every other event of its time stamp (those that
  * ran have a uid at or below it, those waiting one above).
  */
-class WindowScheduler : public Scheduler
+class WindowScheduler final : public Scheduler
 {
   public:
     /**
