@@ -17,15 +17,6 @@ NS_OBJECT_ENSURE_REGISTERED(WindowScheduler);
 
 namespace
 {
-/// the heap's order: `a` runs after `b` (ns-3's key: time, then uid)
-struct LaterThan
-{
-    bool
-    operator()(const Scheduler::Event& a, const Scheduler::Event& b) const
-    {
-        return a.key > b.key;
-    }
-};
 /// the deferred heap's order: `a` runs after `b` (time, the slot's last uid, its number)
 template <typename D>
 bool
@@ -56,6 +47,12 @@ WindowScheduler::GetTypeId()
 }
 
 WindowScheduler::WindowScheduler() :
+    m_free(NIL),
+    m_head(STEPS, NIL),
+    m_tail(STEPS, NIL),
+    m_bits(STEPS / 64, 0),
+    m_cursor(0),
+    m_inWindow(0),
     m_haveWindow(false),
     m_window(0),
     m_last(m_buckets.end()),
@@ -106,12 +103,16 @@ WindowScheduler::Insert(const Event& ev)
     }
     m_lastUid = ev.key.m_uid;
     const uint64_t window = ev.key.m_ts >> WINDOW_SHIFT;
-    // an event is never earlier than the running one, so never in a window before the heap's
-    if (m_haveWindow && window <= m_window)
+    if (m_haveWindow && window == m_window)
     {
-        m_heap.push_back(ev);
-        std::push_heap(m_heap.begin(), m_heap.end(), LaterThan());
+        Push(ev);
         return;
+    }
+    if (m_haveWindow && window < m_window)
+    {
+        // earlier than the window a peek took (a distributed run's PeekNext, then an event
+        // from another process): the window goes back to its bucket
+        ReturnWindow();
     }
     if (m_last == m_buckets.end() || m_last->first != window)
     {
@@ -121,30 +122,98 @@ WindowScheduler::Insert(const Event& ev)
 }
 
 void
+WindowScheduler::Push(const Event& ev) const
+{
+    uint32_t n = m_free;
+    if (n != NIL)
+    {
+        m_free = m_nodes[n].next;
+        m_nodes[n] = Node{ev, NIL};
+    }
+    else
+    {
+        n = static_cast<uint32_t>(m_nodes.size());
+        m_nodes.push_back(Node{ev, NIL});
+    }
+    const uint32_t step = static_cast<uint32_t>(ev.key.m_ts) & (STEPS - 1);
+    if (m_head[step] == NIL)
+    {
+        m_head[step] = n;
+        m_bits[step >> 6] |= uint64_t{1} << (step & 63);
+    }
+    else
+    {
+        m_nodes[m_tail[step]].next = n;
+    }
+    m_tail[step] = n;
+    // a peek may have moved the cursor past the running event's time step
+    m_cursor = std::min(m_cursor, step);
+    m_inWindow++;
+}
+
+void
+WindowScheduler::ReturnWindow()
+{
+    std::vector<Event>& v = m_buckets[m_window];
+    for (uint32_t step = 0; step < STEPS; step++)
+    {
+        for (uint32_t n = m_head[step]; n != NIL;)
+        {
+            v.push_back(m_nodes[n].ev);
+            const uint32_t next = m_nodes[n].next;
+            m_nodes[n].next = m_free;
+            m_free = n;
+            n = next;
+        }
+        m_head[step] = NIL;
+        m_tail[step] = NIL;
+    }
+    std::fill(m_bits.begin(), m_bits.end(), 0);
+    m_inWindow = 0;
+    m_haveWindow = false;
+    m_last = m_buckets.end();
+}
+
+uint32_t
+WindowScheduler::FirstStep() const
+{
+    uint32_t word = m_cursor >> 6;
+    uint64_t bits = m_bits[word] & (~uint64_t{0} << (m_cursor & 63));
+    while (bits == 0)
+    {
+        bits = m_bits[++word];
+    }
+    m_cursor = (word << 6) | static_cast<uint32_t>(__builtin_ctzll(bits));
+    return m_cursor;
+}
+
+void
 WindowScheduler::TakeBucket() const
 {
-    if (!m_heap.empty() || m_buckets.empty())
+    if (m_inWindow != 0 || m_buckets.empty())
     {
         return;
     }
     auto first = m_buckets.begin();
     m_haveWindow = true;
     m_window = first->first;
-    // the bucket's vector becomes the heap (the empty heap's is freed with the bucket: a
-    // vector reused for another bucket would keep the largest capacity it ever had)
-    m_heap.swap(first->second);
+    m_cursor = STEPS - 1;
+    // in insertion order: each time step's list in uid order
+    for (const Event& ev : first->second)
+    {
+        Push(ev);
+    }
     if (m_last == first)
     {
         m_last = m_buckets.end();
     }
     m_buckets.erase(first);
-    std::make_heap(m_heap.begin(), m_heap.end(), LaterThan());
 }
 
 bool
 WindowScheduler::IsEmpty() const
 {
-    return m_heap.empty() && m_buckets.empty() && m_deferred.empty();
+    return m_inWindow == 0 && m_buckets.empty() && m_deferred.empty();
 }
 
 bool
@@ -155,14 +224,14 @@ WindowScheduler::DeferredFirst() const
     {
         return false;
     }
-    if (m_heap.empty())
+    if (m_inWindow == 0)
     {
         return true;
     }
-    // the window heap's front is the earliest of the windows' events; an event with the
-    // slot's last uid was inserted before the reservation and runs first
+    // the window's first list's head is the earliest of the windows' events; an event with
+    // the slot's last uid was inserted before the reservation and runs first
     const EventKey& d = m_deferred.front().ev.key;
-    const EventKey& w = m_heap.front().key;
+    const EventKey& w = m_nodes[m_head[FirstStep()]].ev.key;
     return d.m_ts < w.m_ts || (d.m_ts == w.m_ts && d.m_uid < w.m_uid);
 }
 
@@ -173,8 +242,8 @@ WindowScheduler::PeekNext() const
     {
         return m_deferred.front().ev;
     }
-    NS_ASSERT(!m_heap.empty());
-    return m_heap.front();
+    NS_ASSERT(m_inWindow != 0);
+    return m_nodes[m_head[FirstStep()]].ev;
 }
 
 Scheduler::Event
@@ -188,11 +257,19 @@ WindowScheduler::RemoveNext()
         m_deferred.pop_back();
         return ev;
     }
-    NS_ASSERT(!m_heap.empty());
-    std::pop_heap(m_heap.begin(), m_heap.end(), LaterThan());
-    const Event ev = m_heap.back();
-    m_heap.pop_back();
-    return ev;
+    NS_ASSERT(m_inWindow != 0);
+    const uint32_t step = FirstStep();
+    const uint32_t n = m_head[step];
+    Node& node = m_nodes[n];
+    m_head[step] = node.next;
+    if (node.next == NIL)
+    {
+        m_bits[step >> 6] &= ~(uint64_t{1} << (step & 63));
+    }
+    node.next = m_free;
+    m_free = n;
+    m_inWindow--;
+    return node.ev;
 }
 
 void
@@ -213,13 +290,37 @@ WindowScheduler::Remove(const Event& ev)
         return e.key.m_uid == ev.key.m_uid;
     };
     const uint64_t window = ev.key.m_ts >> WINDOW_SHIFT;
-    if (m_haveWindow && window <= m_window)
+    if (m_haveWindow && window == m_window)
     {
-        auto it = std::find_if(m_heap.begin(), m_heap.end(), same);
-        if (it != m_heap.end())
+        const uint32_t step = static_cast<uint32_t>(ev.key.m_ts) & (STEPS - 1);
+        uint32_t prev = NIL;
+        for (uint32_t n = m_head[step]; n != NIL; prev = n, n = m_nodes[n].next)
         {
-            m_heap.erase(it);
-            std::make_heap(m_heap.begin(), m_heap.end(), LaterThan());
+            if (m_nodes[n].ev.key.m_uid != ev.key.m_uid)
+            {
+                continue;
+            }
+            const uint32_t next = m_nodes[n].next;
+            if (prev == NIL)
+            {
+                m_head[step] = next;
+            }
+            else
+            {
+                m_nodes[prev].next = next;
+            }
+            if (next == NIL)
+            {
+                m_tail[step] = prev;
+            }
+            if (m_head[step] == NIL)
+            {
+                m_bits[step >> 6] &= ~(uint64_t{1} << (step & 63));
+            }
+            m_nodes[n].next = m_free;
+            m_free = n;
+            m_inWindow--;
+            return;
         }
         return;
     }
@@ -234,9 +335,8 @@ WindowScheduler::Remove(const Event& ev)
     {
         return;
     }
-    // a bucket is unsorted: the last entry takes the removed one's place
-    *it = v.back();
-    v.pop_back();
+    // a bucket keeps insertion order (its lists will be in uid order)
+    v.erase(it);
     if (v.empty())
     {
         if (m_last == b)

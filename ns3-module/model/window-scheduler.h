@@ -22,11 +22,14 @@ namespace ns3
  *
  * Runs events in ns-3's order, by (time, uid) (the uid is the insertion order), exactly as
  * PriorityQueueScheduler, MapScheduler and the others do: only the cost differs. Time is cut
- * into windows of 2^WINDOW_SHIFT ns. The events of the current window are in a binary heap
- * over one vector; an event of a later window is appended, unsorted, to its window's bucket
- * (a vector), and a bucket becomes the heap (std::make_heap, linear) when the heap runs empty
- * and it is the earliest. Every event in the heap is earlier than every event in a bucket, so
- * the heap's minimum is the next event.
+ * into windows of 2^WINDOW_SHIFT time steps (ns). The current window keeps one list per time
+ * step (a calendar): an event is appended to its time step's list, and a bit per time step
+ * says which lists hold events, so the next event is the head of the first non-empty list at
+ * or after the last one taken (a find-first-set over 64 steps at a time). The events of one
+ * time step run in insertion order, which is uid order: a list is appended to in that order.
+ * An event of a later window is appended, unsorted, to its window's bucket (a vector, in
+ * insertion order); when the current window runs empty the earliest bucket is spread over the
+ * lists, in its order.
  *
  * Why: ns-3 cancels an event by flagging it; the entry stays queued until its time comes. A
  * queue pair re-arms its retransmission timer at every ACK, and on a lossless path the timeout
@@ -34,12 +37,16 @@ namespace ns3
  * 32 MB buffers and five switches), so a heap holds every ACK's cancelled timer for the rest of
  * the run — millions of entries on a k = 12 fat tree — and each event's sift-down walks
  * log2(N) levels of an array far larger than the cache. Here those entries wait in buckets
- * that are appended to and read once; the heap holds one window's events.
+ * that are appended to and read once. Within the window, a list per time step replaces the
+ * heap that an earlier version kept of the window's events (its sift-down and sift-up were a
+ * tenth of the event loop's instructions; docs/performance.md).
  *
- * Insert: a push onto the heap (the current window) or an append (a later one: one map lookup,
- * skipped when it is the bucket of the previous append). RemoveNext: a pop from the heap, and a
- * linear make_heap each time a window's bucket is taken. Remove (Simulator::Remove) is linear in
- * the heap or in the event's bucket. No allocation per event: a bucket's vector grows by doubling.
+ * Insert: an append to a list (the current window) or to a bucket (a later one: one map
+ * lookup, skipped when it is the bucket of the previous append). RemoveNext: the head of the
+ * first non-empty list, and the spreading of a bucket each time the window moves. Remove
+ * (Simulator::Remove) is linear in the event's list or bucket. No allocation per event: list
+ * entries come from a pool of nodes that grows to the largest window, a bucket's vector grows
+ * by doubling.
  *
  * Deferred events (Reserve, InsertNextAt): a timer that is re-armed later and later (a
  * retransmission deadline pushed at every ACK) can keep its one pending event and, when that
@@ -102,13 +109,22 @@ class WindowScheduler final : public Scheduler
     /// a window is 2^WINDOW_SHIFT ns (4.096 us: a few link hops; a timer of 1 ms or more is
     /// hundreds of windows away)
     static constexpr unsigned WINDOW_SHIFT = 12;
+    /// time steps (lists) in a window
+    static constexpr uint32_t STEPS = 1u << WINDOW_SHIFT;
 
   private:
-    /// Makes the earliest bucket the heap, when the heap is empty and a bucket is not
-    /// (const: PeekNext needs it; the state it changes is mutable)
+    /// Spreads the earliest bucket over the lists, when the window is empty and a bucket is
+    /// not (const: PeekNext needs it; the state it changes is mutable)
     void TakeBucket() const;
-    /// \return whether the next event is the deferred heap's front (else the window heap's)
+    /// \return whether the next event is the deferred heap's front (else the window's)
     bool DeferredFirst() const;
+    /// Puts the window's events back into its bucket (an event earlier than the window came)
+    void ReturnWindow();
+    /// \return the first non-empty list (the window holds an event)
+    uint32_t FirstStep() const;
+    /// Appends an event of the current window to its time step's list
+    /// \param ev the event
+    void Push(const Event& ev) const;
 
     /// a deferred event: the event (its key's uid is the slot's last uid) and the slot's number
     struct Deferred
@@ -117,11 +133,28 @@ class WindowScheduler final : public Scheduler
         uint64_t number;
     };
 
-    mutable std::vector<Event> m_heap; //!< the current window's events, a min-heap
-    /// the later windows' events: window number (time >> WINDOW_SHIFT) -> its events, unsorted
+    /// no node
+    static constexpr uint32_t NIL = UINT32_MAX;
+
+    /// a list entry
+    struct Node
+    {
+        Event ev;      //!< the event
+        uint32_t next; //!< the next entry of its list, or of the free list (NIL: none)
+    };
+
+    mutable std::vector<Node> m_nodes;    //!< the lists' entries (a pool)
+    mutable uint32_t m_free;              //!< the first free node (NIL: none)
+    mutable std::vector<uint32_t> m_head; //!< per time step of the window: its list's head
+    mutable std::vector<uint32_t> m_tail; //!< per time step of the window: its list's tail
+    mutable std::vector<uint64_t> m_bits; //!< per time step: its list is not empty
+    mutable uint32_t m_cursor;            //!< every list before this time step is empty
+    mutable uint64_t m_inWindow;          //!< events in the lists
+    /// the later windows' events: window number (time >> WINDOW_SHIFT) -> its events, in
+    /// insertion order
     mutable std::map<uint64_t, std::vector<Event>> m_buckets;
     mutable bool m_haveWindow; //!< a window was taken
-    mutable uint64_t m_window; //!< the heap's window number
+    mutable uint64_t m_window; //!< the lists' window number
     /// the bucket of the last append (m_buckets.end(): none)
     mutable std::map<uint64_t, std::vector<Event>>::iterator m_last;
     std::vector<Deferred> m_deferred;  //!< deferred events, a min-heap by (time, uid, number)

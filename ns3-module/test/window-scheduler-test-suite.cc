@@ -5,7 +5,9 @@
  * equal times, cancelled events and Simulator::Remove; and timers re-armed lazily through
  * WindowScheduler::Reserve / InsertNextAt (CanonicalScheduler::TakeKey / UseKey under the
  * canonical order) run every event in the order that cancelling and rescheduling at each
- * re-arm gives.
+ * re-arm gives; LeanSimulatorImpl runs the same events, in the same order, with the same
+ * answers to IsExpired and GetDelayLeft, as ns-3's DefaultSimulatorImpl; and an event earlier
+ * than the window a peek took still runs first.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -26,10 +28,12 @@ namespace
 struct Workload
 {
     std::vector<std::pair<uint64_t, uint32_t>> ran; //!< (time ns, event id) of each event run
-    std::vector<EventId> pending;                   //!< events that may be cancelled or removed
-    uint64_t rng = 12345;                           //!< a 64-bit LCG's state
-    uint32_t nextId = 0;                            //!< ids given so far
-    uint32_t budget = 0;                            //!< events still to schedule
+    /// per event run: IsExpired and GetDelayLeft (ns) of a pending event, and the event count
+    std::vector<std::pair<int64_t, uint64_t>> probes;
+    std::vector<EventId> pending; //!< events that may be cancelled or removed
+    uint64_t rng = 12345;         //!< a 64-bit LCG's state
+    uint32_t nextId = 0;          //!< ids given so far
+    uint32_t budget = 0;          //!< events still to schedule
 
     uint64_t
     Draw(uint64_t n)
@@ -63,6 +67,13 @@ struct Workload
     Fire(uint32_t id)
     {
         ran.emplace_back(Simulator::Now().GetNanoSeconds(), id);
+        if (!pending.empty())
+        {
+            const EventId& e = pending[Draw(pending.size())];
+            probes.emplace_back(
+                Simulator::IsExpired(e) ? -1 : Simulator::GetDelayLeft(e).GetNanoSeconds(),
+                Simulator::GetEventCount());
+        }
         const uint64_t children = 1 + Draw(2);
         for (uint64_t c = 0; c < children && budget > 0; c++, budget--)
         {
@@ -91,10 +102,20 @@ struct Workload
     }
 };
 
-/// Runs the workload under `scheduler`
-Workload
-RunWith(const std::string& scheduler, uint64_t* processed)
+/// a destroy event of the workload: recorded as (UINT64_MAX, id)
+void
+Destroyed(Workload* w, uint32_t id)
 {
+    w->ran.emplace_back(UINT64_MAX, id);
+}
+
+/// Runs the workload under `scheduler` and the simulator implementation `impl`
+Workload
+RunWith(const std::string& scheduler,
+        uint64_t* processed,
+        const std::string& impl = "ns3::DefaultSimulatorImpl")
+{
+    GlobalValue::Bind("SimulatorImplementationType", StringValue(impl));
     Simulator::SetScheduler(ObjectFactory(scheduler));
     Workload w;
     w.budget = 200000;
@@ -103,9 +124,18 @@ RunWith(const std::string& scheduler, uint64_t* processed)
         // set-up events, some at equal times
         Simulator::Schedule(NanoSeconds(w.Draw(3) * 1000), &Workload::Fire, &w, w.nextId++);
     }
+    // destroy events, one removed, one cancelled
+    Simulator::ScheduleDestroy(&Destroyed, &w, 1);
+    EventId removed = Simulator::ScheduleDestroy(&Destroyed, &w, 2);
+    EventId cancelled = Simulator::ScheduleDestroy(&Destroyed, &w, 3);
+    Simulator::ScheduleDestroy(&Destroyed, &w, 4);
+    Simulator::Remove(removed);
+    Simulator::Cancel(cancelled);
+    w.probes.emplace_back(Simulator::IsExpired(removed), Simulator::IsExpired(cancelled));
     Simulator::Run();
     *processed = Simulator::GetEventCount();
     Simulator::Destroy();
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
     return w;
 }
 
@@ -150,6 +180,106 @@ class WindowOrderTestCase : public TestCase
                                       "event " << i << " at " << heap.ran[i].first << " ns");
             }
         }
+    }
+};
+
+/**
+ * LeanSimulatorImpl (rdma-cc's programs run on it) runs the workload's events in the order
+ * and count of ns-3's DefaultSimulatorImpl, gives the same IsExpired and GetDelayLeft answers
+ * at every event, and runs the destroy events DefaultSimulatorImpl runs; with WindowScheduler
+ * (the programs' scheduler, called directly) and with another scheduler (through Scheduler).
+ */
+class LeanImplTestCase : public TestCase
+{
+  public:
+    LeanImplTestCase() :
+        TestCase("LeanSimulatorImpl: the events, order, count and answers of DefaultSimulatorImpl")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        uint64_t defCount = 0;
+        const Workload def = RunWith("ns3::PriorityQueueScheduler", &defCount);
+        NS_TEST_ASSERT_MSG_GT(def.probes.size(), 100000u, "events probed");
+        NS_TEST_ASSERT_MSG_EQ(def.ran.back().first, UINT64_MAX, "destroy events ran");
+        for (const char* sched : {"ns3::WindowScheduler", "ns3::PriorityQueueScheduler"})
+        {
+            uint64_t leanCount = 0;
+            const Workload lean = RunWith(sched, &leanCount, "ns3::LeanSimulatorImpl");
+            NS_TEST_ASSERT_MSG_EQ(leanCount, defCount, "events processed under " << sched);
+            NS_TEST_ASSERT_MSG_EQ(lean.ran.size(), def.ran.size(), "events run under " << sched);
+            NS_TEST_ASSERT_MSG_EQ(lean.probes.size(), def.probes.size(), "probes");
+            for (std::size_t i = 0; i < def.ran.size() && i < lean.ran.size(); i++)
+            {
+                if (lean.ran[i] != def.ran[i])
+                {
+                    NS_TEST_ASSERT_MSG_EQ(lean.ran[i].second,
+                                          def.ran[i].second,
+                                          sched << ": event " << i << " at " << def.ran[i].first);
+                    NS_TEST_ASSERT_MSG_EQ(lean.ran[i].first, def.ran[i].first, "its time");
+                }
+            }
+            for (std::size_t i = 0; i < def.probes.size() && i < lean.probes.size(); i++)
+            {
+                if (lean.probes[i] != def.probes[i])
+                {
+                    NS_TEST_ASSERT_MSG_EQ(lean.probes[i].first,
+                                          def.probes[i].first,
+                                          sched << ": IsExpired / GetDelayLeft, probe " << i);
+                    NS_TEST_ASSERT_MSG_EQ(
+                        lean.probes[i].second, def.probes[i].second, "event count, probe " << i);
+                }
+            }
+        }
+    }
+};
+
+/**
+ * A peek (a distributed simulator's PeekNext) can take the next window before an event
+ * earlier than it arrives (from another process): that event still runs first, and the
+ * events of one time stamp stay in insertion order.
+ */
+class PeekThenEarlierTestCase : public TestCase
+{
+  public:
+    PeekThenEarlierTestCase() :
+        TestCase("an event earlier than a peeked window runs first, ties in insertion order")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        Ptr<WindowScheduler> s = CreateObject<WindowScheduler>();
+        uint32_t uid = 4;
+        auto insert = [&](uint64_t ts)
+        {
+            Scheduler::Event ev;
+            ev.impl = nullptr;
+            ev.key.m_ts = ts;
+            ev.key.m_uid = uid++;
+            ev.key.m_context = 0;
+            s->Insert(ev);
+        };
+        const uint64_t w = uint64_t{1} << WindowScheduler::WINDOW_SHIFT;
+        insert(5 * w + 7); // uid 4
+        insert(5 * w + 7); // uid 5
+        insert(9 * w + 1); // uid 6
+        NS_TEST_ASSERT_MSG_EQ(s->PeekNext().key.m_uid, 4u, "peek takes window 5");
+        insert(2 * w + 3); // uid 7: earlier than the peeked window
+        insert(5 * w + 7); // uid 8: ties with 4 and 5
+        insert(2 * w + 3); // uid 9
+        const std::vector<uint32_t> want{7, 9, 4, 5, 8, 6};
+        for (uint32_t u : want)
+        {
+            NS_TEST_ASSERT_MSG_EQ(s->IsEmpty(), false, "events left");
+            NS_TEST_ASSERT_MSG_EQ(s->RemoveNext().key.m_uid, u, "order");
+        }
+        NS_TEST_ASSERT_MSG_EQ(s->IsEmpty(), true, "all taken");
     }
 };
 
@@ -450,6 +580,8 @@ class WindowSchedulerTestSuite : public TestSuite
         TestSuite("rdma-cc-window-scheduler")
     {
         AddTestCase(new WindowOrderTestCase);
+        AddTestCase(new LeanImplTestCase);
+        AddTestCase(new PeekThenEarlierTestCase);
         AddTestCase(new DeferredOrderTestCase);
     }
 };
