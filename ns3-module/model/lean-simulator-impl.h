@@ -216,6 +216,17 @@ ToNs(const Time& t)
     return s != nullptr && s->NsSteps() ? t.GetTimeStep() : t.GetNanoSeconds();
 }
 
+/**
+ * \param ns nanoseconds
+ * \return NanoSeconds(ns), without Time's unit conversion when a time step is 1 ns
+ */
+inline Time
+FromNs(int64_t ns)
+{
+    const LeanSimulatorImpl* s = LeanSimulatorImpl::Current();
+    return s != nullptr && s->NsSteps() ? TimeStep(ns) : NanoSeconds(ns);
+}
+
 /// Simulator::Schedule(delay, f, args...)
 template <typename FUNC, typename... Ts>
 EventId

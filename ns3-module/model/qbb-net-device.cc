@@ -422,6 +422,10 @@ QbbNetDevice::IsPausingPeer(uint8_t prio) const
 uint8_t
 QbbNetDevice::PausedMask(Time now) const
 {
+    if (!(now < m_pausedUntilMax))
+    {
+        return 0; // no class paused (the common case, checked once instead of per class)
+    }
     uint8_t m = 0;
     for (uint8_t p = 0; p < N_PRIO; p++)
     {
@@ -521,7 +525,7 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
         }
         case rdmacc_ffi::PickKind::WaitUntil:
         {
-            const Time at = NanoSeconds(static_cast<int64_t>(pick.wait_until_ns));
+            const Time at = rdmacc::FromNs(static_cast<int64_t>(pick.wait_until_ns));
             // a pending wake-up runs at its event's time stamp
             // pending: its event has not run (OnSchedWake clears it; ns-3's IsExpired is not
             // right for this under the canonical order, see cancel-event.h)
@@ -587,11 +591,20 @@ QbbNetDevice::TransmitStart(Ptr<Packet> p)
     const uint64_t wireBits = rdmacc_ffi::frame_on_wire(size) * 8;
     // exact serialisation in picoseconds, carried over so the long-run rate is exact
     const uint64_t bps = m_rate.GetBitRate();
-    const unsigned __int128 ps = static_cast<unsigned __int128>(wireBits) * 1000000000000ULL / bps;
-    const uint64_t total = static_cast<uint64_t>(ps) + m_psCarry;
+    if (bps != m_psBps)
+    {
+        // a rate that divides 1 Tb/s (100 Gb/s: 10 ps per bit) needs no 128-bit division
+        m_psBps = bps;
+        m_psPerBit = 1000000000000ULL % bps == 0 ? 1000000000000ULL / bps : 0;
+    }
+    const uint64_t ps = m_psPerBit != 0
+                            ? wireBits * m_psPerBit
+                            : static_cast<uint64_t>(static_cast<unsigned __int128>(wireBits) *
+                                                    1000000000000ULL / bps);
+    const uint64_t total = ps + m_psCarry;
     const uint64_t ns = total / 1000;
     m_psCarry = total % 1000;
-    const Time txTime = NanoSeconds(ns);
+    const Time txTime = rdmacc::FromNs(static_cast<int64_t>(ns));
     NS_LOG_LOGIC("sends a frame of " << size << " B in " << txTime.As(Time::NS));
     m_stats.txFrames++;
     m_stats.txBytes += size;
@@ -671,6 +684,7 @@ QbbNetDevice::ReceivePfc(Ptr<Packet> p)
         NS_LOG_INFO("PAUSE received: priority " << int(c) << ", " << q << " quanta ("
                                                 << d.As(Time::NS) << ")");
         m_pausedUntil[c] = now + d;
+        m_pausedUntilMax = std::max(m_pausedUntilMax, m_pausedUntil[c]);
         m_pauseSince[c] = now;
         m_pauseOpen[c] = true;
         m_pfcRxTrace(c, q, d);

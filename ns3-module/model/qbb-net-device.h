@@ -261,6 +261,8 @@ class QbbNetDevice : public NetDevice
     Ptr<EventImpl> m_txComplete;        //!< the transmit-complete event (reused)
     bool m_int{false};                  //!< INT: append hop records (SetIntTelemetry)
     uint64_t m_psCarry;                 //!< sub-ns serialisation remainder (ps)
+    uint64_t m_psBps = 0;               //!< the rate m_psPerBit is for (bit/s)
+    uint64_t m_psPerBit = 0;            //!< ps per bit at that rate, when whole (else 0)
     std::deque<Ptr<Packet>> m_pfcQueue; //!< PFC frames to send
     std::string m_policy;               //!< DataScheduler attribute
     bool m_inputFair = false;           //!< SetInputFair
@@ -271,6 +273,7 @@ class QbbNetDevice : public NetDevice
     EventId m_schedWake;                //!< a held class becomes eligible (cleared when it runs)
     QbbDataSource* m_source;            //!< host data source (not owned)
     std::array<Time, N_PRIO> m_pausedUntil;     //!< peer's pause per class
+    Time m_pausedUntilMax;                      //!< at or after every m_pausedUntil
     std::array<Time, N_PRIO> m_pauseSince;      //!< start of the current pause interval
     std::array<bool, N_PRIO> m_pauseOpen{};     //!< a pause interval is being accounted
     std::array<Time, N_PRIO> m_pausedTotal;     //!< closed pause time per class

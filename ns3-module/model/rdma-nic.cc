@@ -649,18 +649,18 @@ RdmaNic::SetTimer(uint32_t idx, uint64_t at)
     m_qps[idx].live->timer.Set(
         at,
         [this, idx](uint64_t delay, uint32_t token)
-        { return rdmacc::Schedule(NanoSeconds(delay), &RdmaNic::OnTimer, this, idx, token); });
+        { return rdmacc::Schedule(rdmacc::FromNs(delay), &RdmaNic::OnTimer, this, idx, token); });
 }
 
 void
 RdmaNic::OnTimer(uint32_t idx, uint32_t token)
 {
     Qp& q = m_qps[idx];
-    if (q.done || !q.live->timer.Due(token,
-                                     [this, idx](uint64_t delay, uint32_t t) {
-                                         return rdmacc::Schedule(
-                                             NanoSeconds(delay), &RdmaNic::OnTimer, this, idx, t);
-                                     }))
+    if (q.done ||
+        !q.live->timer.Due(
+            token,
+            [this, idx](uint64_t delay, uint32_t t)
+            { return rdmacc::Schedule(rdmacc::FromNs(delay), &RdmaNic::OnTimer, this, idx, t); }))
     {
         return;
     }
@@ -1034,7 +1034,7 @@ RdmaNic::SetRxTimer(RxFlow& rx, uint64_t at)
     rx.timer.Set(
         at,
         [this, r](uint64_t delay, uint32_t token)
-        { return rdmacc::Schedule(NanoSeconds(delay), &RdmaNic::OnRxTimer, this, r, token); });
+        { return rdmacc::Schedule(rdmacc::FromNs(delay), &RdmaNic::OnRxTimer, this, r, token); });
 }
 
 void
@@ -1043,7 +1043,7 @@ RdmaNic::OnRxTimer(RxFlow* rx, uint32_t token)
     if (!rx->timer.Due(
             token,
             [this, rx](uint64_t delay, uint32_t t)
-            { return rdmacc::Schedule(NanoSeconds(delay), &RdmaNic::OnRxTimer, this, rx, t); }))
+            { return rdmacc::Schedule(rdmacc::FromNs(delay), &RdmaNic::OnRxTimer, this, rx, t); }))
     {
         return;
     }
