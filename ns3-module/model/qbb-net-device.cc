@@ -221,6 +221,8 @@ QbbNetDevice::DoDispose()
     rdmacc::CancelEvent(m_schedWake);
     m_rxHandler = RxHandler();
     m_dequeueHandler = DequeueHandler();
+    m_rxSink = nullptr;
+    m_dequeueSink = nullptr;
     NetDevice::DoDispose();
 }
 
@@ -236,12 +238,26 @@ void
 QbbNetDevice::SetRxHandler(RxHandler h)
 {
     m_rxHandler = h;
+    m_rxSink = nullptr;
 }
 
 void
 QbbNetDevice::SetDequeueHandler(DequeueHandler h)
 {
     m_dequeueHandler = h;
+    m_dequeueSink = nullptr;
+}
+
+void
+QbbNetDevice::SetFrameSink(QbbFrameSink* sink, bool dequeues)
+{
+    m_rxSink = sink;
+    m_rxHandler = RxHandler();
+    if (dequeues)
+    {
+        m_dequeueSink = sink;
+        m_dequeueHandler = DequeueHandler();
+    }
 }
 
 void
@@ -497,7 +513,11 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
             }
             // busy before the handler runs: it may queue a RESUME on this very device
             m_busy = true;
-            if (!m_dequeueHandler.IsNull())
+            if (m_dequeueSink != nullptr)
+            {
+                m_dequeueSink->DequeueFrame(this, t);
+            }
+            else if (!m_dequeueHandler.IsNull())
             {
                 m_dequeueHandler(this, t);
             }
@@ -641,7 +661,11 @@ QbbNetDevice::Receive(Ptr<Packet> p)
     {
         m_macRxTrace(p);
     }
-    if (!m_rxHandler.IsNull())
+    if (m_rxSink != nullptr)
+    {
+        m_rxSink->ReceiveFrame(this, std::move(p));
+    }
+    else if (!m_rxHandler.IsNull())
     {
         m_rxHandler(this, p);
     }

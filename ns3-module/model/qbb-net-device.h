@@ -54,6 +54,38 @@ class QbbDataSource
     virtual Ptr<Packet> PullData(uint32_t flow) = 0;
 };
 
+class QbbNetDevice;
+
+/**
+ * \ingroup rdma-cc
+ *
+ * The owner of a device's frames (a switch, a host's NIC), called directly on the per-frame
+ * path instead of through ns-3 Callbacks (QbbNetDevice::SetFrameSink). Whichever of the sink
+ * and the RxHandler / DequeueHandler callbacks was set last is called.
+ */
+class QbbFrameSink
+{
+  public:
+    virtual ~QbbFrameSink() = default;
+    /**
+     * A received non-PFC frame (as RxHandler).
+     * \param dev the device
+     * \param p the frame
+     */
+    virtual void ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p) = 0;
+
+    /**
+     * A queued frame leaving for the wire (as DequeueHandler; called only when the sink was
+     * set with `dequeues`).
+     * \param dev the device
+     * \param t the metadata given at Enqueue
+     */
+    virtual void
+    DequeueFrame(QbbNetDevice* dev, const rdmacc_ffi::TxPacket& t)
+    {
+    }
+};
+
 /**
  * \ingroup rdma-cc
  *
@@ -98,10 +130,18 @@ class QbbNetDevice : public NetDevice
 
     /// Connects the device to a channel.
     void Attach(Ptr<QbbChannel> ch);
-    /// Sets the handler of received non-PFC frames.
+    /// Sets the handler of received non-PFC frames (in place of a frame sink's ReceiveFrame).
     void SetRxHandler(RxHandler h);
-    /// Sets the handler told about every queued frame leaving for the wire.
+    /// Sets the handler told about every queued frame leaving for the wire (in place of a
+    /// frame sink's DequeueFrame).
     void SetDequeueHandler(DequeueHandler h);
+    /**
+     * Sets the owner of received non-PFC frames (in place of the RxHandler) and, with
+     * `dequeues`, of dequeues (in place of the DequeueHandler). Not owned.
+     * \param sink the sink
+     * \param dequeues whether it is told about frames leaving for the wire
+     */
+    void SetFrameSink(QbbFrameSink* sink, bool dequeues);
     /// Sets the source whose ready flows are asked for frames (not owned).
     void SetDataSource(QbbDataSource* src);
 
@@ -282,6 +322,8 @@ class QbbNetDevice : public NetDevice
     std::array<EventId, N_PRIO> m_refreshEvent; //!< PAUSE refresh timers
     RxHandler m_rxHandler;                      //!< received frames go here
     DequeueHandler m_dequeueHandler;            //!< data leaving class queues
+    QbbFrameSink* m_rxSink = nullptr;           //!< received frames go here instead
+    QbbFrameSink* m_dequeueSink = nullptr;      //!< told about dequeues instead
     Stats m_stats;                              //!< counters
 
     TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;  //!< frame starts on the wire

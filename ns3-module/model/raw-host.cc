@@ -66,7 +66,7 @@ RawHost::Attach(Ptr<QbbNetDevice> dev, uint32_t nodeId)
     m_dev = dev;
     m_nodeId = nodeId;
     dev->SetDataSource(this);
-    dev->SetRxHandler(MakeCallback(&RawHost::Receive, this));
+    dev->SetFrameSink(this, false);
 }
 
 uint32_t
@@ -120,7 +120,7 @@ RawHost::PullData(uint32_t i)
 }
 
 void
-RawHost::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
+RawHost::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p)
 {
     RoceHeader h;
     p->RemoveHeader(h);

@@ -33,6 +33,7 @@ namespace ns3
 class RawHost
     : public Object
     , public QbbDataSource
+    , private QbbFrameSink
 {
   public:
     /**
@@ -94,7 +95,7 @@ class RawHost
 
   private:
     void StartFlow(uint32_t i);
-    void Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
+    void ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p) override;
 
     Ptr<QbbNetDevice> m_dev;                      //!< the host's device
     uint32_t m_nodeId;                            //!< this host

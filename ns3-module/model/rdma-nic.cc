@@ -259,7 +259,7 @@ RdmaNic::Attach(Ptr<QbbNetDevice> dev, uint32_t nodeId)
     m_dev = dev;
     m_nodeId = nodeId;
     dev->SetDataSource(this);
-    dev->SetRxHandler(MakeCallback(&RdmaNic::Receive, this));
+    dev->SetFrameSink(this, false);
 }
 
 Ptr<QbbNetDevice>
@@ -1120,7 +1120,7 @@ FeedbackName(uint8_t kind)
 } // namespace
 
 void
-RdmaNic::Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
+RdmaNic::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p)
 {
     NS_LOG_FUNCTION(this << dev << p);
     RoceHeader h;

@@ -104,6 +104,7 @@ class RdmaNic
     : public Object
     , public QbbDataSource
     , public RustParamOwner
+    , private QbbFrameSink
 {
   public:
     /**
@@ -340,7 +341,7 @@ class RdmaNic
     void HandOver(uint32_t qp);
     void AfterFeedback(uint32_t qp, uint64_t nextTimer);
     void EmitState(Qp& q);
-    void Receive(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
+    void ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p) override;
     void SendControl(uint8_t kind,
                      uint32_t dstNode,
                      uint32_t flowId,

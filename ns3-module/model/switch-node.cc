@@ -185,8 +185,7 @@ SwitchNode::AddPort(Ptr<QbbNetDevice> dev)
     NS_LOG_FUNCTION(this << dev);
     AddDevice(dev);
     m_ports.push_back(dev);
-    dev->SetRxHandler(MakeCallback(&SwitchNode::ReceiveFromPort, this));
-    dev->SetDequeueHandler(MakeCallback(&SwitchNode::OnDequeue, this));
+    dev->SetFrameSink(this, true);
     dev->SetIntTelemetry(m_int);
     return static_cast<uint32_t>(m_ports.size() - 1);
 }
@@ -302,7 +301,7 @@ SwitchNode::AssignStreams(int64_t stream)
 }
 
 void
-SwitchNode::ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
+SwitchNode::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p)
 {
     NS_LOG_FUNCTION(this << dev << p);
     NS_ASSERT_MSG(m_rust->core, "SwitchNode " << GetId() << " received a frame before Setup");
@@ -528,7 +527,7 @@ SwitchNode::SampleEgress(uint8_t prioMask, EgressSamples& out) const
 }
 
 void
-SwitchNode::OnDequeue(Ptr<QbbNetDevice> dev, const rdmacc_ffi::TxPacket& t)
+SwitchNode::DequeueFrame(QbbNetDevice* dev, const rdmacc_ffi::TxPacket& t)
 {
     const rdmacc_ffi::PfcAction a = (*m_rust->core)->on_departure(t, dev->GetIfIndex());
     if (a != rdmacc_ffi::PfcAction::None)

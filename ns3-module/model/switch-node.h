@@ -73,6 +73,7 @@ namespace ns3
 class SwitchNode
     : public Node
     , public RustParamOwner
+    , private QbbFrameSink
 {
   public:
     /**
@@ -219,8 +220,8 @@ class SwitchNode
     static uint32_t s_nextSystemId; //!< see SetNextSystemId
     /// The rate (bit/s) and one-way delay (ns) of every port's link, in port order.
     std::pair<std::vector<uint64_t>, std::vector<uint64_t>> PortLinks() const;
-    void ReceiveFromPort(Ptr<QbbNetDevice> dev, Ptr<Packet> p);
-    void OnDequeue(Ptr<QbbNetDevice> dev, const rdmacc_ffi::TxPacket& t);
+    void ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p) override;
+    void DequeueFrame(QbbNetDevice* dev, const rdmacc_ffi::TxPacket& t) override;
     /// Sends PAUSE (`pause`) or RESUME for priority `prio` on `port`.
     void ApplyPfc(uint32_t port, uint8_t prio, bool pause);
     /// Carries out what RCM asks (CNs to send, RCC budgets to set), then re-arms its timer.
