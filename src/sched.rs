@@ -217,6 +217,16 @@ impl EgressScheduler {
 
     #[inline]
     fn next(&mut self, now_ns: u64, paused: u8) -> SchedPick {
+        // the common answer without the full pick's frame (a port with nothing to send)
+        if self.0.is_idle(paused) {
+            return IDLE;
+        }
+        self.pick(now_ns, paused)
+    }
+
+    /// [`Self::next`] when it may not be idle.
+    #[inline(never)]
+    fn pick(&mut self, now_ns: u64, paused: u8) -> SchedPick {
         match self.0.next(Time(now_ns), paused) {
             Pick::Packet { class, packet: p } => SchedPick {
                 kind: PickKind::Packet,

@@ -415,6 +415,7 @@ impl ClassQueue {
             .count()
     }
 
+    #[inline]
     fn push(&mut self, p: QueuedPacket) {
         self.bytes += p.size;
         self.items
@@ -450,7 +451,12 @@ impl ClassQueue {
     /// Whether the congestion-flow FIFO sends next: its head is older than the first FIFO's
     /// (or that is empty) and the window admits it (NPC 2017 §3.4: held once `W_c` is spent
     /// while another frame waits).
+    #[inline]
     fn rcc_turn(&mut self, now: Time) -> bool {
+        if !self.rcc.is_active() {
+            // RCC off: the second FIFO is empty (Self::set_rcc releases it)
+            return false;
+        }
         self.classify_head();
         let Some(head) = self.rcc_items.front() else {
             return false;
@@ -477,7 +483,22 @@ impl ClassQueue {
     /// The frame to send from this class: the congestion-flow FIFO's head when `rcc_first`
     /// ([`Self::rcc_turn`]), else the first FIFO's if its head is a frame (not a flow). The
     /// RCC window counts it.
+    #[inline(always)]
     fn pop_packet(&mut self, rcc_first: bool) -> Option<QueuedPacket> {
+        if rcc_first || self.fair.is_some() {
+            return self.pop_packet_slow(rcc_first);
+        }
+        // arrival order from the first FIFO (every port without RCM or input-fair service)
+        let Some(&Item::Packet(p)) = self.items.front() else {
+            return None;
+        };
+        self.items.pop_front();
+        Some(self.sent(p))
+    }
+
+    /// [`Self::pop_packet`] from the congestion-flow FIFO, or with input-fair service.
+    #[inline(never)]
+    fn pop_packet_slow(&mut self, rcc_first: bool) -> Option<QueuedPacket> {
         let p = if rcc_first {
             let p = match self.fair_rcc.as_mut() {
                 None => self.rcc_items.pop_front()?,
@@ -509,10 +530,16 @@ impl ClassQueue {
                 _ => return None,
             }
         };
+        Some(self.sent(p))
+    }
+
+    /// Byte count and RCC window after frame `p` left the class.
+    #[inline]
+    fn sent(&mut self, p: QueuedPacket) -> QueuedPacket {
         self.bytes = self.bytes.saturating_sub(p.size);
         // a frame of the second FIFO is a congestion flow's
         self.rcc.on_sent(p.size, p.rcc);
-        Some(p)
+        p
     }
 
     /// Input-fair service: the position in the first FIFO of the frame to send (the oldest
@@ -609,6 +636,13 @@ pub struct Scheduler {
     cursor: usize,
     /// DWRR: credit of each class, bytes (negative: debt).
     credit: [i64; DATA_CLASSES],
+    /// Bit `c`: data class `c` holds an item (a frame in either FIFO, or a flow); kept by
+    /// every change of the FIFOs' lengths, so that [`Self::next`] does not look at each class.
+    nonempty: u8,
+    /// Bit `c`: data class `c` may be ineligible although it has work and is not paused: it
+    /// was held ([`Self::hold`]) or its RCC is active; only these classes get the full check
+    /// of [`Self::eligible`].
+    gated: u8,
     control_stats: ClassStats,
     data_stats: [ClassStats; DATA_CLASSES],
 }
@@ -624,6 +658,8 @@ impl Scheduler {
             rr_next: 0,
             cursor: 0,
             credit: [0; DATA_CLASSES],
+            nonempty: 0,
+            gated: 0,
             control_stats: ClassStats::default(),
             data_stats: [ClassStats::default(); DATA_CLASSES],
         })
@@ -647,6 +683,7 @@ impl Scheduler {
         } else {
             let c = (p.prio as usize).min(DATA_CLASSES - 1);
             self.data[c].push(p);
+            self.nonempty |= 1 << c;
             let s = &mut self.data_stats[c];
             s.enqueued += 1;
             s.enqueued_bytes += p.size;
@@ -660,6 +697,7 @@ impl Scheduler {
     pub fn add_flow(&mut self, prio: u8, flow: u32) {
         let c = (prio as usize).min(DATA_CLASSES - 1);
         self.data[c].items.push_back(Item::Flow(flow));
+        self.nonempty |= 1 << c;
     }
 
     /// Sets the RCC of data class `prio` (RCM, NPC 2017 §3.4): `Some((W, W_c))` and the
@@ -680,7 +718,9 @@ impl Scheduler {
         period: Option<Time>,
     ) {
         let c = (prio as usize).min(DATA_CLASSES - 1);
+        // moves frames between the class's two FIFOs: its emptiness stays
         self.data[c].set_rcc(budget, flows, period);
+        self.update_gated(c);
     }
 
     /// Turns the input-fair service of the data classes on or off (see the
@@ -703,12 +743,48 @@ impl Scheduler {
     pub fn hold(&mut self, prio: u8, until: Time) {
         let c = (prio as usize).min(DATA_CLASSES - 1);
         self.data[c].held_until = until;
+        self.update_gated(c);
+    }
+
+    /// Sets bit `c` of [`Self::gated`]: whether class `c` is held at some time or has RCC
+    /// active (with neither, a class with work that is not paused is eligible:
+    /// [`ClassQueue::rcc_blocked_until`] is `None` and changes nothing while RCC is off).
+    fn update_gated(&mut self, c: usize) {
+        let q = &self.data[c];
+        if q.held_until > Time::ZERO || q.rcc.is_active() {
+            self.gated |= 1 << c;
+        } else {
+            self.gated &= !(1 << c);
+        }
     }
 
     /// Mask of the data classes that can be served now: not empty, not paused (bit `c` of
     /// `paused`), not held.
     #[inline]
     fn eligible(&mut self, now: Time, paused: u8) -> u8 {
+        let mut m = self.nonempty & !paused;
+        let mut gated = m & self.gated;
+        while gated != 0 {
+            let c = gated.trailing_zeros() as usize;
+            gated &= gated - 1;
+            let q = &mut self.data[c];
+            if !(q.held_until <= now && q.rcc_blocked_until(now).is_none()) {
+                m &= !(1 << c);
+            }
+        }
+        #[cfg(debug_assertions)]
+        assert_eq!(
+            m,
+            self.eligible_by_scan(now, paused),
+            "eligible masks differ"
+        );
+        m
+    }
+
+    /// [`Self::eligible`] by a look at every class (debug builds check the masks against it;
+    /// what it changes, [`ClassQueue::classify_head`], `eligible` has done already).
+    #[cfg(debug_assertions)]
+    fn eligible_by_scan(&mut self, now: Time, paused: u8) -> u8 {
         let mut m = 0u8;
         for (c, q) in self.data.iter_mut().enumerate() {
             if !q.is_empty()
@@ -722,48 +798,42 @@ impl Scheduler {
         m
     }
 
+    /// Whether [`Self::next`] would answer [`Pick::Idle`] at once, with the data classes of
+    /// mask `paused` paused: no control frame waits and every data class with work is paused
+    /// (a quick test the host's bridge makes before it asks `next`; `next` changes nothing
+    /// then).
+    #[inline]
+    pub fn is_idle(&self, paused: u8) -> bool {
+        self.control.items.is_empty() && self.nonempty & !paused == 0
+    }
+
     /// What to send next at time `now`, with the peer pausing the data classes of bit mask
     /// `paused`. A [`Pick::Packet`] is removed from its class; a [`Pick::Flow`] stays until
     /// [`Scheduler::flow_served`].
     #[inline]
     pub fn next(&mut self, now: Time, paused: u8) -> Pick {
-        if let Some(p) = self.control.pop_packet(false) {
-            self.control_stats.dequeued += 1;
-            self.control_stats.dequeued_bytes += p.size;
-            return Pick::Packet {
-                class: Class::Control,
-                packet: p,
-            };
+        if !self.control.items.is_empty() {
+            if let Some(p) = self.control.pop_packet(false) {
+                self.control_stats.dequeued += 1;
+                self.control_stats.dequeued_bytes += p.size;
+                return Pick::Packet {
+                    class: Class::Control,
+                    packet: p,
+                };
+            }
         }
         let eligible = self.eligible(now, paused);
-        let chosen = if eligible == 0 {
-            None
-        } else {
-            Some(match self.policy {
-                DataPolicy::RoundRobin => (0..DATA_CLASSES)
-                    .map(|k| (self.rr_next + k) % DATA_CLASSES)
-                    .find(|&c| eligible & (1 << c) != 0)
-                    .unwrap_or(0),
-                DataPolicy::StrictPriority => 7 - eligible.leading_zeros() as usize,
-                DataPolicy::Dwrr { quantum } => self.dwrr_turn(eligible, &quantum),
-            })
-        };
-        let Some(c) = chosen else {
-            // only held (or paused) classes have work
-            let wake = self
-                .data
-                .iter_mut()
-                .enumerate()
-                .filter(|(c, q)| !q.is_empty() && paused & (1 << c) == 0)
-                .filter_map(|(_, q)| {
-                    if q.held_until > now {
-                        Some(q.held_until)
-                    } else {
-                        q.rcc_blocked_until(now)
-                    }
-                })
-                .min();
-            return wake.map_or(Pick::Idle, Pick::WaitUntil);
+        if eligible == 0 {
+            return self.wake(now, paused);
+        }
+        let c = match self.policy {
+            DataPolicy::RoundRobin => {
+                // the first eligible class from rr_next on, cyclically
+                let from = self.rr_next as u32 % DATA_CLASSES as u32;
+                (from + eligible.rotate_right(from).trailing_zeros()) as usize % DATA_CLASSES
+            }
+            DataPolicy::StrictPriority => 7 - eligible.leading_zeros() as usize,
+            DataPolicy::Dwrr { quantum } => self.dwrr_turn(eligible, &quantum),
         };
         let rcc_first = self.data[c].rcc_turn(now);
         match self.data[c].items.front() {
@@ -787,6 +857,30 @@ impl Scheduler {
                 }
             }
         }
+    }
+
+    /// What [`Self::next`] answers when no class is eligible: the earliest time a held (or
+    /// RCC-blocked) class with work that is not paused can send, else idle.
+    #[cold]
+    #[inline(never)]
+    fn wake(&mut self, now: Time, paused: u8) -> Pick {
+        let mut waiting = self.nonempty & !paused;
+        let mut wake: Option<Time> = None;
+        while waiting != 0 {
+            let c = waiting.trailing_zeros() as usize;
+            waiting &= waiting - 1;
+            let q = &mut self.data[c];
+            let t = if q.held_until > now {
+                Some(q.held_until)
+            } else {
+                q.rcc_blocked_until(now)
+            };
+            wake = match (wake, t) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        wake.map_or(Pick::Idle, Pick::WaitUntil)
     }
 
     /// DWRR: the class that sends now among the `eligible` ones (non-empty mask). The class at
@@ -834,11 +928,13 @@ impl Scheduler {
         self.after_change(c);
     }
 
-    /// An emptied class forfeits its unused DWRR credit (it keeps a debt).
+    /// An emptied class forfeits its unused DWRR credit (it keeps a debt) and leaves
+    /// [`Self::nonempty`].
     #[inline]
     fn after_change(&mut self, c: usize) {
         if self.data[c].is_empty() {
             self.credit[c] = self.credit[c].min(0);
+            self.nonempty &= !(1 << c);
         }
     }
 
@@ -872,7 +968,7 @@ impl Scheduler {
 
     /// Whether no class holds a frame or a flow.
     pub fn is_empty(&self) -> bool {
-        self.control.is_empty() && self.data.iter().all(ClassQueue::is_empty)
+        self.control.is_empty() && self.nonempty == 0
     }
 
     /// Bytes of queued frames in `class`.
@@ -899,6 +995,18 @@ impl Scheduler {
     /// Checks, per class: bytes queued = bytes enqueued − bytes dequeued, and the byte count
     /// matches the frames in the FIFO; flows only in data classes.
     pub fn check_invariants(&self) -> Result<(), String> {
+        for (c, q) in self.data.iter().enumerate() {
+            if (self.nonempty >> c & 1 == 0) != q.is_empty() {
+                return Err(format!(
+                    "Data({c}): nonempty mask {:#010b} but {} items",
+                    self.nonempty,
+                    q.len()
+                ));
+            }
+            if (q.held_until > Time::ZERO || q.rcc.is_active()) && self.gated >> c & 1 == 0 {
+                return Err(format!("Data({c}): held or RCC but not in the gated mask"));
+            }
+        }
         let classes = std::iter::once(Class::Control).chain((0..8).map(Class::Data));
         for class in classes {
             let (Some(q), s) = (self.queue(class), self.stats(class)) else {
