@@ -63,34 +63,6 @@ CanonicalScheduler::~CanonicalScheduler()
     }
 }
 
-namespace
-{
-/// Later as a function object: the heap algorithms inline it
-struct LaterThan
-{
-    template <typename E>
-    bool
-    operator()(const E& a, const E& b) const
-    {
-        if (a.ts != b.ts)
-        {
-            return a.ts > b.ts;
-        }
-        if (a.key != b.key)
-        {
-            return a.key > b.key;
-        }
-        return a.uid > b.uid;
-    }
-};
-} // namespace
-
-bool
-CanonicalScheduler::Later(const Entry& a, const Entry& b)
-{
-    return LaterThan()(a, b);
-}
-
 uint64_t
 CanonicalScheduler::NextKey(uint32_t context)
 {
@@ -147,14 +119,13 @@ CanonicalScheduler::Insert(const Event& ev)
     {
         e.key = NextKey(ev.key.m_context);
     }
-    m_heap.push_back(e);
-    std::push_heap(m_heap.begin(), m_heap.end(), LaterThan());
+    m_events.Insert(e);
 }
 
 bool
 CanonicalScheduler::IsEmpty() const
 {
-    return m_heap.empty();
+    return m_events.Empty();
 }
 
 Scheduler::Event
@@ -171,17 +142,15 @@ CanonicalScheduler::ToEvent(const Entry& e)
 Scheduler::Event
 CanonicalScheduler::PeekNext() const
 {
-    NS_ASSERT(!m_heap.empty());
-    return ToEvent(m_heap.front());
+    NS_ASSERT(!m_events.Empty());
+    return ToEvent(m_events.Front());
 }
 
 Scheduler::Event
 CanonicalScheduler::RemoveNext()
 {
-    NS_ASSERT(!m_heap.empty());
-    std::pop_heap(m_heap.begin(), m_heap.end(), LaterThan());
-    const Entry e = m_heap.back();
-    m_heap.pop_back();
+    NS_ASSERT(!m_events.Empty());
+    const Entry e = m_events.PopFront();
     // the event the simulator runs now: what it schedules is keyed by its node
     m_curContext = e.context;
     m_curForeign = (e.key >> 32) == FOREIGN;
@@ -193,14 +162,10 @@ CanonicalScheduler::RemoveNext()
 void
 CanonicalScheduler::Remove(const Event& ev)
 {
-    auto it = std::find_if(
-        m_heap.begin(), m_heap.end(), [&ev](const Entry& e) { return e.uid == ev.key.m_uid; });
-    NS_ASSERT_MSG(it != m_heap.end(), "removing an event not in the scheduler");
-    if (it != m_heap.end())
-    {
-        m_heap.erase(it);
-        std::make_heap(m_heap.begin(), m_heap.end(), LaterThan());
-    }
+    const bool removed =
+        m_events.Remove(ev.key.m_ts, [&ev](const Entry& e) { return e.uid == ev.key.m_uid; });
+    NS_ASSERT_MSG(removed, "removing an event not in the scheduler");
+    (void)removed;
 }
 
 bool

@@ -8,6 +8,8 @@
 #ifndef CANONICAL_SCHEDULER_H
 #define CANONICAL_SCHEDULER_H
 
+#include "calendar-queue.h"
+
 #include "ns3/scheduler.h"
 
 #include <cstdint>
@@ -37,7 +39,10 @@ namespace ns3
  * node's sequence. A frame for another process carries the key its arrival gets (TakeKey on
  * the sender's side, UseKey on the receiver's: QbbRemoteChannel).
  *
- * A binary heap over one vector: no allocation per event. Remove (Simulator::Remove) is linear.
+ * The events wait in a rdmacc::CalendarQueue (a list per nanosecond of the current 4.096 us
+ * window, each in key order, and unsorted buckets of later windows; an earlier version's
+ * binary heap of every pending event was a quarter of a canonical run's event loop): no
+ * allocation per event. Remove (Simulator::Remove) is linear in the event's list or bucket.
  */
 class CanonicalScheduler : public Scheduler
 {
@@ -92,7 +97,7 @@ class CanonicalScheduler : public Scheduler
     static constexpr uint32_t FOREIGN = 0xffffffff;
 
   private:
-    /// an event in the heap
+    /// an event in the queue
     struct Entry
     {
         uint64_t ts;      //!< time stamp
@@ -102,8 +107,24 @@ class CanonicalScheduler : public Scheduler
         uint32_t context; //!< ns-3's context
     };
 
-    /// \return whether `a` runs after `b`
-    static bool Later(const Entry& a, const Entry& b);
+    /// the calendar's order: time, then key, then uid (not insertion order)
+    struct Order
+    {
+        static constexpr bool APPEND = false;
+
+        static uint64_t
+        Ts(const Entry& e)
+        {
+            return e.ts;
+        }
+
+        static bool
+        Before(const Entry& a, const Entry& b)
+        {
+            return a.key < b.key || (a.key == b.key && a.uid < b.uid);
+        }
+    };
+
     /// \return the key of an event for `context` scheduled now, advancing its creator's sequence
     uint64_t NextKey(uint32_t context);
     /// \return whether `impl` is of a foreign type
@@ -111,7 +132,8 @@ class CanonicalScheduler : public Scheduler
     /// \return `e` as ns-3's Event
     static Event ToEvent(const Entry& e);
 
-    std::vector<Entry> m_heap;   //!< min-heap by Later
+    mutable rdmacc::CalendarQueue<Entry, Order>
+        m_events;                //!< the events (PeekNext may take a window)
     std::vector<uint32_t> m_seq; //!< per creator node: events it has scheduled
     uint32_t m_globalSeq;        //!< events created by GLOBAL
     uint32_t m_foreignSeq;       //!< foreign events

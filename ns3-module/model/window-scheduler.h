@@ -8,6 +8,8 @@
 #ifndef WINDOW_SCHEDULER_H
 #define WINDOW_SCHEDULER_H
 
+#include "calendar-queue.h"
+
 #include "ns3/scheduler.h"
 
 #include <cstdint>
@@ -109,22 +111,10 @@ class WindowScheduler final : public Scheduler
     /// a window is 2^WINDOW_SHIFT ns (4.096 us: a few link hops; a timer of 1 ms or more is
     /// hundreds of windows away)
     static constexpr unsigned WINDOW_SHIFT = 12;
-    /// time steps (lists) in a window
-    static constexpr uint32_t STEPS = 1u << WINDOW_SHIFT;
 
   private:
-    /// Spreads the earliest bucket over the lists, when the window is empty and a bucket is
-    /// not (const: PeekNext needs it; the state it changes is mutable)
-    void TakeBucket() const;
-    /// \return whether the next event is the deferred heap's front (else the window's)
+    /// \return whether the next event is the deferred heap's front (else the calendar's)
     bool DeferredFirst() const;
-    /// Puts the window's events back into its bucket (an event earlier than the window came)
-    void ReturnWindow();
-    /// \return the first non-empty list (the window holds an event)
-    uint32_t FirstStep() const;
-    /// Appends an event of the current window to its time step's list
-    /// \param ev the event
-    void Push(const Event& ev) const;
 
     /// a deferred event: the event (its key's uid is the slot's last uid) and the slot's number
     struct Deferred
@@ -133,30 +123,26 @@ class WindowScheduler final : public Scheduler
         uint64_t number;
     };
 
-    /// no node
-    static constexpr uint32_t NIL = UINT32_MAX;
-
-    /// a list entry
-    struct Node
+    /// the calendar's order: time, then uid, which is insertion order (every list is appended to)
+    struct Order
     {
-        Event ev;      //!< the event
-        uint32_t next; //!< the next entry of its list, or of the free list (NIL: none)
+        static constexpr bool APPEND = true;
+
+        static uint64_t
+        Ts(const Event& e)
+        {
+            return e.key.m_ts;
+        }
+
+        static bool
+        Before(const Event& a, const Event& b)
+        {
+            return a.key.m_uid < b.key.m_uid;
+        }
     };
 
-    mutable std::vector<Node> m_nodes;    //!< the lists' entries (a pool)
-    mutable uint32_t m_free;              //!< the first free node (NIL: none)
-    mutable std::vector<uint32_t> m_head; //!< per time step of the window: its list's head
-    mutable std::vector<uint32_t> m_tail; //!< per time step of the window: its list's tail
-    mutable std::vector<uint64_t> m_bits; //!< per time step: its list is not empty
-    mutable uint32_t m_cursor;            //!< every list before this time step is empty
-    mutable uint64_t m_inWindow;          //!< events in the lists
-    /// the later windows' events: window number (time >> WINDOW_SHIFT) -> its events, in
-    /// insertion order
-    mutable std::map<uint64_t, std::vector<Event>> m_buckets;
-    mutable bool m_haveWindow; //!< a window was taken
-    mutable uint64_t m_window; //!< the lists' window number
-    /// the bucket of the last append (m_buckets.end(): none)
-    mutable std::map<uint64_t, std::vector<Event>>::iterator m_last;
+    /// the events (not deferred); mutable: PeekNext may take a window
+    mutable rdmacc::CalendarQueue<Event, Order> m_events;
     std::vector<Deferred> m_deferred;  //!< deferred events, a min-heap by (time, uid, number)
     uint32_t m_lastUid;                //!< the uid of the last event inserted (not deferred)
     uint64_t m_reserved;               //!< reservations taken
