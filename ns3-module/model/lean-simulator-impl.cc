@@ -69,6 +69,18 @@ LeanSimulatorImpl::DoDispose()
     SimulatorImpl::DoDispose();
 }
 
+Time
+LeanSimulatorImpl::NanoSecondsSlow(int64_t ns)
+{
+    return NanoSeconds(ns);
+}
+
+int64_t
+LeanSimulatorImpl::GetNanoSecondsSlow(const Time& t)
+{
+    return t.GetNanoSeconds();
+}
+
 void
 LeanSimulatorImpl::NegativeDelay()
 {

@@ -98,6 +98,11 @@ class LeanSimulatorImpl final : public SimulatorImpl
         return m_currentTs;
     }
 
+    /// \return NanoSeconds(ns) (out of line: rdmacc::FromNs's other case)
+    static Time NanoSecondsSlow(int64_t ns);
+    /// \return t.GetNanoSeconds() (out of line: rdmacc::ToNs's other case)
+    static int64_t GetNanoSecondsSlow(const Time& t);
+
     /// \return whether a time step is a nanosecond (Time's resolution when this was built)
     bool
     NsSteps() const
@@ -213,7 +218,8 @@ inline int64_t
 ToNs(const Time& t)
 {
     const LeanSimulatorImpl* s = LeanSimulatorImpl::Current();
-    return s != nullptr && s->NsSteps() ? t.GetTimeStep() : t.GetNanoSeconds();
+    return s != nullptr && s->NsSteps() ? t.GetTimeStep()
+                                        : LeanSimulatorImpl::GetNanoSecondsSlow(t);
 }
 
 /**
@@ -224,7 +230,7 @@ inline Time
 FromNs(int64_t ns)
 {
     const LeanSimulatorImpl* s = LeanSimulatorImpl::Current();
-    return s != nullptr && s->NsSteps() ? TimeStep(ns) : NanoSeconds(ns);
+    return s != nullptr && s->NsSteps() ? TimeStep(ns) : LeanSimulatorImpl::NanoSecondsSlow(ns);
 }
 
 /// Simulator::Schedule(delay, f, args...)

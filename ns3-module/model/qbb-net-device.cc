@@ -70,11 +70,12 @@ QbbNetDevice::GetTypeId()
             .SetParent<NetDevice>()
             .SetGroupName("RdmaCc")
             .AddConstructor<QbbNetDevice>()
-            .AddAttribute("DataRate",
-                          "Link rate of this device.",
-                          DataRateValue(DataRate("100Gbps")),
-                          MakeDataRateAccessor(&QbbNetDevice::m_rate),
-                          MakeDataRateChecker())
+            .AddAttribute(
+                "DataRate",
+                "Link rate of this device.",
+                DataRateValue(DataRate("100Gbps")),
+                MakeDataRateAccessor(&QbbNetDevice::SetDataRate, &QbbNetDevice::GetDataRate),
+                MakeDataRateChecker())
             .AddAttribute("Mtu",
                           "Largest payload the device carries (bytes; informational: frames "
                           "are built by the NIC and the switch).",
@@ -341,7 +342,7 @@ QbbNetDevice::GetRccQueued(uint8_t prio) const
 void
 QbbNetDevice::Enqueue(Ptr<Packet> p)
 {
-    RoceHeader h;
+    RoceFields h;
     h.PeekFrom(*p);
     Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), 0);
 }
@@ -610,13 +611,7 @@ QbbNetDevice::TransmitStart(Ptr<Packet> p)
     // +1.1 %, a 64-sender incast's whole run unchanged)
     const uint64_t wireBits = rdmacc_ffi::frame_on_wire(size) * 8;
     // exact serialisation in picoseconds, carried over so the long-run rate is exact
-    const uint64_t bps = m_rate.GetBitRate();
-    if (bps != m_psBps)
-    {
-        // a rate that divides 1 Tb/s (100 Gb/s: 10 ps per bit) needs no 128-bit division
-        m_psBps = bps;
-        m_psPerBit = 1000000000000ULL % bps == 0 ? 1000000000000ULL / bps : 0;
-    }
+    const uint64_t bps = m_bps;
     const uint64_t ps = m_psPerBit != 0
                             ? wireBits * m_psPerBit
                             : static_cast<uint64_t>(static_cast<unsigned __int128>(wireBits) *
@@ -751,6 +746,16 @@ DataRate
 QbbNetDevice::GetDataRate() const
 {
     return m_rate;
+}
+
+void
+QbbNetDevice::SetDataRate(DataRate rate)
+{
+    m_rate = rate;
+    // what TransmitStart needs per frame, kept here: a rate that divides 1 Tb/s (100 Gb/s:
+    // 10 ps per bit) needs no 128-bit division
+    m_bps = rate.GetBitRate();
+    m_psPerBit = m_bps != 0 && 1000000000000ULL % m_bps == 0 ? 1000000000000ULL / m_bps : 0;
 }
 
 Time

@@ -210,6 +210,9 @@ class QbbNetDevice : public NetDevice
     std::string CheckSchedulerInvariants() const;
     /// \return the link rate
     DataRate GetDataRate() const;
+    /// Sets the link rate (the DataRate attribute).
+    /// \param rate the rate
+    void SetDataRate(DataRate rate);
     /// \return the one-way delay of the attached channel (0 if none)
     Time GetDelay() const;
     /// \return the time on the wire of a frame of `frameBytes` (padding, preamble, gap)
@@ -301,8 +304,8 @@ class QbbNetDevice : public NetDevice
     Ptr<EventImpl> m_txComplete;        //!< the transmit-complete event (reused)
     bool m_int{false};                  //!< INT: append hop records (SetIntTelemetry)
     uint64_t m_psCarry;                 //!< sub-ns serialisation remainder (ps)
-    uint64_t m_psBps = 0;               //!< the rate m_psPerBit is for (bit/s)
-    uint64_t m_psPerBit = 0;            //!< ps per bit at that rate, when whole (else 0)
+    uint64_t m_bps = 0;                 //!< m_rate in bit/s
+    uint64_t m_psPerBit = 0;            //!< ps per bit at m_rate, when whole (else 0)
     std::deque<Ptr<Packet>> m_pfcQueue; //!< PFC frames to send
     std::string m_policy;               //!< DataScheduler attribute
     bool m_inputFair = false;           //!< SetInputFair

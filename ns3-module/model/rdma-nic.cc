@@ -591,7 +591,7 @@ RdmaNic::PostRead(Ptr<RdmaNic> responder, uint32_t idx)
 }
 
 void
-RdmaNic::OnReadRequest(const RoceHeader& h, uint64_t now)
+RdmaNic::OnReadRequest(const RoceFields& h, uint64_t now)
 {
     if (h.flowId >= m_qps.size() || m_qps[h.flowId].op != RdmaOp::READ)
     {
@@ -1123,7 +1123,7 @@ void
 RdmaNic::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p)
 {
     NS_LOG_FUNCTION(this << dev << p);
-    RoceHeader h;
+    RoceFields h;
     // read in place: the frame ends here, only its payload's length and its tags are used
     const uint32_t hdrBytes = h.PeekFrom(*p);
     NS_ABORT_MSG_IF(hdrBytes == 0, "RdmaNic: a frame shorter than a RoCE header");
@@ -1310,7 +1310,7 @@ HopsOf(const IntTag& tag)
 } // namespace
 
 uint64_t
-RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const IntTag& tag)
+RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceFields& h, bool ece, const IntTag& tag)
 {
     const uint8_t n = std::min(tag.nHops, IntTag::MAX_HOPS);
     m_int.hopsMin = m_int.acks == 0 ? n : std::min<uint64_t>(m_int.hopsMin, n);
@@ -1348,7 +1348,7 @@ RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const In
 }
 
 uint64_t
-RdmaNic::Nack(Qp& q, uint64_t now, const RoceHeader& h, bool ece, Ptr<Packet> p)
+RdmaNic::Nack(Qp& q, uint64_t now, const RoceFields& h, bool ece, Ptr<Packet> p)
 {
     IntTag tag;
     if ((h.flags & RoceHeader::FLAG_INT) && p->PeekPacketTag(tag))

@@ -324,7 +324,7 @@ class RdmaNic
     void PostRead(Ptr<RdmaNic> responder, uint32_t qp);
     /// READ: a READ request for QP `qp` arrived (the first starts its responses, a repeat
     /// goes back to its sequence).
-    void OnReadRequest(const RoceHeader& h, uint64_t now);
+    void OnReadRequest(const RoceFields& h, uint64_t now);
     /// READ: the requester has every byte of QP `qp`'s responses (its completion time).
     void ReadDone(uint32_t qp, uint64_t now);
     void MakeReady(uint32_t qp);
@@ -358,9 +358,9 @@ class RdmaNic
                  const rdmacc_ffi::SenderInfo& before,
                  const rdmacc_ffi::SenderInfo& after) const;
     /// A NACK of `q`'s sender, with the INT records of its packet `p` when it echoes them.
-    uint64_t Nack(Qp& q, uint64_t now, const RoceHeader& h, bool ece, Ptr<Packet> p);
+    uint64_t Nack(Qp& q, uint64_t now, const RoceFields& h, bool ece, Ptr<Packet> p);
     /// INT: checks the records of an ACK of `q` (IntStats) and passes them to its sender.
-    uint64_t AckWithInt(Qp& q, uint64_t now, const RoceHeader& h, bool ece, const IntTag& tag);
+    uint64_t AckWithInt(Qp& q, uint64_t now, const RoceFields& h, bool ece, const IntTag& tag);
     FlowRecord Record(const Qp& q) const;
 
     Ptr<QbbNetDevice> m_dev; //!< the host's device

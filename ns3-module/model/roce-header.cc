@@ -39,23 +39,6 @@ RoceHeader::CheckWireConstants()
 
 NS_OBJECT_ENSURE_REGISTERED(RoceHeader);
 
-RoceHeader::RoceHeader() :
-    kind(DATA),
-    prio(0),
-    ecn(0),
-    flags(0),
-    srcIp(0),
-    dstIp(0),
-    srcPort(0),
-    dstPort(ROCE_PORT),
-    flowId(0),
-    seq(0),
-    ts(0),
-    msgSize(0),
-    scheme(0)
-{
-}
-
 TypeId
 RoceHeader::GetTypeId()
 {
@@ -84,6 +67,26 @@ RoceHeader::Print(std::ostream& os) const
 
 uint32_t
 RoceHeader::GetSerializedSize() const
+{
+    return Size();
+}
+
+std::ostream&
+operator<<(std::ostream& os, const RoceFields& f)
+{
+    RoceHeader(f).Print(os);
+    return os;
+}
+
+std::ostream&
+operator<<(std::ostream& os, const RoceHeader& h)
+{
+    h.Print(os);
+    return os;
+}
+
+uint32_t
+RoceFields::Size() const
 {
     const uint32_t intBytes = (flags & FLAG_INT) ? INT_BYTES : 0;
     switch (kind)
@@ -185,7 +188,7 @@ RoceHeader::Serialize(Buffer::Iterator i) const
 }
 
 void
-RoceHeader::Parse(const uint8_t* b)
+RoceFields::Parse(const uint8_t* b)
 {
     ts = GetU64(b);
     scheme = b[8];
@@ -224,7 +227,7 @@ RoceHeader::Deserialize(Buffer::Iterator i)
 }
 
 uint32_t
-RoceHeader::PeekFrom(const Packet& p)
+RoceFields::PeekFrom(const Packet& p)
 {
     uint8_t b[PEEK_BYTES];
     if (p.CopyData(b, PEEK_BYTES) < PEEK_BYTES)
@@ -232,7 +235,7 @@ RoceHeader::PeekFrom(const Packet& p)
         return 0;
     }
     Parse(b);
-    return GetSerializedSize();
+    return Size();
 }
 
 NS_OBJECT_ENSURE_REGISTERED(IntTag);

@@ -33,9 +33,8 @@ namespace ns3
  * preamble and inter-frame gap (20 B) and the padding of short frames to 64 B are added by
  * QbbNetDevice when it computes the transmission time.
  */
-class RoceHeader : public Header
+struct RoceFields
 {
-  public:
     /// Packet kinds.
     enum Kind : uint8_t
     {
@@ -76,8 +75,6 @@ class RoceHeader : public Header
     /// RoCEv2's UDP destination port.
     static constexpr uint16_t ROCE_PORT = 4791;
 
-    RoceHeader();
-
     /// \return the IPv4 address (host order) the fabric gives node `id` (< 2^24): 11.x.y.z
     /// with x.y.z = id
     static uint32_t
@@ -100,6 +97,60 @@ class RoceHeader : public Header
         return (uint64_t(srcIp) << 32) | flowId;
     }
 
+    /// \return the serialised header's bytes (RoceHeader::GetSerializedSize)
+    uint32_t Size() const;
+
+    /// Bytes of the header in front of any frame's payload: the fields PeekFrom reads
+    static constexpr uint32_t PEEK_BYTES = DATA_OVERHEAD;
+    /**
+     * Reads the header in front of `p`'s bytes, as PeekHeader does, with one copy of its first
+     * PEEK_BYTES bytes (Packet::CopyData) instead of a Buffer::Iterator read per field: the
+     * per-hop parse of switches and NICs.
+     * \return the header's serialised size, or 0 (header unchanged) if `p` is shorter than
+     *         PEEK_BYTES (no RoCE frame is)
+     */
+    uint32_t PeekFrom(const Packet& p);
+
+    /// Sets the fields from the header's first bytes (PEEK_BYTES of a data frame, 54 of others)
+    void Parse(const uint8_t* b);
+
+    Kind kind = DATA;             //!< packet kind
+    uint8_t prio = 0;             //!< priority class (0..7), carried in the DSCP / VLAN PCP
+    uint8_t ecn = 0;              //!< IP ECN bits (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE)
+    uint8_t flags = 0;            //!< Flags
+    uint32_t srcIp = 0;           //!< source IPv4 address
+    uint32_t dstIp = 0;           //!< destination IPv4 address
+    uint16_t srcPort = 0;         //!< UDP source port (flow entropy)
+    uint16_t dstPort = ROCE_PORT; //!< UDP destination port
+    uint32_t flowId = 0;          //!< queue pair number
+    uint64_t seq = 0;     //!< data: first byte; ACK/NACK: cumulative / expected byte; probe: id
+    uint64_t ts = 0;      //!< data: send time (ns), stamped by the sending NIC; ACK/NACK: the send
+                          //!< time of the data packet that triggered it, echoed (TIMELY's RTT)
+    uint64_t msgSize = 0; //!< data: the message's bytes (in the ICRC + FCS space), so that the
+                          //!< receiver can come into being from any of the flow's packets
+    uint8_t scheme = 0;   //!< data: the sender's scheme (rdmacc_ffi::Scheme, in the Ethernet space)
+};
+
+/**
+ * \ingroup rdma-cc
+ *
+ * The RoCEv2 headers as an ns-3 Header (RoceFields has the layout and the fields): what a NIC
+ * adds to a frame, and what a switch writes back when it marks CE. Switches and NICs read a
+ * frame's fields with RoceFields::PeekFrom, without building an ns-3 Header object.
+ */
+class RoceHeader
+    : public Header
+    , public RoceFields
+{
+  public:
+    RoceHeader() = default;
+
+    /// \param f the fields
+    explicit RoceHeader(const RoceFields& f) :
+        RoceFields(f)
+    {
+    }
+
     /**
      * \return "" when the framing constants of this header (DATA_OVERHEAD, AETH, INT_BYTES)
      *         and PfcHeader::FRAME_SIZE are the ones the Rust side computes with (rust/core
@@ -118,39 +169,12 @@ class RoceHeader : public Header
     uint32_t GetSerializedSize() const override;
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
-
-    /// Bytes of the header in front of any frame's payload: the fields PeekFrom reads
-    static constexpr uint32_t PEEK_BYTES = DATA_OVERHEAD;
-    /**
-     * Reads the header in front of `p`'s bytes, as PeekHeader does, with one copy of its first
-     * PEEK_BYTES bytes (Packet::CopyData) instead of a Buffer::Iterator read per field: the
-     * per-hop parse of switches and NICs.
-     * \return the header's serialised size, or 0 (header unchanged) if `p` is shorter than
-     *         PEEK_BYTES (no RoCE frame is)
-     */
-    uint32_t PeekFrom(const Packet& p);
-
-  private:
-    /// Sets the fields from the header's first bytes (PEEK_BYTES of a data frame, 54 of others)
-    void Parse(const uint8_t* b);
-
-  public:
-    Kind kind;        //!< packet kind
-    uint8_t prio;     //!< priority class (0..7), carried in the DSCP / VLAN PCP
-    uint8_t ecn;      //!< IP ECN bits (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE)
-    uint8_t flags;    //!< Flags
-    uint32_t srcIp;   //!< source IPv4 address
-    uint32_t dstIp;   //!< destination IPv4 address
-    uint16_t srcPort; //!< UDP source port (flow entropy)
-    uint16_t dstPort; //!< UDP destination port
-    uint32_t flowId;  //!< queue pair number
-    uint64_t seq;     //!< data: first byte; ACK/NACK: cumulative / expected byte; probe: id
-    uint64_t ts;      //!< data: send time (ns), stamped by the sending NIC; ACK/NACK: the send
-                      //!< time of the data packet that triggered it, echoed (TIMELY's RTT)
-    uint64_t msgSize; //!< data: the message's bytes (in the ICRC + FCS space), so that the
-                      //!< receiver can come into being from any of the flow's packets
-    uint8_t scheme;   //!< data: the sender's scheme (rdmacc_ffi::Scheme, in the Ethernet space)
 };
+
+/// Prints the fields as RoceHeader::Print does
+std::ostream& operator<<(std::ostream& os, const RoceFields& f);
+/// Prints the header (RoceHeader::Print; this overload is the one a RoceHeader picks)
+std::ostream& operator<<(std::ostream& os, const RoceHeader& h);
 
 /**
  * \ingroup rdma-cc

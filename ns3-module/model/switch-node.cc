@@ -305,7 +305,8 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p)
 {
     NS_LOG_FUNCTION(this << dev << p);
     NS_ASSERT_MSG(m_rust->core, "SwitchNode " << GetId() << " received a frame before Setup");
-    RoceHeader h;
+    // the fields, without an ns-3 Header object (built only to write a CE mark back)
+    RoceFields h;
     NS_ABORT_MSG_IF(h.PeekFrom(*p) == 0,
                     "SwitchNode " << GetId() << ": a frame shorter than a RoCE header");
     const uint32_t inPort = dev->GetIfIndex();
@@ -344,7 +345,7 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p)
         {
             // the frame's payload (a CN) is Rust's to read
             Ptr<Packet> body = p->Copy();
-            body->RemoveHeader(h);
+            body->RemoveAtStart(h.Size());
             std::vector<uint8_t> bytes(body->GetSize());
             body->CopyData(bytes.data(), bytes.size());
             (*m_rust->core)
@@ -356,9 +357,9 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p)
         return;
     case rdmacc_ffi::Action::Mark:
         // the header is already read: its bytes are dropped, not parsed again
-        p->RemoveAtStart(h.GetSerializedSize());
+        p->RemoveAtStart(h.Size());
         h.ecn = 3;
-        p->AddHeader(h);
+        p->AddHeader(RoceHeader(h));
         NS_LOG_LOGIC("port " << inPort << " -> " << d.out_port << ", marked CE: " << h);
         break;
     default:
