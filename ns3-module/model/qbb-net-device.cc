@@ -586,7 +586,7 @@ QbbNetDevice::AppendIntRecord(Ptr<Packet> p, uint64_t nowNs)
     h.qlenBytes = queued;
     h.txBytes = m_stats.txBytes;
     h.tsNs = nowNs;
-    h.lineRateBps = m_rate.GetBitRate();
+    h.lineRateBps = m_bps;
     h.node = GetNode()->GetId();
     h.port = GetIfIndex();
     // the tag is the packet's own (not shared with a copy): written over in place
@@ -611,11 +611,10 @@ QbbNetDevice::TransmitStart(Ptr<Packet> p)
     // +1.1 %, a 64-sender incast's whole run unchanged)
     const uint64_t wireBits = rdmacc_ffi::frame_on_wire(size) * 8;
     // exact serialisation in picoseconds, carried over so the long-run rate is exact
-    const uint64_t bps = m_bps;
     const uint64_t ps = m_psPerBit != 0
                             ? wireBits * m_psPerBit
                             : static_cast<uint64_t>(static_cast<unsigned __int128>(wireBits) *
-                                                    1000000000000ULL / bps);
+                                                    1000000000000ULL / m_bps);
     const uint64_t total = ps + m_psCarry;
     const uint64_t ns = total / 1000;
     m_psCarry = total % 1000;
