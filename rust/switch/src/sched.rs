@@ -255,6 +255,30 @@ enum Item {
     Flow(u32),
 }
 
+/// RCM's congestion flows of one class: no heap memory until RCM first names some (most
+/// ports of most runs never do; inline, the [`FlowList`] would take 520 bytes in each of a
+/// port's nine classes), then a box kept for reuse, so that later changes do not allocate.
+#[derive(Debug, Clone, Default)]
+struct Harmful(Option<Box<FlowList>>);
+
+impl Harmful {
+    /// Whether `flow` is one of the congestion flows.
+    #[inline]
+    fn contains(&self, flow: u64) -> bool {
+        self.0.as_ref().is_some_and(|l| l.contains(flow))
+    }
+
+    /// The congestion flows become `flows` (duplicates dropped, at most
+    /// [`crate::flows::MAX_FLOWS`]).
+    fn set(&mut self, flows: &[u64]) {
+        match &mut self.0 {
+            Some(l) => **l = FlowList::from_ids(flows),
+            None if flows.is_empty() => {}
+            None => self.0 = Some(Box::new(FlowList::from_ids(flows))),
+        }
+    }
+}
+
 /// The FIFO of one class: queued frames and ready flows, in arrival order, and RCM's second
 /// FIFO of congestion-flow frames with its window (see the [module docs](self)).
 #[derive(Debug, Clone, Default)]
@@ -272,7 +296,7 @@ pub struct ClassQueue {
     rcc: RccWindow,
     /// RCM: the congestion flows while RCC is active (every frame in `rcc_items` is one of
     /// theirs).
-    harmful: FlowList,
+    harmful: Harmful,
     /// RCM: reused buffers of [`Self::release`] (kept for their capacity: no allocation once
     /// grown).
     scratch_items: VecDeque<Item>,
@@ -547,7 +571,7 @@ impl ClassQueue {
     /// are passed over: they go through the second FIFO). `None` when it has no such frame.
     fn fair_pick(&mut self) -> Option<usize> {
         let active = self.rcc.is_active();
-        let harmful = self.harmful;
+        let harmful = &self.harmful;
         let f = self.fair.as_mut()?;
         f.pick(self.items.iter().map(|it| match it {
             Item::Packet(p) if !(active && harmful.contains(p.flow)) => Some(p.in_port),
@@ -559,11 +583,7 @@ impl ClassQueue {
     fn set_rcc(&mut self, budget: Option<(Bytes, Bytes)>, flows: &[u64], period: Option<Time>) {
         self.rcc.set_period(period);
         self.rcc.set(budget);
-        self.harmful = if budget.is_some() {
-            FlowList::from_ids(flows)
-        } else {
-            FlowList::new()
-        };
+        self.harmful.set(if budget.is_some() { flows } else { &[] });
         self.release();
     }
 
@@ -573,7 +593,7 @@ impl ClassQueue {
     /// second FIFO holds congestion flows' frames only: a flow dropped from the set (a victim
     /// a root's CAM named before a CN narrowed it) is not held behind them.
     fn release(&mut self) {
-        let harmful = self.harmful;
+        let harmful = &self.harmful;
         if self.rcc_items.iter().all(|p| harmful.contains(p.flow)) {
             return;
         }
@@ -1047,6 +1067,23 @@ impl Scheduler {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_port_scheduler_without_rcm_takes_at_most_4_kib() {
+        // one per device: 768 in a k = 8 fat tree; RCM's congestion-flow lists (520 bytes per
+        // class) are boxed only when RCM names flows
+        assert!(
+            std::mem::size_of::<Scheduler>() <= 4096,
+            "{}",
+            std::mem::size_of::<Scheduler>()
+        );
+        let mut s = Scheduler::new(DataPolicy::default()).unwrap();
+        s.set_rcc(3, Some((Bytes(1000), Bytes(500))), &[7, 8]);
+        assert!(s.data[3].harmful.contains(8) && !s.data[3].harmful.contains(9));
+        s.set_rcc(3, None, &[7]);
+        assert!(!s.data[3].harmful.contains(7));
+        assert!(!s.data[2].harmful.contains(7) && s.data[2].harmful.0.is_none());
+    }
 
     fn pkt(handle: u32, prio: u8, size: u64, kind: PacketKind) -> QueuedPacket {
         QueuedPacket {
