@@ -255,29 +255,58 @@ enum Item {
     Flow(u32),
 }
 
-/// RCM's congestion flows of one class: no heap memory until RCM first names some (most
-/// ports of most runs never do; inline, the [`FlowList`] would take 520 bytes in each of a
-/// port's nine classes), then a box kept for reuse, so that later changes do not allocate.
+/// RCM's part of one class: its second FIFO, the window that admits it and the congestion
+/// flows. Boxed, and only once RCM first sets the class's RCC ([`ClassQueue::set_rcc`]), then
+/// kept: inline it would take 792 bytes in each of a port's nine classes, and most ports of
+/// most runs never use it.
 #[derive(Debug, Clone, Default)]
-struct Harmful(Option<Box<FlowList>>);
+struct RcmFifo {
+    /// Frames of congestion flows, in arrival order.
+    items: VecDeque<QueuedPacket>,
+    /// Their bytes.
+    bytes: Bytes,
+    /// The window that admits them (inactive: every frame may go).
+    window: RccWindow,
+    /// The congestion flows while RCC is active (every frame in `items` is one of theirs).
+    harmful: FlowList,
+    /// Reused buffers of [`ClassQueue::release`] (kept for their capacity: no allocation once
+    /// grown).
+    scratch_items: VecDeque<Item>,
+    scratch_rcc: VecDeque<QueuedPacket>,
+    /// Input-fair service of this FIFO (`None`: arrival order).
+    fair: Option<InputDrr>,
+}
 
-impl Harmful {
-    /// Whether `flow` is one of the congestion flows.
-    #[inline]
-    fn contains(&self, flow: u64) -> bool {
-        self.0.as_ref().is_some_and(|l| l.contains(flow))
-    }
-
-    /// The congestion flows become `flows` (duplicates dropped, at most
-    /// [`crate::flows::MAX_FLOWS`]).
-    fn set(&mut self, flows: &[u64]) {
-        match &mut self.0 {
-            Some(l) => **l = FlowList::from_ids(flows),
-            None if flows.is_empty() => {}
-            None => self.0 = Some(Box::new(FlowList::from_ids(flows))),
+impl RcmFifo {
+    /// Moves the frames of congestion flows at the head of `first` (the class's first FIFO)
+    /// to this one, in order, while the window is active.
+    fn classify_head(&mut self, first: &mut VecDeque<Item>) {
+        if !self.window.is_active() {
+            return;
+        }
+        while let Some(&Item::Packet(p)) = first.front() {
+            if !self.harmful.contains(p.flow) {
+                break;
+            }
+            first.pop_front();
+            self.bytes += p.size;
+            // in arrival order: frames released back to the first FIFO (ClassQueue::release)
+            // may have arrived before some still held; usually this is the back
+            let mut at = self.items.len();
+            while at > 0 {
+                let q = &self.items[at - 1];
+                if q.arrival <= p.arrival || q.flow == p.flow {
+                    break;
+                }
+                at -= 1;
+            }
+            self.items.insert(at, p);
         }
     }
 }
+
+/// The window of a class RCM never used: inactive.
+static NO_RCC: RccWindow = RccWindow::INACTIVE;
 
 /// The FIFO of one class: queued frames and ready flows, in arrival order, and RCM's second
 /// FIFO of congestion-flow frames with its window (see the [module docs](self)).
@@ -288,23 +317,13 @@ pub struct ClassQueue {
     bytes: Bytes,
     /// Not served before this time ([`Scheduler::hold`]).
     held_until: Time,
-    /// RCM: frames of congestion flows, in arrival order.
-    rcc_items: VecDeque<QueuedPacket>,
-    /// RCM: their bytes.
-    rcc_bytes: Bytes,
-    /// RCM: the window that admits them (inactive: every frame may go).
-    rcc: RccWindow,
-    /// RCM: the congestion flows while RCC is active (every frame in `rcc_items` is one of
-    /// theirs).
-    harmful: Harmful,
-    /// RCM: reused buffers of [`Self::release`] (kept for their capacity: no allocation once
-    /// grown).
-    scratch_items: VecDeque<Item>,
-    scratch_rcc: VecDeque<QueuedPacket>,
     /// Input-fair service of the first FIFO (`None`: arrival order).
-    fair: Option<InputDrr>,
-    /// RCM: input-fair service of the congestion-flow FIFO (`None`: arrival order).
-    fair_rcc: Option<InputDrr>,
+    fair: Option<Box<InputDrr>>,
+    /// Whether the second FIFO's service is input-fair too (kept here for the class's
+    /// [`RcmFifo`], made later).
+    fair_rcc: bool,
+    /// RCM: the second FIFO (`None`: RCM never set this class's RCC).
+    rcm: Option<Box<RcmFifo>>,
 }
 
 /// Deficit round robin by bytes over the input ports of one class (see the
@@ -402,8 +421,9 @@ impl InputDrr {
 
 impl ClassQueue {
     /// Whether the class has neither frames nor flows.
+    #[inline]
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty() && self.rcc_items.is_empty()
+        self.items.is_empty() && self.rcc_len() == 0
     }
 
     /// Bytes of queued frames.
@@ -412,23 +432,33 @@ impl ClassQueue {
     }
 
     /// Number of items (frames and flows), both FIFOs.
+    #[inline]
     pub fn len(&self) -> usize {
-        self.items.len() + self.rcc_items.len()
+        self.items.len() + self.rcc_len()
     }
 
     /// Frames waiting in the congestion-flow FIFO (RCM).
+    #[inline]
     pub fn rcc_len(&self) -> usize {
-        self.rcc_items.len()
+        self.rcm.as_ref().map_or(0, |r| r.items.len())
     }
 
     /// Bytes waiting in the congestion-flow FIFO (RCM).
+    #[inline]
     pub fn rcc_bytes(&self) -> Bytes {
-        self.rcc_bytes
+        self.rcm.as_ref().map_or(Bytes::ZERO, |r| r.bytes)
     }
 
     /// The class's RCC window (RCM).
+    #[inline]
     pub fn rcc(&self) -> &RccWindow {
-        &self.rcc
+        self.rcm.as_ref().map_or(&NO_RCC, |r| &r.window)
+    }
+
+    /// Whether RCM's window is active here (then the second FIFO is in use).
+    #[inline]
+    fn rcc_active(&self) -> bool {
+        self.rcm.as_ref().is_some_and(|r| r.window.is_active())
     }
 
     /// Number of ready flows in the class.
@@ -449,26 +479,8 @@ impl ClassQueue {
     /// Moves the frames of congestion flows at the head of the first FIFO to the second, in
     /// order.
     fn classify_head(&mut self) {
-        if !self.rcc.is_active() {
-            return;
-        }
-        while let Some(&Item::Packet(p)) = self.items.front() {
-            if !self.harmful.contains(p.flow) {
-                break;
-            }
-            self.items.pop_front();
-            self.rcc_bytes += p.size;
-            // in arrival order: frames released back to the first FIFO (Self::release) may
-            // have arrived before some still held; usually this is the back
-            let mut at = self.rcc_items.len();
-            while at > 0 {
-                let q = &self.rcc_items[at - 1];
-                if q.arrival <= p.arrival || q.flow == p.flow {
-                    break;
-                }
-                at -= 1;
-            }
-            self.rcc_items.insert(at, p);
+        if let Some(r) = self.rcm.as_deref_mut() {
+            r.classify_head(&mut self.items);
         }
     }
 
@@ -477,12 +489,15 @@ impl ClassQueue {
     /// while another frame waits).
     #[inline]
     fn rcc_turn(&mut self, now: Time) -> bool {
-        if !self.rcc.is_active() {
+        let Some(r) = self.rcm.as_deref_mut() else {
+            return false;
+        };
+        if !r.window.is_active() {
             // RCC off: the second FIFO is empty (Self::set_rcc releases it)
             return false;
         }
-        self.classify_head();
-        let Some(head) = self.rcc_items.front() else {
+        r.classify_head(&mut self.items);
+        let Some(head) = r.items.front() else {
             return false;
         };
         let older = match self.items.front() {
@@ -490,7 +505,7 @@ impl ClassQueue {
             // flows only exist at a host, which never sets RCC frames apart
             Some(Item::Flow(_)) | None => true,
         };
-        older && self.rcc.admits_congestion_at(now, !self.items.is_empty())
+        older && r.window.admits_congestion_at(now, !self.items.is_empty())
     }
 
     /// Timed RCC: when the class can send again, if all it has is congestion-flow frames
@@ -500,8 +515,9 @@ impl ClassQueue {
         if !self.items.is_empty() {
             return None;
         }
-        self.rcc_items.front()?;
-        self.rcc.blocked_until(now)
+        let r = self.rcm.as_deref_mut()?;
+        r.items.front()?;
+        r.window.blocked_until(now)
     }
 
     /// The frame to send from this class: the congestion-flow FIFO's head when `rcc_first`
@@ -524,16 +540,17 @@ impl ClassQueue {
     #[inline(never)]
     fn pop_packet_slow(&mut self, rcc_first: bool) -> Option<QueuedPacket> {
         let p = if rcc_first {
-            let p = match self.fair_rcc.as_mut() {
-                None => self.rcc_items.pop_front()?,
+            let r = self.rcm.as_deref_mut()?;
+            let p = match r.fair.as_mut() {
+                None => r.items.pop_front()?,
                 Some(f) => {
-                    let at = f.pick(self.rcc_items.iter().map(|p| Some(p.in_port)))?;
-                    let p = self.rcc_items.remove(at)?;
+                    let at = f.pick(r.items.iter().map(|p| Some(p.in_port)))?;
+                    let p = r.items.remove(at)?;
                     f.charge(p.in_port, p.size);
                     p
                 }
             };
-            self.rcc_bytes = self.rcc_bytes.saturating_sub(p.size);
+            r.bytes = r.bytes.saturating_sub(p.size);
             QueuedPacket { rcc: true, ..p }
         } else {
             match self.items.front() {
@@ -561,8 +578,11 @@ impl ClassQueue {
     #[inline]
     fn sent(&mut self, p: QueuedPacket) -> QueuedPacket {
         self.bytes = self.bytes.saturating_sub(p.size);
-        // a frame of the second FIFO is a congestion flow's
-        self.rcc.on_sent(p.size, p.rcc);
+        // a frame of the second FIFO is a congestion flow's (a class without RCM: the
+        // inactive window would count nothing)
+        if let Some(r) = self.rcm.as_deref_mut() {
+            r.window.on_sent(p.size, p.rcc);
+        }
         p
     }
 
@@ -570,20 +590,38 @@ impl ClassQueue {
     /// frame of the input whose DRR turn it is; congestion-flow frames, while RCC is active,
     /// are passed over: they go through the second FIFO). `None` when it has no such frame.
     fn fair_pick(&mut self) -> Option<usize> {
-        let active = self.rcc.is_active();
-        let harmful = &self.harmful;
+        let harmful = self
+            .rcm
+            .as_deref()
+            .filter(|r| r.window.is_active())
+            .map(|r| &r.harmful);
         let f = self.fair.as_mut()?;
         f.pick(self.items.iter().map(|it| match it {
-            Item::Packet(p) if !(active && harmful.contains(p.flow)) => Some(p.in_port),
+            Item::Packet(p) if !harmful.is_some_and(|h| h.contains(p.flow)) => Some(p.in_port),
             _ => None,
         }))
     }
 
     /// Sets the class's RCC: `Some((W, W_c))` and the congestion flows while active.
     fn set_rcc(&mut self, budget: Option<(Bytes, Bytes)>, flows: &[u64], period: Option<Time>) {
-        self.rcc.set_period(period);
-        self.rcc.set(budget);
-        self.harmful.set(if budget.is_some() { flows } else { &[] });
+        if self.rcm.is_none() && budget.is_none() {
+            // RCC off where it never was on: nothing held, nothing to release
+            return;
+        }
+        let fair = self.fair_rcc;
+        let r = self.rcm.get_or_insert_with(|| {
+            Box::new(RcmFifo {
+                fair: fair.then(InputDrr::default),
+                ..RcmFifo::default()
+            })
+        });
+        r.window.set_period(period);
+        r.window.set(budget);
+        r.harmful = if budget.is_some() {
+            FlowList::from_ids(flows)
+        } else {
+            FlowList::new()
+        };
         self.release();
     }
 
@@ -593,16 +631,19 @@ impl ClassQueue {
     /// second FIFO holds congestion flows' frames only: a flow dropped from the set (a victim
     /// a root's CAM named before a CN narrowed it) is not held behind them.
     fn release(&mut self) {
-        let harmful = &self.harmful;
-        if self.rcc_items.iter().all(|p| harmful.contains(p.flow)) {
+        let Some(r) = self.rcm.as_deref_mut() else {
+            return;
+        };
+        let harmful = &r.harmful;
+        if r.items.iter().all(|p| harmful.contains(p.flow)) {
             return;
         }
-        let mut keep = std::mem::take(&mut self.scratch_rcc);
-        let mut merged = std::mem::take(&mut self.scratch_items);
+        let mut keep = std::mem::take(&mut r.scratch_rcc);
+        let mut merged = std::mem::take(&mut r.scratch_items);
         keep.clear();
         merged.clear();
         let mut first = self.items.drain(..).peekable();
-        for p in self.rcc_items.drain(..) {
+        for p in r.items.drain(..) {
             if harmful.contains(p.flow) {
                 keep.push_back(p);
                 continue;
@@ -616,14 +657,14 @@ impl ClassQueue {
                 merged.push_back(it);
                 first.next();
             }
-            self.rcc_bytes = self.rcc_bytes.saturating_sub(p.size);
+            r.bytes = r.bytes.saturating_sub(p.size);
             merged.push_back(Item::Packet(QueuedPacket { rcc: false, ..p }));
         }
         merged.extend(first);
         std::mem::swap(&mut self.items, &mut merged);
-        std::mem::swap(&mut self.rcc_items, &mut keep);
-        self.scratch_items = merged;
-        self.scratch_rcc = keep;
+        std::mem::swap(&mut r.items, &mut keep);
+        r.scratch_items = merged;
+        r.scratch_rcc = keep;
     }
 }
 
@@ -748,8 +789,11 @@ impl Scheduler {
     /// each data class's frames instead of arrival order. A switch's `Voq`; off by default.
     pub fn set_input_fair(&mut self, on: bool) {
         for q in &mut self.data {
-            q.fair = on.then(InputDrr::default);
-            q.fair_rcc = on.then(InputDrr::default);
+            q.fair = on.then(Box::default);
+            q.fair_rcc = on;
+            if let Some(r) = q.rcm.as_deref_mut() {
+                r.fair = on.then(InputDrr::default);
+            }
         }
     }
 
@@ -771,7 +815,7 @@ impl Scheduler {
     /// [`ClassQueue::rcc_blocked_until`] is `None` and changes nothing while RCC is off).
     fn update_gated(&mut self, c: usize) {
         let q = &self.data[c];
-        if q.held_until > Time::ZERO || q.rcc.is_active() {
+        if q.held_until > Time::ZERO || q.rcc_active() {
             self.gated |= 1 << c;
         } else {
             self.gated &= !(1 << c);
@@ -1023,7 +1067,7 @@ impl Scheduler {
                     q.len()
                 ));
             }
-            if (q.held_until > Time::ZERO || q.rcc.is_active()) && self.gated >> c & 1 == 0 {
+            if (q.held_until > Time::ZERO || q.rcc_active()) && self.gated >> c & 1 == 0 {
                 return Err(format!("Data({c}): held or RCC but not in the gated mask"));
             }
         }
@@ -1032,10 +1076,13 @@ impl Scheduler {
             let (Some(q), s) = (self.queue(class), self.stats(class)) else {
                 continue;
             };
+            let rcm = q.rcm.as_deref();
+            let rcc_items = rcm.map(|r| &r.items).into_iter().flatten();
+            let held = rcc_items.clone().fold(Bytes::ZERO, |acc, p| acc + p.size);
             let sum = q.items.iter().fold(Bytes::ZERO, |acc, i| match i {
                 Item::Packet(p) => acc + p.size,
                 Item::Flow(_) => acc,
-            }) + q.rcc_items.iter().fold(Bytes::ZERO, |acc, p| acc + p.size);
+            }) + held;
             if sum != q.bytes || s.enqueued_bytes != s.dequeued_bytes + q.bytes {
                 return Err(format!(
                     "{class:?}: queued {} (items {sum}) != enqueued {} - dequeued {}",
@@ -1045,14 +1092,14 @@ impl Scheduler {
             if class == Class::Control && q.flows() > 0 {
                 return Err("flows in the control class".to_string());
             }
-            let held = q.rcc_items.iter().fold(Bytes::ZERO, |acc, p| acc + p.size);
-            if held != q.rcc_bytes || q.rcc_items.iter().any(|p| p.kind.is_control()) {
+            if held != q.rcc_bytes() || rcc_items.clone().any(|p| p.kind.is_control()) {
                 return Err(format!(
                     "{class:?}: RCC FIFO holds {held} (counted {}) or a control frame",
-                    q.rcc_bytes
+                    q.rcc_bytes()
                 ));
             }
-            if let Some(p) = q.rcc_items.iter().find(|p| !q.harmful.contains(p.flow)) {
+            if let Some(p) = rcm.and_then(|r| r.items.iter().find(|p| !r.harmful.contains(p.flow)))
+            {
                 return Err(format!(
                     "{class:?}: RCC FIFO holds a frame of flow {}, not a congestion flow",
                     p.flow
@@ -1069,20 +1116,23 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn a_port_scheduler_without_rcm_takes_at_most_4_kib() {
-        // one per device: 768 in a k = 8 fat tree; RCM's congestion-flow lists (520 bytes per
-        // class) are boxed only when RCM names flows
+    fn a_port_scheduler_without_rcm_takes_at_most_1280_bytes() {
+        // one per device: 768 in a k = 8 fat tree; RCM's part of a class (its second FIFO,
+        // window and congestion flows: 792 bytes) is boxed only when RCM sets the class's RCC
+        // (8.7 KiB per port when all of it was inline)
         assert!(
-            std::mem::size_of::<Scheduler>() <= 4096,
+            std::mem::size_of::<Scheduler>() <= 1280,
             "{}",
             std::mem::size_of::<Scheduler>()
         );
         let mut s = Scheduler::new(DataPolicy::default()).unwrap();
         s.set_rcc(3, Some((Bytes(1000), Bytes(500))), &[7, 8]);
-        assert!(s.data[3].harmful.contains(8) && !s.data[3].harmful.contains(9));
+        let r = s.data[3].rcm.as_deref().unwrap();
+        assert!(r.harmful.contains(8) && !r.harmful.contains(9) && r.window.is_active());
         s.set_rcc(3, None, &[7]);
-        assert!(!s.data[3].harmful.contains(7));
-        assert!(!s.data[2].harmful.contains(7) && s.data[2].harmful.0.is_none());
+        let r = s.data[3].rcm.as_deref().unwrap();
+        assert!(!r.harmful.contains(7) && !r.window.is_active());
+        assert!(s.data[2].rcm.is_none() && !s.data[2].rcc().is_active());
     }
 
     fn pkt(handle: u32, prio: u8, size: u64, kind: PacketKind) -> QueuedPacket {

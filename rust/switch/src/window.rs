@@ -41,6 +41,23 @@ pub struct RccWindow {
 }
 
 impl RccWindow {
+    /// The inactive window of [`Self::new`], as a constant.
+    pub const INACTIVE: RccWindow = RccWindow {
+        w: Bytes::ZERO,
+        w_c: None,
+        sent: Bytes::ZERO,
+        sent_c: Bytes::ZERO,
+        period: None,
+        start: None,
+        stats: WindowStats {
+            windows: 0,
+            early_ends: 0,
+            holds: 0,
+            congestion_bytes: 0,
+            other_bytes: 0,
+        },
+    };
+
     /// An inactive window: every packet may go.
     pub fn new() -> RccWindow {
         RccWindow::default()
