@@ -13,6 +13,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 
@@ -137,7 +138,9 @@ struct SwitchNode::Rust
 SwitchNode::SwitchNode() :
     Node(s_nextSystemId),
     m_rust(std::make_unique<Rust>()),
-    m_uv(CreateObject<UniformRandomVariable>())
+    // the automatic stream an ns-3 UniformRandomVariable made here would take
+    m_draws(
+        RngSeedManager::GetSeed(), RngSeedManager::GetNextStreamIndex(), RngSeedManager::GetRun())
 {
 }
 
@@ -296,7 +299,11 @@ SwitchNode::SetQueuePolicy(uint32_t port, uint8_t prio, const rdmacc_ffi::RedEcn
 int64_t
 SwitchNode::AssignStreams(int64_t stream)
 {
-    m_uv->SetStream(stream);
+    NS_ABORT_MSG_IF(stream < -1, "SwitchNode::AssignStreams: stream " << stream << " < -1");
+    m_draws = rdmacc::Mrg32k3a(RngSeedManager::GetSeed(),
+                               stream == -1 ? RngSeedManager::GetNextStreamIndex()
+                                            : rdmacc::Mrg32k3a::ASSIGNED_STREAMS + stream,
+                               RngSeedManager::GetRun());
     return 1;
 }
 
@@ -322,7 +329,7 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p)
     m.size = p->GetSize();
     m.ecn = h.ecn;
     m.kind = static_cast<rdmacc_ffi::PacketKind>(h.kind);
-    m.draw = m_uv->GetValue();
+    m.draw = m_draws.Next();
     m.flow = h.FlowKey();
     m.now_ns = rdmacc::NowNs();
     const rdmacc_ffi::SwitchDecision d = (*m_rust->core)->on_arrival(m);

@@ -10,8 +10,8 @@
 #include "qbb-net-device.h"
 #include "rdma-cc-params.h"
 
+#include "ns3/mrg32k3a.h"
 #include "ns3/node.h"
-#include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
 #include <memory>
@@ -183,8 +183,10 @@ class SwitchNode
     std::vector<std::string> ConfigWarnings(bool marking, uint64_t kMin) const;
 
     /**
-     * Assign a fixed random variable stream number to the random variables used by this model.
-     * \param stream first stream index to use
+     * Assign a fixed random variable stream number to the random variables used by this model
+     * (the RED draws: the numbers of ns-3's UniformRandomVariable on that stream; until then,
+     * those of the automatic stream it would have taken when the switch was made).
+     * \param stream first stream index to use (-1: a new automatic one)
      * \return the number of stream indices assigned by this model
      */
     int64_t AssignStreams(int64_t stream);
@@ -234,7 +236,7 @@ class SwitchNode
 
     std::vector<Ptr<QbbNetDevice>> m_ports; //!< ports
     std::unique_ptr<Rust> m_rust;           //!< the attributes and the core (Rust)
-    Ptr<UniformRandomVariable> m_uv;        //!< RED draws
+    rdmacc::Mrg32k3a m_draws;               //!< RED draws (ns-3's UniformRandomVariable's)
 
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, const char*> m_dropTrace; //!< drops
     TracedCallback<Ptr<const Packet>, uint32_t> m_controlRxTrace; //!< frames for this switch
