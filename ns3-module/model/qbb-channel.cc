@@ -58,9 +58,9 @@ namespace
 
 /**
  * A frame's arrival at the far end of a link: the event ns-3's MakeEvent would build for
- * QbbNetDevice::Receive, but its memory comes from a free list instead of the heap (one
- * arrival per frame per hop is the simulator's most frequent event). Same scheduling call,
- * same time and context, so the event order is unchanged.
+ * QbbNetDevice::Receive. The channel keeps its events and schedules one again once it has run
+ * (QbbChannel::Arrivals): same scheduling call, same time and context, so the event order is
+ * unchanged.
  */
 class ArrivalEvent : public EventImpl
 {
@@ -71,28 +71,11 @@ class ArrivalEvent : public EventImpl
     {
     }
 
-    static void*
-    operator new(std::size_t n)
+    /// Carries `p` next (an event that has run, or that a Destroy left unrun).
+    void
+    Load(Ptr<Packet> p)
     {
-        auto& f = FreeList();
-        if (n == sizeof(ArrivalEvent) && !f.empty())
-        {
-            void* m = f.back();
-            f.pop_back();
-            return m;
-        }
-        return ::operator new(n);
-    }
-
-    static void
-    operator delete(void* m, std::size_t n)
-    {
-        if (n == sizeof(ArrivalEvent))
-        {
-            FreeList().push_back(m);
-            return;
-        }
-        ::operator delete(m);
+        m_p = std::move(p);
     }
 
   protected:
@@ -103,14 +86,6 @@ class ArrivalEvent : public EventImpl
     }
 
   private:
-    /// Arrival events' memory, reused (ns-3 runs its events on one thread)
-    static std::vector<void*>&
-    FreeList()
-    {
-        static std::vector<void*> f;
-        return f;
-    }
-
     QbbNetDevice* m_dst; //!< receiving device (outlives its events: both end at Destroy)
     Ptr<Packet> m_p;     //!< the frame
 };
@@ -126,8 +101,34 @@ QbbChannel::TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTime)
     {
         m_ctx[d] = m_dev[d]->GetNode()->GetId();
     }
-    rdmacc::ScheduleWithContext(
-        m_ctx[d], txTime + m_delay, new ArrivalEvent(PeekPointer(m_dev[d]), std::move(p)));
+    Arrivals& a = m_arrivals[d];
+    ArrivalEvent* ev;
+    if (!a.ring.empty() && a.ring[a.next]->GetReferenceCount() == 1)
+    {
+        // the oldest has run: the ring holds the only reference
+        ev = static_cast<ArrivalEvent*>(PeekPointer(a.ring[a.next]));
+        ev->Load(std::move(p));
+    }
+    else
+    {
+        // all in flight: one more, the newest, just before the oldest
+        ev = new ArrivalEvent(PeekPointer(m_dev[d]), std::move(p));
+        a.ring.insert(a.ring.begin() + a.next, Ptr<EventImpl>(ev, false));
+    }
+    a.next = a.next + 1 == a.ring.size() ? 0 : a.next + 1;
+    ev->Ref(); // the simulator's reference
+    rdmacc::ScheduleWithContext(m_ctx[d], txTime + m_delay, ev);
+}
+
+void
+QbbChannel::DoDispose()
+{
+    for (auto& a : m_arrivals)
+    {
+        a.ring.clear();
+        a.next = 0;
+    }
+    Channel::DoDispose();
 }
 
 Time
