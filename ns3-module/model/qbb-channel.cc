@@ -65,35 +65,48 @@ namespace
 class ArrivalEvent : public EventImpl
 {
   public:
+    /// A frame `p` for `dst`, with no fields (the device reads them from the frame)
     ArrivalEvent(QbbNetDevice* dst, Ptr<Packet> p) :
         m_dst(dst),
-        m_p(std::move(p))
+        m_p(p)
     {
     }
 
-    /// Carries `p` next (an event that has run, or that a Destroy left unrun).
-    void
-    Load(Ptr<Packet> p)
+    /// An event for `dst`, loaded before it is scheduled
+    explicit ArrivalEvent(QbbNetDevice* dst) :
+        m_dst(dst)
     {
-        m_p = std::move(p);
+    }
+
+    /// Carries `p` with its fields `h` (`hdrBytes` 0: none) next.
+    void
+    Load(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrBytes)
+    {
+        m_p = p;
+        m_h = h;
+        m_hdrBytes = hdrBytes;
     }
 
   protected:
     void
     Notify() override
     {
-        m_dst->Receive(std::move(m_p));
+        m_dst->Receive(m_p, m_h, m_hdrBytes);
+        m_p = nullptr; // the frame ends with its arrival, as it did with a new event per frame
     }
 
   private:
-    QbbNetDevice* m_dst; //!< receiving device (outlives its events: both end at Destroy)
-    Ptr<Packet> m_p;     //!< the frame
+    QbbNetDevice* m_dst;     //!< receiving device (outlives its events: both end at Destroy)
+    Ptr<Packet> m_p;         //!< the frame
+    RoceFields m_h;          //!< its fields
+    uint32_t m_hdrBytes = 0; //!< their serialised size; 0: not known
 };
 
 } // namespace
 
 void
-QbbChannel::TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTime)
+QbbChannel::TransmitStart(
+    const Ptr<Packet>& p, QbbNetDevice* src, Time txTime, const RoceFields& h, uint32_t hdrBytes)
 {
     NS_ASSERT(m_nDevices == 2);
     const int d = (m_dev[0] == src) ? 1 : 0;
@@ -107,14 +120,14 @@ QbbChannel::TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTime)
     {
         // the oldest has run: the ring holds the only reference
         ev = static_cast<ArrivalEvent*>(PeekPointer(a.ring[a.next]));
-        ev->Load(std::move(p));
     }
     else
     {
         // all in flight: one more, the newest, just before the oldest
-        ev = new ArrivalEvent(PeekPointer(m_dev[d]), std::move(p));
+        ev = new ArrivalEvent(PeekPointer(m_dev[d]));
         a.ring.insert(a.ring.begin() + a.next, Ptr<EventImpl>(ev, false));
     }
+    ev->Load(p, h, hdrBytes);
     a.next = a.next + 1 == a.ring.size() ? 0 : a.next + 1;
     ev->Ref(); // the simulator's reference
     rdmacc::ScheduleWithContext(m_ctx[d], txTime + m_delay, ev);
@@ -266,14 +279,19 @@ QbbRemoteChannel::Attach(Ptr<QbbNetDevice> device)
 }
 
 void
-QbbRemoteChannel::TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTime)
+QbbRemoteChannel::TransmitStart(const Ptr<Packet>& p,
+                                QbbNetDevice* src,
+                                Time txTime,
+                                const RoceFields& fields,
+                                uint32_t hdrBytes)
 {
     Ptr<QbbNetDevice> dst = GetPeer(src);
     if (dst->GetNode()->GetSystemId() == MpiInterface::GetSystemId())
     {
-        QbbChannel::TransmitStart(p, src, txTime);
+        QbbChannel::TransmitStart(p, src, txTime, fields, hdrBytes);
         return;
     }
+    // the frame's fields stay here: the other process reads them from the frame
     // ns-3 inserts the MpiReceiver event when the message is received, in an order of its own:
     // it runs one time step before the arrival, which it schedules with the key the arrival
     // gets in one process (the lookahead, the link's delay, still holds: a frame takes at

@@ -6,6 +6,8 @@
 #ifndef QBB_CHANNEL_H
 #define QBB_CHANNEL_H
 
+#include "roce-header.h"
+
 #include "ns3/channel.h"
 #include "ns3/event-impl.h"
 #include "ns3/nstime.h"
@@ -44,8 +46,14 @@ class QbbChannel : public Channel
      * \param p the frame
      * \param src the sending device
      * \param txTime its serialisation time; the peer receives it txTime + Delay from now
+     * \param h the frame's RoCE fields, handed to the peer with it
+     * \param hdrBytes their serialised size; 0: none known (the peer reads the frame)
      */
-    virtual void TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTime);
+    virtual void TransmitStart(const Ptr<Packet>& p,
+                               QbbNetDevice* src,
+                               Time txTime,
+                               const RoceFields& h,
+                               uint32_t hdrBytes);
 
     /// \return the one-way propagation delay
     Time GetDelay() const;
@@ -105,7 +113,11 @@ class QbbRemoteChannel : public QbbChannel
     /// Connects a device and gives it the MpiReceiver a frame from the other rank arrives by.
     void Attach(Ptr<QbbNetDevice> device) override;
 
-    void TransmitStart(Ptr<Packet> p, Ptr<QbbNetDevice> src, Time txTime) override;
+    void TransmitStart(const Ptr<Packet>& p,
+                       QbbNetDevice* src,
+                       Time txTime,
+                       const RoceFields& h,
+                       uint32_t hdrBytes) override;
 };
 #endif
 

@@ -268,39 +268,67 @@ QbbNetDevice::SetDataSource(QbbDataSource* src)
 }
 
 uint32_t
-QbbNetDevice::StoreSlot(Ptr<Packet> p)
+QbbNetDevice::StoreSlot(Ptr<Packet> p, const RoceFields* h, uint32_t hdrBytes)
 {
+    uint32_t i;
     if (m_freeSlots.empty())
     {
-        m_slots.push_back(p);
-        return static_cast<uint32_t>(m_slots.size() - 1);
+        i = static_cast<uint32_t>(m_slots.size());
+        m_slots.emplace_back();
     }
-    const uint32_t h = m_freeSlots.back();
-    m_freeSlots.pop_back();
-    m_slots[h] = p;
-    return h;
+    else
+    {
+        i = m_freeSlots.back();
+        m_freeSlots.pop_back();
+    }
+    Slot& s = m_slots[i];
+    s.p = p;
+    s.hdrBytes = h != nullptr ? hdrBytes : 0;
+    if (h != nullptr)
+    {
+        s.h = *h;
+    }
+    return i;
 }
 
-Ptr<Packet>
+QbbNetDevice::Slot
 QbbNetDevice::TakeSlot(uint32_t handle)
 {
-    NS_ASSERT_MSG(handle < m_slots.size() && m_slots[handle], "scheduler returned a bad handle");
-    Ptr<Packet> p = m_slots[handle];
-    m_slots[handle] = nullptr;
+    NS_ASSERT_MSG(handle < m_slots.size() && m_slots[handle].p, "scheduler returned a bad handle");
+    Slot s = m_slots[handle];
+    m_slots[handle].p = nullptr;
     m_freeSlots.push_back(handle);
-    return p;
+    return s;
 }
 
 void
 QbbNetDevice::Enqueue(
     Ptr<Packet> p, uint8_t prio, RoceHeader::Kind kind, uint64_t flow, uint32_t inPort)
 {
+    DoEnqueue(p, prio, kind, flow, inPort, nullptr, 0);
+}
+
+void
+QbbNetDevice::Enqueue(Ptr<Packet> p, const RoceFields& h, uint32_t inPort)
+{
+    DoEnqueue(p, h.prio & 7, h.kind, h.FlowKey(), inPort, &h, h.Size());
+}
+
+void
+QbbNetDevice::DoEnqueue(Ptr<Packet> p,
+                        uint8_t prio,
+                        RoceHeader::Kind kind,
+                        uint64_t flow,
+                        uint32_t inPort,
+                        const RoceFields* h,
+                        uint32_t hdrBytes)
+{
     NS_LOG_FUNCTION(this << p << int(prio) << int(kind) << flow << inPort);
     NS_ASSERT(prio < N_PRIO);
     const Time now = rdmacc::Now();
     rdmacc_ffi::TxPacket m{};
     m.size = p->GetSize();
-    m.handle = StoreSlot(p);
+    m.handle = StoreSlot(p, h, hdrBytes);
     m.kind = static_cast<rdmacc_ffi::PacketKind>(kind);
     m.prio = prio;
     m.flow = flow;
@@ -343,8 +371,8 @@ void
 QbbNetDevice::Enqueue(Ptr<Packet> p)
 {
     RoceFields h;
-    h.PeekFrom(*p);
-    Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), 0);
+    const uint32_t n = h.PeekFrom(*p);
+    DoEnqueue(p, h.prio & 7, h.kind, h.FlowKey(), 0, n != 0 ? &h : nullptr, n);
 }
 
 void
@@ -484,7 +512,7 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
         Ptr<Packet> p = m_pfcQueue.front();
         m_pfcQueue.pop_front();
         m_busy = true;
-        TransmitStart(p);
+        TransmitStart(p, RoceFields(), 0);
         return;
     }
     const uint8_t paused = PausedMask(nowTime);
@@ -498,7 +526,8 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
         case rdmacc_ffi::PickKind::Packet:
         {
             const rdmacc_ffi::TxPacket& t = pick.packet;
-            Ptr<Packet> p = TakeSlot(t.handle);
+            const Slot s = TakeSlot(t.handle);
+            const Ptr<Packet>& p = s.p;
             if (t.control)
             {
                 m_stats.txControlFrames++;
@@ -522,16 +551,17 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
             {
                 m_dequeueHandler(this, t);
             }
-            TransmitStart(p);
+            TransmitStart(p, s.h, s.hdrBytes);
             return;
         }
         case rdmacc_ffi::PickKind::Flow:
         {
             Ptr<Packet> p;
+            RoceFields h;
             if (m_source)
             {
                 m_busy = true; // the source must not re-enter TryTransmit
-                p = m_source->PullData(pick.flow);
+                p = m_source->PullData(pick.flow, h);
                 m_busy = false;
             }
             m_sched->s->flow_served(pick.prio, pick.flow, bool(p), p ? p->GetSize() : 0);
@@ -541,7 +571,7 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
             }
             m_stats.txDataBytes += p->GetSize();
             m_busy = true;
-            TransmitStart(p);
+            TransmitStart(p, h, h.Size());
             return;
         }
         case rdmacc_ffi::PickKind::WaitUntil:
@@ -601,7 +631,7 @@ QbbNetDevice::WireTime(uint32_t frameBytes) const
 }
 
 void
-QbbNetDevice::TransmitStart(Ptr<Packet> p)
+QbbNetDevice::TransmitStart(Ptr<Packet> p, const RoceFields& h, uint32_t hdrBytes)
 {
     NS_LOG_FUNCTION(this << p);
     NS_ASSERT(m_busy);
@@ -626,7 +656,7 @@ QbbNetDevice::TransmitStart(Ptr<Packet> p)
     {
         m_phyTxBeginTrace(p);
     }
-    m_channel->TransmitStart(p, this, txTime);
+    m_channel->TransmitStart(p, this, txTime, h, hdrBytes);
     rdmacc::ScheduleNoId(txTime, m_txComplete);
 }
 
@@ -639,6 +669,12 @@ QbbNetDevice::TransmitCompleteNow()
 
 void
 QbbNetDevice::Receive(Ptr<Packet> p)
+{
+    Receive(p, RoceFields(), 0);
+}
+
+void
+QbbNetDevice::Receive(Ptr<Packet> p, const RoceFields& h, uint32_t hdrBytes)
 {
     NS_LOG_FUNCTION(this << p);
     m_stats.rxFrames++;
@@ -657,7 +693,15 @@ QbbNetDevice::Receive(Ptr<Packet> p)
     }
     if (m_rxSink != nullptr)
     {
-        m_rxSink->ReceiveFrame(this, std::move(p));
+        if (hdrBytes != 0)
+        {
+            m_rxSink->ReceiveFrame(this, p, h, hdrBytes);
+            return;
+        }
+        // sent without its fields (a generic Send, another process): read here
+        RoceFields f;
+        const uint32_t n = f.PeekFrom(*p);
+        m_rxSink->ReceiveFrame(this, p, f, n);
     }
     else if (!m_rxHandler.IsNull())
     {

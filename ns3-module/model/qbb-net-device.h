@@ -48,10 +48,12 @@ class QbbDataSource
     virtual ~QbbDataSource() = default;
     /**
      * \param flow the handle given to QbbNetDevice::AddReadyFlow
+     * \param h set to the frame's RoCE fields as its header reads back (RoceFields::Canonical
+     *        of the header it serialised), carried with the frame to the next device
      * \return the flow's next frame (the flow keeps its turn), or nullptr if it has nothing to
      *         send now: the flow then leaves the scheduler until the source adds it again
      */
-    virtual Ptr<Packet> PullData(uint32_t flow) = 0;
+    virtual Ptr<Packet> PullData(uint32_t flow, RoceFields& h) = 0;
 };
 
 class QbbNetDevice;
@@ -68,11 +70,18 @@ class QbbFrameSink
   public:
     virtual ~QbbFrameSink() = default;
     /**
-     * A received non-PFC frame (as RxHandler).
+     * A received non-PFC frame (as RxHandler), with its RoCE fields: those its sender queued
+     * it with (carried beside the frame, not parsed again), else read from its bytes.
      * \param dev the device
      * \param p the frame
+     * \param h its fields (as RoceFields::PeekFrom reads them)
+     * \param hdrBytes the header's serialised size (PeekFrom's answer: 0 when the frame is
+     *        shorter than a RoCE header; `h` then holds the defaults)
      */
-    virtual void ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p) = 0;
+    virtual void ReceiveFrame(QbbNetDevice* dev,
+                              Ptr<Packet> p,
+                              const RoceFields& h,
+                              uint32_t hdrBytes) = 0;
 
     /**
      * A queued frame leaving for the wire (as DequeueHandler; called only when the sink was
@@ -156,6 +165,15 @@ class QbbNetDevice : public NetDevice
      */
     void Enqueue(
         Ptr<Packet> p, uint8_t prio, RoceHeader::Kind kind, uint64_t flow, uint32_t inPort);
+    /**
+     * Queues a RoCE frame whose fields the caller has (priority h.prio & 7, kind, flow
+     * h.FlowKey()): they travel with it to the receiving device, whose sink gets them without
+     * parsing the frame.
+     * \param p the frame
+     * \param h its fields exactly as its header reads back (RoceFields::PeekFrom or Canonical)
+     * \param inPort the port it arrived on (a switch's; passed back to the dequeue handler)
+     */
+    void Enqueue(Ptr<Packet> p, const RoceFields& h, uint32_t inPort);
     /// Queues a RoCE frame built by this node, reading priority, kind and flow from its header.
     void Enqueue(Ptr<Packet> p);
     /// Flow `flow` of the data source is ready: it takes turns in data class `prio` until its
@@ -197,8 +215,15 @@ class QbbNetDevice : public NetDevice
     void SendPfc(uint8_t prio, bool pause);
     /// Sends one PFC frame for `prio` with the given time in quanta (tests, manual control).
     void SendPfcFrame(uint8_t prio, uint16_t quanta);
-    /// Called by the channel when a frame has fully arrived.
+    /// Called by the channel when a frame has fully arrived (its fields are read from it).
     void Receive(Ptr<Packet> p);
+    /**
+     * Called by the channel when a frame has fully arrived, with the fields it was sent with.
+     * \param p the frame
+     * \param h its RoCE fields
+     * \param hdrBytes their serialised size; 0: not known (read from the frame)
+     */
+    void Receive(Ptr<Packet> p, const RoceFields& h, uint32_t hdrBytes);
 
     /// \return whether class `prio` is currently paused by the peer
     bool IsPaused(uint8_t prio) const;
@@ -277,14 +302,31 @@ class QbbNetDevice : public NetDevice
   private:
     void SetDataScheduler(std::string policy);
     std::string GetDataScheduler() const;
-    uint32_t StoreSlot(Ptr<Packet> p);
-    Ptr<Packet> TakeSlot(uint32_t handle);
+    /// A queued frame and the fields it travels with (hdrBytes 0: none, read at the receiver).
+    struct Slot
+    {
+        Ptr<Packet> p;         //!< the frame
+        RoceFields h;          //!< its fields
+        uint32_t hdrBytes = 0; //!< their serialised size, 0 if not known
+    };
+
+    uint32_t StoreSlot(Ptr<Packet> p, const RoceFields* h, uint32_t hdrBytes);
+    Slot TakeSlot(uint32_t handle);
+    /// Enqueue's work: `h` (with `hdrBytes`) or nullptr (none known)
+    void DoEnqueue(Ptr<Packet> p,
+                   uint8_t prio,
+                   RoceHeader::Kind kind,
+                   uint64_t flow,
+                   uint32_t inPort,
+                   const RoceFields* h,
+                   uint32_t hdrBytes);
     void TryTransmit();
     /// m_schedWake's event: clears it (no longer pending), then TryTransmit
     void OnSchedWake();
     /// TryTransmit at `now`, the current time the caller has already read
     void TryTransmitAt(Time now);
-    void TransmitStart(Ptr<Packet> p);
+    /// Puts `p` on the wire with its fields (`hdrBytes` 0: none known).
+    void TransmitStart(Ptr<Packet> p, const RoceFields& h, uint32_t hdrBytes);
     /// INT: appends this port's hop record to `p`'s IntTag, if it has one with room.
     void AppendIntRecord(Ptr<Packet> p, uint64_t nowNs);
     void ReceivePfc(Ptr<Packet> p);
@@ -311,7 +353,7 @@ class QbbNetDevice : public NetDevice
     bool m_inputFair = false;           //!< SetInputFair
     struct Scheduler;                   //!< holds the Rust scheduler (in the code)
     std::unique_ptr<Scheduler> m_sched; //!< the Rust scheduler (DataScheduler)
-    std::vector<Ptr<Packet>> m_slots;   //!< queued frames by handle
+    std::vector<Slot> m_slots;          //!< queued frames by handle
     std::vector<uint32_t> m_freeSlots;  //!< unused handles
     EventId m_schedWake;                //!< a held class becomes eligible (cleared when it runs)
     QbbDataSource* m_source;            //!< host data source (not owned)

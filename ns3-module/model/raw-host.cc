@@ -87,7 +87,7 @@ RawHost::StartFlow(uint32_t i)
 }
 
 Ptr<Packet>
-RawHost::PullData(uint32_t i)
+RawHost::PullData(uint32_t i, RoceFields& fields)
 {
     Flow& f = m_flows[i];
     if (f.sent >= f.bytes)
@@ -116,19 +116,19 @@ RawHost::PullData(uint32_t i)
     f.lastTx = rdmacc::Now();
     Ptr<Packet> p = Create<Packet>(len);
     p->AddHeader(h);
+    fields = h.Canonical();
     return p;
 }
 
 void
-RawHost::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p)
+RawHost::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p, const RoceFields& h, uint32_t hdrBytes)
 {
-    RoceHeader h;
-    p->RemoveHeader(h);
+    NS_ABORT_MSG_IF(hdrBytes == 0, "RawHost: a frame shorter than a RoCE header");
     if (h.kind != RoceHeader::DATA)
     {
         return;
     }
-    const uint64_t len = p->GetSize();
+    const uint64_t len = p->GetSize() - hdrBytes;
     m_rxBySource[RoceHeader::IpToNode(h.srcIp)] += len;
     m_rxBytes += len;
     m_rxFrames++;

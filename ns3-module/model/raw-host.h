@@ -88,14 +88,17 @@ class RawHost
     /// Rx trace signature: (source node, payload bytes) of a data frame received.
     typedef void (*RxTracedCallback)(uint32_t, uint64_t);
 
-    Ptr<Packet> PullData(uint32_t flow) override;
+    Ptr<Packet> PullData(uint32_t flow, RoceFields& h) override;
 
   protected:
     void DoDispose() override;
 
   private:
     void StartFlow(uint32_t i);
-    void ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p) override;
+    void ReceiveFrame(QbbNetDevice* dev,
+                      Ptr<Packet> p,
+                      const RoceFields& h,
+                      uint32_t hdrBytes) override;
 
     Ptr<QbbNetDevice> m_dev;                      //!< the host's device
     uint32_t m_nodeId;                            //!< this host

@@ -756,7 +756,7 @@ RdmaNic::GetFlowId(uint32_t qp) const
 }
 
 Ptr<Packet>
-RdmaNic::PullData(uint32_t idx)
+RdmaNic::PullData(uint32_t idx, RoceFields& fields)
 {
     const uint64_t now = rdmacc::NowNs();
     Qp& q = m_qps[idx];
@@ -805,6 +805,7 @@ RdmaNic::PullData(uint32_t idx)
             p = Create<Packet>();
         }
         p->AddHeader(h);
+        fields = h.Canonical();
         return p; // the QP keeps its turn
     }
     // Wait: the QP's one timer is at the end of the wait (next_timer_ns includes it);
@@ -1096,7 +1097,7 @@ RdmaNic::SendControl(uint8_t kind,
     }
     p->AddHeader(h);
     // control kinds go in the device's control class
-    m_dev->Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), 0);
+    m_dev->Enqueue(p, h.Canonical(), 0);
 }
 
 namespace
@@ -1120,12 +1121,11 @@ FeedbackName(uint8_t kind)
 } // namespace
 
 void
-RdmaNic::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p)
+RdmaNic::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p, const RoceFields& h, uint32_t hdrBytes)
 {
     NS_LOG_FUNCTION(this << dev << p);
-    RoceFields h;
-    // read in place: the frame ends here, only its payload's length and its tags are used
-    const uint32_t hdrBytes = h.PeekFrom(*p);
+    // the fields the frame came with: the frame ends here, only its payload's length and its
+    // tags are used
     NS_ABORT_MSG_IF(hdrBytes == 0, "RdmaNic: a frame shorter than a RoCE header");
     const uint32_t payload = p->GetSize() - hdrBytes;
     const uint64_t now = rdmacc::NowNs();

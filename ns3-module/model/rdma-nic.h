@@ -260,7 +260,7 @@ class RdmaNic
     /// Flow-state trace: (flow id, window, rate, srtt), once per event that changed any.
     typedef void (*FlowStateCallback)(uint32_t, double, uint64_t, Time);
 
-    Ptr<Packet> PullData(uint32_t flow) override;
+    Ptr<Packet> PullData(uint32_t flow, RoceFields& h) override;
 
     /**
      * Takes parameters `indices` of `from` as they are: values the command line's options
@@ -341,7 +341,10 @@ class RdmaNic
     void HandOver(uint32_t qp);
     void AfterFeedback(uint32_t qp, uint64_t nextTimer);
     void EmitState(Qp& q);
-    void ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p) override;
+    void ReceiveFrame(QbbNetDevice* dev,
+                      Ptr<Packet> p,
+                      const RoceFields& fields,
+                      uint32_t hdrBytes) override;
     void SendControl(uint8_t kind,
                      uint32_t dstNode,
                      uint32_t flowId,

@@ -85,24 +85,6 @@ operator<<(std::ostream& os, const RoceHeader& h)
     return os;
 }
 
-uint32_t
-RoceFields::Size() const
-{
-    const uint32_t intBytes = (flags & FLAG_INT) ? INT_BYTES : 0;
-    switch (kind)
-    {
-    case ACK:
-    case NACK:
-        return DATA_OVERHEAD + AETH + intBytes;
-    case CNP:
-        return DATA_OVERHEAD + CNP_PAYLOAD + intBytes;
-    case READ_REQ:
-        return DATA_OVERHEAD + RETH;
-    default:
-        return DATA_OVERHEAD + intBytes;
-    }
-}
-
 namespace
 {
 /// The largest serialised RoceHeader: a CNP with the INT header

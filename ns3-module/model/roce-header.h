@@ -98,14 +98,49 @@ struct RoceFields
     }
 
     /// \return the serialised header's bytes (RoceHeader::GetSerializedSize)
-    uint32_t Size() const;
+    uint32_t
+    Size() const
+    {
+        const uint32_t intBytes = (flags & FLAG_INT) ? INT_BYTES : 0;
+        switch (kind)
+        {
+        case ACK:
+        case NACK:
+            return DATA_OVERHEAD + AETH + intBytes;
+        case CNP:
+            return DATA_OVERHEAD + CNP_PAYLOAD + intBytes;
+        case READ_REQ:
+            return DATA_OVERHEAD + RETH;
+        default:
+            return DATA_OVERHEAD + intBytes;
+        }
+    }
+
+    /**
+     * \return the fields as a header serialised from these reads them back (PeekFrom): what
+     *         the wire does not hold is dropped (the ECN bits above the two, a non-data frame's
+     *         message size and scheme). A frame's builder hands these on with the frame
+     *         (QbbNetDevice), so that no hop has to parse its bytes.
+     */
+    RoceFields
+    Canonical() const
+    {
+        RoceFields c = *this;
+        c.ecn &= 3;
+        if (kind != DATA)
+        {
+            c.msgSize = 0;
+            c.scheme = 0;
+        }
+        return c;
+    }
 
     /// Bytes of the header in front of any frame's payload: the fields PeekFrom reads
     static constexpr uint32_t PEEK_BYTES = DATA_OVERHEAD;
     /**
      * Reads the header in front of `p`'s bytes, as PeekHeader does, with one copy of its first
-     * PEEK_BYTES bytes (Packet::CopyData) instead of a Buffer::Iterator read per field: the
-     * per-hop parse of switches and NICs.
+     * PEEK_BYTES bytes (Packet::CopyData) instead of a Buffer::Iterator read per field: for a
+     * frame that came without its fields (QbbNetDevice carries them from hop to hop).
      * \return the header's serialised size, or 0 (header unchanged) if `p` is shorter than
      *         PEEK_BYTES (no RoCE frame is)
      */
@@ -135,8 +170,9 @@ struct RoceFields
  * \ingroup rdma-cc
  *
  * The RoCEv2 headers as an ns-3 Header (RoceFields has the layout and the fields): what a NIC
- * adds to a frame, and what a switch writes back when it marks CE. Switches and NICs read a
- * frame's fields with RoceFields::PeekFrom, without building an ns-3 Header object.
+ * adds to a frame, and what a switch writes back when it marks CE. Switches and NICs get a
+ * frame's fields with the frame (RoceFields::Canonical, carried by QbbNetDevice and
+ * QbbChannel), without parsing its bytes or building an ns-3 Header object.
  */
 class RoceHeader
     : public Header

@@ -308,14 +308,20 @@ SwitchNode::AssignStreams(int64_t stream)
 }
 
 void
-SwitchNode::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p)
+SwitchNode::ReceiveFrame(QbbNetDevice* dev,
+                         Ptr<Packet> p,
+                         const RoceFields& fields,
+                         uint32_t hdrBytes)
 {
     NS_LOG_FUNCTION(this << dev << p);
     NS_ASSERT_MSG(m_rust->core, "SwitchNode " << GetId() << " received a frame before Setup");
-    // the fields, without an ns-3 Header object (built only to write a CE mark back)
-    RoceFields h;
-    NS_ABORT_MSG_IF(h.PeekFrom(*p) == 0,
+    NS_ABORT_MSG_IF(hdrBytes == 0,
                     "SwitchNode " << GetId() << ": a frame shorter than a RoCE header");
+    // the fields the frame came with, without an ns-3 Header object (built only to write a CE
+    // mark back); `out`: what it leaves with
+    const RoceFields& h = fields;
+    const RoceFields* out = &fields;
+    std::optional<RoceFields> marked; // built only for a CE mark
     const uint32_t inPort = dev->GetIfIndex();
     rdmacc_ffi::SwitchPacket m{};
     m.in_port = inPort;
@@ -352,7 +358,7 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p)
         {
             // the frame's payload (a CN) is Rust's to read
             Ptr<Packet> body = p->Copy();
-            body->RemoveAtStart(h.Size());
+            body->RemoveAtStart(hdrBytes);
             std::vector<uint8_t> bytes(body->GetSize());
             body->CopyData(bytes.data(), bytes.size());
             (*m_rust->core)
@@ -364,10 +370,12 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p)
         return;
     case rdmacc_ffi::Action::Mark:
         // the header is already read: its bytes are dropped, not parsed again
-        p->RemoveAtStart(h.Size());
-        h.ecn = 3;
-        p->AddHeader(RoceHeader(h));
-        NS_LOG_LOGIC("port " << inPort << " -> " << d.out_port << ", marked CE: " << h);
+        p->RemoveAtStart(hdrBytes);
+        marked = h;
+        marked->ecn = 3;
+        p->AddHeader(RoceHeader(*marked));
+        out = &*marked;
+        NS_LOG_LOGIC("port " << inPort << " -> " << d.out_port << ", marked CE: " << *marked);
         break;
     default:
         NS_LOG_LOGIC("port " << inPort << " -> " << d.out_port << ": " << h);
@@ -378,7 +386,7 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p)
         // budgets first: the packet joins a scheduler that knows its port's RCC
         DrainRcm();
     }
-    m_ports[d.out_port]->Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), inPort);
+    m_ports[d.out_port]->Enqueue(p, *out, inPort);
 }
 
 void
@@ -502,7 +510,7 @@ SwitchNode::SendControlFrame(uint32_t port, Ptr<Packet> p)
         m_dropTrace(p, port, h.prio, reason);
         return false;
     }
-    m_ports[port]->Enqueue(p, h.prio & 7, h.kind, h.FlowKey(), port);
+    m_ports[port]->Enqueue(p, h, port);
     return true;
 }
 

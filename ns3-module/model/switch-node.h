@@ -222,7 +222,10 @@ class SwitchNode
     static uint32_t s_nextSystemId; //!< see SetNextSystemId
     /// The rate (bit/s) and one-way delay (ns) of every port's link, in port order.
     std::pair<std::vector<uint64_t>, std::vector<uint64_t>> PortLinks() const;
-    void ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p) override;
+    void ReceiveFrame(QbbNetDevice* dev,
+                      Ptr<Packet> p,
+                      const RoceFields& fields,
+                      uint32_t hdrBytes) override;
     void DequeueFrame(QbbNetDevice* dev, const rdmacc_ffi::TxPacket& t) override;
     /// Sends PAUSE (`pause`) or RESUME for priority `prio` on `port`.
     void ApplyPfc(uint32_t port, uint8_t prio, bool pause);
