@@ -63,6 +63,18 @@ class CalendarQueue
     }
 
     /**
+     * A test that costs no search: the lists hold an entry and time step `ts` is in a later
+     * window than theirs, so the first entry is earlier than `ts`.
+     * \param ts a time step
+     * \return true: the first entry is earlier than `ts`; false: not known
+     */
+    bool
+    SurelyBefore(uint64_t ts) const
+    {
+        return m_inWindow != 0 && (ts >> SHIFT) > m_window;
+    }
+
+    /**
      * Queues an entry.
      * \param e the entry
      */
@@ -75,22 +87,17 @@ class CalendarQueue
             Push(e);
             return;
         }
-        if (m_haveWindow && window < m_window)
-        {
-            ReturnWindow();
-        }
-        if (m_last == m_buckets.end() || m_last->first != window)
-        {
-            m_last = m_buckets.try_emplace(window).first;
-        }
-        m_last->second.push_back(e);
+        InsertLater(e, window);
     }
 
     /// \return the first entry (the queue is not empty)
     const E&
     Front()
     {
-        TakeBucket();
+        if (m_inWindow == 0)
+        {
+            TakeBucket();
+        }
         return m_nodes[m_head[FirstStep()]].e;
     }
 
@@ -98,7 +105,10 @@ class CalendarQueue
     E
     PopFront()
     {
-        TakeBucket();
+        if (m_inWindow == 0)
+        {
+            TakeBucket();
+        }
         const uint32_t step = FirstStep();
         const uint32_t n = m_head[step];
         Node& node = m_nodes[n];
@@ -252,7 +262,9 @@ class CalendarQueue
     }
 
     /// Spreads the earliest bucket over the lists, when the window is empty
-    void
+    // out of line (as InsertLater): once per window, and the per-entry paths that inlined it
+    // saved and restored every register it needs
+    [[gnu::noinline]] void
     TakeBucket()
     {
         if (m_inWindow != 0 || m_buckets.empty())
@@ -272,6 +284,21 @@ class CalendarQueue
             m_last = m_buckets.end();
         }
         m_buckets.erase(first);
+    }
+
+    /// Insert's other case: an entry of another window than the lists' (or before the first)
+    [[gnu::noinline]] void
+    InsertLater(const E& e, uint64_t window)
+    {
+        if (m_haveWindow && window < m_window)
+        {
+            ReturnWindow();
+        }
+        if (m_last == m_buckets.end() || m_last->first != window)
+        {
+            m_last = m_buckets.try_emplace(window).first;
+        }
+        m_last->second.push_back(e);
     }
 
     /// Puts the window's entries back into its bucket, in order

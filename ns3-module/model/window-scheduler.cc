@@ -86,15 +86,21 @@ WindowScheduler::Insert(const Event& ev)
 {
     if (m_insertAt)
     {
-        m_insertAt = false;
-        Deferred d{ev, m_slot.number};
-        d.ev.key.m_uid = m_slot.lastUid;
-        m_deferred.push_back(d);
-        std::push_heap(m_deferred.begin(), m_deferred.end(), DeferredLater<Deferred>);
+        InsertDeferred(ev);
         return;
     }
     m_lastUid = ev.key.m_uid;
     m_events.Insert(ev);
+}
+
+void
+WindowScheduler::InsertDeferred(const Event& ev)
+{
+    m_insertAt = false;
+    Deferred d{ev, m_slot.number};
+    d.ev.key.m_uid = m_slot.lastUid;
+    m_deferred.push_back(d);
+    std::push_heap(m_deferred.begin(), m_deferred.end(), DeferredLater<Deferred>);
 }
 
 bool
@@ -136,7 +142,10 @@ Scheduler::Event
 WindowScheduler::RemoveNext()
 {
     s_running = this;
-    if (DeferredFirst())
+    // the common cases without the call: no deferred event, or the first one in a later
+    // window than the calendar's events
+    if (!m_deferred.empty() && !m_events.SurelyBefore(m_deferred.front().ev.key.m_ts) &&
+        DeferredFirst())
     {
         std::pop_heap(m_deferred.begin(), m_deferred.end(), DeferredLater<Deferred>);
         const Event ev = m_deferred.back().ev;

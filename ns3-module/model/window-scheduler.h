@@ -115,6 +115,9 @@ class WindowScheduler final : public Scheduler
   private:
     /// \return whether the next event is the deferred heap's front (else the calendar's)
     bool DeferredFirst() const;
+    /// Insert's other case: the event takes the reserved slot m_slot (out of line: the common
+    /// case then saves no register for it)
+    [[gnu::noinline]] void InsertDeferred(const Event& ev);
 
     /// a deferred event: the event (its key's uid is the slot's last uid) and the slot's number
     struct Deferred
