@@ -217,6 +217,13 @@ QbbNetDevice::DoDispose()
     m_channel = nullptr;
     m_source = nullptr;
     m_pfcQueue.clear();
+    for (const Slot& s : m_slots)
+    {
+        if (s.p != nullptr)
+        {
+            s.p->Unref(); // the slot's reference
+        }
+    }
     m_slots.clear();
     m_freeSlots.clear();
     rdmacc::CancelEvent(m_schedWake);
@@ -268,7 +275,7 @@ QbbNetDevice::SetDataSource(QbbDataSource* src)
 }
 
 uint32_t
-QbbNetDevice::StoreSlot(Ptr<Packet> p, const RoceFields* h, uint32_t hdrBytes)
+QbbNetDevice::StoreSlot(const Ptr<Packet>& p, const RoceFields* h, uint32_t hdrBytes)
 {
     uint32_t i;
     if (m_freeSlots.empty())
@@ -282,7 +289,7 @@ QbbNetDevice::StoreSlot(Ptr<Packet> p, const RoceFields* h, uint32_t hdrBytes)
         m_freeSlots.pop_back();
     }
     Slot& s = m_slots[i];
-    s.p = p;
+    s.p = GetPointer(p); // the slot's reference
     s.hdrBytes = h != nullptr ? hdrBytes : 0;
     if (h != nullptr)
     {
@@ -295,27 +302,27 @@ QbbNetDevice::Slot
 QbbNetDevice::TakeSlot(uint32_t handle)
 {
     NS_ASSERT_MSG(handle < m_slots.size() && m_slots[handle].p, "scheduler returned a bad handle");
-    Slot s = m_slots[handle];
-    m_slots[handle].p = nullptr;
+    const Slot s = m_slots[handle];
+    m_slots[handle].p = nullptr; // its reference goes with the copy
     m_freeSlots.push_back(handle);
     return s;
 }
 
 void
 QbbNetDevice::Enqueue(
-    Ptr<Packet> p, uint8_t prio, RoceHeader::Kind kind, uint64_t flow, uint32_t inPort)
+    const Ptr<Packet>& p, uint8_t prio, RoceHeader::Kind kind, uint64_t flow, uint32_t inPort)
 {
     DoEnqueue(p, prio, kind, flow, inPort, nullptr, 0);
 }
 
 void
-QbbNetDevice::Enqueue(Ptr<Packet> p, const RoceFields& h, uint32_t inPort)
+QbbNetDevice::Enqueue(const Ptr<Packet>& p, const RoceFields& h, uint32_t inPort)
 {
     DoEnqueue(p, h.prio & 7, h.kind, h.FlowKey(), inPort, &h, h.Size());
 }
 
 void
-QbbNetDevice::DoEnqueue(Ptr<Packet> p,
+QbbNetDevice::DoEnqueue(const Ptr<Packet>& p,
                         uint8_t prio,
                         RoceHeader::Kind kind,
                         uint64_t flow,
@@ -527,7 +534,7 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
         {
             const rdmacc_ffi::TxPacket& t = pick.packet;
             const Slot s = TakeSlot(t.handle);
-            const Ptr<Packet>& p = s.p;
+            const Ptr<Packet> p(s.p, false); // the slot's reference
             if (t.control)
             {
                 m_stats.txControlFrames++;
@@ -600,7 +607,7 @@ QbbNetDevice::SetIntTelemetry(bool on)
 }
 
 void
-QbbNetDevice::AppendIntRecord(Ptr<Packet> p, uint64_t nowNs)
+QbbNetDevice::AppendIntRecord(const Ptr<Packet>& p, uint64_t nowNs)
 {
     IntTag tag;
     if (!p->PeekPacketTag(tag) || tag.nHops >= IntTag::MAX_HOPS)
@@ -631,7 +638,7 @@ QbbNetDevice::WireTime(uint32_t frameBytes) const
 }
 
 void
-QbbNetDevice::TransmitStart(Ptr<Packet> p, const RoceFields& h, uint32_t hdrBytes)
+QbbNetDevice::TransmitStart(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrBytes)
 {
     NS_LOG_FUNCTION(this << p);
     NS_ASSERT(m_busy);
@@ -674,7 +681,7 @@ QbbNetDevice::Receive(Ptr<Packet> p)
 }
 
 void
-QbbNetDevice::Receive(Ptr<Packet> p, const RoceFields& h, uint32_t hdrBytes)
+QbbNetDevice::Receive(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrBytes)
 {
     NS_LOG_FUNCTION(this << p);
     m_stats.rxFrames++;

@@ -79,7 +79,7 @@ class QbbFrameSink
      *        shorter than a RoCE header; `h` then holds the defaults)
      */
     virtual void ReceiveFrame(QbbNetDevice* dev,
-                              Ptr<Packet> p,
+                              const Ptr<Packet>& p,
                               const RoceFields& h,
                               uint32_t hdrBytes) = 0;
 
@@ -164,7 +164,7 @@ class QbbNetDevice : public NetDevice
      * \param inPort the port it arrived on (a switch's; passed back to the dequeue handler)
      */
     void Enqueue(
-        Ptr<Packet> p, uint8_t prio, RoceHeader::Kind kind, uint64_t flow, uint32_t inPort);
+        const Ptr<Packet>& p, uint8_t prio, RoceHeader::Kind kind, uint64_t flow, uint32_t inPort);
     /**
      * Queues a RoCE frame whose fields the caller has (priority h.prio & 7, kind, flow
      * h.FlowKey()): they travel with it to the receiving device, whose sink gets them without
@@ -173,7 +173,7 @@ class QbbNetDevice : public NetDevice
      * \param h its fields exactly as its header reads back (RoceFields::PeekFrom or Canonical)
      * \param inPort the port it arrived on (a switch's; passed back to the dequeue handler)
      */
-    void Enqueue(Ptr<Packet> p, const RoceFields& h, uint32_t inPort);
+    void Enqueue(const Ptr<Packet>& p, const RoceFields& h, uint32_t inPort);
     /// Queues a RoCE frame built by this node, reading priority, kind and flow from its header.
     void Enqueue(Ptr<Packet> p);
     /// Flow `flow` of the data source is ready: it takes turns in data class `prio` until its
@@ -223,7 +223,7 @@ class QbbNetDevice : public NetDevice
      * \param h its RoCE fields
      * \param hdrBytes their serialised size; 0: not known (read from the frame)
      */
-    void Receive(Ptr<Packet> p, const RoceFields& h, uint32_t hdrBytes);
+    void Receive(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrBytes);
 
     /// \return whether class `prio` is currently paused by the peer
     bool IsPaused(uint8_t prio) const;
@@ -305,15 +305,16 @@ class QbbNetDevice : public NetDevice
     /// A queued frame and the fields it travels with (hdrBytes 0: none, read at the receiver).
     struct Slot
     {
-        Ptr<Packet> p;         //!< the frame
+        Packet* p = nullptr;   //!< the frame: a reference StoreSlot took, TakeSlot hands over
         RoceFields h;          //!< its fields
         uint32_t hdrBytes = 0; //!< their serialised size, 0 if not known
     };
 
-    uint32_t StoreSlot(Ptr<Packet> p, const RoceFields* h, uint32_t hdrBytes);
+    uint32_t StoreSlot(const Ptr<Packet>& p, const RoceFields* h, uint32_t hdrBytes);
+    /// \return the slot's frame (its reference handed over: Ptr<Packet>(s.p, false)) and fields
     Slot TakeSlot(uint32_t handle);
     /// Enqueue's work: `h` (with `hdrBytes`) or nullptr (none known)
-    void DoEnqueue(Ptr<Packet> p,
+    void DoEnqueue(const Ptr<Packet>& p,
                    uint8_t prio,
                    RoceHeader::Kind kind,
                    uint64_t flow,
@@ -326,9 +327,9 @@ class QbbNetDevice : public NetDevice
     /// TryTransmit at `now`, the current time the caller has already read
     void TryTransmitAt(Time now);
     /// Puts `p` on the wire with its fields (`hdrBytes` 0: none known).
-    void TransmitStart(Ptr<Packet> p, const RoceFields& h, uint32_t hdrBytes);
+    void TransmitStart(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrBytes);
     /// INT: appends this port's hop record to `p`'s IntTag, if it has one with room.
-    void AppendIntRecord(Ptr<Packet> p, uint64_t nowNs);
+    void AppendIntRecord(const Ptr<Packet>& p, uint64_t nowNs);
     void ReceivePfc(Ptr<Packet> p);
     void RefreshPause(uint8_t prio);
     uint8_t PausedMask(Time now) const;

@@ -121,7 +121,10 @@ RawHost::PullData(uint32_t i, RoceFields& fields)
 }
 
 void
-RawHost::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p, const RoceFields& h, uint32_t hdrBytes)
+RawHost::ReceiveFrame(QbbNetDevice* dev,
+                      const Ptr<Packet>& p,
+                      const RoceFields& h,
+                      uint32_t hdrBytes)
 {
     NS_ABORT_MSG_IF(hdrBytes == 0, "RawHost: a frame shorter than a RoCE header");
     if (h.kind != RoceHeader::DATA)

@@ -96,7 +96,7 @@ class RawHost
   private:
     void StartFlow(uint32_t i);
     void ReceiveFrame(QbbNetDevice* dev,
-                      Ptr<Packet> p,
+                      const Ptr<Packet>& p,
                       const RoceFields& h,
                       uint32_t hdrBytes) override;
 

@@ -1121,7 +1121,10 @@ FeedbackName(uint8_t kind)
 } // namespace
 
 void
-RdmaNic::ReceiveFrame(QbbNetDevice* dev, Ptr<Packet> p, const RoceFields& h, uint32_t hdrBytes)
+RdmaNic::ReceiveFrame(QbbNetDevice* dev,
+                      const Ptr<Packet>& p,
+                      const RoceFields& h,
+                      uint32_t hdrBytes)
 {
     NS_LOG_FUNCTION(this << dev << p);
     // the fields the frame came with: the frame ends here, only its payload's length and its

@@ -342,7 +342,7 @@ class RdmaNic
     void AfterFeedback(uint32_t qp, uint64_t nextTimer);
     void EmitState(Qp& q);
     void ReceiveFrame(QbbNetDevice* dev,
-                      Ptr<Packet> p,
+                      const Ptr<Packet>& p,
                       const RoceFields& fields,
                       uint32_t hdrBytes) override;
     void SendControl(uint8_t kind,

@@ -309,7 +309,7 @@ SwitchNode::AssignStreams(int64_t stream)
 
 void
 SwitchNode::ReceiveFrame(QbbNetDevice* dev,
-                         Ptr<Packet> p,
+                         const Ptr<Packet>& p,
                          const RoceFields& fields,
                          uint32_t hdrBytes)
 {
