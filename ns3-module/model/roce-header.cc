@@ -9,6 +9,8 @@
 #include "rdma-cc/src/transport.rs.h"
 #include "rdma-cc/src/wire.rs.h"
 
+#include <cstring>
+
 namespace ns3
 {
 
@@ -91,43 +93,89 @@ namespace
 constexpr uint32_t MAX_BYTES =
     RoceHeader::DATA_OVERHEAD + RoceHeader::CNP_PAYLOAD + RoceHeader::INT_BYTES;
 
+// Big-endian (network order) fields through one load or store each: the byte-by-byte form
+// compiled to a shift and a byte store per byte (Serialize was ~170 instructions per frame)
+uint16_t
+ToBig(uint16_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_bswap16(v);
+#else
+    return v;
+#endif
+}
+
+uint32_t
+ToBig(uint32_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_bswap32(v);
+#else
+    return v;
+#endif
+}
+
+uint64_t
+ToBig(uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_bswap64(v);
+#else
+    return v;
+#endif
+}
+
+template <typename U>
+void
+Put(uint8_t* b, U v)
+{
+    v = ToBig(v);
+    std::memcpy(b, &v, sizeof v);
+}
+
+template <typename U>
+U
+Get(const uint8_t* b)
+{
+    U v;
+    std::memcpy(&v, b, sizeof v);
+    return ToBig(v);
+}
+
 void
 PutU16(uint8_t* b, uint16_t v)
 {
-    b[0] = static_cast<uint8_t>(v >> 8);
-    b[1] = static_cast<uint8_t>(v);
+    Put(b, v);
 }
 
 void
 PutU32(uint8_t* b, uint32_t v)
 {
-    PutU16(b, static_cast<uint16_t>(v >> 16));
-    PutU16(b + 2, static_cast<uint16_t>(v));
+    Put(b, v);
 }
 
 void
 PutU64(uint8_t* b, uint64_t v)
 {
-    PutU32(b, static_cast<uint32_t>(v >> 32));
-    PutU32(b + 4, static_cast<uint32_t>(v));
+    Put(b, v);
 }
 
 uint16_t
 GetU16(const uint8_t* b)
 {
-    return static_cast<uint16_t>((uint16_t(b[0]) << 8) | b[1]);
+    return Get<uint16_t>(b);
 }
 
 uint32_t
 GetU32(const uint8_t* b)
 {
-    return (uint32_t(GetU16(b)) << 16) | GetU16(b + 2);
+    return Get<uint32_t>(b);
 }
 
 uint64_t
 GetU64(const uint8_t* b)
 {
-    return (uint64_t(GetU32(b)) << 32) | GetU32(b + 4);
+    return Get<uint64_t>(b);
 }
 } // namespace
 
