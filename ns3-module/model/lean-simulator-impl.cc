@@ -199,7 +199,7 @@ LeanSimulatorImpl::Schedule(const Time& delay, EventImpl* event)
 void
 LeanSimulatorImpl::ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event)
 {
-    Insert(m_currentTs + CheckedDelay(delay), context, event);
+    ScheduleWithContextInline(context, delay, event);
 }
 
 EventId

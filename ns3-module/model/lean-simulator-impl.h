@@ -121,6 +121,18 @@ class LeanSimulatorImpl final : public SimulatorImpl
         Insert(m_currentTs + CheckedDelay(delay), m_currentContext, event);
     }
 
+    /**
+     * ScheduleWithContext, inline (its body): for the per-frame arrivals.
+     * \param context the event's context
+     * \param delay delay from now
+     * \param event the event (its reference passes to the simulator)
+     */
+    void
+    ScheduleWithContextInline(uint32_t context, const Time& delay, EventImpl* event)
+    {
+        Insert(m_currentTs + CheckedDelay(delay), context, event);
+    }
+
   private:
     void DoDispose() override;
 
@@ -266,7 +278,7 @@ ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event)
     LeanSimulatorImpl* s = LeanSimulatorImpl::Current();
     if (s != nullptr)
     {
-        s->ScheduleWithContext(context, delay, event);
+        s->ScheduleWithContextInline(context, delay, event);
         return;
     }
     Simulator::ScheduleWithContext(context, delay, event);

@@ -274,7 +274,7 @@ QbbNetDevice::SetDataSource(QbbDataSource* src)
     m_source = src;
 }
 
-uint32_t
+inline uint32_t
 QbbNetDevice::StoreSlot(const Ptr<Packet>& p, const RoceFields* h, uint32_t hdrBytes)
 {
     uint32_t i;
@@ -298,7 +298,7 @@ QbbNetDevice::StoreSlot(const Ptr<Packet>& p, const RoceFields* h, uint32_t hdrB
     return i;
 }
 
-QbbNetDevice::Slot
+inline QbbNetDevice::Slot
 QbbNetDevice::TakeSlot(uint32_t handle)
 {
     NS_ASSERT_MSG(handle < m_slots.size() && m_slots[handle].p, "scheduler returned a bad handle");
@@ -321,7 +321,7 @@ QbbNetDevice::Enqueue(const Ptr<Packet>& p, const RoceFields& h, uint32_t inPort
     DoEnqueue(p, h.prio & 7, h.kind, h.FlowKey(), inPort, &h, h.Size());
 }
 
-void
+inline void
 QbbNetDevice::DoEnqueue(const Ptr<Packet>& p,
                         uint8_t prio,
                         RoceHeader::Kind kind,
@@ -471,7 +471,7 @@ QbbNetDevice::IsPausingPeer(uint8_t prio) const
     return m_pausingPeer[prio];
 }
 
-uint8_t
+inline uint8_t
 QbbNetDevice::PausedMask(Time now) const
 {
     if (!(now < m_pausedUntilMax))

@@ -82,18 +82,6 @@ WindowScheduler::InsertNextAt(const Slot& slot)
 }
 
 void
-WindowScheduler::Insert(const Event& ev)
-{
-    if (m_insertAt)
-    {
-        InsertDeferred(ev);
-        return;
-    }
-    m_lastUid = ev.key.m_uid;
-    m_events.Insert(ev);
-}
-
-void
 WindowScheduler::InsertDeferred(const Event& ev)
 {
     m_insertAt = false;

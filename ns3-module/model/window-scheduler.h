@@ -75,7 +75,18 @@ class WindowScheduler final : public Scheduler
     WindowScheduler();
     ~WindowScheduler() override;
 
-    void Insert(const Event& ev) override;
+    /// (inline: the simulator's per-event call, direct on a final class)
+    void
+    Insert(const Event& ev) override
+    {
+        if (m_insertAt)
+        {
+            InsertDeferred(ev);
+            return;
+        }
+        m_lastUid = ev.key.m_uid;
+        m_events.Insert(ev);
+    }
     bool IsEmpty() const override;
     Event PeekNext() const override;
     Event RemoveNext() override;
