@@ -66,9 +66,9 @@ class ArrivalEvent : public EventImpl
 {
   public:
     /// A frame `p` for `dst`, with no fields (the device reads them from the frame)
-    ArrivalEvent(QbbNetDevice* dst, Ptr<Packet> p) :
+    ArrivalEvent(QbbNetDevice* dst, const Ptr<Packet>& p) :
         m_dst(dst),
-        m_p(p)
+        m_p(GetPointer(p))
     {
     }
 
@@ -78,11 +78,26 @@ class ArrivalEvent : public EventImpl
     {
     }
 
+    ~ArrivalEvent() override
+    {
+        if (m_p != nullptr)
+        {
+            m_p->Unref();
+        }
+    }
+
+    ArrivalEvent(const ArrivalEvent&) = delete;
+    ArrivalEvent& operator=(const ArrivalEvent&) = delete;
+
     /// Carries `p` with its fields `h` (`hdrBytes` 0: none) next.
     void
     Load(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrBytes)
     {
-        m_p = p;
+        if (m_p != nullptr)
+        {
+            m_p->Unref(); // a frame a Destroy left unrun
+        }
+        m_p = GetPointer(p);
         m_h = h;
         m_hdrBytes = hdrBytes;
     }
@@ -91,13 +106,16 @@ class ArrivalEvent : public EventImpl
     void
     Notify() override
     {
-        m_dst->Receive(m_p, m_h, m_hdrBytes);
-        m_p = nullptr; // the frame ends with its arrival, as it did with a new event per frame
+        // the event's reference, released once the arrival is done (as with a new event per
+        // frame)
+        const Ptr<Packet> p(m_p, false);
+        m_p = nullptr;
+        m_dst->Receive(p, m_h, m_hdrBytes);
     }
 
   private:
     QbbNetDevice* m_dst;     //!< receiving device (outlives its events: both end at Destroy)
-    Ptr<Packet> m_p;         //!< the frame
+    Packet* m_p = nullptr;   //!< the frame, with a reference of its own (or none)
     RoceFields m_h;          //!< its fields
     uint32_t m_hdrBytes = 0; //!< their serialised size; 0: not known
 };
