@@ -158,13 +158,16 @@ struct RoceFields
     uint16_t srcPort = 0;         //!< UDP source port (flow entropy)
     uint16_t dstPort = ROCE_PORT; //!< UDP destination port
     uint32_t flowId = 0;          //!< queue pair number
+    uint8_t scheme = 0;   //!< data: the sender's scheme (rdmacc_ffi::Scheme, in the Ethernet space)
     uint64_t seq = 0;     //!< data: first byte; ACK/NACK: cumulative / expected byte; probe: id
     uint64_t ts = 0;      //!< data: send time (ns), stamped by the sending NIC; ACK/NACK: the send
                           //!< time of the data packet that triggered it, echoed (TIMELY's RTT)
     uint64_t msgSize = 0; //!< data: the message's bytes (in the ICRC + FCS space), so that the
                           //!< receiver can come into being from any of the flow's packets
-    uint8_t scheme = 0;   //!< data: the sender's scheme (rdmacc_ffi::Scheme, in the Ethernet space)
 };
+
+// every queued frame's slot carries one (QbbNetDevice::Slot: 64 bytes with the frame's pointer)
+static_assert(sizeof(RoceFields) <= 48, "RoceFields grew: order its members by size");
 
 /**
  * \ingroup rdma-cc
