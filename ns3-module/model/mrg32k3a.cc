@@ -20,11 +20,12 @@ constexpr uint64_t M2 = 4294944443;
 /// Most powers of two a stream start needs: stream bits 0..63 shifted by 127.
 constexpr int POWERS = 127 + 64;
 
-/// a * b mod m, entries below m < 2^32 (the product fits 64 bits).
+/// (r . (x, y, z)) mod m, entries below m < 2^32 (each product fits 64 bits, reduced before
+/// the sum).
 uint64_t
-MulMod(uint64_t a, uint64_t b, uint64_t m)
+DotMod(const std::array<uint64_t, 3>& r, uint64_t x, uint64_t y, uint64_t z, uint64_t m)
 {
-    return a * b % m;
+    return (r[0] * x % m + r[1] * y % m + r[2] * z % m) % m;
 }
 
 Matrix
@@ -35,9 +36,7 @@ MatMulMod(const Matrix& a, const Matrix& b, uint64_t m)
     {
         for (int j = 0; j < 3; j++)
         {
-            c[i][j] = (MulMod(a[i][0], b[0][j], m) + MulMod(a[i][1], b[1][j], m) +
-                       MulMod(a[i][2], b[2][j], m)) %
-                      m;
+            c[i][j] = DotMod(a[i], b[0][j], b[1][j], b[2][j], m);
         }
     }
     return c;
@@ -79,9 +78,7 @@ MatVecMod(const Matrix& m, uint64_t* s, uint64_t mod)
     const uint64_t v[3] = {s[0], s[1], s[2]};
     for (int i = 0; i < 3; i++)
     {
-        s[i] =
-            (MulMod(m[i][0], v[0], mod) + MulMod(m[i][1], v[1], mod) + MulMod(m[i][2], v[2], mod)) %
-            mod;
+        s[i] = DotMod(m[i], v[0], v[1], v[2], mod);
     }
 }
 

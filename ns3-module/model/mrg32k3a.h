@@ -48,22 +48,12 @@ class Mrg32k3a
     Next()
     {
         // component 1: x_n = (a12 x_{n-2} - a13 x_{n-3}) mod m1
-        double p1 = A12 * m_s[1] - A13N * m_s[0];
-        p1 -= static_cast<int32_t>(p1 / M1) * M1;
-        if (p1 < 0.0)
-        {
-            p1 += M1;
-        }
+        const double p1 = Mod(A12 * m_s[1] - A13N * m_s[0], M1);
         m_s[0] = m_s[1];
         m_s[1] = m_s[2];
         m_s[2] = p1;
         // component 2: y_n = (a21 y_{n-1} - a23 y_{n-3}) mod m2
-        double p2 = A21 * m_s[5] - A23N * m_s[3];
-        p2 -= static_cast<int32_t>(p2 / M2) * M2;
-        if (p2 < 0.0)
-        {
-            p2 += M2;
-        }
+        const double p2 = Mod(A21 * m_s[5] - A23N * m_s[3], M2);
         m_s[3] = m_s[4];
         m_s[4] = m_s[5];
         m_s[5] = p2;
@@ -72,6 +62,14 @@ class Mrg32k3a
     }
 
   private:
+    /// p mod m in [0, m), for an integer |p| < 2^53 (exact: a quotient below 2^31)
+    static double
+    Mod(double p, double m)
+    {
+        p -= static_cast<int32_t>(p / m) * m;
+        return p < 0.0 ? p + m : p;
+    }
+
     static constexpr double M1 = 4294967087.0;
     static constexpr double M2 = 4294944443.0;
     static constexpr double NORM = 1.0 / (M1 + 1.0);

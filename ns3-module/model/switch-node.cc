@@ -135,12 +135,21 @@ struct SwitchNode::Rust
     std::optional<rust::Box<rdmacc_ffi::SwitchCore>> core; //!< the core (after Setup)
 };
 
+namespace
+{
+/// The RED draws of ns-3's stream `stream` (its numbering) under the current seed and run.
+rdmacc::Mrg32k3a
+RedDraws(uint64_t stream)
+{
+    return rdmacc::Mrg32k3a(RngSeedManager::GetSeed(), stream, RngSeedManager::GetRun());
+}
+} // namespace
+
 SwitchNode::SwitchNode() :
     Node(s_nextSystemId),
     m_rust(std::make_unique<Rust>()),
     // the automatic stream an ns-3 UniformRandomVariable made here would take
-    m_draws(
-        RngSeedManager::GetSeed(), RngSeedManager::GetNextStreamIndex(), RngSeedManager::GetRun())
+    m_draws(RedDraws(RngSeedManager::GetNextStreamIndex()))
 {
 }
 
@@ -300,10 +309,8 @@ int64_t
 SwitchNode::AssignStreams(int64_t stream)
 {
     NS_ABORT_MSG_IF(stream < -1, "SwitchNode::AssignStreams: stream " << stream << " < -1");
-    m_draws = rdmacc::Mrg32k3a(RngSeedManager::GetSeed(),
-                               stream == -1 ? RngSeedManager::GetNextStreamIndex()
-                                            : rdmacc::Mrg32k3a::ASSIGNED_STREAMS + stream,
-                               RngSeedManager::GetRun());
+    m_draws = RedDraws(stream == -1 ? RngSeedManager::GetNextStreamIndex()
+                                    : rdmacc::Mrg32k3a::ASSIGNED_STREAMS + stream);
     return 1;
 }
 

@@ -111,13 +111,61 @@ Bytes(const Header& hdr, uint32_t payload)
     return b;
 }
 
+/// xorshift64: the tests' field values (every bit pattern).
+class XorShift
+{
+  public:
+    explicit XorShift(uint64_t seed) :
+        m_x(seed)
+    {
+    }
+
+    uint64_t
+    operator()()
+    {
+        m_x ^= m_x << 13;
+        m_x ^= m_x >> 7;
+        m_x ^= m_x << 17;
+        return m_x;
+    }
+
+  private:
+    uint64_t m_x; //!< state
+};
+
+/// A test case that compares parsed fields, field by field.
+class FieldsTestCase : public TestCase
+{
+  protected:
+    using TestCase::TestCase;
+
+    /// Every field of `got` equals `want`'s.
+    void
+    ExpectFields(const RoceFields& got, const RoceFields& want)
+    {
+        NS_TEST_ASSERT_MSG_EQ(int(got.kind), int(want.kind), "kind");
+        NS_TEST_ASSERT_MSG_EQ(int(got.prio), int(want.prio), "prio");
+        NS_TEST_ASSERT_MSG_EQ(int(got.ecn), int(want.ecn), "ecn");
+        NS_TEST_ASSERT_MSG_EQ(int(got.flags), int(want.flags), "flags");
+        NS_TEST_ASSERT_MSG_EQ(got.srcIp, want.srcIp, "srcIp");
+        NS_TEST_ASSERT_MSG_EQ(got.dstIp, want.dstIp, "dstIp");
+        NS_TEST_ASSERT_MSG_EQ(got.srcPort, want.srcPort, "srcPort");
+        NS_TEST_ASSERT_MSG_EQ(got.dstPort, want.dstPort, "dstPort");
+        NS_TEST_ASSERT_MSG_EQ(got.flowId, want.flowId, "flowId");
+        NS_TEST_ASSERT_MSG_EQ(got.seq, want.seq, "seq");
+        NS_TEST_ASSERT_MSG_EQ(got.ts, want.ts, "ts");
+        NS_TEST_ASSERT_MSG_EQ(got.msgSize, want.msgSize, "msgSize");
+        NS_TEST_ASSERT_MSG_EQ(int(got.scheme), int(want.scheme), "scheme");
+    }
+};
+
 /// Serialize's bytes against the reference's, and both readers against the fields.
-class RoceHeaderBytesTestCase : public TestCase
+class RoceHeaderBytesTestCase : public FieldsTestCase
 {
   public:
     RoceHeaderBytesTestCase() :
-        TestCase("RoceHeader: serialised bytes as documented, read back by Deserialize and "
-                 "PeekFrom, every kind, with and without INT")
+        FieldsTestCase("RoceHeader: serialised bytes as documented, read back by Deserialize and "
+                       "PeekFrom, every kind, with and without INT")
     {
     }
 
@@ -125,14 +173,7 @@ class RoceHeaderBytesTestCase : public TestCase
     void
     DoRun() override
     {
-        uint64_t x = 0x9E3779B97F4A7C15ULL;
-        auto next = [&x]()
-        {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            return x;
-        };
+        XorShift next(0x9E3779B97F4A7C15ULL);
         uint32_t cases = 0;
         for (uint8_t kind = RoceHeader::DATA; kind <= RoceHeader::SWITCH_CONTROL; kind++)
         {
@@ -169,25 +210,13 @@ class RoceHeaderBytesTestCase : public TestCase
                     RoceHeader b;
                     p->PeekHeader(a);
                     NS_TEST_ASSERT_MSG_EQ(b.PeekFrom(*p), h.GetSerializedSize(), "PeekFrom size");
+                    // a data frame alone carries the message size and the scheme
+                    RoceFields fields = h;
                     const bool data = kind == RoceHeader::DATA;
-                    const uint64_t wantMsgSize = data ? h.msgSize : 0;
-                    const int wantScheme = data ? int(h.scheme) : 0;
-                    for (const RoceHeader* r : {&a, &b})
-                    {
-                        NS_TEST_ASSERT_MSG_EQ(int(r->kind), int(h.kind), "kind");
-                        NS_TEST_ASSERT_MSG_EQ(int(r->prio), int(h.prio), "prio");
-                        NS_TEST_ASSERT_MSG_EQ(int(r->ecn), int(h.ecn), "ecn");
-                        NS_TEST_ASSERT_MSG_EQ(int(r->flags), int(h.flags), "flags");
-                        NS_TEST_ASSERT_MSG_EQ(r->srcIp, h.srcIp, "srcIp");
-                        NS_TEST_ASSERT_MSG_EQ(r->dstIp, h.dstIp, "dstIp");
-                        NS_TEST_ASSERT_MSG_EQ(r->srcPort, h.srcPort, "srcPort");
-                        NS_TEST_ASSERT_MSG_EQ(r->dstPort, h.dstPort, "dstPort");
-                        NS_TEST_ASSERT_MSG_EQ(r->flowId, h.flowId, "flowId");
-                        NS_TEST_ASSERT_MSG_EQ(r->seq, h.seq, "seq");
-                        NS_TEST_ASSERT_MSG_EQ(r->ts, h.ts, "ts");
-                        NS_TEST_ASSERT_MSG_EQ(r->msgSize, wantMsgSize, "msgSize");
-                        NS_TEST_ASSERT_MSG_EQ(int(r->scheme), wantScheme, "scheme");
-                    }
+                    fields.msgSize = data ? h.msgSize : 0;
+                    fields.scheme = data ? h.scheme : 0;
+                    ExpectFields(a, fields);
+                    ExpectFields(b, fields);
                     cases++;
                 }
             }
@@ -203,12 +232,13 @@ class RoceHeaderBytesTestCase : public TestCase
 };
 
 /// Canonical() is exactly what a frame's header reads back as, whatever the fields hold.
-class RoceFieldsCanonicalTestCase : public TestCase
+class RoceFieldsCanonicalTestCase : public FieldsTestCase
 {
   public:
     RoceFieldsCanonicalTestCase() :
-        TestCase("RoceFields::Canonical: the fields PeekFrom and Deserialize read back, every "
-                 "kind, any field values")
+        FieldsTestCase(
+            "RoceFields::Canonical: the fields PeekFrom and Deserialize read back, every "
+            "kind, any field values")
     {
     }
 
@@ -216,14 +246,7 @@ class RoceFieldsCanonicalTestCase : public TestCase
     void
     DoRun() override
     {
-        uint64_t x = 0x2545F4914F6CDD1DULL;
-        auto next = [&x]()
-        {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            return x;
-        };
+        XorShift next(0x2545F4914F6CDD1DULL);
         for (uint8_t kind = RoceHeader::DATA; kind <= RoceHeader::READ_REQ; kind++)
         {
             for (uint32_t rep = 0; rep < 50; rep++)
@@ -250,23 +273,8 @@ class RoceFieldsCanonicalTestCase : public TestCase
                 p->PeekHeader(d);
                 RoceFields r;
                 NS_TEST_ASSERT_MSG_EQ(r.PeekFrom(*p), c.Size(), "size, kind " << int(kind));
-                for (const RoceFields* g :
-                     {static_cast<const RoceFields*>(&d), static_cast<const RoceFields*>(&r)})
-                {
-                    NS_TEST_ASSERT_MSG_EQ(int(g->kind), int(c.kind), "kind");
-                    NS_TEST_ASSERT_MSG_EQ(int(g->prio), int(c.prio), "prio");
-                    NS_TEST_ASSERT_MSG_EQ(int(g->ecn), int(c.ecn), "ecn");
-                    NS_TEST_ASSERT_MSG_EQ(int(g->flags), int(c.flags), "flags");
-                    NS_TEST_ASSERT_MSG_EQ(g->srcIp, c.srcIp, "srcIp");
-                    NS_TEST_ASSERT_MSG_EQ(g->dstIp, c.dstIp, "dstIp");
-                    NS_TEST_ASSERT_MSG_EQ(g->srcPort, c.srcPort, "srcPort");
-                    NS_TEST_ASSERT_MSG_EQ(g->dstPort, c.dstPort, "dstPort");
-                    NS_TEST_ASSERT_MSG_EQ(g->flowId, c.flowId, "flowId");
-                    NS_TEST_ASSERT_MSG_EQ(g->seq, c.seq, "seq");
-                    NS_TEST_ASSERT_MSG_EQ(g->ts, c.ts, "ts");
-                    NS_TEST_ASSERT_MSG_EQ(g->msgSize, c.msgSize, "msgSize");
-                    NS_TEST_ASSERT_MSG_EQ(int(g->scheme), int(c.scheme), "scheme");
-                }
+                ExpectFields(d, c);
+                ExpectFields(r, c);
             }
         }
     }

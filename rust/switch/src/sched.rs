@@ -317,11 +317,9 @@ pub struct ClassQueue {
     bytes: Bytes,
     /// Not served before this time ([`Scheduler::hold`]).
     held_until: Time,
-    /// Input-fair service of the first FIFO (`None`: arrival order).
+    /// Input-fair service of the first FIFO (`None`: arrival order); the second FIFO's
+    /// ([`RcmFifo::fair`]) is on exactly when this one is.
     fair: Option<Box<InputDrr>>,
-    /// Whether the second FIFO's service is input-fair too (kept here for the class's
-    /// [`RcmFifo`], made later).
-    fair_rcc: bool,
     /// RCM: the second FIFO (`None`: RCM never set this class's RCC).
     rcm: Option<Box<RcmFifo>>,
 }
@@ -608,7 +606,7 @@ impl ClassQueue {
             // RCC off where it never was on: nothing held, nothing to release
             return;
         }
-        let fair = self.fair_rcc;
+        let fair = self.fair.is_some();
         let r = self.rcm.get_or_insert_with(|| {
             Box::new(RcmFifo {
                 fair: fair.then(InputDrr::default),
@@ -790,7 +788,6 @@ impl Scheduler {
     pub fn set_input_fair(&mut self, on: bool) {
         for q in &mut self.data {
             q.fair = on.then(Box::default);
-            q.fair_rcc = on;
             if let Some(r) = q.rcm.as_deref_mut() {
                 r.fair = on.then(InputDrr::default);
             }

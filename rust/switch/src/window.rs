@@ -23,7 +23,7 @@ pub struct WindowStats {
 
 /// The window that enforces `W_c` at one output queue (NPC 2017 §3.4): what the port's
 /// scheduler consults before sending a congestion-flow packet.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RccWindow {
     /// `W` (0 while inactive).
     w: Bytes,
@@ -40,8 +40,14 @@ pub struct RccWindow {
     stats: WindowStats,
 }
 
+impl Default for RccWindow {
+    fn default() -> Self {
+        RccWindow::INACTIVE
+    }
+}
+
 impl RccWindow {
-    /// The inactive window of [`Self::new`], as a constant.
+    /// The inactive window ([`Self::new`], the default), as a constant.
     pub const INACTIVE: RccWindow = RccWindow {
         w: Bytes::ZERO,
         w_c: None,
@@ -60,7 +66,7 @@ impl RccWindow {
 
     /// An inactive window: every packet may go.
     pub fn new() -> RccWindow {
-        RccWindow::default()
+        RccWindow::INACTIVE
     }
 
     /// Sets the budget: `Some((W, W_c))` while RCC is active (a fresh window when it was
