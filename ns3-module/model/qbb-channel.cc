@@ -318,6 +318,7 @@ QbbRemoteChannel::TransmitStart(const Ptr<Packet>& p,
                     "QbbRemoteChannel: a frame serialised in less than one time step");
     QbbRemoteKeyHeader h;
     h.key = CanonicalScheduler::TakeKey(dst->GetNode()->GetId());
+    RoceHeader::WriteInto(*p, fields, hdrBytes); // the other process reads the bytes
     Ptr<Packet> copy = p->Copy();
     copy->AddHeader(h);
     // ns-3's MPI interfaces receive into 2000-byte buffers (MAX_MPI_MSG_SIZE, 16 bytes of it

@@ -661,6 +661,7 @@ QbbNetDevice::TransmitStart(const Ptr<Packet>& p, const RoceFields& h, uint32_t 
     m_stats.txBytes += size;
     if (!m_phyTxBeginTrace.IsEmpty())
     {
+        RoceHeader::WriteInto(*p, h, hdrBytes); // a sink reads the bytes
         m_phyTxBeginTrace(p);
     }
     m_channel->TransmitStart(p, this, txTime, h, hdrBytes);
@@ -686,16 +687,18 @@ QbbNetDevice::Receive(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrByt
     NS_LOG_FUNCTION(this << p);
     m_stats.rxFrames++;
     m_stats.rxBytes += p->GetSize();
-    // a PFC frame is exactly PfcHeader::FRAME_SIZE bytes: the others are not copied to look
+    // a PFC frame comes without RoCE fields and is exactly PfcHeader::FRAME_SIZE bytes: the
+    // others are not copied to look
     uint8_t eth[14];
-    if (p->GetSize() == PfcHeader::FRAME_SIZE && p->CopyData(eth, 14) == 14 && eth[12] == 0x88 &&
-        eth[13] == 0x08)
+    if (hdrBytes == 0 && p->GetSize() == PfcHeader::FRAME_SIZE && p->CopyData(eth, 14) == 14 &&
+        eth[12] == 0x88 && eth[13] == 0x08)
     {
         ReceivePfc(p);
         return;
     }
     if (!m_macRxTrace.IsEmpty())
     {
+        RoceHeader::WriteInto(*p, h, hdrBytes); // a sink reads the bytes
         m_macRxTrace(p);
     }
     if (m_rxSink != nullptr)
@@ -712,6 +715,7 @@ QbbNetDevice::Receive(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrByt
     }
     else if (!m_rxHandler.IsNull())
     {
+        RoceHeader::WriteInto(*p, h, hdrBytes); // the handler reads the bytes
         m_rxHandler(this, p);
     }
 }

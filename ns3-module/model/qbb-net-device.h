@@ -48,10 +48,13 @@ class QbbDataSource
     virtual ~QbbDataSource() = default;
     /**
      * \param flow the handle given to QbbNetDevice::AddReadyFlow
-     * \param h set to the frame's RoCE fields as its header reads back (RoceFields::Canonical
-     *        of the header it serialised), carried with the frame to the next device
+     * \param h set to the frame's RoCE fields (RoceFields::Canonical), carried with the frame
+     *        to the next device
      * \return the flow's next frame (the flow keeps its turn), or nullptr if it has nothing to
-     *         send now: the flow then leaves the scheduler until the source adds it again
+     *         send now: the flow then leaves the scheduler until the source adds it again. Its
+     *         first h.Size() bytes are the header's place and need not be written (zeros from
+     *         Create<Packet>(payload + h.Size())): RoceHeader::WriteInto writes them from `h`
+     *         when something reads the frame's bytes (a trace sink, an RxHandler, MPI)
      */
     virtual Ptr<Packet> PullData(uint32_t flow, RoceFields& h) = 0;
 };
@@ -73,7 +76,8 @@ class QbbFrameSink
      * A received non-PFC frame (as RxHandler), with its RoCE fields: those its sender queued
      * it with (carried beside the frame, not parsed again), else read from its bytes.
      * \param dev the device
-     * \param p the frame
+     * \param p the frame: when it came with its fields, its first `hdrBytes` bytes may be
+     *        unwritten (the header's place; RoceHeader::WriteInto): read `h`, not the bytes
      * \param h its fields (as RoceFields::PeekFrom reads them)
      * \param hdrBytes the header's serialised size (PeekFrom's answer: 0 when the frame is
      *        shorter than a RoCE header; `h` then holds the defaults)
@@ -168,7 +172,10 @@ class QbbNetDevice : public NetDevice
     /**
      * Queues a RoCE frame whose fields the caller has (priority h.prio & 7, kind, flow
      * h.FlowKey()): they travel with it to the receiving device, whose sink gets them without
-     * parsing the frame.
+     * parsing the frame. The frame's first h.Size() bytes are its header's place and need not
+     * be written: the fields are the frame's truth, and RoceHeader::WriteInto writes them
+     * there when something reads the bytes (the PhyTxBegin and MacRx trace sinks, an
+     * RxHandler, another MPI process).
      * \param p the frame
      * \param h its fields exactly as its header reads back (RoceFields::PeekFrom or Canonical)
      * \param inPort the port it arrived on (a switch's; passed back to the dequeue handler)

@@ -95,7 +95,7 @@ RawHost::PullData(uint32_t i, RoceFields& fields)
         return nullptr; // done: the flow leaves the scheduler
     }
     const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(m_payload, f.bytes - f.sent));
-    RoceHeader h;
+    RoceFields h;
     h.kind = RoceHeader::DATA;
     h.prio = f.prio;
     h.ecn = 2; // ECT(0)
@@ -114,8 +114,8 @@ RawHost::PullData(uint32_t i, RoceFields& fields)
         f.firstTx = rdmacc::Now();
     }
     f.lastTx = rdmacc::Now();
-    Ptr<Packet> p = Create<Packet>(len);
-    p->AddHeader(h);
+    // the header's place is left unwritten: its fields travel with the frame
+    Ptr<Packet> p = Create<Packet>(len + h.Size());
     fields = h.Canonical();
     return p;
 }

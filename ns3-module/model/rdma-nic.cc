@@ -768,7 +768,7 @@ RdmaNic::PullData(uint32_t idx, RoceFields& fields)
     SetTimer(idx, o.next_timer_ns);
     if (o.kind == rdmacc_ffi::PollKind::Send || o.kind == rdmacc_ffi::PollKind::Probe)
     {
-        RoceHeader h;
+        RoceFields h;
         h.prio = q.prio;
         h.srcIp = RoceHeader::NodeToIp(m_nodeId);
         h.dstIp = RoceHeader::NodeToIp(q.dstNode);
@@ -789,11 +789,16 @@ RdmaNic::PullData(uint32_t idx, RoceFields& fields)
                                            (q.live->gotFeedback ? 0 : RoceHeader::FLAG_FIRST_RTT));
             NS_LOG_LOGIC("flow " << q.flowId << " sends seq " << o.seq << " len " << o.len
                                  << (o.retx ? " (retransmission)" : "") << (o.last ? " last" : ""));
-            p = Create<Packet>(o.len);
             if (q.intHops > 0)
             {
                 // INT: the switches fill the records in; the header counts on the wire
                 h.flags |= RoceHeader::FLAG_INT;
+            }
+            // the header's place is left unwritten: its fields travel with the frame
+            // (RoceHeader::WriteInto writes them when something reads the bytes)
+            p = Create<Packet>(o.len + h.Size());
+            if (q.intHops > 0)
+            {
                 p->AddPacketTag(IntTag());
             }
         }
@@ -802,9 +807,8 @@ RdmaNic::PullData(uint32_t idx, RoceFields& fields)
             NS_LOG_LOGIC("flow " << q.flowId << " sends RTT probe " << o.seq);
             h.kind = RoceHeader::PROBE;
             h.ecn = o.ecn; // ECT(0): Rust's PROBE_ECN
-            p = Create<Packet>();
+            p = Create<Packet>(h.Size());
         }
-        p->AddHeader(h);
         fields = h.Canonical();
         return p; // the QP keeps its turn
     }
@@ -1077,7 +1081,7 @@ RdmaNic::SendControl(uint8_t kind,
                      uint64_t ts,
                      const IntTag* intRecords)
 {
-    RoceHeader h;
+    RoceFields h;
     h.kind = static_cast<RoceHeader::Kind>(kind);
     h.prio = prio;
     h.ecn = 0;
@@ -1088,14 +1092,17 @@ RdmaNic::SendControl(uint8_t kind,
     h.flowId = flowId;
     h.seq = seq;
     h.ts = ts;
-    Ptr<Packet> p = Create<Packet>();
     if (intRecords)
     {
         // INT: the data packet's records, echoed (the INT header counts on the wire)
         h.flags |= RoceHeader::FLAG_INT;
+    }
+    // the header's place is left unwritten: its fields travel with the frame
+    Ptr<Packet> p = Create<Packet>(h.Size());
+    if (intRecords)
+    {
         p->AddPacketTag(*intRecords);
     }
-    p->AddHeader(h);
     // control kinds go in the device's control class
     m_dev->Enqueue(p, h.Canonical(), 0);
 }

@@ -256,6 +256,18 @@ RoceHeader::Deserialize(Buffer::Iterator i)
     return GetSerializedSize();
 }
 
+void
+RoceHeader::WriteInto(Packet& p, const RoceFields& h, uint32_t hdrBytes)
+{
+    if (hdrBytes == 0)
+    {
+        return;
+    }
+    NS_ASSERT(hdrBytes == h.Size());
+    p.RemoveAtStart(hdrBytes);
+    p.AddHeader(RoceHeader(h));
+}
+
 uint32_t
 RoceFields::PeekFrom(const Packet& p)
 {

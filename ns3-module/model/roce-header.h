@@ -172,10 +172,11 @@ static_assert(sizeof(RoceFields) <= 48, "RoceFields grew: order its members by s
 /**
  * \ingroup rdma-cc
  *
- * The RoCEv2 headers as an ns-3 Header (RoceFields has the layout and the fields): what a NIC
- * adds to a frame, and what a switch writes back when it marks CE. Switches and NICs get a
+ * The RoCEv2 headers as an ns-3 Header (RoceFields has the layout and the fields): what trace
+ * sinks, pcap and other MPI processes read from a frame's bytes. Switches and NICs get a
  * frame's fields with the frame (RoceFields::Canonical, carried by QbbNetDevice and
- * QbbChannel), without parsing its bytes or building an ns-3 Header object.
+ * QbbChannel), without parsing its bytes or building an ns-3 Header object, and a frame's
+ * header bytes are written from its fields only when something reads them (WriteInto).
  */
 class RoceHeader
     : public Header
@@ -197,6 +198,20 @@ class RoceHeader
      *         padding, preamble and gap are Rust's only (QbbNetDevice asks frame_on_wire)
      */
     static std::string CheckWireConstants();
+
+    /**
+     * Writes the header of `h` over the first `hdrBytes` bytes of `p`: the bytes of a frame
+     * that travels with its fields (QbbNetDevice::Enqueue with RoceFields, QbbDataSource) are
+     * the header's place, left unwritten (zeros) by its builder, and written here only when
+     * something reads the frame's bytes (a trace sink, an RxHandler, another MPI process).
+     * Idempotent: the fields, not the bytes, are the frame's truth (a switch marking CE
+     * changes the fields only).
+     * \param p the frame
+     * \param h its fields (RoceFields::Canonical)
+     * \param hdrBytes h.Size(); 0: the frame came without fields and its bytes are its own
+     *        (nothing written)
+     */
+    static void WriteInto(Packet& p, const RoceFields& h, uint32_t hdrBytes);
 
     /**
      * \brief Get the type ID.

@@ -324,8 +324,8 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev,
     NS_ASSERT_MSG(m_rust->core, "SwitchNode " << GetId() << " received a frame before Setup");
     NS_ABORT_MSG_IF(hdrBytes == 0,
                     "SwitchNode " << GetId() << ": a frame shorter than a RoCE header");
-    // the fields the frame came with, without an ns-3 Header object (built only to write a CE
-    // mark back); `out`: what it leaves with
+    // the fields the frame came with (its header's bytes are not read; a CE mark changes the
+    // fields it leaves with, not its bytes); `out`: what it leaves with
     const RoceFields& h = fields;
     const RoceFields* out = &fields;
     std::optional<RoceFields> marked; // built only for a CE mark
@@ -357,7 +357,11 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev,
         const char* reason = RedEcnQueueDisc::DropReasonName(d.reason);
         NS_LOG_INFO("drop (" << reason << ") from port " << inPort << " priority " << int(h.prio)
                              << ", " << m.size << " B: " << h);
-        m_dropTrace(p, inPort, h.prio, reason);
+        if (!m_dropTrace.IsEmpty())
+        {
+            RoceHeader::WriteInto(*p, h, hdrBytes); // a sink reads the bytes
+            m_dropTrace(p, inPort, h.prio, reason);
+        }
         return;
     }
     case rdmacc_ffi::Action::Local:
@@ -373,14 +377,17 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev,
                     m.now_ns, inPort, rust::Slice<const uint8_t>(bytes.data(), bytes.size()));
             DrainRcm();
         }
-        m_controlRxTrace(p, inPort);
+        if (!m_controlRxTrace.IsEmpty())
+        {
+            RoceHeader::WriteInto(*p, h, hdrBytes); // a sink reads the bytes
+            m_controlRxTrace(p, inPort);
+        }
         return;
     case rdmacc_ffi::Action::Mark:
-        // the header is already read: its bytes are dropped, not parsed again
-        p->RemoveAtStart(hdrBytes);
+        // the fields travel with the frame and are its truth: its bytes are written only
+        // when something reads them (RoceHeader::WriteInto)
         marked = h;
         marked->ecn = 3;
-        p->AddHeader(RoceHeader(*marked));
         out = &*marked;
         NS_LOG_LOGIC("port " << inPort << " -> " << d.out_port << ", marked CE: " << *marked);
         break;

@@ -927,6 +927,106 @@ class EcnSpeedMapTestCase : public TestCase
     }
 };
 
+/**
+ * A frame travels with its fields and its header's bytes are written only when something
+ * reads them (RoceHeader::WriteInto): what PhyTxBegin and MacRx sinks read from the bytes is
+ * the frame as sent and as marked on the way, every byte and every CE mark of it.
+ */
+class WrittenHeaderTestCase : public TestCase
+{
+  public:
+    WrittenHeaderTestCase() :
+        TestCase("trace sinks read each frame's header from its bytes: sequence, addresses, "
+                 "payload and every switch's CE mark (RoceHeader::WriteInto)")
+    {
+    }
+
+  private:
+    /// What a sink read from the frames' bytes.
+    struct Seen
+    {
+        uint64_t frames = 0;               //!< data frames
+        uint64_t ce = 0;                   //!< of which CE
+        uint64_t payload = 0;              //!< their payload bytes
+        uint64_t out = 0;                  //!< frames out of sequence or with wrong addresses
+        std::map<uint32_t, uint64_t> next; //!< next sequence expected, by source node
+        uint32_t dstIp = 0;                //!< the one receiver's address
+        std::set<uint32_t> srcIps;         //!< the senders' addresses
+    };
+
+    static void
+    Read(Seen* s, Ptr<const Packet> p)
+    {
+        RoceHeader h;
+        p->PeekHeader(h);
+        if (h.kind != RoceHeader::DATA)
+        {
+            return;
+        }
+        const uint64_t len = p->GetSize() - h.GetSerializedSize();
+        s->frames++;
+        s->ce += h.ecn == 3;
+        s->payload += len;
+        uint64_t& next = s->next[h.srcIp];
+        if (h.seq != next || h.dstIp != s->dstIp || s->srcIps.count(h.srcIp) == 0 || h.prio != 3)
+        {
+            s->out++;
+        }
+        next = h.seq + len;
+    }
+
+    void
+    DoRun() override
+    {
+        FabricHelper fh;
+        fh.SetPrintWarnings(false);
+        fh.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+        fh.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+        fh.SetSwitchAttribute("PfcPriorities", UintegerValue(0));
+        fh.SetSwitchAttribute("EgressLimit", UintegerValue(10000000));
+        fh.SetQueuePriorities(0x08);
+        fh.SetEcnMap("25:2000:2000:1.0,100:100000000:100000000:1.0");
+        Fabric f = fh.Dumbbell(2, 1, DataRate("25Gbps"));
+        std::vector<Ptr<RawHost>> raw;
+        for (uint32_t i = 0; i < 3; i++)
+        {
+            raw.push_back(CreateObject<RawHost>());
+            raw.back()->Attach(f.hostDevices[i], f.hosts.Get(i)->GetId());
+        }
+        raw[0]->AddFlow(f.hosts.Get(2)->GetId(), 3, 200 * kPayload, Seconds(0), 1);
+        raw[1]->AddFlow(f.hosts.Get(2)->GetId(), 3, 200 * kPayload, Seconds(0), 2);
+        Seen sent;
+        Seen received;
+        for (Seen* s : {&sent, &received})
+        {
+            s->dstIp = RoceHeader::NodeToIp(f.hosts.Get(2)->GetId());
+            s->srcIps = {RoceHeader::NodeToIp(f.hosts.Get(0)->GetId()),
+                         RoceHeader::NodeToIp(f.hosts.Get(1)->GetId())};
+        }
+        f.hostDevices[0]->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&Read, &sent));
+        f.hostDevices[1]->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&Read, &sent));
+        f.hostDevices[2]->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&Read, &received));
+        Simulator::Run();
+        uint64_t marks = 0;
+        for (const auto& sw : f.switches)
+        {
+            marks += sw->GetCounters().marked;
+        }
+        const uint64_t got = raw[2]->GetReceivedBytes();
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_EQ(got, 400 * kPayload, "every byte of both flows arrives");
+        NS_TEST_ASSERT_MSG_EQ(sent.frames, 400, "400 data frames read as sent");
+        NS_TEST_ASSERT_MSG_EQ(sent.payload, 400 * kPayload, "their payload, read as sent");
+        NS_TEST_ASSERT_MSG_EQ(sent.out, 0, "sent in sequence, to the receiver, priority 3");
+        NS_TEST_ASSERT_MSG_EQ(sent.ce, 0, "none marked when sent");
+        NS_TEST_ASSERT_MSG_EQ(received.frames, 400, "400 data frames read as received");
+        NS_TEST_ASSERT_MSG_EQ(received.payload, 400 * kPayload, "their payload, read as received");
+        NS_TEST_ASSERT_MSG_EQ(received.out, 0, "received in sequence, from the senders");
+        NS_TEST_ASSERT_MSG_GT(marks, 300, "the 25G port marks");
+        NS_TEST_ASSERT_MSG_EQ(received.ce, marks, "every CE mark a switch made is in the bytes");
+    }
+};
+
 /// The wire-format constants the C++ model uses are the ones Rust computes with.
 class WireConstantsTestCase : public TestCase
 {
@@ -967,6 +1067,7 @@ class FabricTestSuite : public TestSuite
         AddTestCase(new FatTreeTopologyTestCase);
         AddTestCase(new EcnBeforePfcWarningTestCase);
         AddTestCase(new EcnSpeedMapTestCase);
+        AddTestCase(new WrittenHeaderTestCase);
         AddTestCase(new WireConstantsTestCase);
     }
 };
