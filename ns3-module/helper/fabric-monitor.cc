@@ -88,9 +88,10 @@ FabricMonitor::OnPfcTx(
         self->m_pausesByPrio[prio]++;
     }
     const uint64_t durationNs = uint64_t(quanta) * 512 * 1000000000ULL / bps;
-    self->m_pfc << Simulator::Now().GetNanoSeconds() << ',' << node << ',' << port << ','
-                << int(prio) << ',' << (quanta ? "pause" : "resume") << ',' << quanta << ','
-                << durationNs << '\n';
+    rdmacc::CsvRow r;
+    r << Simulator::Now().GetNanoSeconds() << ',' << node << ',' << port << ',' << int(prio) << ','
+      << (quanta ? "pause" : "resume") << ',' << quanta << ',' << durationNs << '\n';
+    r.WriteTo(self->m_pfc);
 }
 
 void
@@ -101,8 +102,10 @@ FabricMonitor::OnDrop(FabricMonitor* self,
                       uint8_t prio,
                       const char* reason)
 {
-    self->m_drops << Simulator::Now().GetNanoSeconds() << ',' << node << ',' << port << ','
-                  << int(prio) << ',' << reason << ',' << p->GetSize() << '\n';
+    rdmacc::CsvRow r;
+    r << Simulator::Now().GetNanoSeconds() << ',' << node << ',' << port << ',' << int(prio) << ','
+      << reason << ',' << p->GetSize() << '\n';
+    r.WriteTo(self->m_drops);
 }
 
 void
@@ -132,8 +135,9 @@ FabricMonitor::Sample()
             auto& s = stats[k];
             s.sum += e.bytes;
             s.max = std::max(s.max, e.bytes);
-            m_queue << now << ',' << id << ',' << e.port << ',' << int(e.prio) << ',' << e.bytes
-                    << '\n';
+            rdmacc::CsvRow r;
+            r << now << ',' << id << ',' << e.port << ',' << int(e.prio) << ',' << e.bytes << '\n';
+            r.WriteTo(m_queue);
         }
     }
     m_next = Simulator::Schedule(m_interval, &FabricMonitor::Sample, this);

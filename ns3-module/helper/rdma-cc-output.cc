@@ -6,6 +6,7 @@
 #include "rdma-cc-error.h"
 #include <sys/stat.h>
 
+#include "ns3/abort.h"
 #include "ns3/string.h"
 #include "ns3/type-id.h"
 
@@ -24,6 +25,12 @@ namespace ns3
 {
 namespace rdmacc
 {
+
+void
+CsvRow::Check(bool fits)
+{
+    NS_ABORT_MSG_UNLESS(fits, "rdmacc::CsvRow: a row longer than its buffer");
+}
 
 void
 ConfigFatalOnRustError(const std::string& where)

@@ -11,11 +11,14 @@
 
 #include "ns3/rdma-cc-error.h"
 
+#include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -220,6 +223,66 @@ std::string RdmaCcProfile();
 
 /// \return the ns-3 version this program was built against ("3.37")
 std::string Ns3Version();
+
+/**
+ * \ingroup rdma-cc
+ * One CSV row of integers and strings, built in a fixed buffer with std::to_chars and written
+ * with one ostream::write: the per-event rows (pfc.csv, drops.csv, queue.csv). The bytes are
+ * those std::ostream's << writes for the same values (an integer costs ~20 instructions here,
+ * several hundred through the stream's locale machinery). Characters (char, uint8_t) are not
+ * integers here: cast a small number to int, as for <<.
+ */
+class CsvRow
+{
+  public:
+    /// Appends integer `v` in decimal.
+    template <typename T,
+              typename = std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+                                          sizeof(T) != 1>>
+    CsvRow&
+    operator<<(T v)
+    {
+        const auto r = std::to_chars(m_buf + m_len, m_buf + sizeof(m_buf), v);
+        Check(r.ec == std::errc());
+        m_len = static_cast<std::size_t>(r.ptr - m_buf);
+        return *this;
+    }
+
+    /// Appends character `c`.
+    CsvRow&
+    operator<<(char c)
+    {
+        Check(m_len < sizeof(m_buf));
+        m_buf[m_len++] = c;
+        return *this;
+    }
+
+    /// Appends string `s`.
+    CsvRow&
+    operator<<(const char* s)
+    {
+        const std::size_t n = std::strlen(s);
+        Check(n <= sizeof(m_buf) - m_len);
+        std::memcpy(m_buf + m_len, s, n);
+        m_len += n;
+        return *this;
+    }
+
+    /// Writes the row to `os` (and empties it).
+    void
+    WriteTo(std::ostream& os)
+    {
+        os.write(m_buf, static_cast<std::streamsize>(m_len));
+        m_len = 0;
+    }
+
+  private:
+    /// Stops the program when a row outgrows the buffer (a programming error).
+    static void Check(bool fits);
+
+    char m_buf[240];       //!< the row
+    std::size_t m_len = 0; //!< bytes in it
+};
 
 /**
  * \ingroup rdma-cc
