@@ -549,6 +549,80 @@ fn karn_timeout_resends_give_no_rtt_sample_below_srtt() {
 }
 
 #[test]
+fn acks_that_duplicates_of_go_back_resends_trigger_leave_srtt_at_the_pipe_rtt() {
+    // The pipe's RTT is 8 µs throughout. A receiver that already holds bytes the sender went
+    // back below answers each duplicate resend with its cumulative ACK: that ACK is not the
+    // one of the packet ending at its sequence, whose logged send time predates the go-back.
+    // Neither its age since that send nor the backoff's end may be taken from it (Karn).
+    let mut s = sender(1.0, false, 100_000);
+    send(&mut s, Time::ZERO);
+    // srtt 8 µs, rttvar 4 µs, RTO 32 µs; cw 2
+    s.on_ack(us(8), 1000, false);
+    // [1000, 2000) and [2000, 3000) both arrive; both ACKs are lost: the RTO goes back to
+    // 1000 and backs off
+    send(&mut s, us(8));
+    send(&mut s, us(8));
+    s.on_timer(us(40));
+    assert_eq!((s.stats().timeouts, s.snd_nxt()), (1, 1000));
+    assert!(send(&mut s, us(40)).retransmission);
+    // a duplicate at the receiver: ACK 3000, 8 µs after the resend (not 40 µs after the
+    // original [2000, 3000), which was not resent): no sample
+    s.on_ack(us(48), 3000, false);
+    assert_eq!(s.snd_una(), 3000);
+    assert_eq!((s.srtt(), s.stats().rtt_samples), (us(8), 1));
+    // and the backoff stays: the next RTO is 2 × 32 µs
+    send(&mut s, us(48));
+    assert_eq!(s.next_timer(), Some(us(48 + 64)));
+
+    // Resends after a timeout are logged as ambiguous; a second go-back below them makes
+    // their log entries as stale as an original's
+    let mut s = sender(4.0, true, 100_000);
+    for _ in 0..4 {
+        send(&mut s, Time::ZERO);
+    }
+    for a in [1000, 2000, 3000, 4000] {
+        s.on_ack(us(8), a, false); // srtt 8 µs; fast start ends with cw = IW = 4
+    }
+    assert_eq!((s.srtt(), s.cw()), (us(8), 4.0));
+    for _ in 0..4 {
+        send(&mut s, us(8)); // [4000, 8000)
+    }
+    // [4000, 6000) arrive, [6000, 7000) is lost, the ACKs are lost: back to 4000, cw 2
+    s.on_timer(us(40));
+    let p = send(&mut s, us(40));
+    let q = send(&mut s, us(40));
+    assert_eq!((p.seq, q.seq, q.retransmission), (4000, 5000, true));
+    // both are duplicates at the receiver; its ACKs (6000) are lost: back to 4000 again
+    s.on_timer(us(40 + 64));
+    assert_eq!((s.stats().timeouts, s.snd_nxt()), (2, 4000));
+    send(&mut s, us(104));
+    // the duplicate's ACK 6000 comes 8 µs later; [5000, 6000) last left at 40 µs, but 72 µs
+    // bounds nothing
+    s.on_ack(us(112), 6000, false);
+    assert_eq!(s.snd_una(), 6000);
+    assert_eq!((s.srtt(), s.stats().rtt_samples), (us(8), 4));
+}
+
+#[test]
+fn a_late_ack_after_a_timeout_before_any_resend_is_still_an_rtt_sample() {
+    // nothing has left since the packet it acknowledges: no duplicate can have triggered it
+    let mut s = sender(1.0, false, 100_000);
+    send(&mut s, Time::ZERO);
+    s.on_ack(us(8), 1000, false); // srtt 8 µs, rttvar 4 µs; cw 2
+    send(&mut s, us(8));
+    send(&mut s, us(8));
+    s.on_timer(us(40)); // spurious: the queue is deep; back to 1000
+    assert_eq!((s.stats().timeouts, s.snd_nxt()), (1, 1000));
+    // the ACK of [2000, 3000) comes 36 µs after it left, before any resend: a sample
+    // (rttvar 3/4·4 + 1/4·28 = 10 µs, srtt 8 + 28/8), and it ends the backoff
+    s.on_ack(us(44), 3000, false);
+    assert_eq!((s.srtt(), s.stats().rtt_samples), (Time(11_500), 2));
+    send(&mut s, us(44));
+    // RTO = max(32, 11.5 + 4·10) µs, not backed off
+    assert_eq!(s.next_timer(), Some(us(44) + Time(51_500)));
+}
+
+#[test]
 fn ack_sequence_is_clamped_to_bytes_sent() {
     let mut s = sender(1.0, false, 10_000);
     send(&mut s, Time::ZERO);

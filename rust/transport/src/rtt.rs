@@ -4,11 +4,13 @@
 //! A fixed ring allocated once per flow: slot `⌊(end − 1)/mtu⌋ mod capacity` remembers the end
 //! offset and send time of the last packet that ended in it. An ACK for byte `a` samples the
 //! packet ending exactly at `a` (the most recently sent packet it covers, since sends are in
-//! sequence order between go-backs). Packets that may have an earlier copy still in flight are
-//! recorded as ambiguous (Karn; the sender decides which). When more than `capacity` packets
-//! are in flight their slots have been reused, the end offsets no longer match, and those ACKs
-//! give no sample (the smoothed RTT then keeps its value until the window is back under the
-//! capacity).
+//! sequence order between go-backs) — provided no packet below it was sent after it, which
+//! the sender checks (`a` at most the end of the previous packet sent): otherwise a duplicate
+//! of that later packet may have triggered the ACK. Packets that may have an earlier copy
+//! still in flight are recorded as ambiguous (Karn; the sender decides which). When more than
+//! `capacity` packets are in flight their slots have been reused, the end offsets no longer
+//! match, and those ACKs give no sample (the smoothed RTT then keeps its value until the
+//! window is back under the capacity).
 
 use rdma_cc_core::Time;
 

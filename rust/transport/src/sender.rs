@@ -60,6 +60,18 @@
 //!   Not-ECT ones after a gap are the ones WRED drops) or the one packet in flight below
 //!   `cw = 1`. A flow that leaves fast start on a NACK thus learns the first-RTT queueing
 //!   delay before its first retransmission, and its tick `srtt/γ` reflects it.
+//!   Only an ACK at or below the end of the previous packet sent is timed by the log: sends
+//!   are in sequence order between go-backs, so no packet below the one ending at such an
+//!   ACK's sequence left after its latest copy, and the ACK answers a copy of it (or a packet
+//!   sent before that copy). An ACK above it covers bytes sent before a go-back and not
+//!   since, below which a resend has left: the receiver may hold them already (their own ACK
+//!   lost or late) and re-acknowledge them, with the cumulative sequence, for a duplicate of
+//!   that resend. The log's send time for them predates the resend: `now −` it included the
+//!   whole timeout (under ACK loss a few of these per timeout grew srtt, and the RTO
+//!   `srtt + 4·rttvar` with it, from microseconds to tens of milliseconds, while resetting
+//!   the backoff). Such an ACK is ambiguous (Karn): no sample, the backoff stays, and like a
+//!   NACK it only bounds the RTT by the latest send. (A late ACK after a timeout, before
+//!   anything is resent, is still timed: nothing below it left since.)
 //! - Go-back-N on NACK: `snd_nxt ← expected_seq`. A NACK for the same sequence as the previous
 //!   one within `dup_nack_holdoff` (default: srtt) is ignored, as is a NACK below `snd_una`.
 //!   With `nack_as_ack` every NACK (ignored ones too) then reaches the controller as an ACK of
@@ -110,7 +122,8 @@
 //!   very RTT growth that slows the sender down. On expiry: go back to `snd_una`, tell the
 //!   controller (congestion: LDCP `cw ← max(γ, η·cw)`), and back off
 //!   `b ← min(b + 1, rto_backoff)`. `b` returns to 0 when an ACK newly acknowledges a packet
-//!   with an unambiguous send time (Karn's algorithm: ambiguous ACKs do not end the backoff).
+//!   with an unambiguous send time, no packet below it sent since (Karn's algorithm: ambiguous
+//!   ACKs do not end the backoff).
 //! - ACK / NACK sequence numbers above the highest byte sent are clamped to it.
 
 use crate::config::SenderConfig;
@@ -278,6 +291,9 @@ pub struct QpSender<C: Controller> {
     lossless: bool,
     /// Time and length of the previous data packet.
     last_send: Option<(Time, u32)>,
+    /// End of the previous data packet: the log times ACKs at or below it only (Karn, see the
+    /// module documentation).
+    last_end: u64,
     /// Arrival of the last NACK that made the sender go back: the sub-packet tick is measured
     /// from it too.
     go_back_at: Option<Time>,
@@ -345,6 +361,7 @@ impl<C: Controller> QpSender<C> {
             rtt_from_acks,
             lossless: cfg.path.lossless,
             last_send: None,
+            last_end: 0,
             go_back_at: None,
             wait_until: None,
             rto_deadline: None,
@@ -486,6 +503,7 @@ impl<C: Controller> QpSender<C> {
         self.log.record(end, now, seq < self.karn_limit);
         self.sent_since_rto = true;
         self.last_send = Some((now, len));
+        self.last_end = end;
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now.saturating_add(self.current_rto()));
         }
@@ -569,27 +587,45 @@ impl<C: Controller> QpSender<C> {
         let ack_seq = ack_seq.min(self.snd_max);
         let newly = ack_seq.saturating_sub(self.snd_una);
         if newly > 0 {
-            // RTT sample from the most recent packet the ACK covers
-            match self.log.sent_at(ack_seq) {
-                Some(Sent::At(sent)) => {
-                    self.backoff = 0;
-                    if self.rtt_from_acks {
-                        self.rtt_sample(now.saturating_sub(sent));
-                    }
-                }
-                Some(Sent::AmbiguousAt(latest)) => {
-                    // Karn: the backoff stays. `now − latest` is a lower bound on a real RTT,
-                    // so it may raise srtt but never lower it.
-                    let bound = now.saturating_sub(latest);
-                    if self.rtt_from_acks && bound > self.rtt.srtt() {
-                        self.rtt_sample(bound);
-                    }
-                }
-                None => {}
+            if ack_seq > self.last_end {
+                // bytes sent before a go-back and not since, below which a resend has left:
+                // the receiver had them already, their own ACK was lost (or is late), and this
+                // one may answer a duplicate of that resend. The log's send time of the packet
+                // ending at `ack_seq` predates the resend and says nothing about this ACK's
+                // RTT (Karn: no sample, and the backoff stays); like a NACK's, its trigger left
+                // no later than the latest send, which bounds the RTT.
+                self.latest_send_rtt_bound(now);
+            } else {
+                self.ack_rtt_sample(now, ack_seq);
             }
             self.advance(now, ack_seq);
         }
         self.report_ack(now, newly, ece, echo, int);
+    }
+
+    /// RTT sample of an ACK of `ack_seq` (newly acknowledging bytes, at most the end of the
+    /// previous packet sent): no packet below the one ending at `ack_seq` has been sent since
+    /// its latest copy (sends are in sequence order between go-backs), so the ACK answers a
+    /// copy of it (or a packet sent before its latest copy): `now −` its latest send time is
+    /// the RTT when no earlier copy may be in flight, else a lower bound on it.
+    fn ack_rtt_sample(&mut self, now: Time, ack_seq: u64) {
+        match self.log.sent_at(ack_seq) {
+            Some(Sent::At(sent)) => {
+                self.backoff = 0;
+                if self.rtt_from_acks {
+                    self.rtt_sample(now.saturating_sub(sent));
+                }
+            }
+            Some(Sent::AmbiguousAt(latest)) => {
+                // Karn: the backoff stays. `now − latest` is a lower bound on a real RTT,
+                // so it may raise srtt but never lower it.
+                let bound = now.saturating_sub(latest);
+                if self.rtt_from_acks && bound > self.rtt.srtt() {
+                    self.rtt_sample(bound);
+                }
+            }
+            None => {}
+        }
     }
 
     /// NACK: the receiver expects `expected_seq`; go back N from there. `ece` echoes CE of the
@@ -664,7 +700,7 @@ impl<C: Controller> QpSender<C> {
             return;
         }
         self.last_nack = Some((expected, now));
-        self.nack_rtt_sample(now);
+        self.latest_send_rtt_bound(now);
         if expected > self.snd_una {
             // the NACK is cumulative too: the ACKs for these bytes were lost; no RTT sample and
             // no window change for them (their marks are unknown)
@@ -695,12 +731,13 @@ impl<C: Controller> QpSender<C> {
         self.after_event();
     }
 
-    /// RTT bound carried by a NACK (decision, see the module documentation): the packet that
-    /// triggered it left no later than the latest send, so `now −` that send time is a lower
-    /// bound on its RTT (exact when the trigger is the last packet sent, as for the ECT packet
-    /// that ends a fast-start burst, or the one packet in flight below `cw = 1`). Like an
-    /// ambiguous ACK it raises srtt, never lowers it.
-    fn nack_rtt_sample(&mut self, now: Time) {
+    /// RTT bound carried by a NACK, or by an ACK of bytes not resent since the last go-back
+    /// (decision, see the module documentation): the packet that triggered it left no later
+    /// than the latest send, so `now −` that send time is a lower bound on its RTT (exact when
+    /// the trigger is the last packet sent, as for the ECT packet that ends a fast-start burst,
+    /// or the one packet in flight below `cw = 1`). Like an ambiguous ACK it raises srtt, never
+    /// lowers it.
+    fn latest_send_rtt_bound(&mut self, now: Time) {
         if !self.rtt_from_acks {
             return;
         }

@@ -175,6 +175,8 @@ pub struct Report {
     pub trace: Vec<(Time, u64, usize, f64, f64, usize)>,
     /// Events of [`Params::watch_flow`].
     pub flow_log: Vec<String>,
+    /// Largest smoothed RTT of each flow after any event.
+    pub max_srtt: Vec<Time>,
 }
 
 impl Report {
@@ -312,6 +314,7 @@ pub fn run_with_settle(p: Params, settle: Time) -> Report {
             events: 0,
             trace: Vec::new(),
             flow_log: Vec::new(),
+            max_srtt: vec![Time::ZERO; n],
         },
         q_area: 0.0,
         q_last_t: Time::ZERO,
@@ -585,6 +588,10 @@ impl Sim {
     }
 
     fn after_sender_event(&mut self, i: usize) {
+        let srtt = self.senders[i].srtt();
+        if srtt > self.r.max_srtt[i] {
+            self.r.max_srtt[i] = srtt;
+        }
         if !self.p.check {
             return;
         }
