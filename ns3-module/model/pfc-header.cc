@@ -79,10 +79,17 @@ PfcHeader::Serialize(Buffer::Iterator i) const
 uint32_t
 PfcHeader::Deserialize(Buffer::Iterator i)
 {
-    // EtherType and opcode (bytes 12-15) are not checked here (QbbNetDevice::Receive did)
-    uint8_t b[34];
+    uint8_t b[PARSE_BYTES];
     i.Read(b, sizeof(b));
-    auto get16 = [&b](uint32_t at)
+    Parse(b);
+    return FRAME_SIZE;
+}
+
+void
+PfcHeader::Parse(const uint8_t* b)
+{
+    // EtherType and opcode (bytes 12-15) are not checked here (QbbNetDevice::Receive did)
+    auto get16 = [b](uint32_t at)
     {
         return static_cast<uint16_t>((uint16_t(b[at]) << 8) | b[at + 1]);
     };
@@ -91,7 +98,6 @@ PfcHeader::Deserialize(Buffer::Iterator i)
     {
         quanta[k] = get16(18 + 2 * k);
     }
-    return FRAME_SIZE;
 }
 
 } // namespace ns3

@@ -689,11 +689,13 @@ QbbNetDevice::Receive(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrByt
     m_stats.rxBytes += p->GetSize();
     // a PFC frame comes without RoCE fields and is exactly PfcHeader::FRAME_SIZE bytes: the
     // others are not copied to look
-    uint8_t eth[14];
-    if (hdrBytes == 0 && p->GetSize() == PfcHeader::FRAME_SIZE && p->CopyData(eth, 14) == 14 &&
-        eth[12] == 0x88 && eth[13] == 0x08)
+    uint8_t b[PfcHeader::PARSE_BYTES];
+    if (hdrBytes == 0 && p->GetSize() == PfcHeader::FRAME_SIZE &&
+        p->CopyData(b, sizeof(b)) == sizeof(b) && b[12] == 0x88 && b[13] == 0x08)
     {
-        ReceivePfc(p);
+        PfcHeader pfc;
+        pfc.Parse(b);
+        ReceivePfc(pfc);
         return;
     }
     if (!m_macRxTrace.IsEmpty())
@@ -721,10 +723,8 @@ QbbNetDevice::Receive(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrByt
 }
 
 void
-QbbNetDevice::ReceivePfc(Ptr<Packet> p)
+QbbNetDevice::ReceivePfc(const PfcHeader& h)
 {
-    PfcHeader h;
-    p->RemoveHeader(h);
     const Time now = rdmacc::Now();
     for (uint8_t c = 0; c < N_PRIO; c++)
     {

@@ -34,6 +34,7 @@ namespace ns3
 {
 
 class QbbChannel;
+class PfcHeader;
 
 /**
  * \ingroup rdma-cc
@@ -337,7 +338,7 @@ class QbbNetDevice : public NetDevice
     void TransmitStart(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrBytes);
     /// INT: appends this port's hop record to `p`'s IntTag, if it has one with room.
     void AppendIntRecord(const Ptr<Packet>& p, uint64_t nowNs);
-    void ReceivePfc(Ptr<Packet> p);
+    void ReceivePfc(const PfcHeader& h);
     void RefreshPause(uint8_t prio);
     uint8_t PausedMask(Time now) const;
 
