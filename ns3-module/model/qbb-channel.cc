@@ -4,6 +4,7 @@
 #include "qbb-channel.h"
 
 #include "canonical-scheduler.h"
+#include "frame-pool.h"
 #include "lean-simulator-impl.h"
 #include "qbb-net-device.h"
 
@@ -106,11 +107,12 @@ class ArrivalEvent : public EventImpl
     void
     Notify() override
     {
-        // the event's reference, released once the arrival is done (as with a new event per
-        // frame)
-        const Ptr<Packet> p(m_p, false);
+        // the event's reference, released once the arrival is done (to the pool, which keeps
+        // the frame for a later one when this was its last reference)
+        Packet* p = m_p;
         m_p = nullptr;
-        m_dst->Receive(p, m_h, m_hdrBytes);
+        m_dst->Receive(Ptr<Packet>(p), m_h, m_hdrBytes);
+        rdmacc::FramePool::Release(p);
     }
 
   private:

@@ -3,6 +3,7 @@
  */
 #include "raw-host.h"
 
+#include "frame-pool.h"
 #include "lean-simulator-impl.h"
 #include "roce-header.h"
 
@@ -115,7 +116,7 @@ RawHost::PullData(uint32_t i, RoceFields& fields)
     }
     f.lastTx = rdmacc::Now();
     // the header's place is left unwritten: its fields travel with the frame
-    Ptr<Packet> p = Create<Packet>(len + h.Size());
+    Ptr<Packet> p = rdmacc::FramePool::Make(len + h.Size());
     fields = h.Canonical();
     return p;
 }

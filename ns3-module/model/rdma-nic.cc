@@ -4,6 +4,7 @@
 #include "rdma-nic.h"
 
 #include "cancel-event.h"
+#include "frame-pool.h"
 #include "lean-simulator-impl.h"
 #include "rdma-cc-error.h"
 #include "rdma-cc-log.h"
@@ -796,7 +797,7 @@ RdmaNic::PullData(uint32_t idx, RoceFields& fields)
             }
             // the header's place is left unwritten: its fields travel with the frame
             // (RoceHeader::WriteInto writes them when something reads the bytes)
-            p = Create<Packet>(o.len + h.Size());
+            p = rdmacc::FramePool::Make(o.len + h.Size());
             if (q.intHops > 0)
             {
                 p->AddPacketTag(IntTag());
@@ -807,7 +808,7 @@ RdmaNic::PullData(uint32_t idx, RoceFields& fields)
             NS_LOG_LOGIC("flow " << q.flowId << " sends RTT probe " << o.seq);
             h.kind = RoceHeader::PROBE;
             h.ecn = o.ecn; // ECT(0): Rust's PROBE_ECN
-            p = Create<Packet>(h.Size());
+            p = rdmacc::FramePool::Make(h.Size());
         }
         fields = h.Canonical();
         return p; // the QP keeps its turn
@@ -1098,7 +1099,7 @@ RdmaNic::SendControl(uint8_t kind,
         h.flags |= RoceHeader::FLAG_INT;
     }
     // the header's place is left unwritten: its fields travel with the frame
-    Ptr<Packet> p = Create<Packet>(h.Size());
+    Ptr<Packet> p = rdmacc::FramePool::Make(h.Size());
     if (intRecords)
     {
         p->AddPacketTag(*intRecords);

@@ -3,6 +3,7 @@
  */
 #include "roce-header.h"
 
+#include "frame-pool.h"
 #include "pfc-header.h"
 #include "qbb-net-device.h"
 
@@ -264,6 +265,7 @@ RoceHeader::WriteInto(Packet& p, const RoceFields& h, uint32_t hdrBytes)
         return;
     }
     NS_ASSERT(hdrBytes == h.Size());
+    rdmacc::FramePool::Forget(p); // read: never reused
     p.RemoveAtStart(hdrBytes);
     p.AddHeader(RoceHeader(h));
 }

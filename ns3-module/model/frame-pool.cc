@@ -1,0 +1,116 @@
+// rdma-cc: the ns-3 Packets of a NIC's frames, reused once their arrival is over
+#include "frame-pool.h"
+
+#include "ns3/nix-vector.h"
+
+#include <array>
+#include <vector>
+
+namespace ns3
+{
+namespace rdmacc
+{
+
+namespace
+{
+
+/// Frames of one size, kept.
+struct SizeClass
+{
+    uint32_t size = 0;         //!< their size
+    std::vector<Packet*> kept; //!< each with the pool's reference
+};
+
+/// The pool: never destroyed (its frames outlive ns-3's own statics at exit).
+struct Pool
+{
+    /// the mark of a frame Make built and nobody read
+    Ptr<NixVector> mark = Create<NixVector>();
+    std::array<SizeClass, FramePool::MAX_SIZES> classes{}; //!< by first use
+    uint32_t nClasses = 0;                                 //!< classes in use
+    uint64_t reused = 0;                                   //!< Make calls served from `kept`
+};
+
+Pool&
+ThePool()
+{
+    static Pool* pool = new Pool;
+    return *pool;
+}
+
+} // namespace
+
+Ptr<Packet>
+FramePool::Make(uint32_t size)
+{
+    Pool& pool = ThePool();
+    for (uint32_t c = 0; c < pool.nClasses; c++)
+    {
+        SizeClass& k = pool.classes[c];
+        if (k.size == size)
+        {
+            if (!k.kept.empty())
+            {
+                Packet* p = k.kept.back();
+                k.kept.pop_back();
+                pool.reused++;
+                return Ptr<Packet>(p, false); // the pool's reference
+            }
+            break;
+        }
+    }
+    Ptr<Packet> p = Create<Packet>(size);
+    p->SetNixVector(pool.mark);
+    return p;
+}
+
+void
+FramePool::Release(Packet* p)
+{
+    if (p == nullptr)
+    {
+        return;
+    }
+    Pool& pool = ThePool();
+    if (p->GetReferenceCount() == 1 && PeekPointer(p->GetNixVector()) == PeekPointer(pool.mark))
+    {
+        const uint32_t size = p->GetSize();
+        SizeClass* k = nullptr;
+        for (uint32_t c = 0; c < pool.nClasses; c++)
+        {
+            if (pool.classes[c].size == size)
+            {
+                k = &pool.classes[c];
+                break;
+            }
+        }
+        if (k == nullptr && pool.nClasses < MAX_SIZES)
+        {
+            k = &pool.classes[pool.nClasses++];
+            k->size = size;
+        }
+        if (k != nullptr && k->kept.size() < MAX_KEPT)
+        {
+            p->RemoveAllPacketTags();
+            p->RemoveAllByteTags();
+            k->kept.push_back(p);
+            return;
+        }
+    }
+    p->Unref();
+}
+
+void
+FramePool::Forget(const Packet& p)
+{
+    p.SetNixVector(nullptr);
+}
+
+uint64_t
+FramePool::Reused()
+{
+    return ThePool().reused;
+}
+
+} // namespace rdmacc
+} // namespace ns3
