@@ -358,9 +358,19 @@ class QbbNetDevice : public NetDevice
     uint64_t m_bps = 0;                 //!< m_rate in bit/s
     uint64_t m_psPerBit = 0;            //!< ps per bit at m_rate, when whole (else 0)
     std::deque<Ptr<Packet>> m_pfcQueue; //!< PFC frames to send
-    std::string m_policy;               //!< DataScheduler attribute
-    bool m_inputFair = false;           //!< SetInputFair
-    struct Scheduler;                   //!< holds the Rust scheduler (in the code)
+    /// A pause-derived delay, kept with what it was computed from.
+    struct PauseDelay
+    {
+        uint64_t bps = 0;    //!< the rate
+        uint16_t quanta = 0; //!< the quanta
+        double fraction = 0; //!< the fraction of the pause time
+        Time delay;          //!< the delay
+    };
+    PauseDelay m_refresh;     //!< SendPfc's refresh delay (PauseQuanta, PauseRefreshFraction)
+    PauseDelay m_received;    //!< the pause time of the quanta last received
+    std::string m_policy;     //!< DataScheduler attribute
+    bool m_inputFair = false; //!< SetInputFair
+    struct Scheduler;         //!< holds the Rust scheduler (in the code)
     std::unique_ptr<Scheduler> m_sched; //!< the Rust scheduler (DataScheduler)
     std::vector<Slot> m_slots;          //!< queued frames by handle
     std::vector<uint32_t> m_freeSlots;  //!< unused handles
