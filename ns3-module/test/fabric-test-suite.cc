@@ -873,6 +873,48 @@ class EcnBeforePfcWarningTestCase : public TestCase
     }
 };
 
+/**
+ * Two 100G raw senders (host 0, 1) with 200 frames each for host 2 behind a 25G bottleneck, on
+ * priority 3, lossy (no PFC), marking by the per-speed ECN map `map`.
+ */
+struct TwoToOne25G
+{
+    Fabric f;                      //!< the dumbbell
+    std::vector<Ptr<RawHost>> raw; //!< a raw host per host node
+
+    explicit TwoToOne25G(const std::string& map)
+    {
+        FabricHelper fh;
+        fh.SetPrintWarnings(false);
+        fh.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+        fh.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+        fh.SetSwitchAttribute("PfcPriorities", UintegerValue(0));
+        fh.SetSwitchAttribute("EgressLimit", UintegerValue(10000000));
+        fh.SetQueuePriorities(0x08);
+        fh.SetEcnMap(map);
+        f = fh.Dumbbell(2, 1, DataRate("25Gbps"));
+        for (uint32_t i = 0; i < 3; i++)
+        {
+            raw.push_back(CreateObject<RawHost>());
+            raw.back()->Attach(f.hostDevices[i], f.hosts.Get(i)->GetId());
+        }
+        raw[0]->AddFlow(f.hosts.Get(2)->GetId(), 3, 200 * kPayload, Seconds(0), 1);
+        raw[1]->AddFlow(f.hosts.Get(2)->GetId(), 3, 200 * kPayload, Seconds(0), 2);
+    }
+
+    /// \return the CE marks the switches made
+    uint64_t
+    Marks() const
+    {
+        uint64_t marks = 0;
+        for (const auto& sw : f.switches)
+        {
+            marks += sw->GetCounters().marked;
+        }
+        return marks;
+    }
+};
+
 /// Per-link-speed ECN maps: each port marks with the thresholds of its own link speed.
 class EcnSpeedMapTestCase : public TestCase
 {
@@ -887,30 +929,10 @@ class EcnSpeedMapTestCase : public TestCase
     static uint64_t
     Marks(const std::string& map)
     {
-        FabricHelper fh;
-        fh.SetPrintWarnings(false);
-        fh.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
-        fh.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
-        fh.SetSwitchAttribute("PfcPriorities", UintegerValue(0));
-        fh.SetSwitchAttribute("EgressLimit", UintegerValue(10000000));
-        fh.SetQueuePriorities(0x08);
-        fh.SetEcnMap(map);
-        Fabric f = fh.Dumbbell(2, 1, DataRate("25Gbps"));
-        std::vector<Ptr<RawHost>> raw;
-        for (uint32_t i = 0; i < 3; i++)
-        {
-            raw.push_back(CreateObject<RawHost>());
-            raw.back()->Attach(f.hostDevices[i], f.hosts.Get(i)->GetId());
-        }
-        raw[0]->AddFlow(f.hosts.Get(2)->GetId(), 3, 200 * kPayload, Seconds(0), 1);
-        raw[1]->AddFlow(f.hosts.Get(2)->GetId(), 3, 200 * kPayload, Seconds(0), 2);
+        TwoToOne25G d(map);
         Simulator::Run();
-        uint64_t marks = 0;
-        for (const auto& sw : f.switches)
-        {
-            marks += sw->GetCounters().marked;
-        }
-        NS_ABORT_MSG_UNLESS(raw[2]->GetReceivedBytes() == 400 * kPayload,
+        const uint64_t marks = d.Marks();
+        NS_ABORT_MSG_UNLESS(d.raw[2]->GetReceivedBytes() == 400 * kPayload,
                             "every byte of both flows arrives (in every build profile)");
         Simulator::Destroy();
         return marks;
@@ -978,23 +1000,8 @@ class WrittenHeaderTestCase : public TestCase
     void
     DoRun() override
     {
-        FabricHelper fh;
-        fh.SetPrintWarnings(false);
-        fh.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
-        fh.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
-        fh.SetSwitchAttribute("PfcPriorities", UintegerValue(0));
-        fh.SetSwitchAttribute("EgressLimit", UintegerValue(10000000));
-        fh.SetQueuePriorities(0x08);
-        fh.SetEcnMap("25:2000:2000:1.0,100:100000000:100000000:1.0");
-        Fabric f = fh.Dumbbell(2, 1, DataRate("25Gbps"));
-        std::vector<Ptr<RawHost>> raw;
-        for (uint32_t i = 0; i < 3; i++)
-        {
-            raw.push_back(CreateObject<RawHost>());
-            raw.back()->Attach(f.hostDevices[i], f.hosts.Get(i)->GetId());
-        }
-        raw[0]->AddFlow(f.hosts.Get(2)->GetId(), 3, 200 * kPayload, Seconds(0), 1);
-        raw[1]->AddFlow(f.hosts.Get(2)->GetId(), 3, 200 * kPayload, Seconds(0), 2);
+        TwoToOne25G d("25:2000:2000:1.0,100:100000000:100000000:1.0");
+        const Fabric& f = d.f;
         Seen sent;
         Seen received;
         for (Seen* s : {&sent, &received})
@@ -1007,12 +1014,8 @@ class WrittenHeaderTestCase : public TestCase
         f.hostDevices[1]->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&Read, &sent));
         f.hostDevices[2]->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&Read, &received));
         Simulator::Run();
-        uint64_t marks = 0;
-        for (const auto& sw : f.switches)
-        {
-            marks += sw->GetCounters().marked;
-        }
-        const uint64_t got = raw[2]->GetReceivedBytes();
+        const uint64_t marks = d.Marks();
+        const uint64_t got = d.raw[2]->GetReceivedBytes();
         Simulator::Destroy();
         NS_TEST_ASSERT_MSG_EQ(got, 400 * kPayload, "every byte of both flows arrives");
         NS_TEST_ASSERT_MSG_EQ(sent.frames, 400, "400 data frames read as sent");
