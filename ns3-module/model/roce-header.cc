@@ -96,31 +96,24 @@ constexpr uint32_t MAX_BYTES =
 
 // Big-endian (network order) fields through one load or store each: the byte-by-byte form
 // compiled to a shift and a byte store per byte (Serialize was ~170 instructions per frame)
-uint16_t
-ToBig(uint16_t v)
+template <typename U>
+U
+ToBig(U v)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return __builtin_bswap16(v);
-#else
-    return v;
-#endif
-}
-
-uint32_t
-ToBig(uint32_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return __builtin_bswap32(v);
-#else
-    return v;
-#endif
-}
-
-uint64_t
-ToBig(uint64_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return __builtin_bswap64(v);
+    if constexpr (sizeof(U) == 2)
+    {
+        return __builtin_bswap16(v);
+    }
+    else if constexpr (sizeof(U) == 4)
+    {
+        return __builtin_bswap32(v);
+    }
+    else
+    {
+        static_assert(sizeof(U) == 8, "16, 32 or 64 bits");
+        return __builtin_bswap64(v);
+    }
 #else
     return v;
 #endif
