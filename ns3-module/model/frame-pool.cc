@@ -29,6 +29,20 @@ struct Pool
     std::array<SizeClass, FramePool::MAX_SIZES> classes{}; //!< by first use
     uint32_t nClasses = 0;                                 //!< classes in use
     uint64_t reused = 0;                                   //!< Make calls served from `kept`
+
+    /// \return the class of frames of `size`, or nullptr (none yet)
+    SizeClass*
+    Find(uint32_t size)
+    {
+        for (uint32_t c = 0; c < nClasses; c++)
+        {
+            if (classes[c].size == size)
+            {
+                return &classes[c];
+            }
+        }
+        return nullptr;
+    }
 };
 
 Pool&
@@ -44,20 +58,13 @@ Ptr<Packet>
 FramePool::Make(uint32_t size)
 {
     Pool& pool = ThePool();
-    for (uint32_t c = 0; c < pool.nClasses; c++)
+    SizeClass* k = pool.Find(size);
+    if (k != nullptr && !k->kept.empty())
     {
-        SizeClass& k = pool.classes[c];
-        if (k.size == size)
-        {
-            if (!k.kept.empty())
-            {
-                Packet* p = k.kept.back();
-                k.kept.pop_back();
-                pool.reused++;
-                return Ptr<Packet>(p, false); // the pool's reference
-            }
-            break;
-        }
+        Packet* p = k->kept.back();
+        k->kept.pop_back();
+        pool.reused++;
+        return Ptr<Packet>(p, false); // the pool's reference
     }
     Ptr<Packet> p = Create<Packet>(size);
     p->SetNixVector(pool.mark);
@@ -75,15 +82,7 @@ FramePool::Release(Packet* p)
     if (p->GetReferenceCount() == 1 && PeekPointer(p->GetNixVector()) == PeekPointer(pool.mark))
     {
         const uint32_t size = p->GetSize();
-        SizeClass* k = nullptr;
-        for (uint32_t c = 0; c < pool.nClasses; c++)
-        {
-            if (pool.classes[c].size == size)
-            {
-                k = &pool.classes[c];
-                break;
-            }
-        }
+        SizeClass* k = pool.Find(size);
         if (k == nullptr && pool.nClasses < MAX_SIZES)
         {
             k = &pool.classes[pool.nClasses++];
