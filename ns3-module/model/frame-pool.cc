@@ -74,6 +74,15 @@ FramePool::Make(uint32_t size)
 void
 FramePool::Release(Packet* p)
 {
+    if (p != nullptr)
+    {
+        Release(p, p->GetSize());
+    }
+}
+
+void
+FramePool::Release(Packet* p, uint32_t size)
+{
     if (p == nullptr)
     {
         return;
@@ -81,7 +90,6 @@ FramePool::Release(Packet* p)
     Pool& pool = ThePool();
     if (p->GetReferenceCount() == 1 && PeekPointer(p->GetNixVector()) == PeekPointer(pool.mark))
     {
-        const uint32_t size = p->GetSize();
         SizeClass* k = pool.Find(size);
         if (k == nullptr && pool.nClasses < MAX_SIZES)
         {

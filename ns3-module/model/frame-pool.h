@@ -55,7 +55,147 @@ class FramePool
     static void Forget(const Packet& p);
     /// \return frames Make reused in this process (tests)
     static uint64_t Reused();
+
+  private:
+    friend class Frame;
+    /// Release, for a frame whose size the caller knows (Frame: not read from the Packet).
+    static void Release(Packet* p, uint32_t size);
 };
+
+/**
+ * \ingroup rdma-cc
+ * A frame on its way through the fabric: one reference to its ns-3 `Packet`, and the Packet's
+ * size. It moves from holder to holder (a device's queue slot, the link's arrival event, the
+ * receiving device, the switch that queues it again) without touching the `Packet` object:
+ * no reference counting and no size read on the way. A frame that waited in a loaded queue has
+ * left every cache by the time it is sent, and before Frame every hop read its `Packet`'s line
+ * again for the reference count and the size (docs/performance.md, "Frames handed over").
+ *
+ * The size is read once, when a Frame first takes a `Packet`, and must not change while it
+ * holds it (the fabric never changes a frame's length: RoceHeader::WriteInto writes the
+ * header's bytes in place, INT changes a tag). Destroying a Frame that holds a `Packet` ends
+ * that reference: FramePool::Release, which keeps the `Packet` for a later frame when it was
+ * the last reference, FramePool::Make built it and nothing read it.
+ */
+class Frame
+{
+  public:
+    Frame() = default;
+    /// A reference of its own to `p` (none when `p` is null).
+    explicit Frame(const Ptr<Packet>& p);
+    /**
+     * \param p a Packet
+     * \param size its size
+     * \return a Frame that takes over one reference the caller holds to `p`
+     */
+    static Frame Adopt(Packet* p, uint32_t size);
+    Frame(Frame&& o) noexcept;
+    Frame& operator=(Frame&& o) noexcept;
+    Frame(const Frame&) = delete;
+    Frame& operator=(const Frame&) = delete;
+    ~Frame();
+
+    /// \return the Packet, whose reference the caller now holds (this Frame is empty)
+    Packet* Detach();
+    /// \return a new reference to the Packet, as a Ptr (touches the Packet)
+    Ptr<Packet> Share() const;
+    /// \return the Packet (this Frame keeps its reference)
+    Packet* operator->() const;
+    /// \return the Packet
+    Packet& operator*() const;
+    /// \return the Packet's size in bytes, without reading the Packet
+    uint32_t Size() const;
+    /// \return whether this Frame holds a Packet
+    explicit operator bool() const;
+
+  private:
+    Packet* m_p = nullptr; //!< the Packet, with a reference of this Frame's
+    uint32_t m_size = 0;   //!< its size
+};
+
+inline Frame::Frame(const Ptr<Packet>& p) :
+    m_p(PeekPointer(p)),
+    m_size(p ? p->GetSize() : 0)
+{
+    if (m_p != nullptr)
+    {
+        m_p->Ref();
+    }
+}
+
+inline Frame
+Frame::Adopt(Packet* p, uint32_t size)
+{
+    Frame f;
+    f.m_p = p;
+    f.m_size = size;
+    return f;
+}
+
+inline Frame::Frame(Frame&& o) noexcept :
+    m_p(o.m_p),
+    m_size(o.m_size)
+{
+    o.m_p = nullptr;
+}
+
+inline Frame&
+Frame::operator=(Frame&& o) noexcept
+{
+    if (this != &o)
+    {
+        FramePool::Release(m_p, m_size);
+        m_p = o.m_p;
+        m_size = o.m_size;
+        o.m_p = nullptr;
+    }
+    return *this;
+}
+
+inline Frame::~Frame()
+{
+    if (m_p != nullptr)
+    {
+        FramePool::Release(m_p, m_size);
+    }
+}
+
+inline Packet*
+Frame::Detach()
+{
+    Packet* p = m_p;
+    m_p = nullptr;
+    return p;
+}
+
+inline Ptr<Packet>
+Frame::Share() const
+{
+    return Ptr<Packet>(m_p);
+}
+
+inline Packet*
+Frame::operator->() const
+{
+    return m_p;
+}
+
+inline Packet&
+Frame::operator*() const
+{
+    return *m_p;
+}
+
+inline uint32_t
+Frame::Size() const
+{
+    return m_size;
+}
+
+inline Frame::operator bool() const
+{
+    return m_p != nullptr;
+}
 
 } // namespace rdmacc
 } // namespace ns3

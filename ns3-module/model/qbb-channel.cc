@@ -69,7 +69,7 @@ class ArrivalEvent : public EventImpl
     /// A frame `p` for `dst`, with no fields (the device reads them from the frame)
     ArrivalEvent(QbbNetDevice* dst, const Ptr<Packet>& p) :
         m_dst(dst),
-        m_p(GetPointer(p))
+        m_f(p)
     {
     }
 
@@ -79,26 +79,15 @@ class ArrivalEvent : public EventImpl
     {
     }
 
-    ~ArrivalEvent() override
-    {
-        if (m_p != nullptr)
-        {
-            m_p->Unref();
-        }
-    }
-
     ArrivalEvent(const ArrivalEvent&) = delete;
     ArrivalEvent& operator=(const ArrivalEvent&) = delete;
 
-    /// Carries `p` with its fields `h` (`hdrBytes` 0: none) next.
+    /// Carries `f` with its fields `h` (`hdrBytes` 0: none) next (a frame a Destroy left
+    /// unrun is let go).
     void
-    Load(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrBytes)
+    Load(rdmacc::Frame&& f, const RoceFields& h, uint32_t hdrBytes)
     {
-        if (m_p != nullptr)
-        {
-            m_p->Unref(); // a frame a Destroy left unrun
-        }
-        m_p = GetPointer(p);
+        m_f = std::move(f);
         m_h = h;
         m_hdrBytes = hdrBytes;
     }
@@ -107,17 +96,14 @@ class ArrivalEvent : public EventImpl
     void
     Notify() override
     {
-        // the event's reference, released once the arrival is done (to the pool, which keeps
-        // the frame for a later one when this was its last reference)
-        Packet* p = m_p;
-        m_p = nullptr;
-        m_dst->Receive(Ptr<Packet>(p), m_h, m_hdrBytes);
-        rdmacc::FramePool::Release(p);
+        // the frame goes on to the device, which hands it to its sink: when that does not keep
+        // it, its life ends there (to the pool, which keeps it for a later frame)
+        m_dst->Receive(std::move(m_f), m_h, m_hdrBytes);
     }
 
   private:
     QbbNetDevice* m_dst;     //!< receiving device (outlives its events: both end at Destroy)
-    Packet* m_p = nullptr;   //!< the frame, with a reference of its own (or none)
+    rdmacc::Frame m_f;       //!< the frame (or none)
     RoceFields m_h;          //!< its fields
     uint32_t m_hdrBytes = 0; //!< their serialised size; 0: not known
 };
@@ -126,7 +112,7 @@ class ArrivalEvent : public EventImpl
 
 void
 QbbChannel::TransmitStart(
-    const Ptr<Packet>& p, QbbNetDevice* src, Time txTime, const RoceFields& h, uint32_t hdrBytes)
+    rdmacc::Frame f, QbbNetDevice* src, Time txTime, const RoceFields& h, uint32_t hdrBytes)
 {
     NS_ASSERT(m_nDevices == 2);
     const int d = (m_dev[0] == src) ? 1 : 0;
@@ -147,7 +133,7 @@ QbbChannel::TransmitStart(
         ev = new ArrivalEvent(PeekPointer(m_dev[d]));
         a.ring.insert(a.ring.begin() + a.next, Ptr<EventImpl>(ev, false));
     }
-    ev->Load(p, h, hdrBytes);
+    ev->Load(std::move(f), h, hdrBytes);
     a.next = a.next + 1 == a.ring.size() ? 0 : a.next + 1;
     ev->Ref(); // the simulator's reference
     rdmacc::ScheduleWithContext(m_ctx[d], txTime + m_delay, ev);
@@ -299,16 +285,13 @@ QbbRemoteChannel::Attach(Ptr<QbbNetDevice> device)
 }
 
 void
-QbbRemoteChannel::TransmitStart(const Ptr<Packet>& p,
-                                QbbNetDevice* src,
-                                Time txTime,
-                                const RoceFields& fields,
-                                uint32_t hdrBytes)
+QbbRemoteChannel::TransmitStart(
+    rdmacc::Frame f, QbbNetDevice* src, Time txTime, const RoceFields& fields, uint32_t hdrBytes)
 {
     Ptr<QbbNetDevice> dst = GetPeer(src);
     if (dst->GetNode()->GetSystemId() == MpiInterface::GetSystemId())
     {
-        QbbChannel::TransmitStart(p, src, txTime, fields, hdrBytes);
+        QbbChannel::TransmitStart(std::move(f), src, txTime, fields, hdrBytes);
         return;
     }
     // the frame's fields stay here: the other process reads them from the frame
@@ -320,12 +303,12 @@ QbbRemoteChannel::TransmitStart(const Ptr<Packet>& p,
                     "QbbRemoteChannel: a frame serialised in less than one time step");
     QbbRemoteKeyHeader h;
     h.key = CanonicalScheduler::TakeKey(dst->GetNode()->GetId());
-    RoceHeader::WriteInto(*p, fields, hdrBytes); // the other process reads the bytes
-    Ptr<Packet> copy = p->Copy();
+    RoceHeader::WriteInto(*f, fields, hdrBytes); // the other process reads the bytes
+    Ptr<Packet> copy = f->Copy();
     copy->AddHeader(h);
     // ns-3's MPI interfaces receive into 2000-byte buffers (MAX_MPI_MSG_SIZE, 16 bytes of it
     // theirs) and do not check what they send
-    const uint32_t bytes = p->GetSize();
+    const uint32_t bytes = f.Size();
     NS_ABORT_MSG_IF(copy->GetSerializedSize() + 16 > 2000,
                     "QbbRemoteChannel: a " << bytes << "-byte frame is too large for ns-3's "
                                            << "MPI messages (2000 bytes): lower --mtu");

@@ -6,6 +6,7 @@
 #ifndef QBB_CHANNEL_H
 #define QBB_CHANNEL_H
 
+#include "frame-pool.h"
 #include "roce-header.h"
 
 #include "ns3/channel.h"
@@ -43,17 +44,14 @@ class QbbChannel : public Channel
 
     /**
      * Puts a frame on the wire.
-     * \param p the frame
+     * \param f the frame, handed over to its arrival
      * \param src the sending device
      * \param txTime its serialisation time; the peer receives it txTime + Delay from now
      * \param h the frame's RoCE fields, handed to the peer with it
      * \param hdrBytes their serialised size; 0: none known (the peer reads the frame)
      */
-    virtual void TransmitStart(const Ptr<Packet>& p,
-                               QbbNetDevice* src,
-                               Time txTime,
-                               const RoceFields& h,
-                               uint32_t hdrBytes);
+    virtual void TransmitStart(
+        rdmacc::Frame f, QbbNetDevice* src, Time txTime, const RoceFields& h, uint32_t hdrBytes);
 
     /// \return the one-way propagation delay
     Time GetDelay() const;
@@ -113,7 +111,7 @@ class QbbRemoteChannel : public QbbChannel
     /// Connects a device and gives it the MpiReceiver a frame from the other rank arrives by.
     void Attach(Ptr<QbbNetDevice> device) override;
 
-    void TransmitStart(const Ptr<Packet>& p,
+    void TransmitStart(rdmacc::Frame f,
                        QbbNetDevice* src,
                        Time txTime,
                        const RoceFields& h,

@@ -275,7 +275,7 @@ QbbNetDevice::SetDataSource(QbbDataSource* src)
 }
 
 inline uint32_t
-QbbNetDevice::StoreSlot(const Ptr<Packet>& p, const RoceFields* h, uint32_t hdrBytes)
+QbbNetDevice::StoreSlot(rdmacc::Frame&& f, const RoceFields* h, uint32_t hdrBytes)
 {
     uint32_t i;
     if (m_freeSlots.empty())
@@ -289,7 +289,8 @@ QbbNetDevice::StoreSlot(const Ptr<Packet>& p, const RoceFields* h, uint32_t hdrB
         m_freeSlots.pop_back();
     }
     Slot& s = m_slots[i];
-    s.p = GetPointer(p); // the slot's reference
+    s.size = f.Size();
+    s.p = f.Detach(); // the slot's reference
     s.hdrBytes = h != nullptr ? hdrBytes : 0;
     if (h != nullptr)
     {
@@ -312,17 +313,23 @@ void
 QbbNetDevice::Enqueue(
     const Ptr<Packet>& p, uint8_t prio, RoceHeader::Kind kind, uint64_t flow, uint32_t inPort)
 {
-    DoEnqueue(p, prio, kind, flow, inPort, nullptr, 0);
+    DoEnqueue(rdmacc::Frame(p), prio, kind, flow, inPort, nullptr, 0);
 }
 
 void
 QbbNetDevice::Enqueue(const Ptr<Packet>& p, const RoceFields& h, uint32_t inPort)
 {
-    DoEnqueue(p, h.prio & 7, h.kind, h.FlowKey(), inPort, &h, h.Size());
+    DoEnqueue(rdmacc::Frame(p), h.prio & 7, h.kind, h.FlowKey(), inPort, &h, h.Size());
+}
+
+void
+QbbNetDevice::Enqueue(rdmacc::Frame f, const RoceFields& h, uint32_t inPort)
+{
+    DoEnqueue(std::move(f), h.prio & 7, h.kind, h.FlowKey(), inPort, &h, h.Size());
 }
 
 inline void
-QbbNetDevice::DoEnqueue(const Ptr<Packet>& p,
+QbbNetDevice::DoEnqueue(rdmacc::Frame&& f,
                         uint8_t prio,
                         RoceHeader::Kind kind,
                         uint64_t flow,
@@ -330,12 +337,12 @@ QbbNetDevice::DoEnqueue(const Ptr<Packet>& p,
                         const RoceFields* h,
                         uint32_t hdrBytes)
 {
-    NS_LOG_FUNCTION(this << p << int(prio) << int(kind) << flow << inPort);
+    NS_LOG_FUNCTION(this << f.operator->() << int(prio) << int(kind) << flow << inPort);
     NS_ASSERT(prio < N_PRIO);
     const Time now = rdmacc::Now();
     rdmacc_ffi::TxPacket m{};
-    m.size = p->GetSize();
-    m.handle = StoreSlot(p, h, hdrBytes);
+    m.size = f.Size();
+    m.handle = StoreSlot(std::move(f), h, hdrBytes);
     m.kind = static_cast<rdmacc_ffi::PacketKind>(kind);
     m.prio = prio;
     m.flow = flow;
@@ -379,7 +386,7 @@ QbbNetDevice::Enqueue(Ptr<Packet> p)
 {
     RoceFields h;
     const uint32_t n = h.PeekFrom(*p);
-    DoEnqueue(p, h.prio & 7, h.kind, h.FlowKey(), 0, n != 0 ? &h : nullptr, n);
+    DoEnqueue(rdmacc::Frame(p), h.prio & 7, h.kind, h.FlowKey(), 0, n != 0 ? &h : nullptr, n);
 }
 
 void
@@ -524,10 +531,10 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
     }
     if (!m_pfcQueue.empty())
     {
-        Ptr<Packet> p = m_pfcQueue.front();
+        rdmacc::Frame f(m_pfcQueue.front());
         m_pfcQueue.pop_front();
         m_busy = true;
-        TransmitStart(p, RoceFields(), 0);
+        TransmitStart(std::move(f), RoceFields(), 0);
         return;
     }
     const uint8_t paused = PausedMask(nowTime);
@@ -542,7 +549,8 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
         {
             const rdmacc_ffi::TxPacket& t = pick.packet;
             const Slot s = TakeSlot(t.handle);
-            const Ptr<Packet> p(s.p, false); // the slot's reference
+            // the slot's reference, handed on without touching the Packet
+            rdmacc::Frame f = rdmacc::Frame::Adopt(s.p, s.size);
             if (t.control)
             {
                 m_stats.txControlFrames++;
@@ -554,7 +562,7 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
             }
             if (m_int && !t.control && t.kind == rdmacc_ffi::PacketKind::Data)
             {
-                AppendIntRecord(p, now);
+                AppendIntRecord(*f, now);
             }
             // busy before the handler runs: it may queue a RESUME on this very device
             m_busy = true;
@@ -566,27 +574,27 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
             {
                 m_dequeueHandler(this, t);
             }
-            TransmitStart(p, s.h, s.hdrBytes);
+            TransmitStart(std::move(f), s.h, s.hdrBytes);
             return;
         }
         case rdmacc_ffi::PickKind::Flow:
         {
-            Ptr<Packet> p;
+            rdmacc::Frame f;
             RoceFields h;
             if (m_source)
             {
                 m_busy = true; // the source must not re-enter TryTransmit
-                p = m_source->PullData(pick.flow, h);
+                f = rdmacc::Frame(m_source->PullData(pick.flow, h));
                 m_busy = false;
             }
-            m_sched->s->flow_served(pick.prio, pick.flow, bool(p), p ? p->GetSize() : 0);
-            if (!p)
+            m_sched->s->flow_served(pick.prio, pick.flow, bool(f), f.Size());
+            if (!f)
             {
                 continue;
             }
-            m_stats.txDataBytes += p->GetSize();
+            m_stats.txDataBytes += f.Size();
             m_busy = true;
-            TransmitStart(p, h, h.Size());
+            TransmitStart(std::move(f), h, h.Size());
             return;
         }
         case rdmacc_ffi::PickKind::WaitUntil:
@@ -615,10 +623,10 @@ QbbNetDevice::SetIntTelemetry(bool on)
 }
 
 void
-QbbNetDevice::AppendIntRecord(const Ptr<Packet>& p, uint64_t nowNs)
+QbbNetDevice::AppendIntRecord(Packet& p, uint64_t nowNs)
 {
     IntTag tag;
-    if (!p->PeekPacketTag(tag) || tag.nHops >= IntTag::MAX_HOPS)
+    if (!p.PeekPacketTag(tag) || tag.nHops >= IntTag::MAX_HOPS)
     {
         return;
     }
@@ -635,7 +643,7 @@ QbbNetDevice::AppendIntRecord(const Ptr<Packet>& p, uint64_t nowNs)
     h.node = GetNode()->GetId();
     h.port = GetIfIndex();
     // the tag is the packet's own (not shared with a copy): written over in place
-    p->ReplacePacketTag(tag);
+    p.ReplacePacketTag(tag);
 }
 
 Time
@@ -646,11 +654,11 @@ QbbNetDevice::WireTime(uint32_t frameBytes) const
 }
 
 void
-QbbNetDevice::TransmitStart(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrBytes)
+QbbNetDevice::TransmitStart(rdmacc::Frame f, const RoceFields& h, uint32_t hdrBytes)
 {
-    NS_LOG_FUNCTION(this << p);
+    NS_LOG_FUNCTION(this << f.operator->());
     NS_ASSERT(m_busy);
-    const uint64_t size = p->GetSize();
+    const uint64_t size = f.Size();
     // the frame's bytes on the wire are Rust's (padding, preamble and gap): one call per frame,
     // about 11 instructions more than the formula written out here (callgrind: this function
     // +1.1 %, a 64-sender incast's whole run unchanged)
@@ -669,10 +677,10 @@ QbbNetDevice::TransmitStart(const Ptr<Packet>& p, const RoceFields& h, uint32_t 
     m_stats.txBytes += size;
     if (!m_phyTxBeginTrace.IsEmpty())
     {
-        RoceHeader::WriteInto(*p, h, hdrBytes); // a sink reads the bytes
-        m_phyTxBeginTrace(p);
+        RoceHeader::WriteInto(*f, h, hdrBytes); // a sink reads the bytes
+        m_phyTxBeginTrace(f.Share());
     }
-    m_channel->TransmitStart(p, this, txTime, h, hdrBytes);
+    m_channel->TransmitStart(std::move(f), this, txTime, h, hdrBytes);
     rdmacc::ScheduleNoId(txTime, m_txComplete);
 }
 
@@ -686,20 +694,20 @@ QbbNetDevice::TransmitCompleteNow()
 void
 QbbNetDevice::Receive(Ptr<Packet> p)
 {
-    Receive(p, RoceFields(), 0);
+    Receive(rdmacc::Frame(p), RoceFields(), 0);
 }
 
 void
-QbbNetDevice::Receive(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrBytes)
+QbbNetDevice::Receive(rdmacc::Frame f, const RoceFields& h, uint32_t hdrBytes)
 {
-    NS_LOG_FUNCTION(this << p);
+    NS_LOG_FUNCTION(this << f.operator->());
     m_stats.rxFrames++;
-    m_stats.rxBytes += p->GetSize();
+    m_stats.rxBytes += f.Size();
     // a PFC frame comes without RoCE fields and is exactly PfcHeader::FRAME_SIZE bytes: the
     // others are not copied to look
     uint8_t b[PfcHeader::PARSE_BYTES];
-    if (hdrBytes == 0 && p->GetSize() == PfcHeader::FRAME_SIZE &&
-        p->CopyData(b, sizeof(b)) == sizeof(b) && b[12] == 0x88 && b[13] == 0x08)
+    if (hdrBytes == 0 && f.Size() == PfcHeader::FRAME_SIZE &&
+        f->CopyData(b, sizeof(b)) == sizeof(b) && b[12] == 0x88 && b[13] == 0x08)
     {
         PfcHeader pfc;
         pfc.Parse(b);
@@ -708,25 +716,25 @@ QbbNetDevice::Receive(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrByt
     }
     if (!m_macRxTrace.IsEmpty())
     {
-        RoceHeader::WriteInto(*p, h, hdrBytes); // a sink reads the bytes
-        m_macRxTrace(p);
+        RoceHeader::WriteInto(*f, h, hdrBytes); // a sink reads the bytes
+        m_macRxTrace(f.Share());
     }
     if (m_rxSink != nullptr)
     {
         if (hdrBytes != 0)
         {
-            m_rxSink->ReceiveFrame(this, p, h, hdrBytes);
+            m_rxSink->ReceiveFrame(this, std::move(f), h, hdrBytes);
             return;
         }
         // sent without its fields (a generic Send, another process): read here
-        RoceFields f;
-        const uint32_t n = f.PeekFrom(*p);
-        m_rxSink->ReceiveFrame(this, p, f, n);
+        RoceFields read;
+        const uint32_t n = read.PeekFrom(*f);
+        m_rxSink->ReceiveFrame(this, std::move(f), read, n);
     }
     else if (!m_rxHandler.IsNull())
     {
-        RoceHeader::WriteInto(*p, h, hdrBytes); // the handler reads the bytes
-        m_rxHandler(this, p);
+        RoceHeader::WriteInto(*f, h, hdrBytes); // the handler reads the bytes
+        m_rxHandler(this, f.Share());
     }
 }
 

@@ -6,6 +6,7 @@
 #ifndef QBB_NET_DEVICE_H
 #define QBB_NET_DEVICE_H
 
+#include "frame-pool.h"
 #include "roce-header.h"
 
 #include "ns3/callback.h"
@@ -77,14 +78,16 @@ class QbbFrameSink
      * A received non-PFC frame (as RxHandler), with its RoCE fields: those its sender queued
      * it with (carried beside the frame, not parsed again), else read from its bytes.
      * \param dev the device
-     * \param p the frame: when it came with its fields, its first `hdrBytes` bytes may be
-     *        unwritten (the header's place; RoceHeader::WriteInto): read `h`, not the bytes
+     * \param f the frame, which the sink may take (std::move, e.g. to queue it again; else
+     *        its life ends when this returns): when it came with its fields, its first
+     *        `hdrBytes` bytes may be unwritten (the header's place; RoceHeader::WriteInto):
+     *        read `h`, not the bytes, and f.Size(), not the Packet's size
      * \param h its fields (as RoceFields::PeekFrom reads them)
      * \param hdrBytes the header's serialised size (PeekFrom's answer: 0 when the frame is
      *        shorter than a RoCE header; `h` then holds the defaults)
      */
     virtual void ReceiveFrame(QbbNetDevice* dev,
-                              const Ptr<Packet>& p,
+                              rdmacc::Frame&& f,
                               const RoceFields& h,
                               uint32_t hdrBytes) = 0;
 
@@ -182,6 +185,9 @@ class QbbNetDevice : public NetDevice
      * \param inPort the port it arrived on (a switch's; passed back to the dequeue handler)
      */
     void Enqueue(const Ptr<Packet>& p, const RoceFields& h, uint32_t inPort);
+    /// Enqueue(p, h, inPort) for a frame handed over as it is (a switch forwarding what it
+    /// received: its Packet is not touched)
+    void Enqueue(rdmacc::Frame f, const RoceFields& h, uint32_t inPort);
     /// Queues a RoCE frame built by this node, reading priority, kind and flow from its header.
     void Enqueue(Ptr<Packet> p);
     /// Flow `flow` of the data source is ready: it takes turns in data class `prio` until its
@@ -227,11 +233,11 @@ class QbbNetDevice : public NetDevice
     void Receive(Ptr<Packet> p);
     /**
      * Called by the channel when a frame has fully arrived, with the fields it was sent with.
-     * \param p the frame
+     * \param f the frame
      * \param h its RoCE fields
      * \param hdrBytes their serialised size; 0: not known (read from the frame)
      */
-    void Receive(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrBytes);
+    void Receive(rdmacc::Frame f, const RoceFields& h, uint32_t hdrBytes);
 
     /// \return whether class `prio` is currently paused by the peer
     bool IsPaused(uint8_t prio) const;
@@ -310,19 +316,21 @@ class QbbNetDevice : public NetDevice
   private:
     void SetDataScheduler(std::string policy);
     std::string GetDataScheduler() const;
-    /// A queued frame and the fields it travels with (hdrBytes 0: none, read at the receiver).
-    struct Slot
+    /// A queued frame and the fields it travels with (hdrBytes 0: none, read at the receiver):
+    /// one cache line, the only one of the frame a dequeue reads
+    struct alignas(64) Slot
     {
-        Packet* p = nullptr;   //!< the frame: a reference StoreSlot took, TakeSlot hands over
+        Packet* p = nullptr;   //!< the frame: the reference StoreSlot took over
+        uint32_t size = 0;     //!< its size
+        uint32_t hdrBytes = 0; //!< its fields' serialised size, 0 if not known
         RoceFields h;          //!< its fields
-        uint32_t hdrBytes = 0; //!< their serialised size, 0 if not known
     };
 
-    uint32_t StoreSlot(const Ptr<Packet>& p, const RoceFields* h, uint32_t hdrBytes);
-    /// \return the slot's frame (its reference handed over: Ptr<Packet>(s.p, false)) and fields
+    uint32_t StoreSlot(rdmacc::Frame&& f, const RoceFields* h, uint32_t hdrBytes);
+    /// \return the slot (its frame's reference handed over: rdmacc::Frame::Adopt(s.p, s.size))
     Slot TakeSlot(uint32_t handle);
     /// Enqueue's work: `h` (with `hdrBytes`) or nullptr (none known)
-    void DoEnqueue(const Ptr<Packet>& p,
+    void DoEnqueue(rdmacc::Frame&& f,
                    uint8_t prio,
                    RoceHeader::Kind kind,
                    uint64_t flow,
@@ -334,10 +342,10 @@ class QbbNetDevice : public NetDevice
     void OnSchedWake();
     /// TryTransmit at `now`, the current time the caller has already read
     void TryTransmitAt(Time now);
-    /// Puts `p` on the wire with its fields (`hdrBytes` 0: none known).
-    void TransmitStart(const Ptr<Packet>& p, const RoceFields& h, uint32_t hdrBytes);
+    /// Puts `f` on the wire with its fields (`hdrBytes` 0: none known).
+    void TransmitStart(rdmacc::Frame f, const RoceFields& h, uint32_t hdrBytes);
     /// INT: appends this port's hop record to `p`'s IntTag, if it has one with room.
-    void AppendIntRecord(const Ptr<Packet>& p, uint64_t nowNs);
+    void AppendIntRecord(Packet& p, uint64_t nowNs);
     void ReceivePfc(const PfcHeader& h);
     void RefreshPause(uint8_t prio);
     uint8_t PausedMask(Time now) const;

@@ -122,17 +122,14 @@ RawHost::PullData(uint32_t i, RoceFields& fields)
 }
 
 void
-RawHost::ReceiveFrame(QbbNetDevice* dev,
-                      const Ptr<Packet>& p,
-                      const RoceFields& h,
-                      uint32_t hdrBytes)
+RawHost::ReceiveFrame(QbbNetDevice* dev, rdmacc::Frame&& f, const RoceFields& h, uint32_t hdrBytes)
 {
     NS_ABORT_MSG_IF(hdrBytes == 0, "RawHost: a frame shorter than a RoCE header");
     if (h.kind != RoceHeader::DATA)
     {
         return;
     }
-    const uint64_t len = p->GetSize() - hdrBytes;
+    const uint64_t len = f.Size() - hdrBytes;
     m_rxBySource[RoceHeader::IpToNode(h.srcIp)] += len;
     m_rxBytes += len;
     m_rxFrames++;

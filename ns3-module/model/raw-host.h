@@ -96,7 +96,7 @@ class RawHost
   private:
     void StartFlow(uint32_t i);
     void ReceiveFrame(QbbNetDevice* dev,
-                      const Ptr<Packet>& p,
+                      rdmacc::Frame&& f,
                       const RoceFields& h,
                       uint32_t hdrBytes) override;
 

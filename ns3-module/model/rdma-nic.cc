@@ -1129,16 +1129,13 @@ FeedbackName(uint8_t kind)
 } // namespace
 
 void
-RdmaNic::ReceiveFrame(QbbNetDevice* dev,
-                      const Ptr<Packet>& p,
-                      const RoceFields& h,
-                      uint32_t hdrBytes)
+RdmaNic::ReceiveFrame(QbbNetDevice* dev, rdmacc::Frame&& f, const RoceFields& h, uint32_t hdrBytes)
 {
-    NS_LOG_FUNCTION(this << dev << p);
+    NS_LOG_FUNCTION(this << dev << f.operator->());
     // the fields the frame came with: the frame ends here, only its payload's length and its
     // tags are used
     NS_ABORT_MSG_IF(hdrBytes == 0, "RdmaNic: a frame shorter than a RoCE header");
-    const uint32_t payload = p->GetSize() - hdrBytes;
+    const uint32_t payload = f.Size() - hdrBytes;
     const uint64_t now = rdmacc::NowNs();
     const uint32_t peer = RoceHeader::IpToNode(h.srcIp);
     switch (h.kind)
@@ -1163,7 +1160,7 @@ RdmaNic::ReceiveFrame(QbbNetDevice* dev,
         // INT: an ACK echoes the records of the data packet that triggered it
         IntTag records;
         const bool withInt =
-            (h.flags & RoceHeader::FLAG_INT) && o.n_acks > 0 && p->PeekPacketTag(records);
+            (h.flags & RoceHeader::FLAG_INT) && o.n_acks > 0 && f->PeekPacketTag(records);
         for (uint8_t k = 0; k < o.n_acks; k++)
         {
             if (acks[k].reread)
@@ -1249,7 +1246,7 @@ RdmaNic::ReceiveFrame(QbbNetDevice* dev,
         NS_LOG_LOGIC("flow " << q.flowId << " " << FeedbackName(h.kind) << " seq " << h.seq
                              << (ece ? " ECE" : ""));
         if (h.kind == RoceHeader::ACK && (h.flags & RoceHeader::FLAG_INT) &&
-            p->PeekPacketTag(records))
+            f->PeekPacketTag(records))
         {
             next = AckWithInt(q, now, h, ece, records);
         }
@@ -1262,12 +1259,12 @@ RdmaNic::ReceiveFrame(QbbNetDevice* dev,
             if (RDMACC_LOG_ENABLED(LOG_INFO) || RDMACC_LOG_ENABLED(LOG_LOGIC))
             {
                 const rdmacc_ffi::SenderInfo before = s.info();
-                next = Nack(q, now, h, ece, p);
+                next = Nack(q, now, h, ece, *f);
                 LogNack(q, h.seq, before, s.info());
             }
             else
             {
-                next = Nack(q, now, h, ece, p);
+                next = Nack(q, now, h, ece, *f);
             }
         }
         else if (h.kind == RoceHeader::CNP)
@@ -1359,10 +1356,10 @@ RdmaNic::AckWithInt(Qp& q, uint64_t now, const RoceFields& h, bool ece, const In
 }
 
 uint64_t
-RdmaNic::Nack(Qp& q, uint64_t now, const RoceFields& h, bool ece, Ptr<Packet> p)
+RdmaNic::Nack(Qp& q, uint64_t now, const RoceFields& h, bool ece, const Packet& p)
 {
     IntTag tag;
-    if ((h.flags & RoceHeader::FLAG_INT) && p->PeekPacketTag(tag))
+    if ((h.flags & RoceHeader::FLAG_INT) && p.PeekPacketTag(tag))
     {
         // a NACK that echoes INT (the hpcc-sim presets, as the HPCC simulator's)
         const uint8_t n = std::min(tag.nHops, IntTag::MAX_HOPS);

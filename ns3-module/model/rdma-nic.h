@@ -342,7 +342,7 @@ class RdmaNic
     void AfterFeedback(uint32_t qp, uint64_t nextTimer);
     void EmitState(Qp& q);
     void ReceiveFrame(QbbNetDevice* dev,
-                      const Ptr<Packet>& p,
+                      rdmacc::Frame&& f,
                       const RoceFields& fields,
                       uint32_t hdrBytes) override;
     void SendControl(uint8_t kind,
@@ -361,7 +361,7 @@ class RdmaNic
                  const rdmacc_ffi::SenderInfo& before,
                  const rdmacc_ffi::SenderInfo& after) const;
     /// A NACK of `q`'s sender, with the INT records of its packet `p` when it echoes them.
-    uint64_t Nack(Qp& q, uint64_t now, const RoceFields& h, bool ece, Ptr<Packet> p);
+    uint64_t Nack(Qp& q, uint64_t now, const RoceFields& h, bool ece, const Packet& p);
     /// INT: checks the records of an ACK of `q` (IntStats) and passes them to its sender.
     uint64_t AckWithInt(Qp& q, uint64_t now, const RoceFields& h, bool ece, const IntTag& tag);
     FlowRecord Record(const Qp& q) const;

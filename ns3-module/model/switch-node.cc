@@ -316,11 +316,11 @@ SwitchNode::AssignStreams(int64_t stream)
 
 void
 SwitchNode::ReceiveFrame(QbbNetDevice* dev,
-                         const Ptr<Packet>& p,
+                         rdmacc::Frame&& f,
                          const RoceFields& fields,
                          uint32_t hdrBytes)
 {
-    NS_LOG_FUNCTION(this << dev << p);
+    NS_LOG_FUNCTION(this << dev << f.operator->());
     NS_ASSERT_MSG(m_rust->core, "SwitchNode " << GetId() << " received a frame before Setup");
     NS_ABORT_MSG_IF(hdrBytes == 0,
                     "SwitchNode " << GetId() << ": a frame shorter than a RoCE header");
@@ -339,7 +339,7 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev,
     m.src_port = h.srcPort;
     m.dst_port = h.dstPort;
     m.protocol = 17;
-    m.size = p->GetSize();
+    m.size = f.Size();
     m.ecn = h.ecn;
     m.kind = static_cast<rdmacc_ffi::PacketKind>(h.kind);
     m.draw = m_draws.Next();
@@ -359,8 +359,8 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev,
                              << ", " << m.size << " B: " << h);
         if (!m_dropTrace.IsEmpty())
         {
-            RoceHeader::WriteInto(*p, h, hdrBytes); // a sink reads the bytes
-            m_dropTrace(p, inPort, h.prio, reason);
+            RoceHeader::WriteInto(*f, h, hdrBytes); // a sink reads the bytes
+            m_dropTrace(f.Share(), inPort, h.prio, reason);
         }
         return;
     }
@@ -368,7 +368,7 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev,
         if (m_rcm)
         {
             // the frame's payload (a CN) is Rust's to read
-            Ptr<Packet> body = p->Copy();
+            Ptr<Packet> body = f->Copy();
             body->RemoveAtStart(hdrBytes);
             std::vector<uint8_t> bytes(body->GetSize());
             body->CopyData(bytes.data(), bytes.size());
@@ -379,8 +379,8 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev,
         }
         if (!m_controlRxTrace.IsEmpty())
         {
-            RoceHeader::WriteInto(*p, h, hdrBytes); // a sink reads the bytes
-            m_controlRxTrace(p, inPort);
+            RoceHeader::WriteInto(*f, h, hdrBytes); // a sink reads the bytes
+            m_controlRxTrace(f.Share(), inPort);
         }
         return;
     case rdmacc_ffi::Action::Mark:
@@ -400,7 +400,7 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev,
         // budgets first: the packet joins a scheduler that knows its port's RCC
         DrainRcm();
     }
-    m_ports[d.out_port]->Enqueue(p, *out, inPort);
+    m_ports[d.out_port]->Enqueue(std::move(f), *out, inPort);
 }
 
 void

@@ -223,7 +223,7 @@ class SwitchNode
     /// The rate (bit/s) and one-way delay (ns) of every port's link, in port order.
     std::pair<std::vector<uint64_t>, std::vector<uint64_t>> PortLinks() const;
     void ReceiveFrame(QbbNetDevice* dev,
-                      const Ptr<Packet>& p,
+                      rdmacc::Frame&& f,
                       const RoceFields& fields,
                       uint32_t hdrBytes) override;
     void DequeueFrame(QbbNetDevice* dev, const rdmacc_ffi::TxPacket& t) override;

@@ -1,7 +1,8 @@
 /*
  * Tests of rdmacc::FramePool: a frame's Packet is reused only when the pool built it, nobody
  * holds it and nobody read it; a reused frame is a fresh one (size, zero bytes, no tags); and in
- * a run, frames trace sinks saw are never reused (their uids stay unique), the others are.
+ * a run, frames trace sinks saw are never reused (their uids stay unique), the others are; and
+ * rdmacc::Frame hands its one reference on without counting.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -124,6 +125,64 @@ class FramePoolRulesTestCase : public TestCase
     }
 };
 
+/// rdmacc::Frame: one reference, handed over by move, Adopt and Detach without counting; the
+/// last one let go puts a pool frame back.
+class FrameHandOverTestCase : public TestCase
+{
+  public:
+    FrameHandOverTestCase() :
+        TestCase("a Frame holds one reference and its size, moves it on without counting, and "
+                 "its destruction gives a pool frame back to the pool")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        using rdmacc::Frame;
+        using rdmacc::FramePool;
+        const uint32_t size = 1235; // a size no other test's frames have
+        Ptr<Packet> p = FramePool::Make(size);
+        Packet* raw = PeekPointer(p);
+        const uint32_t held = raw->GetReferenceCount(); // p's
+        {
+            Frame f(p);
+            NS_TEST_ASSERT_MSG_EQ(raw->GetReferenceCount(), held + 1, "a reference of its own");
+            NS_TEST_ASSERT_MSG_EQ(f.Size(), size, "its size");
+            Frame g(std::move(f));
+            NS_TEST_ASSERT_MSG_EQ(bool(f), false, "moved from: empty");
+            NS_TEST_ASSERT_MSG_EQ(raw->GetReferenceCount(), held + 1, "a move counts nothing");
+            Packet* d = g.Detach();
+            NS_TEST_ASSERT_MSG_EQ(d, raw, "Detach hands the Packet over");
+            NS_TEST_ASSERT_MSG_EQ(bool(g), false, "detached: empty");
+            Frame h = Frame::Adopt(d, size);
+            NS_TEST_ASSERT_MSG_EQ(raw->GetReferenceCount(), held + 1, "Adopt counts nothing");
+            {
+                Ptr<Packet> shared = h.Share();
+                NS_TEST_ASSERT_MSG_EQ(raw->GetReferenceCount(), held + 2, "Share: a new one");
+            }
+            // move-assigning over a Frame lets its frame go
+            Frame other(FramePool::Make(size + 1));
+            Packet* otherRaw = other.operator->();
+            otherRaw->Ref(); // kept alive to look at
+            other = std::move(h);
+            NS_TEST_ASSERT_MSG_EQ(otherRaw->GetReferenceCount(), 1, "the old frame let go");
+            otherRaw->Unref();
+            NS_TEST_ASSERT_MSG_EQ(raw->GetReferenceCount(), held + 1, "the moved one kept");
+        }
+        NS_TEST_ASSERT_MSG_EQ(raw->GetReferenceCount(), held, "its reference ended with it");
+        // the last reference in a Frame: back to the pool, reused by the next Make
+        Frame last(p);
+        p = nullptr;
+        const uint64_t before = FramePool::Reused();
+        last = Frame();
+        Ptr<Packet> again = FramePool::Make(size);
+        NS_TEST_ASSERT_MSG_EQ(FramePool::Reused(), before + 1, "kept when the Frame ended");
+        NS_TEST_ASSERT_MSG_EQ(PeekPointer(again), raw, "the same Packet");
+    }
+};
+
 /// In a run: the frames sinks read keep unique uids and are not reused; the others are.
 class FramePoolInARunTestCase : public TestCase
 {
@@ -206,6 +265,7 @@ class FramePoolTestSuite : public TestSuite
         TestSuite("rdma-cc-frame-pool")
     {
         AddTestCase(new FramePoolRulesTestCase);
+        AddTestCase(new FrameHandOverTestCase);
         AddTestCase(new FramePoolInARunTestCase);
     }
 };
