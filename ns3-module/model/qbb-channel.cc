@@ -59,38 +59,55 @@ namespace
 
 /**
  * A frame's arrival at the far end of a link: the event ns-3's MakeEvent would build for
- * QbbNetDevice::Receive. The channel keeps its events and schedules one again once it has run
- * (QbbChannel::Arrivals): same scheduling call, same time and context, so the event order is
- * unchanged.
+ * QbbNetDevice::Receive (same scheduling call, same time and context, so the event order is
+ * that of MakeEvent's). Its memory comes from a free list of the arrival events that have run,
+ * the one freed last first: it is most likely still in the cache, where the oldest event of
+ * the link (which a ring of each link's events reused before) has long left it.
  */
 class ArrivalEvent : public EventImpl
 {
   public:
-    /// A frame `p` for `dst`, with no fields (the device reads them from the frame)
-    ArrivalEvent(QbbNetDevice* dst, const Ptr<Packet>& p) :
-        m_dst(dst),
-        m_f(p)
+    /// Events' memory kept for reuse (beyond it, freed).
+    static constexpr std::size_t MAX_FREE = 1 << 16;
+
+    /// \return the memory of the event freed last, else new memory
+    static void*
+    operator new(std::size_t bytes)
     {
+        std::vector<void*>& free = FreeList();
+        if (bytes == sizeof(ArrivalEvent) && !free.empty())
+        {
+            void* m = free.back();
+            free.pop_back();
+            return m;
+        }
+        return ::operator new(bytes);
     }
 
-    /// An event for `dst`, loaded before it is scheduled
-    explicit ArrivalEvent(QbbNetDevice* dst) :
-        m_dst(dst)
+    /// Keeps the memory of an event that has run (or was cancelled) for the next one.
+    static void
+    operator delete(void* m, std::size_t bytes)
+    {
+        std::vector<void*>& free = FreeList();
+        if (bytes == sizeof(ArrivalEvent) && free.size() < MAX_FREE)
+        {
+            free.push_back(m);
+            return;
+        }
+        ::operator delete(m);
+    }
+
+    /// A frame `f` for `dst` with its fields `h` (`hdrBytes` 0: none known)
+    ArrivalEvent(QbbNetDevice* dst, rdmacc::Frame&& f, const RoceFields& h, uint32_t hdrBytes) :
+        m_dst(dst),
+        m_f(std::move(f)),
+        m_h(h),
+        m_hdrBytes(hdrBytes)
     {
     }
 
     ArrivalEvent(const ArrivalEvent&) = delete;
     ArrivalEvent& operator=(const ArrivalEvent&) = delete;
-
-    /// Carries `f` with its fields `h` (`hdrBytes` 0: none) next (a frame a Destroy left
-    /// unrun is let go).
-    void
-    Load(rdmacc::Frame&& f, const RoceFields& h, uint32_t hdrBytes)
-    {
-        m_f = std::move(f);
-        m_h = h;
-        m_hdrBytes = hdrBytes;
-    }
 
   protected:
     void
@@ -102,6 +119,14 @@ class ArrivalEvent : public EventImpl
     }
 
   private:
+    /// \return the free list (never destroyed: events may end after static destructors ran)
+    static std::vector<void*>&
+    FreeList()
+    {
+        static auto* free = new std::vector<void*>;
+        return *free;
+    }
+
     QbbNetDevice* m_dst;     //!< receiving device (outlives its events: both end at Destroy)
     rdmacc::Frame m_f;       //!< the frame (or none)
     RoceFields m_h;          //!< its fields
@@ -120,33 +145,15 @@ QbbChannel::TransmitStart(
     {
         m_ctx[d] = m_dev[d]->GetNode()->GetId();
     }
-    Arrivals& a = m_arrivals[d];
-    ArrivalEvent* ev;
-    if (!a.ring.empty() && a.ring[a.next]->GetReferenceCount() == 1)
-    {
-        // the oldest has run: the ring holds the only reference
-        ev = static_cast<ArrivalEvent*>(PeekPointer(a.ring[a.next]));
-    }
-    else
-    {
-        // all in flight: one more, the newest, just before the oldest
-        ev = new ArrivalEvent(PeekPointer(m_dev[d]));
-        a.ring.insert(a.ring.begin() + a.next, Ptr<EventImpl>(ev, false));
-    }
-    ev->Load(std::move(f), h, hdrBytes);
-    a.next = a.next + 1 == a.ring.size() ? 0 : a.next + 1;
-    ev->Ref(); // the simulator's reference
-    rdmacc::ScheduleWithContext(m_ctx[d], txTime + m_delay, ev);
+    // the simulator's reference, the only one: the event is freed once it has run
+    rdmacc::ScheduleWithContext(m_ctx[d],
+                                txTime + m_delay,
+                                new ArrivalEvent(PeekPointer(m_dev[d]), std::move(f), h, hdrBytes));
 }
 
 void
 QbbChannel::DoDispose()
 {
-    for (auto& a : m_arrivals)
-    {
-        a.ring.clear();
-        a.next = 0;
-    }
     Channel::DoDispose();
 }
 
@@ -261,7 +268,9 @@ ArriveFromOtherProcess(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     p->RemoveHeader(h);
     CanonicalScheduler::UseKey(h.key);
     Simulator::ScheduleWithContext(
-        dev->GetNode()->GetId(), TimeStep(1), new ArrivalEvent(PeekPointer(dev), std::move(p)));
+        dev->GetNode()->GetId(),
+        TimeStep(1),
+        new ArrivalEvent(PeekPointer(dev), rdmacc::Frame(p), RoceFields(), 0));
 }
 } // namespace
 

@@ -65,24 +65,10 @@ class QbbChannel : public Channel
     void DoDispose() override;
 
   private:
-    /**
-     * The arrival events of one direction, kept for reuse: an event the simulator no longer
-     * holds (its reference count back to 1, the ring's own) is scheduled again for the next
-     * frame, without a new EventImpl (whose constructor and destructor ns-3 logs). A direction's
-     * frames arrive in the order they were sent, so the event after the last one scheduled is
-     * the oldest: the one to try.
-     */
-    struct Arrivals
-    {
-        std::vector<Ptr<EventImpl>> ring; //!< the events, in the order they were last scheduled
-        std::size_t next = 0;             //!< where the oldest is (the next to reuse)
-    };
-
     Time m_delay;               //!< propagation delay
     Ptr<QbbNetDevice> m_dev[2]; //!< the two ends
     std::size_t m_nDevices;     //!< attached so far
     uint32_t m_ctx[2];          //!< each end's node id (the event context), once known
-    Arrivals m_arrivals[2];     //!< arrival events towards each end
 };
 
 #ifdef NS3_MPI
