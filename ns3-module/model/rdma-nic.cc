@@ -259,6 +259,13 @@ RdmaNic::GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const
     out = m_params->p->get(index);
 }
 
+bool
+RdmaNic::SameRustParams(const RustParamOwner& other) const
+{
+    const auto* nic = dynamic_cast<const RdmaNic*>(&other);
+    return nic != nullptr && m_params->p->same(*nic->m_params->p);
+}
+
 void
 RdmaNic::DoDispose()
 {

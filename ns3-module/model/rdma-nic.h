@@ -288,6 +288,7 @@ class RdmaNic
     // RustParamOwner
     void SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v) override;
     void GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const override;
+    bool SameRustParams(const RustParamOwner& other) const override;
 
   protected:
     void DoDispose() override;

@@ -415,6 +415,45 @@ class CreateManyTestCase : public TestCase
     }
 };
 
+/// The run record (config.json's `attributes`) reads every NIC's own parameters.
+class RunRecordTestCase : public TestCase
+{
+  public:
+    RunRecordTestCase() :
+        TestCase("run record: a NIC attribute the NICs hold alike is one value, one they hold "
+                 "differently the distinct values in the order the NICs were built")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        NS_TEST_ASSERT_MSG_EQ(NodeList::GetNNodes(), 0, "no nodes left by another test");
+        const std::vector<Ptr<RdmaNic>> nics = RdmaNic::CreateMany(5);
+        // NIC 2 is NIC 0 again after one that differs; NIC 4 differs from NIC 3 in one value
+        nics[1]->SetAttribute("Alpha", DoubleValue(0.25));
+        nics[3]->SetAttribute("Alpha", DoubleValue(0.125));
+        nics[4]->SetAttribute("Alpha", DoubleValue(0.125));
+        nics[4]->SetAttribute("AckEvery", UintegerValue(4));
+        for (const auto& nic : nics)
+        {
+            CreateObject<Node>()->AggregateObject(nic);
+        }
+        rdmacc::JsonObject c;
+        rdmacc::AddRunRecord(c);
+        const std::string record = c.ToString();
+        for (const std::string& member : {std::string("\"Alpha\": [\"0.5\", \"0.25\", \"0.125\"]"),
+                                          std::string("\"AckEvery\": [\"1\", \"4\"]"),
+                                          std::string("\"Beta\": \"0.5\"")})
+        {
+            NS_TEST_ASSERT_MSG_NE(
+                record.find(member), std::string::npos, member << " in " << record);
+        }
+        Simulator::Destroy();
+    }
+};
+
 /// The suite.
 class RdmaNicTestSuite : public TestSuite
 {
@@ -428,6 +467,7 @@ class RdmaNicTestSuite : public TestSuite
         AddTestCase(new HpccIntClosTestCase);
         AddTestCase(new ReadGoBackNClosTestCase);
         AddTestCase(new CreateManyTestCase);
+        AddTestCase(new RunRecordTestCase);
     }
 };
 
