@@ -277,6 +277,28 @@ pub fn get_param(
     v.map(|v| to_ffi(&v)).ok_or_else(|| missing(index))
 }
 
+/// Whether `a` and `b` hold the same value in every parameter `get` reads (index 0 up to the
+/// first it has not in either): a real compares by its bits, so `-0` is not `0` and a NaN is
+/// itself. Tables that are the same read as the same text, parameter by parameter.
+pub fn same_params<C>(a: &C, b: &C, get: impl Fn(&C, usize) -> Option<Value>) -> bool {
+    let mut i = 0;
+    loop {
+        match (get(a, i), get(b, i)) {
+            (None, None) => return true,
+            (Some(x), Some(y)) if same_value(&x, &y) => i += 1,
+            _ => return false,
+        }
+    }
+}
+
+/// `a` is `b` (a real's bits: see [`same_params`]).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Real(x), Value::Real(y)) => x.to_bits() == y.to_bits(),
+        _ => a == b,
+    }
+}
+
 /// Parses `text` for parameter `index` of `specs` given as its command-line option
 /// (`--OPTION`) and stores it with `set`. Errors: `missing(index)` when `specs` has no such
 /// parameter; the parse error, naming `--OPTION`; `set`'s error passed through `rename` (with
@@ -439,6 +461,27 @@ fn param_value_text(v: &ParamValue) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn same_params_compares_every_value_and_a_reals_bits() {
+        let get = |t: &Vec<Value>, i: usize| t.get(i).cloned();
+        let a = vec![Value::Real(0.5), Value::Count(3), Value::Text("x".into())];
+        assert!(same_params(&a, &a.clone(), get));
+        let mut b = a.clone();
+        b[2] = Value::Text("y".into());
+        assert!(!same_params(&a, &b, get), "the last value differs");
+        assert!(
+            !same_params(&a, &a[..2].to_vec(), get),
+            "one table is longer"
+        );
+        let zero = vec![Value::Real(0.0)];
+        assert!(
+            !same_params(&zero, &vec![Value::Real(-0.0)], get),
+            "-0 reads as -0, not 0"
+        );
+        let nan = vec![Value::Real(f64::NAN)];
+        assert!(same_params(&nan, &nan.clone(), get), "a NaN is itself");
+    }
 
     #[test]
     fn words_are_replaced_whole() {

@@ -203,6 +203,9 @@ mod ffi {
         fn validate(self: &NicParams, path: &PathInfo) -> Result<()>;
         /// A copy (a flow keeps the parameters it was added with until it starts).
         fn snapshot(self: &NicParams) -> Box<NicParams>;
+        /// Whether `other` holds the same value in every parameter (a real's bits): then every
+        /// attribute of the two NICs reads the same.
+        fn same(self: &NicParams, other: &NicParams) -> bool;
         /// Parses `text` for parameter `index` given as the command-line option `--OPTION`
         /// and stores it; the error is one line naming the option.
         fn set_option(self: &mut NicParams, index: usize, text: &str) -> Result<()>;
@@ -482,6 +485,10 @@ impl NicParams {
 
     fn snapshot(&self) -> Box<NicParams> {
         Box::new(NicParams(self.0))
+    }
+
+    fn same(&self, other: &NicParams) -> bool {
+        params::same_params(&self.0, &other.0, |c, i| c.get(i))
     }
 
     fn set_option(&mut self, index: usize, text: &str) -> Result<(), ConfigError> {
@@ -814,6 +821,33 @@ mod tests {
         let mut v = p.get(index_of("Scheme")).unwrap();
         v.text = "cubic".into();
         assert!(p.set(index_of("Scheme"), &v).is_err());
+    }
+
+    #[test]
+    fn same_is_every_parameter_the_same() {
+        let mut p = nic_params_new();
+        assert!(p.same(&nic_params_new()), "the defaults");
+        assert!(p.same(&p.snapshot()), "a copy");
+        let last = nic_param_specs().len() - 1;
+        for i in [0, index_of("Alpha"), index_of("Scheme"), last] {
+            let mut q = nic_params_new();
+            let mut v = q.get(i).unwrap();
+            match v.kind {
+                ParamKind::Real => v.real = v.real * 0.5 + 0.125,
+                ParamKind::Bool => v.flag = !v.flag,
+                ParamKind::Choice | ParamKind::Text => v.text = "dcqcn".into(),
+                _ => v.uint += 1,
+            }
+            q.set(i, &v).unwrap();
+            assert!(!p.same(&q), "parameter {i} differs");
+            assert!(!q.same(&p), "parameter {i} differs, either way");
+        }
+        let mut v = p.get(index_of("Alpha")).unwrap();
+        v.real = 0.375;
+        p.set(index_of("Alpha"), &v).unwrap();
+        let mut q = nic_params_new();
+        q.set(index_of("Alpha"), &v).unwrap();
+        assert!(p.same(&q), "the same value set on both");
     }
 
     #[test]

@@ -32,6 +32,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -158,22 +159,48 @@ Options::CheckBeforeRun() const
         const auto [type, attr] = detail::SplitPath(path);
         const TypeId tid = TypeId::LookupByName(type);
         uint32_t holders = 0;
+        // what each type of the run's objects makes of the path, found once per type (not per
+        // object: 257 NICs)
+        struct Holder
+        {
+            bool holds = false;     //!< the type is `type` or a child of it
+            bool readable = false;  //!< its attribute `attr` is plain (detail::PlainAttribute)
+            std::string normalised; //!< then `value` as that attribute writes it back
+        };
+
+        std::map<uint16_t, Holder> byType;
         for (const auto& o : objects)
         {
             const TypeId own = o->GetInstanceTypeId();
-            if (own != tid && !own.IsChildOf(tid))
+            auto known = byType.find(own.GetUid());
+            if (known == byType.end())
+            {
+                Holder h;
+                h.holds = own == tid || own.IsChildOf(tid);
+                if (h.holds)
+                {
+                    TypeId::AttributeInformation info;
+                    own.LookupAttributeByName(attr, &info);
+                    h.readable = detail::PlainAttribute(info);
+                    if (h.readable)
+                    {
+                        h.normalised = detail::Normalised(info, value);
+                    }
+                }
+                known = byType.emplace(own.GetUid(), std::move(h)).first;
+            }
+            const Holder& h = known->second;
+            if (!h.holds)
             {
                 continue;
             }
-            TypeId::AttributeInformation info;
-            own.LookupAttributeByName(attr, &info);
             StringValue held;
-            if (!detail::PlainAttribute(info) || !o->GetAttributeFailSafe(attr, held))
+            if (!h.readable || !o->GetAttributeFailSafe(attr, held))
             {
                 holders++; // not readable back: trust ns-3's default mechanism
                 continue;
             }
-            if (held.Get() != detail::Normalised(info, value))
+            if (held.Get() != h.normalised)
             {
                 ConfigFatal("command line",
                             written[path] + " changed nothing: " + m_impl->program + " sets " +

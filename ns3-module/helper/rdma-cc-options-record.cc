@@ -146,20 +146,34 @@ Options::Impl::CheckReplay() const
 namespace
 {
 
-/// \return the attributes of `tid` the run record reads (plain, with a getter)
-std::vector<TypeId::AttributeInformation>
-ReadableAttributes(const TypeId& tid)
+/// What the run record keeps of one type: its readable attributes (plain, with a getter) and
+/// the distinct values each held, in the order the objects were built.
+struct TypeRecord
 {
-    std::vector<TypeId::AttributeInformation> infos;
+    std::string name;                                //!< the type's name
+    std::vector<TypeId::AttributeInformation> infos; //!< its readable attributes
+    std::vector<bool> rust;                          //!< infos[k] is a Rust parameter
+    std::vector<std::vector<std::string>> seen;      //!< infos[k]'s distinct values
+    const RustParamOwner* lastOwner = nullptr;       //!< the last object's Rust parameters
+};
+
+/// A TypeRecord of `tid`, named `name`, with no values yet.
+TypeRecord
+NewTypeRecord(const TypeId& tid, const std::string& name)
+{
+    TypeRecord r;
+    r.name = name;
     for (uint32_t i = 0; i < tid.GetAttributeN(); i++)
     {
         const TypeId::AttributeInformation info = tid.GetAttribute(i);
         if (detail::PlainAttribute(info) && info.accessor->HasGetter())
         {
-            infos.push_back(info);
+            r.infos.push_back(info);
+            r.rust.push_back(IsRustParamAccessor(*info.accessor));
         }
     }
-    return infos;
+    r.seen.resize(r.infos.size());
+    return r;
 }
 
 /// Reads attribute `info` of `o` as text into `v` (what ObjectBase::GetAttributeFailSafe(name,
@@ -188,34 +202,52 @@ AddRunRecord(JsonObject& c)
 {
     // every attribute of the run's rdma-cc objects, as they hold it: one value, or the
     // distinct values in the order the objects were built
-    std::map<std::string, std::map<std::string, std::vector<std::string>>> held;
-    std::vector<std::string> typeOrder;
-    // each type's readable attributes, looked up once per type (not by name per object: a
-    // 257-port incast spent 15 % of its process there)
-    std::map<std::string, std::vector<TypeId::AttributeInformation>> plain;
+    std::vector<TypeRecord> types; // in the order their first object was built
+    // each type's record by TypeId, its readable attributes looked up once (not by name per
+    // object: a 257-port incast spent 15 % of its process there); -1: a type not recorded
+    std::map<uint16_t, int> typeIndex;
     for (const auto& o : detail::RunObjects())
     {
         const TypeId tid = o->GetInstanceTypeId();
-        const std::string type = tid.GetName();
-        if (type != "ns3::RdmaNic" && type != "ns3::SwitchNode" && type != "ns3::QbbNetDevice" &&
-            type != "ns3::QbbChannel" && type != "ns3::RawHost")
+        auto known = typeIndex.find(tid.GetUid());
+        if (known == typeIndex.end())
+        {
+            const std::string type = tid.GetName();
+            int index = -1;
+            if (type == "ns3::RdmaNic" || type == "ns3::SwitchNode" ||
+                type == "ns3::QbbNetDevice" || type == "ns3::QbbChannel" || type == "ns3::RawHost")
+            {
+                index = static_cast<int>(types.size());
+                types.push_back(NewTypeRecord(tid, type));
+            }
+            known = typeIndex.emplace(tid.GetUid(), index).first;
+        }
+        if (known->second < 0)
         {
             continue;
         }
-        if (held.count(type) == 0)
+        TypeRecord& r = types[known->second];
+        // an object whose Rust parameters are the previous one's reads as it did: its values
+        // are recorded already (257 NICs with ~60 parameters each, mostly the same)
+        const auto* owner = dynamic_cast<const RustParamOwner*>(PeekPointer(o));
+        const bool sameRust =
+            owner != nullptr && r.lastOwner != nullptr && owner->SameRustParams(*r.lastOwner);
+        if (owner != nullptr)
         {
-            typeOrder.push_back(type);
-            plain[type] = ReadableAttributes(tid);
+            r.lastOwner = owner;
         }
-        auto& attrs = held[type];
-        for (const auto& info : plain[type])
+        for (std::size_t k = 0; k < r.infos.size(); k++)
         {
-            std::string v;
-            if (!ReadAttribute(o, info, v))
+            if (sameRust && r.rust[k])
             {
                 continue;
             }
-            auto& seen = attrs[info.name];
+            std::string v;
+            if (!ReadAttribute(o, r.infos[k], v))
+            {
+                continue;
+            }
+            auto& seen = r.seen[k];
             if (std::find(seen.begin(), seen.end(), v) == seen.end())
             {
                 seen.push_back(v);
@@ -223,21 +255,30 @@ AddRunRecord(JsonObject& c)
         }
     }
     JsonObject attributes;
-    for (const auto& type : typeOrder)
+    for (const auto& r : types)
     {
-        JsonObject t;
-        for (const auto& [name, vals] : held[type])
+        // by name, as JSON objects list their keys
+        std::map<std::string, const std::vector<std::string>*> byName;
+        for (std::size_t k = 0; k < r.infos.size(); k++)
         {
-            if (vals.size() == 1)
+            if (!r.seen[k].empty())
             {
-                t.Str(name, vals[0]);
+                byName[r.infos[k].name] = &r.seen[k];
+            }
+        }
+        JsonObject t;
+        for (const auto& [name, vals] : byName)
+        {
+            if (vals->size() == 1)
+            {
+                t.Str(name, (*vals)[0]);
             }
             else
             {
-                t.StrList(name, vals);
+                t.StrList(name, *vals);
             }
         }
-        attributes.Obj(type, t);
+        attributes.Obj(r.name, t);
     }
     c.Obj("attributes", attributes);
     JsonObject globals;

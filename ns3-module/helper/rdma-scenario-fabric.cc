@@ -146,10 +146,12 @@ RdmaScenario::AttachNics()
     const uint32_t probe = nHosts > 1 ? 1 : 0;
     m_opts.ApplyNicDefaults(HostRateBps(probe), BaseRtt(probe, 0), Lossless(), m_int);
     const Time fabricRtt = fabric.LargestDataPathRtt(Mtu(), IntBytes()); // hpcc-sim presets
+    // built together: one by ns-3's attribute construction, the others copies of it
+    const std::vector<Ptr<RdmaNic>> built = RdmaNic::CreateMany(nHosts);
     for (uint32_t i = 0; i < nHosts; i++)
     {
         // the NIC parameters as the options parsed them (Options::ApplyNicDefaults)
-        Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+        const Ptr<RdmaNic>& nic = built[i];
         m_opts.ConfigureNic(*nic);
         nic->Attach(fabric.hostDevices[i], fabric.hosts.Get(i)->GetId());
         fabric.hosts.Get(i)->AggregateObject(nic);

@@ -27,6 +27,12 @@ namespace ns3
 
 RustParamOwner::~RustParamOwner() = default;
 
+bool
+RustParamOwner::SameRustParams(const RustParamOwner& /* other */) const
+{
+    return false;
+}
+
 namespace
 {
 
@@ -368,6 +374,12 @@ AddRustAttributes(TypeId& tid, ParamTable table, const std::string& owner)
                          Create<RustParamAccessor>(i, s.kind, owner, attr),
                          checker);
     }
+}
+
+bool
+IsRustParamAccessor(const AttributeAccessor& accessor)
+{
+    return dynamic_cast<const RustParamAccessor*>(&accessor) != nullptr;
 }
 
 Ptr<AttributeValue>

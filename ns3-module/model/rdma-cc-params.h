@@ -47,6 +47,14 @@ class RustParamOwner
      * \param out receives the value
      */
     virtual void GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const = 0;
+    /**
+     * Whether `other` holds the same value (a real's bits) in every parameter of the table:
+     * then each of the two owners' parameter attributes reads the same. The run record reads
+     * an owner's parameters only when they differ from the previous owner's of its type.
+     * \param other another owner
+     * \return true when known to be the same; false when not, or not known (this default)
+     */
+    virtual bool SameRustParams(const RustParamOwner& other) const;
 };
 
 namespace rdmacc
@@ -73,6 +81,14 @@ enum class ParamTable
  * \param owner the owner's ns-3 type name, for error messages
  */
 void AddRustAttributes(TypeId& tid, ParamTable table, const std::string& owner);
+
+/**
+ * \ingroup rdma-cc
+ * \return whether `accessor` is that of a Rust parameter (added by AddRustAttributes): its
+ *         value is a function of the owner's RustParamOwner::GetRustParam
+ * \param accessor an attribute's accessor
+ */
+bool IsRustParamAccessor(const AttributeAccessor& accessor);
 
 /**
  * \ingroup rdma-cc

@@ -199,7 +199,38 @@ RdmaNic::RdmaNic() :
 {
 }
 
+RdmaNic::RdmaNic(const RdmaNic& built) :
+    Object(built), // its TypeId
+    QbbDataSource(),
+    RustParamOwner(),
+    QbbFrameSink(),
+    m_nodeId(0),
+    m_delivered(0),
+    m_params(std::make_unique<Params>(Params{built.m_params->p->snapshot()}))
+{
+    NS_ASSERT_MSG(!built.m_dev && built.m_qps.empty() && built.m_rx.empty(),
+                  "RdmaNic: only a NIC just built is copied");
+}
+
 RdmaNic::~RdmaNic() = default;
+
+std::vector<Ptr<RdmaNic>>
+RdmaNic::CreateMany(uint32_t n)
+{
+    std::vector<Ptr<RdmaNic>> nics;
+    nics.reserve(n);
+    if (n > 0)
+    {
+        nics.push_back(CreateObject<RdmaNic>());
+    }
+    for (uint32_t i = 1; i < n; i++)
+    {
+        // what ConstructSelf would set again: the first's values, which nothing can have
+        // changed since (no other code runs in between)
+        nics.push_back(Ptr<RdmaNic>(new RdmaNic(*nics[0]), false));
+    }
+    return nics;
+}
 
 void
 RdmaNic::SetRustParam(std::size_t index, const rdmacc_ffi::ParamValue& v)
@@ -226,6 +257,13 @@ void
 RdmaNic::GetRustParam(std::size_t index, rdmacc_ffi::ParamValue& out) const
 {
     out = m_params->p->get(index);
+}
+
+bool
+RdmaNic::SameRustParams(const RustParamOwner& other) const
+{
+    const auto* nic = dynamic_cast<const RdmaNic*>(&other);
+    return nic != nullptr && m_params->p->same(*nic->m_params->p);
 }
 
 void

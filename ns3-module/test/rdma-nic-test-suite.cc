@@ -12,6 +12,10 @@
 #include "rdma-cc/src/switch.rs.h" // the fields of SwitchNode's counters (Rust's structs)
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace ns3;
 
@@ -322,6 +326,134 @@ class ReadGoBackNClosTestCase : public TestCase
     }
 };
 
+/// Every attribute of `nic` as text (GetAttribute with a StringValue), by name.
+std::map<std::string, std::string>
+AttributesOf(const Ptr<RdmaNic>& nic)
+{
+    std::map<std::string, std::string> out;
+    const TypeId tid = nic->GetInstanceTypeId();
+    for (uint32_t i = 0; i < tid.GetAttributeN(); i++)
+    {
+        const std::string name = tid.GetAttribute(i).name;
+        StringValue v;
+        nic->GetAttribute(name, v);
+        out[name] = v.Get();
+    }
+    return out;
+}
+
+/// RdmaNic::CreateMany builds NICs that hold what CreateObject's would.
+class CreateManyTestCase : public TestCase
+{
+  public:
+    CreateManyTestCase() :
+        TestCase("RdmaNic::CreateMany: every NIC holds every attribute as CreateObject's NIC "
+                 "does, Config::SetDefault's values included, and each NIC is its own")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        NS_TEST_ASSERT_MSG_EQ(RdmaNic::CreateMany(0).size(), 0, "none");
+        // defaults changed by Config::SetDefault reach the first NIC by ns-3's attribute
+        // construction and the others by the copy
+        const TypeId tid = RdmaNic::GetTypeId();
+        const std::vector<std::pair<std::string, std::string>> set = {
+            {"Alpha", "0.375"},
+            {"Scheme", "dcqcn"},
+            {"Rto", "3ms"},
+            {"Mtu", "4000"},
+        };
+        std::vector<std::pair<std::string, Ptr<const AttributeValue>>> saved;
+        std::map<std::string, std::string> expected; // each value's text, as its checker writes it
+        for (const auto& [name, value] : set)
+        {
+            TypeId::AttributeInformation info;
+            NS_TEST_ASSERT_MSG_EQ(tid.LookupAttributeByName(name, &info), true, name);
+            saved.emplace_back(name, info.initialValue);
+            expected[name] =
+                info.checker->CreateValidValue(StringValue(value))->SerializeToString(info.checker);
+            NS_TEST_ASSERT_MSG_NE(expected[name],
+                                  info.initialValue->SerializeToString(info.checker),
+                                  name << ": a value other than the default");
+            Config::SetDefault("ns3::RdmaNic::" + name, StringValue(value));
+        }
+        const auto one = AttributesOf(CreateObject<RdmaNic>());
+        const std::vector<Ptr<RdmaNic>> many = RdmaNic::CreateMany(5);
+        NS_TEST_ASSERT_MSG_EQ(many.size(), 5, "five NICs");
+        for (const auto& [name, text] : expected)
+        {
+            NS_TEST_ASSERT_MSG_EQ(one.at(name), text, "Config::SetDefault reaches " + name);
+        }
+        NS_TEST_ASSERT_MSG_GT(one.size(), 40, "every Rust parameter is an attribute");
+        for (std::size_t i = 0; i < many.size(); i++)
+        {
+            NS_TEST_ASSERT_MSG_EQ(many[i]->GetInstanceTypeId(), tid, "NIC " << i << "'s TypeId");
+            NS_TEST_ASSERT_MSG_EQ((AttributesOf(many[i]) == one),
+                                  true,
+                                  "NIC " << i << " holds every attribute as CreateObject's");
+        }
+        // SetAttribute changes one NIC, not the one it was copied from nor another copy
+        many[2]->SetAttribute("Alpha", DoubleValue(0.125));
+        auto changed = one;
+        changed["Alpha"] = "0.125";
+        NS_TEST_ASSERT_MSG_EQ((AttributesOf(many[2]) == changed), true, "SetAttribute applies");
+        NS_TEST_ASSERT_MSG_EQ((AttributesOf(many[0]) == one), true, "the first is its own");
+        NS_TEST_ASSERT_MSG_EQ((AttributesOf(many[3]) == one), true, "another copy is its own");
+        for (const auto& [name, value] : saved)
+        {
+            Config::SetDefault("ns3::RdmaNic::" + name, *value);
+        }
+        // the defaults back: a copy holds them again
+        const auto plain = AttributesOf(CreateObject<RdmaNic>());
+        NS_TEST_ASSERT_MSG_EQ((AttributesOf(RdmaNic::CreateMany(2)[1]) == plain),
+                              true,
+                              "a copy of a NIC built with the defaults holds the defaults");
+        NS_TEST_ASSERT_MSG_NE(plain.at("Alpha"), "0.375", "the default is back");
+    }
+};
+
+/// The run record (config.json's `attributes`) reads every NIC's own parameters.
+class RunRecordTestCase : public TestCase
+{
+  public:
+    RunRecordTestCase() :
+        TestCase("run record: a NIC attribute the NICs hold alike is one value, one they hold "
+                 "differently the distinct values in the order the NICs were built")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        NS_TEST_ASSERT_MSG_EQ(NodeList::GetNNodes(), 0, "no nodes left by another test");
+        const std::vector<Ptr<RdmaNic>> nics = RdmaNic::CreateMany(5);
+        // NIC 2 is NIC 0 again after one that differs; NIC 4 differs from NIC 3 in one value
+        nics[1]->SetAttribute("Alpha", DoubleValue(0.25));
+        nics[3]->SetAttribute("Alpha", DoubleValue(0.125));
+        nics[4]->SetAttribute("Alpha", DoubleValue(0.125));
+        nics[4]->SetAttribute("AckEvery", UintegerValue(4));
+        for (const auto& nic : nics)
+        {
+            CreateObject<Node>()->AggregateObject(nic);
+        }
+        rdmacc::JsonObject c;
+        rdmacc::AddRunRecord(c);
+        const std::string record = c.ToString();
+        for (const std::string& member : {std::string("\"Alpha\": [\"0.5\", \"0.25\", \"0.125\"]"),
+                                          std::string("\"AckEvery\": [\"1\", \"4\"]"),
+                                          std::string("\"Beta\": \"0.5\"")})
+        {
+            NS_TEST_ASSERT_MSG_NE(
+                record.find(member), std::string::npos, member << " in " << record);
+        }
+        Simulator::Destroy();
+    }
+};
+
 /// The suite.
 class RdmaNicTestSuite : public TestSuite
 {
@@ -334,6 +466,8 @@ class RdmaNicTestSuite : public TestSuite
         AddTestCase(new GoBackNClosTestCase);
         AddTestCase(new HpccIntClosTestCase);
         AddTestCase(new ReadGoBackNClosTestCase);
+        AddTestCase(new CreateManyTestCase);
+        AddTestCase(new RunRecordTestCase);
     }
 };
 
