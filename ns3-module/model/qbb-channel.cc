@@ -60,50 +60,49 @@ namespace
 /**
  * A frame's arrival at the far end of a link: the event ns-3's MakeEvent would build for
  * QbbNetDevice::Receive (same scheduling call, same time and context, so the event order is
- * that of MakeEvent's). Its memory comes from a free list of the arrival events that have run,
- * the one freed last first: it is most likely still in the cache, where the oldest event of
- * the link (which a ring of each link's events reused before) has long left it.
+ * that of MakeEvent's). Arrival events are kept and used again, without ns-3's EventImpl
+ * constructor and destructor: the next frame takes the event that ran last (Take), most likely
+ * still in the cache, where the oldest event of the link (which a ring of each link's events
+ * reused before) has long left it. Every event holds a reference of the pool's, so the
+ * simulator's Unref after it ran never frees it.
  */
 class ArrivalEvent : public EventImpl
 {
   public:
-    /// Events' memory kept for reuse (beyond it, freed).
-    static constexpr std::size_t MAX_FREE = 1 << 16;
-
-    /// \return the memory of the event freed last, else new memory
-    static void*
-    operator new(std::size_t bytes)
+    /**
+     * \param dst the receiving device
+     * \param f the frame
+     * \param h its fields
+     * \param hdrBytes their serialised size (0: none known)
+     * \return an event carrying them, with the simulator's reference taken: the one that ran
+     *         last, else a new one
+     */
+    static ArrivalEvent*
+    Take(QbbNetDevice* dst, rdmacc::Frame&& f, const RoceFields& h, uint32_t hdrBytes)
     {
-        std::vector<void*>& free = FreeList();
-        if (bytes == sizeof(ArrivalEvent) && !free.empty())
+        Events& e = TheEvents();
+        if (e.ran.empty() && e.all.size() >= e.nextSweep)
         {
-            void* m = free.back();
-            free.pop_back();
-            return m;
+            e.Sweep();
         }
-        return ::operator new(bytes);
-    }
-
-    /// Keeps the memory of an event that has run (or was cancelled) for the next one.
-    static void
-    operator delete(void* m, std::size_t bytes)
-    {
-        std::vector<void*>& free = FreeList();
-        if (bytes == sizeof(ArrivalEvent) && free.size() < MAX_FREE)
+        ArrivalEvent* ev;
+        if (!e.ran.empty())
         {
-            free.push_back(m);
-            return;
+            ev = e.ran.back();
+            e.ran.pop_back();
         }
-        ::operator delete(m);
-    }
-
-    /// A frame `f` for `dst` with its fields `h` (`hdrBytes` 0: none known)
-    ArrivalEvent(QbbNetDevice* dst, rdmacc::Frame&& f, const RoceFields& h, uint32_t hdrBytes) :
-        m_dst(dst),
-        m_f(std::move(f)),
-        m_h(h),
-        m_hdrBytes(hdrBytes)
-    {
+        else
+        {
+            ev = new ArrivalEvent; // its first reference: the pool's
+            e.all.push_back(ev);
+        }
+        ev->m_dst = dst;
+        ev->m_f = std::move(f);
+        ev->m_h = h;
+        ev->m_hdrBytes = hdrBytes;
+        ev->m_ran = false;
+        ev->Ref(); // the simulator's
+        return ev;
     }
 
     ArrivalEvent(const ArrivalEvent&) = delete;
@@ -116,21 +115,56 @@ class ArrivalEvent : public EventImpl
         // the frame goes on to the device, which hands it to its sink: when that does not keep
         // it, its life ends there (to the pool, which keeps it for a later frame)
         m_dst->Receive(std::move(m_f), m_h, m_hdrBytes);
+        // free for the next frame (the simulator lets its reference go after this returns)
+        m_ran = true;
+        TheEvents().ran.push_back(this);
     }
 
   private:
-    /// \return the free list (never destroyed: events may end after static destructors ran)
-    static std::vector<void*>&
-    FreeList()
+    ArrivalEvent() = default;
+
+    /// Every arrival event, and those free for the next frame.
+    struct Events
     {
-        static auto* free = new std::vector<void*>;
-        return *free;
+        std::vector<ArrivalEvent*> all; //!< every event (each with the pool's reference)
+        std::vector<ArrivalEvent*> ran; //!< those free, the last to run at the back
+        std::size_t nextSweep = 1024;   //!< Sweep when `all` has grown to this
+
+        /**
+         * Takes back the events a simulator let go without running them (Simulator::Destroy
+         * of a run that ended with frames in flight): not run, and only the pool's reference
+         * left. Called each time `all` has doubled, so its cost per event is constant.
+         */
+        void
+        Sweep()
+        {
+            for (ArrivalEvent* ev : all)
+            {
+                if (!ev->m_ran && ev->GetReferenceCount() == 1)
+                {
+                    ev->m_f = rdmacc::Frame(); // its frame's life ends
+                    ev->m_ran = true;
+                    ran.push_back(ev);
+                }
+            }
+            nextSweep = 2 * all.size();
+        }
+    };
+
+    /// \return the events (never destroyed: a simulator may let its events go after static
+    ///         destructors ran)
+    static Events&
+    TheEvents()
+    {
+        static auto* events = new Events;
+        return *events;
     }
 
-    QbbNetDevice* m_dst;     //!< receiving device (outlives its events: both end at Destroy)
-    rdmacc::Frame m_f;       //!< the frame (or none)
-    RoceFields m_h;          //!< its fields
-    uint32_t m_hdrBytes = 0; //!< their serialised size; 0: not known
+    QbbNetDevice* m_dst = nullptr; //!< receiving device (outlives the frame's arrival)
+    rdmacc::Frame m_f;             //!< the frame (or none)
+    RoceFields m_h;                //!< its fields
+    uint32_t m_hdrBytes = 0;       //!< their serialised size; 0: not known
+    bool m_ran = true;             //!< it ran (or was taken back): free for the next frame
 };
 
 } // namespace
@@ -145,10 +179,10 @@ QbbChannel::TransmitStart(
     {
         m_ctx[d] = m_dev[d]->GetNode()->GetId();
     }
-    // the simulator's reference, the only one: the event is freed once it has run
-    rdmacc::ScheduleWithContext(m_ctx[d],
-                                txTime + m_delay,
-                                new ArrivalEvent(PeekPointer(m_dev[d]), std::move(f), h, hdrBytes));
+    rdmacc::ScheduleWithContext(
+        m_ctx[d],
+        txTime + m_delay,
+        ArrivalEvent::Take(PeekPointer(m_dev[d]), std::move(f), h, hdrBytes));
 }
 
 void
@@ -270,7 +304,7 @@ ArriveFromOtherProcess(Ptr<QbbNetDevice> dev, Ptr<Packet> p)
     Simulator::ScheduleWithContext(
         dev->GetNode()->GetId(),
         TimeStep(1),
-        new ArrivalEvent(PeekPointer(dev), rdmacc::Frame(p), RoceFields(), 0));
+        ArrivalEvent::Take(PeekPointer(dev), rdmacc::Frame(p), RoceFields(), 0));
 }
 } // namespace
 
