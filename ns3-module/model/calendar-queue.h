@@ -34,8 +34,11 @@ namespace rdmacc
  * window; a bucket's vector grows by doubling.
  *
  * T: `static uint64_t Ts(const E&)` (the time step), `static bool Before(const E&, const E&)`
- * (a strict order of the entries of one time step) and `static constexpr bool APPEND` (true:
- * entries come in Before order, each list is only appended to).
+ * (a strict order of the entries of one time step), `static constexpr bool APPEND` (true:
+ * entries come in Before order, each list is only appended to) and `static void Prefetch(const
+ * E&)`: PopFront calls it with the entry that follows in the same time step, most likely the
+ * next to be taken, so that its event's memory is fetched while the one taken runs (a hint,
+ * no effect on the order).
  */
 template <typename E, typename T>
 class CalendarQueue
@@ -117,6 +120,13 @@ class CalendarQueue
         {
             // its tail stays stale: a list is only read through its head
             m_bits[step >> 6] &= ~(uint64_t{1} << (step & 63));
+        }
+        else
+        {
+            // the next entry of this step, most likely the next to run: its event's memory
+            // (scheduled a while ago, out of the cache in a loaded fabric) is fetched while
+            // this one runs
+            T::Prefetch(m_nodes[node.next].e);
         }
         node.next = m_free;
         m_free = n;

@@ -118,6 +118,12 @@ class CanonicalScheduler : public Scheduler
             return e.ts;
         }
 
+        static void
+        Prefetch(const Entry& e)
+        {
+            __builtin_prefetch(e.impl);
+        }
+
         static bool
         Before(const Entry& a, const Entry& b)
         {

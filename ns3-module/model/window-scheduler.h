@@ -148,6 +148,12 @@ class WindowScheduler final : public Scheduler
             return e.key.m_ts;
         }
 
+        static void
+        Prefetch(const Event& e)
+        {
+            __builtin_prefetch(e.impl);
+        }
+
         static bool
         Before(const Event& a, const Event& b)
         {
