@@ -121,7 +121,9 @@ class CanonicalScheduler : public Scheduler
         static void
         Prefetch(const Entry& e)
         {
+            // the event's first two lines: an ArrivalEvent's frame and fields reach the second
             __builtin_prefetch(e.impl);
+            __builtin_prefetch(reinterpret_cast<const char*>(e.impl) + 64);
         }
 
         static bool

@@ -151,7 +151,9 @@ class WindowScheduler final : public Scheduler
         static void
         Prefetch(const Event& e)
         {
+            // the event's first two lines: an ArrivalEvent's frame and fields reach the second
             __builtin_prefetch(e.impl);
+            __builtin_prefetch(reinterpret_cast<const char*>(e.impl) + 64);
         }
 
         static bool
