@@ -71,24 +71,46 @@ FramePool::Make(uint32_t size)
     return p;
 }
 
+Frame
+FramePool::MakeFrame(uint32_t size)
+{
+    Pool& pool = ThePool();
+    SizeClass* k = pool.Find(size);
+    if (k != nullptr && !k->kept.empty())
+    {
+        // the pool's reference, handed over without a look at the Packet
+        Packet* p = k->kept.back();
+        k->kept.pop_back();
+        pool.reused++;
+        return Frame::Adopt(p, size, true);
+    }
+    Ptr<Packet> p = Create<Packet>(size);
+    p->SetNixVector(pool.mark);
+    Packet* raw = PeekPointer(p);
+    raw->Ref(); // the Frame's, once p's goes
+    p = nullptr;
+    return Frame::Adopt(raw, size, true);
+}
+
 void
 FramePool::Release(Packet* p)
 {
     if (p != nullptr)
     {
-        Release(p, p->GetSize());
+        Release(p, p->GetSize(), false);
     }
 }
 
 void
-FramePool::Release(Packet* p, uint32_t size)
+FramePool::Release(Packet* p, uint32_t size, bool pristine)
 {
     if (p == nullptr)
     {
         return;
     }
     Pool& pool = ThePool();
-    if (p->GetReferenceCount() == 1 && PeekPointer(p->GetNixVector()) == PeekPointer(pool.mark))
+    if (pristine ||
+        (p->GetReferenceCount() == 1 && PeekPointer(p->GetNixVector()) == PeekPointer(pool.mark)))
     {
         SizeClass* k = pool.Find(size);
         if (k == nullptr && pool.nClasses < MAX_SIZES)
@@ -98,8 +120,12 @@ FramePool::Release(Packet* p, uint32_t size)
         }
         if (k != nullptr && k->kept.size() < MAX_KEPT)
         {
-            p->RemoveAllPacketTags();
-            p->RemoveAllByteTags();
+            if (!pristine)
+            {
+                // a pristine frame has none: nothing reached its Packet to add one
+                p->RemoveAllPacketTags();
+                p->RemoveAllByteTags();
+            }
             k->kept.push_back(p);
             return;
         }

@@ -12,6 +12,8 @@ namespace ns3
 namespace rdmacc
 {
 
+class Frame;
+
 /**
  * \ingroup rdma-cc
  * Keeps the ns-3 `Packet` of a frame whose life is over for the next frame of the same size,
@@ -45,6 +47,8 @@ class FramePool
 
     /// \return a frame of `size` zero bytes with no tags, as Create<Packet>(size) builds
     static Ptr<Packet> Make(uint32_t size);
+    /// \return Make(size) as a pristine Frame (Frame::Pristine), the only holder of its Packet
+    static Frame MakeFrame(uint32_t size);
     /**
      * The end of a frame's arrival: takes over one reference to `p` (which may be null) and
      * keeps the frame for a later Make when that was the last one, Make built it, and it was
@@ -58,8 +62,14 @@ class FramePool
 
   private:
     friend class Frame;
-    /// Release, for a frame whose size the caller knows (Frame: not read from the Packet).
-    static void Release(Packet* p, uint32_t size);
+    /**
+     * Release, for a frame whose size the caller knows (Frame: not read from the Packet).
+     * \param p the Packet (may be null)
+     * \param size its size
+     * \param pristine MakeFrame built it and nothing else held or read it: kept without a look
+     *        at the Packet (its reference count, mark and tags are known)
+     */
+    static void Release(Packet* p, uint32_t size, bool pristine);
 };
 
 /**
@@ -76,6 +86,12 @@ class FramePool
  * header's bytes in place, INT changes a tag). Destroying a Frame that holds a `Packet` ends
  * that reference: FramePool::Release, which keeps the `Packet` for a later frame when it was
  * the last reference, FramePool::Make built it and nothing read it.
+ *
+ * A frame FramePool::MakeFrame built is pristine until something reaches its `Packet` through
+ * the Frame (operator->, operator*, Share: an INT tag, a trace sink, a copy): then the Frame
+ * is its Packet's only holder, its bytes are unwritten and it has no tags, so its end gives it
+ * back to the pool without reading it either. A pristine frame's `Packet` is not touched from
+ * its MakeFrame to the MakeFrame that reuses it.
  */
 class Frame
 {
@@ -88,7 +104,7 @@ class Frame
      * \param size its size
      * \return a Frame that takes over one reference the caller holds to `p`
      */
-    static Frame Adopt(Packet* p, uint32_t size);
+    static Frame Adopt(Packet* p, uint32_t size, bool pristine = false);
     Frame(Frame&& o) noexcept;
     Frame& operator=(Frame&& o) noexcept;
     Frame(const Frame&) = delete;
@@ -97,20 +113,25 @@ class Frame
 
     /// \return the Packet, whose reference the caller now holds (this Frame is empty)
     Packet* Detach();
-    /// \return a new reference to the Packet, as a Ptr (touches the Packet)
+    /// \return a new reference to the Packet, as a Ptr (touches the Packet; no longer pristine)
     Ptr<Packet> Share() const;
-    /// \return the Packet (this Frame keeps its reference)
+    /// \return the Packet (this Frame keeps its reference; no longer pristine)
     Packet* operator->() const;
-    /// \return the Packet
+    /// \return the Packet (no longer pristine)
     Packet& operator*() const;
+    /// \return the Packet, only to name it (a log): it stays pristine
+    const Packet* Peek() const;
     /// \return the Packet's size in bytes, without reading the Packet
     uint32_t Size() const;
+    /// \return whether MakeFrame built it and nothing reached its Packet since
+    bool Pristine() const;
     /// \return whether this Frame holds a Packet
     explicit operator bool() const;
 
   private:
-    Packet* m_p = nullptr; //!< the Packet, with a reference of this Frame's
-    uint32_t m_size = 0;   //!< its size
+    Packet* m_p = nullptr;          //!< the Packet, with a reference of this Frame's
+    uint32_t m_size = 0;            //!< its size
+    mutable bool m_pristine{false}; //!< see Pristine
 };
 
 inline Frame::Frame(const Ptr<Packet>& p) :
@@ -124,19 +145,22 @@ inline Frame::Frame(const Ptr<Packet>& p) :
 }
 
 inline Frame
-Frame::Adopt(Packet* p, uint32_t size)
+Frame::Adopt(Packet* p, uint32_t size, bool pristine)
 {
     Frame f;
     f.m_p = p;
     f.m_size = size;
+    f.m_pristine = pristine;
     return f;
 }
 
 inline Frame::Frame(Frame&& o) noexcept :
     m_p(o.m_p),
-    m_size(o.m_size)
+    m_size(o.m_size),
+    m_pristine(o.m_pristine)
 {
     o.m_p = nullptr;
+    o.m_pristine = false;
 }
 
 inline Frame&
@@ -144,10 +168,15 @@ Frame::operator=(Frame&& o) noexcept
 {
     if (this != &o)
     {
-        FramePool::Release(m_p, m_size);
+        if (m_p != nullptr)
+        {
+            FramePool::Release(m_p, m_size, m_pristine);
+        }
         m_p = o.m_p;
         m_size = o.m_size;
+        m_pristine = o.m_pristine;
         o.m_p = nullptr;
+        o.m_pristine = false;
     }
     return *this;
 }
@@ -156,7 +185,7 @@ inline Frame::~Frame()
 {
     if (m_p != nullptr)
     {
-        FramePool::Release(m_p, m_size);
+        FramePool::Release(m_p, m_size, m_pristine);
     }
 }
 
@@ -165,31 +194,47 @@ Frame::Detach()
 {
     Packet* p = m_p;
     m_p = nullptr;
+    m_pristine = false;
     return p;
 }
 
 inline Ptr<Packet>
 Frame::Share() const
 {
+    m_pristine = false;
     return Ptr<Packet>(m_p);
 }
 
 inline Packet*
 Frame::operator->() const
 {
+    m_pristine = false;
     return m_p;
 }
 
 inline Packet&
 Frame::operator*() const
 {
+    m_pristine = false;
     return *m_p;
+}
+
+inline const Packet*
+Frame::Peek() const
+{
+    return m_p;
 }
 
 inline uint32_t
 Frame::Size() const
 {
     return m_size;
+}
+
+inline bool
+Frame::Pristine() const
+{
+    return m_pristine;
 }
 
 inline Frame::operator bool() const

@@ -290,8 +290,9 @@ QbbNetDevice::StoreSlot(rdmacc::Frame&& f, const RoceFields* h, uint32_t hdrByte
     }
     Slot& s = m_slots[i];
     s.size = f.Size();
+    s.pristine = f.Pristine();
     s.p = f.Detach(); // the slot's reference
-    s.hdrBytes = h != nullptr ? hdrBytes : 0;
+    s.hdrBytes = static_cast<uint16_t>(h != nullptr ? hdrBytes : 0);
     if (h != nullptr)
     {
         s.h = *h;
@@ -337,7 +338,7 @@ QbbNetDevice::DoEnqueue(rdmacc::Frame&& f,
                         const RoceFields* h,
                         uint32_t hdrBytes)
 {
-    NS_LOG_FUNCTION(this << f.operator->() << int(prio) << int(kind) << flow << inPort);
+    NS_LOG_FUNCTION(this << f.Peek() << int(prio) << int(kind) << flow << inPort);
     NS_ASSERT(prio < N_PRIO);
     const Time now = rdmacc::Now();
     rdmacc_ffi::TxPacket m{};
@@ -550,7 +551,7 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
             const rdmacc_ffi::TxPacket& t = pick.packet;
             const Slot s = TakeSlot(t.handle);
             // the slot's reference, handed on without touching the Packet
-            rdmacc::Frame f = rdmacc::Frame::Adopt(s.p, s.size);
+            rdmacc::Frame f = rdmacc::Frame::Adopt(s.p, s.size, s.pristine);
             if (t.control)
             {
                 m_stats.txControlFrames++;
@@ -584,7 +585,7 @@ QbbNetDevice::TryTransmitAt(Time nowTime)
             if (m_source)
             {
                 m_busy = true; // the source must not re-enter TryTransmit
-                f = rdmacc::Frame(m_source->PullData(pick.flow, h));
+                f = m_source->PullData(pick.flow, h);
                 m_busy = false;
             }
             m_sched->s->flow_served(pick.prio, pick.flow, bool(f), f.Size());
@@ -656,7 +657,7 @@ QbbNetDevice::WireTime(uint32_t frameBytes) const
 void
 QbbNetDevice::TransmitStart(rdmacc::Frame f, const RoceFields& h, uint32_t hdrBytes)
 {
-    NS_LOG_FUNCTION(this << f.operator->());
+    NS_LOG_FUNCTION(this << f.Peek());
     NS_ASSERT(m_busy);
     const uint64_t size = f.Size();
     // the frame's bytes on the wire are Rust's (padding, preamble and gap): one call per frame,
@@ -700,7 +701,7 @@ QbbNetDevice::Receive(Ptr<Packet> p)
 void
 QbbNetDevice::Receive(rdmacc::Frame f, const RoceFields& h, uint32_t hdrBytes)
 {
-    NS_LOG_FUNCTION(this << f.operator->());
+    NS_LOG_FUNCTION(this << f.Peek());
     m_stats.rxFrames++;
     m_stats.rxBytes += f.Size();
     // a PFC frame comes without RoCE fields and is exactly PfcHeader::FRAME_SIZE bytes: the

@@ -52,13 +52,14 @@ class QbbDataSource
      * \param flow the handle given to QbbNetDevice::AddReadyFlow
      * \param h set to the frame's RoCE fields (RoceFields::Canonical), carried with the frame
      *        to the next device
-     * \return the flow's next frame (the flow keeps its turn), or nullptr if it has nothing to
-     *         send now: the flow then leaves the scheduler until the source adds it again. Its
-     *         first h.Size() bytes are the header's place and need not be written (zeros from
-     *         Create<Packet>(payload + h.Size())): RoceHeader::WriteInto writes them from `h`
-     *         when something reads the frame's bytes (a trace sink, an RxHandler, MPI)
+     * \return the flow's next frame (the flow keeps its turn), or an empty Frame if it has
+     *         nothing to send now: the flow then leaves the scheduler until the source adds it
+     *         again. Its first h.Size() bytes are the header's place and need not be written
+     *         (zeros from rdmacc::FramePool::MakeFrame(payload + h.Size())):
+     *         RoceHeader::WriteInto writes them from `h` when something reads the frame's
+     *         bytes (a trace sink, an RxHandler, MPI)
      */
-    virtual Ptr<Packet> PullData(uint32_t flow, RoceFields& h) = 0;
+    virtual rdmacc::Frame PullData(uint32_t flow, RoceFields& h) = 0;
 };
 
 class QbbNetDevice;
@@ -191,7 +192,7 @@ class QbbNetDevice : public NetDevice
     /// Queues a RoCE frame built by this node, reading priority, kind and flow from its header.
     void Enqueue(Ptr<Packet> p);
     /// Flow `flow` of the data source is ready: it takes turns in data class `prio` until its
-    /// PullData returns nullptr. Add a flow only when it is not already in the scheduler.
+    /// PullData returns an empty Frame. Add a flow only when it is not already in the scheduler.
     void AddReadyFlow(uint8_t prio, uint32_t flow);
     /// Holds data class `prio` until `until`: its frames and flows are not sent before then
     /// (the scheduler answers WaitUntil and the device wakes itself; a seam for shapers and
@@ -322,7 +323,8 @@ class QbbNetDevice : public NetDevice
     {
         Packet* p = nullptr;   //!< the frame: the reference StoreSlot took over
         uint32_t size = 0;     //!< its size
-        uint32_t hdrBytes = 0; //!< its fields' serialised size, 0 if not known
+        uint16_t hdrBytes = 0; //!< its fields' serialised size, 0 if not known
+        bool pristine = false; //!< rdmacc::Frame::Pristine
         RoceFields h;          //!< its fields
     };
 

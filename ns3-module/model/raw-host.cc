@@ -87,13 +87,13 @@ RawHost::StartFlow(uint32_t i)
     m_dev->AddReadyFlow(m_flows[i].prio, i);
 }
 
-Ptr<Packet>
+rdmacc::Frame
 RawHost::PullData(uint32_t i, RoceFields& fields)
 {
     Flow& f = m_flows[i];
     if (f.sent >= f.bytes)
     {
-        return nullptr; // done: the flow leaves the scheduler
+        return rdmacc::Frame(); // done: the flow leaves the scheduler
     }
     const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(m_payload, f.bytes - f.sent));
     RoceFields h;
@@ -116,7 +116,7 @@ RawHost::PullData(uint32_t i, RoceFields& fields)
     }
     f.lastTx = rdmacc::Now();
     // the header's place is left unwritten: its fields travel with the frame
-    Ptr<Packet> p = rdmacc::FramePool::Make(len + h.Size());
+    rdmacc::Frame p = rdmacc::FramePool::MakeFrame(len + h.Size());
     fields = h.Canonical();
     return p;
 }

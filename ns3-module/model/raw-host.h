@@ -88,7 +88,7 @@ class RawHost
     /// Rx trace signature: (source node, payload bytes) of a data frame received.
     typedef void (*RxTracedCallback)(uint32_t, uint64_t);
 
-    Ptr<Packet> PullData(uint32_t flow, RoceFields& h) override;
+    rdmacc::Frame PullData(uint32_t flow, RoceFields& h) override;
 
   protected:
     void DoDispose() override;

@@ -794,14 +794,14 @@ RdmaNic::GetFlowId(uint32_t qp) const
     return m_qps.at(qp).flowId;
 }
 
-Ptr<Packet>
+rdmacc::Frame
 RdmaNic::PullData(uint32_t idx, RoceFields& fields)
 {
     const uint64_t now = rdmacc::NowNs();
     Qp& q = m_qps[idx];
     if (q.done)
     {
-        return nullptr;
+        return rdmacc::Frame();
     }
     const rdmacc_ffi::PollOut o = q.live->sender->poll(now);
     SetTimer(idx, o.next_timer_ns);
@@ -817,7 +817,7 @@ RdmaNic::PullData(uint32_t idx, RoceFields& fields)
         h.ts = now; // the send timestamp the receiver echoes in its (N)ACK
         h.msgSize = q.size;
         h.scheme = static_cast<uint8_t>(q.scheme);
-        Ptr<Packet> p;
+        rdmacc::Frame p;
         if (o.kind == rdmacc_ffi::PollKind::Send)
         {
             h.kind = RoceHeader::DATA;
@@ -835,7 +835,7 @@ RdmaNic::PullData(uint32_t idx, RoceFields& fields)
             }
             // the header's place is left unwritten: its fields travel with the frame
             // (RoceHeader::WriteInto writes them when something reads the bytes)
-            p = rdmacc::FramePool::Make(o.len + h.Size());
+            p = rdmacc::FramePool::MakeFrame(o.len + h.Size());
             if (q.intHops > 0)
             {
                 p->AddPacketTag(IntTag());
@@ -846,7 +846,7 @@ RdmaNic::PullData(uint32_t idx, RoceFields& fields)
             NS_LOG_LOGIC("flow " << q.flowId << " sends RTT probe " << o.seq);
             h.kind = RoceHeader::PROBE;
             h.ecn = o.ecn; // ECT(0): Rust's PROBE_ECN
-            p = rdmacc::FramePool::Make(h.Size());
+            p = rdmacc::FramePool::MakeFrame(h.Size());
         }
         fields = h.Canonical();
         return p; // the QP keeps its turn
@@ -858,7 +858,7 @@ RdmaNic::PullData(uint32_t idx, RoceFields& fields)
     {
         Finish(idx);
     }
-    return nullptr;
+    return rdmacc::Frame();
 }
 
 void
@@ -1137,13 +1137,13 @@ RdmaNic::SendControl(uint8_t kind,
         h.flags |= RoceHeader::FLAG_INT;
     }
     // the header's place is left unwritten: its fields travel with the frame
-    Ptr<Packet> p = rdmacc::FramePool::Make(h.Size());
+    rdmacc::Frame p = rdmacc::FramePool::MakeFrame(h.Size());
     if (intRecords)
     {
         p->AddPacketTag(*intRecords);
     }
     // control kinds go in the device's control class
-    m_dev->Enqueue(p, h.Canonical(), 0);
+    m_dev->Enqueue(std::move(p), h.Canonical(), 0);
 }
 
 namespace

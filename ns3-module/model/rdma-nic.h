@@ -272,7 +272,7 @@ class RdmaNic
     /// Flow-state trace: (flow id, window, rate, srtt), once per event that changed any.
     typedef void (*FlowStateCallback)(uint32_t, double, uint64_t, Time);
 
-    Ptr<Packet> PullData(uint32_t flow, RoceFields& h) override;
+    rdmacc::Frame PullData(uint32_t flow, RoceFields& h) override;
 
     /**
      * Takes parameters `indices` of `from` as they are: values the command line's options

@@ -183,6 +183,62 @@ class FrameHandOverTestCase : public TestCase
     }
 };
 
+/// A pristine Frame (MakeFrame, nothing reached its Packet) goes back to the pool without a
+/// look at its Packet; reaching the Packet ends that.
+class PristineFrameTestCase : public TestCase
+{
+  public:
+    PristineFrameTestCase() :
+        TestCase("a frame MakeFrame built is pristine until something reaches its Packet; a "
+                 "pristine frame's end gives it back to the pool, a touched one's end checks it")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        using rdmacc::Frame;
+        using rdmacc::FramePool;
+        const uint32_t size = 1237; // a size no other test's frames have
+        Frame f = FramePool::MakeFrame(size);
+        NS_TEST_ASSERT_MSG_EQ(f.Pristine(), true, "built pristine");
+        NS_TEST_ASSERT_MSG_EQ(f.Size(), size, "its size");
+        const Packet* raw = f.Peek();
+        NS_TEST_ASSERT_MSG_EQ(f.Pristine(), true, "Peek (a log's name) keeps it pristine");
+        NS_TEST_ASSERT_MSG_EQ(raw->GetReferenceCount(), 1, "the Frame is its only holder");
+        NS_TEST_ASSERT_MSG_EQ(raw->GetSize(), size, "the Packet's size");
+        NS_TEST_ASSERT_MSG_EQ(AllZeros(*raw), true, "zeros");
+        Frame moved(std::move(f));
+        NS_TEST_ASSERT_MSG_EQ(moved.Pristine(), true, "a move keeps it pristine");
+        NS_TEST_ASSERT_MSG_EQ(f.Pristine(), false, "the moved-from Frame is not");
+        Frame adopted = Frame::Adopt(moved.Detach(), size, true);
+        // its end: back to the pool, the next MakeFrame of the size reuses it
+        const uint64_t before = FramePool::Reused();
+        adopted = Frame();
+        Frame again = FramePool::MakeFrame(size);
+        NS_TEST_ASSERT_MSG_EQ(FramePool::Reused(), before + 1, "kept at its end");
+        NS_TEST_ASSERT_MSG_EQ(again.Peek(), raw, "the same Packet");
+        NS_TEST_ASSERT_MSG_EQ(again.Pristine(), true, "and pristine again");
+        // reaching the Packet: a tag is added, the frame is no longer pristine, and its end
+        // removes the tag before the pool keeps it
+        again->AddPacketTag(IntTag());
+        NS_TEST_ASSERT_MSG_EQ(again.Pristine(), false, "operator-> ends pristine");
+        again = Frame();
+        Frame third = FramePool::MakeFrame(size);
+        NS_TEST_ASSERT_MSG_EQ(third.Peek(), raw, "kept again (its last holder let go)");
+        NS_TEST_ASSERT_MSG_EQ(HasTags(*third.Peek()), false, "its tag removed");
+        // shared: a holder besides the Frame, so its end does not keep it
+        Ptr<Packet> other = third.Share();
+        NS_TEST_ASSERT_MSG_EQ(third.Pristine(), false, "Share ends pristine");
+        const uint64_t held = FramePool::Reused();
+        third = Frame();
+        Frame fourth = FramePool::MakeFrame(size);
+        NS_TEST_ASSERT_MSG_EQ(FramePool::Reused(), held, "a frame still held is not kept");
+        NS_TEST_ASSERT_MSG_EQ(other->GetReferenceCount(), 1, "its holder has it alone");
+    }
+};
+
 /// In a run: the frames sinks read keep unique uids and are not reused; the others are.
 class FramePoolInARunTestCase : public TestCase
 {
@@ -266,6 +322,7 @@ class FramePoolTestSuite : public TestSuite
     {
         AddTestCase(new FramePoolRulesTestCase);
         AddTestCase(new FrameHandOverTestCase);
+        AddTestCase(new PristineFrameTestCase);
         AddTestCase(new FramePoolInARunTestCase);
     }
 };
