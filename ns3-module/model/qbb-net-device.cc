@@ -170,8 +170,35 @@ QbbNetDevice::QbbNetDevice() :
     // (CreateObject, ObjectFactory) sets before the device can be used
 }
 
+QbbNetDevice::QbbNetDevice(const QbbNetDevice& built) :
+    NetDevice(built), // Object's: its TypeId
+    m_ifIndex(0),
+    m_mtu(built.m_mtu),
+    m_pfcEnabled(built.m_pfcEnabled),
+    m_pauseQuanta(built.m_pauseQuanta),
+    m_refreshFraction(built.m_refreshFraction),
+    m_busy(false),
+    m_psCarry(0),
+    m_sched(),
+    m_source(nullptr)
+{
+    NS_ASSERT_MSG(!built.m_node && !built.m_channel && built.m_slots.empty() &&
+                      built.m_pfcQueue.empty() && built.m_sched && built.m_sched->s->is_empty(),
+                  "QbbNetDevice::CreateLike: only a device not yet used is copied");
+    m_txComplete = Ptr<EventImpl>(new TransmitCompleteEvent(this), false);
+    // the attributes with setters, as their accessors set them
+    SetDataRate(built.m_rate);
+    SetDataScheduler(built.m_policy);
+}
+
 QbbNetDevice::~QbbNetDevice()
 {
+}
+
+Ptr<QbbNetDevice>
+QbbNetDevice::CreateLike(const QbbNetDevice& built)
+{
+    return Ptr<QbbNetDevice>(new QbbNetDevice(built), false);
 }
 
 void

@@ -145,6 +145,18 @@ class QbbNetDevice : public NetDevice
     QbbNetDevice();
     ~QbbNetDevice() override;
 
+    /**
+     * A new device holding the attribute values of `built` (DataRate, Mtu, PfcEnabled,
+     * PauseQuanta, PauseRefreshFraction, DataScheduler) and its TypeId, and nothing else of it:
+     * what building `built` again would give while no attribute default changes, without ns-3's
+     * attribute construction (ObjectBase::ConstructSelf visits every attribute of every object
+     * it builds: most of a device's construction). A helper that builds many alike devices in a
+     * row (FabricHelper's topologies) builds the first by its ObjectFactory and copies it.
+     * \param built a device not yet used: no node, no channel, nothing queued
+     * \return the copy
+     */
+    static Ptr<QbbNetDevice> CreateLike(const QbbNetDevice& built);
+
     /// Connects the device to a channel.
     void Attach(Ptr<QbbChannel> ch);
     /// Sets the handler of received non-PFC frames (in place of a frame sink's ReceiveFrame).
@@ -314,6 +326,8 @@ class QbbNetDevice : public NetDevice
     void DoDispose() override;
 
   private:
+    /// CreateLike's copy of `built`'s attributes
+    QbbNetDevice(const QbbNetDevice& built);
     void SetDataScheduler(std::string policy);
     std::string GetDataScheduler() const;
     /// A queued frame and the fields it travels with (hdrBytes 0: none, read at the receiver):
