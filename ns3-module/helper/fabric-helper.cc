@@ -329,6 +329,8 @@ FabricHelper::SetPortPolicies(Ptr<SwitchNode> sw) const
 {
     bool marking = false;
     uint64_t minKMin = UINT64_MAX;
+    UintegerValue limit;
+    sw->GetAttribute("EgressLimit", limit); // the switch's, read once (not per port)
     for (uint32_t port = 0; port < sw->GetNPorts(); port++)
     {
         // this port's policy: the helper's, with the thresholds of the port's speed if a
@@ -343,8 +345,6 @@ FabricHelper::SetPortPolicies(Ptr<SwitchNode> sw) const
                 policy->set_ecn(t.k_min, t.k_max, t.p_max);
             }
         }
-        UintegerValue limit;
-        sw->GetAttribute("EgressLimit", limit);
         policy->set_buf_max(limit.Get());
         // a lossless priority's policy is the switch core's rule (Not-ECT accepted)
         rust::Box<rdmacc_ffi::RedEcnParams> lossless = policy->lossless();
