@@ -197,6 +197,19 @@ class AttributesTheRunDoesNotHold(ExampleTest):
                 self.assertEqual(c["attributes"]["ns3::RdmaNic"]["Alpha"], "0.375",
                                  "one value, held by all 5 NICs")
 
+    def test_a_device_attribute_from_the_environment_or_the_command_line_reaches_every_device(self):
+        # the fabric helper builds one device by ns-3's attribute construction and copies the
+        # others (QbbNetDevice::CreateLike): the record reads every device's own value (a list
+        # if they differed)
+        for env, args in (({"NS_ATTRIBUTE_DEFAULT": "ns3::QbbNetDevice::PauseQuanta=1000"}, []),
+                          ({}, ["--ns3::QbbNetDevice::PauseQuanta=1000"])):
+            with self.subTest(env=env, args=args):
+                _, out = run_example("ldcp-incast", "--senders=4", "--size=20000", *args, env=env)
+                with open(os.path.join(out, "config.json")) as f:
+                    c = json.load(f)
+                self.assertEqual(c["attributes"]["ns3::QbbNetDevice"]["PauseQuanta"], "1000",
+                                 "one value, held by all 10 devices")
+
     def test_an_attribute_of_a_type_the_run_does_not_build_is_refused(self):
         p, out = run_example("ldcp-incast", *SMALL, "--ns3::RedEcnQueueDisc::KMin=1000", expect_rc=2)
         self.assert_config_error(p.stdout, os.listdir(out), "--ns3::RedEcnQueueDisc::KMin=1000",

@@ -48,6 +48,49 @@ FabricHelper::FabricHelper() :
 
 FabricHelper::~FabricHelper() = default;
 
+/**
+ * While one of the helper's topologies is built (SingleSwitch, Dumbbell, Clos, FatTree,
+ * FromTopology), no code of the caller runs between its Connects, so no attribute default can
+ * change: NewDevice copies the first device the factory built instead of building each again.
+ */
+class FabricHelper::Building
+{
+  public:
+    explicit Building(FabricHelper& h) :
+        m_h(h)
+    {
+        m_h.m_building = true;
+    }
+
+    ~Building()
+    {
+        m_h.m_building = false;
+        m_h.m_deviceLike = nullptr;
+    }
+
+    Building(const Building&) = delete;
+    Building& operator=(const Building&) = delete;
+
+  private:
+    FabricHelper& m_h; //!< the helper
+};
+
+Ptr<QbbNetDevice>
+FabricHelper::NewDevice()
+{
+    if (m_building && m_deviceLike)
+    {
+        return QbbNetDevice::CreateLike(*m_deviceLike);
+    }
+    Ptr<QbbNetDevice> d = m_deviceFactory.Create<QbbNetDevice>();
+    if (m_building)
+    {
+        // a copy of it as it was built, before Connect sets its rate or attaches it
+        m_deviceLike = QbbNetDevice::CreateLike(*d);
+    }
+    return d;
+}
+
 void
 FabricHelper::SetSwitchAttribute(const std::string& n, const AttributeValue& v)
 {
@@ -192,7 +235,7 @@ FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay)
     Ptr<Node> ends[2] = {a, b};
     for (int k = 0; k < 2; k++)
     {
-        Ptr<QbbNetDevice> d = m_deviceFactory.Create<QbbNetDevice>();
+        Ptr<QbbNetDevice> d = NewDevice();
         if (rate.GetBitRate() > 0)
         {
             d->SetAttribute("DataRate", DataRateValue(rate));
@@ -286,6 +329,8 @@ FabricHelper::SetPortPolicies(Ptr<SwitchNode> sw) const
 {
     bool marking = false;
     uint64_t minKMin = UINT64_MAX;
+    UintegerValue limit;
+    sw->GetAttribute("EgressLimit", limit); // the switch's, read once (not per port)
     for (uint32_t port = 0; port < sw->GetNPorts(); port++)
     {
         // this port's policy: the helper's, with the thresholds of the port's speed if a
@@ -300,8 +345,6 @@ FabricHelper::SetPortPolicies(Ptr<SwitchNode> sw) const
                 policy->set_ecn(t.k_min, t.k_max, t.p_max);
             }
         }
-        UintegerValue limit;
-        sw->GetAttribute("EgressLimit", limit);
         policy->set_buf_max(limit.Get());
         // a lossless priority's policy is the switch core's rule (Not-ECT accepted)
         rust::Box<rdmacc_ffi::RedEcnParams> lossless = policy->lossless();
@@ -377,6 +420,7 @@ Fabric
 FabricHelper::SingleSwitch(uint32_t nHosts)
 {
     NS_LOG_FUNCTION(this << nHosts);
+    Building building(*this);
     Ptr<SwitchNode> sw = AddSwitch();
     for (uint32_t i = 0; i < nHosts; i++)
     {
@@ -389,6 +433,7 @@ Fabric
 FabricHelper::Dumbbell(uint32_t nLeft, uint32_t nRight, DataRate bottleneck)
 {
     NS_LOG_FUNCTION(this << nLeft << nRight << bottleneck);
+    Building building(*this);
     Ptr<SwitchNode> l = AddSwitch();
     Ptr<SwitchNode> r = AddSwitch();
     for (uint32_t i = 0; i < nLeft; i++)
@@ -413,6 +458,7 @@ FabricHelper::Clos(uint32_t pods,
 {
     NS_LOG_FUNCTION(this << pods << torsPerPod << leavesPerPod << spines << hostsPerTor
                          << fabricRate);
+    Building building(*this);
     std::vector<Ptr<SwitchNode>> spineNodes;
     for (uint32_t s = 0; s < spines; s++)
     {
@@ -449,6 +495,7 @@ Fabric
 FabricHelper::FatTree(uint32_t k, DataRate hostRate, DataRate fabricRate)
 {
     NS_LOG_FUNCTION(this << k << hostRate << fabricRate);
+    Building building(*this);
     if (k < 2 || k % 2 != 0)
     {
         rdmacc::ConfigFatal("FabricHelper::FatTree",
@@ -492,6 +539,7 @@ Fabric
 FabricHelper::FromTopology(const HpccTopology& topology)
 {
     NS_LOG_FUNCTION(this << &topology);
+    Building building(*this);
     // from the switch ids (a topology built by hand need not fill isSwitch)
     std::vector<bool> isSwitch(topology.nodes, false);
     for (uint32_t s : topology.switches)

@@ -264,6 +264,13 @@ class FabricHelper
     std::vector<uint32_t> m_nodeRanks; //!< SetNodeRanks
     /// \return the rank of the next node created
     uint32_t NextRank() const;
+
+    class Building;
+    /// Connect's new device: the factory's, or while a topology of the helper is being built
+    /// (Building) a copy (QbbNetDevice::CreateLike) of the first device the factory built then
+    Ptr<QbbNetDevice> NewDevice();
+    bool m_building = false;        //!< a topology of the helper is being built
+    Ptr<QbbNetDevice> m_deviceLike; //!< while building: the device NewDevice copies
 };
 
 } // namespace ns3

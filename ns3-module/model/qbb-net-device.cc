@@ -168,16 +168,37 @@ QbbNetDevice::QbbNetDevice() :
     m_txComplete = Ptr<EventImpl>(new TransmitCompleteEvent(this), false);
     // m_sched is built by the DataScheduler attribute, which the object's construction
     // (CreateObject, ObjectFactory) sets before the device can be used
-    for (uint8_t p = 0; p < N_PRIO; p++)
-    {
-        m_pausedUntil[p] = Seconds(0);
-        m_pauseSince[p] = Seconds(0);
-        m_pausedTotal[p] = Seconds(0);
-    }
+}
+
+QbbNetDevice::QbbNetDevice(const QbbNetDevice& built) :
+    NetDevice(built), // Object's: its TypeId
+    m_ifIndex(0),
+    m_mtu(built.m_mtu),
+    m_pfcEnabled(built.m_pfcEnabled),
+    m_pauseQuanta(built.m_pauseQuanta),
+    m_refreshFraction(built.m_refreshFraction),
+    m_busy(false),
+    m_psCarry(0),
+    m_sched(),
+    m_source(nullptr)
+{
+    NS_ASSERT_MSG(!built.m_node && !built.m_channel && built.m_slots.empty() &&
+                      built.m_pfcQueue.empty() && built.m_sched && built.m_sched->s->is_empty(),
+                  "QbbNetDevice::CreateLike: only a device not yet used is copied");
+    m_txComplete = Ptr<EventImpl>(new TransmitCompleteEvent(this), false);
+    // the attributes with setters, as their accessors set them
+    SetDataRate(built.m_rate);
+    SetDataScheduler(built.m_policy);
 }
 
 QbbNetDevice::~QbbNetDevice()
 {
+}
+
+Ptr<QbbNetDevice>
+QbbNetDevice::CreateLike(const QbbNetDevice& built)
+{
+    return Ptr<QbbNetDevice>(new QbbNetDevice(built), false);
 }
 
 void
@@ -448,10 +469,13 @@ QbbNetDevice::SendPfc(uint8_t prio, bool pause)
         {
             const Time pauseTime =
                 m_rate.CalculateBytesTxTime(uint32_t(m_pauseQuanta) * PfcHeader::QUANTUM_BITS / 8);
-            m_refresh = {bps, m_pauseQuanta, m_refreshFraction, pauseTime * m_refreshFraction};
+            m_refresh = {bps,
+                         m_pauseQuanta,
+                         m_refreshFraction,
+                         (pauseTime * m_refreshFraction).GetTimeStep()};
         }
         m_refreshEvent[prio] =
-            rdmacc::Schedule(m_refresh.delay, &QbbNetDevice::RefreshPause, this, prio);
+            rdmacc::Schedule(TimeStep(m_refresh.delay), &QbbNetDevice::RefreshPause, this, prio);
     }
     else if (!m_pausingPeer[prio])
     {
@@ -478,7 +502,7 @@ QbbNetDevice::RefreshPause(uint8_t prio)
 bool
 QbbNetDevice::IsPaused(uint8_t prio) const
 {
-    return rdmacc::Now() < m_pausedUntil[prio];
+    return rdmacc::Now().GetTimeStep() < m_pausedUntil[prio];
 }
 
 bool
@@ -488,8 +512,9 @@ QbbNetDevice::IsPausingPeer(uint8_t prio) const
 }
 
 inline uint8_t
-QbbNetDevice::PausedMask(Time now) const
+QbbNetDevice::PausedMask(Time nowTime) const
 {
+    const int64_t now = nowTime.GetTimeStep();
     if (!(now < m_pausedUntilMax))
     {
         return 0; // no class paused (the common case, checked once instead of per class)
@@ -742,7 +767,8 @@ QbbNetDevice::Receive(rdmacc::Frame f, const RoceFields& h, uint32_t hdrBytes)
 void
 QbbNetDevice::ReceivePfc(const PfcHeader& h)
 {
-    const Time now = rdmacc::Now();
+    const Time nowTime = rdmacc::Now();
+    const int64_t now = nowTime.GetTimeStep();
     for (uint8_t c = 0; c < N_PRIO; c++)
     {
         if (!(h.classEnable & (1u << c)))
@@ -777,12 +803,13 @@ QbbNetDevice::ReceivePfc(const PfcHeader& h)
             m_received = {bps,
                           q,
                           1.0,
-                          m_rate.CalculateBytesTxTime(uint32_t(q) * PfcHeader::QUANTUM_BITS / 8)};
+                          m_rate.CalculateBytesTxTime(uint32_t(q) * PfcHeader::QUANTUM_BITS / 8)
+                              .GetTimeStep()};
         }
-        const Time d = m_received.delay;
+        const Time d = TimeStep(m_received.delay);
         NS_LOG_INFO("PAUSE received: priority " << int(c) << ", " << q << " quanta ("
                                                 << d.As(Time::NS) << ")");
-        m_pausedUntil[c] = now + d;
+        m_pausedUntil[c] = now + m_received.delay;
         m_pausedUntilMax = std::max(m_pausedUntilMax, m_pausedUntil[c]);
         m_pauseSince[c] = now;
         m_pauseOpen[c] = true;
@@ -790,18 +817,18 @@ QbbNetDevice::ReceivePfc(const PfcHeader& h)
         rdmacc::CancelEvent(m_wakeEvent[c]);
         m_wakeEvent[c] = rdmacc::Schedule(d, &QbbNetDevice::TryTransmit, this);
     }
-    TryTransmitAt(now);
+    TryTransmitAt(nowTime);
 }
 
 Time
 QbbNetDevice::GetPausedTime(uint8_t prio) const
 {
-    Time t = m_pausedTotal[prio];
+    int64_t t = m_pausedTotal[prio];
     if (m_pauseOpen[prio])
     {
-        t += std::min(rdmacc::Now(), m_pausedUntil[prio]) - m_pauseSince[prio];
+        t += std::min(rdmacc::Now().GetTimeStep(), m_pausedUntil[prio]) - m_pauseSince[prio];
     }
-    return t;
+    return TimeStep(t);
 }
 
 const QbbNetDevice::Stats&

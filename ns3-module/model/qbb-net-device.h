@@ -146,6 +146,18 @@ class QbbNetDevice : public NetDevice
     QbbNetDevice();
     ~QbbNetDevice() override;
 
+    /**
+     * A new device holding the attribute values of `built` (DataRate, Mtu, PfcEnabled,
+     * PauseQuanta, PauseRefreshFraction, DataScheduler) and its TypeId, and nothing else of it:
+     * what building `built` again would give while no attribute default changes, without ns-3's
+     * attribute construction (ObjectBase::ConstructSelf visits every attribute of every object
+     * it builds: most of a device's construction). A helper that builds many alike devices in a
+     * row (FabricHelper's topologies) builds the first by its ObjectFactory and copies it.
+     * \param built a device not yet used: no node, no channel, nothing queued
+     * \return the copy
+     */
+    static Ptr<QbbNetDevice> CreateLike(const QbbNetDevice& built);
+
     /// Connects the device to a channel.
     void Attach(Ptr<QbbChannel> ch);
     /// Sets the handler of received non-PFC frames (in place of a frame sink's ReceiveFrame).
@@ -315,6 +327,8 @@ class QbbNetDevice : public NetDevice
     void DoDispose() override;
 
   private:
+    /// CreateLike's copy of `built`'s attributes
+    QbbNetDevice(const QbbNetDevice& built);
     void SetDataScheduler(std::string policy);
     std::string GetDataScheduler() const;
     /// A queued frame and the fields it travels with (hdrBytes 0: none, read at the receiver):
@@ -368,13 +382,17 @@ class QbbNetDevice : public NetDevice
     uint64_t m_bps = 0;                 //!< m_rate in bit/s
     uint64_t m_psPerBit = 0;            //!< ps per bit at m_rate, when whole (else 0)
     std::deque<Ptr<Packet>> m_pfcQueue; //!< PFC frames to send
+    // Pause state is held in time steps (Time::GetTimeStep), not in ns3::Time: ns-3 records
+    // every Time built before Simulator::Run in a set (Time::Mark), ~50 per device otherwise.
+    /// A time per priority class, in time steps.
+    using ClassSteps = std::array<int64_t, N_PRIO>;
     /// A pause-derived delay, kept with what it was computed from.
     struct PauseDelay
     {
         uint64_t bps = 0;    //!< the rate
         uint16_t quanta = 0; //!< the quanta
         double fraction = 0; //!< the fraction of the pause time
-        Time delay;          //!< the delay
+        int64_t delay = 0;   //!< the delay (time steps)
     };
     PauseDelay m_refresh;     //!< SendPfc's refresh delay (PauseQuanta, PauseRefreshFraction)
     PauseDelay m_received;    //!< the pause time of the quanta last received
@@ -386,11 +404,11 @@ class QbbNetDevice : public NetDevice
     std::vector<uint32_t> m_freeSlots;  //!< unused handles
     EventId m_schedWake;                //!< a held class becomes eligible (cleared when it runs)
     QbbDataSource* m_source;            //!< host data source (not owned)
-    std::array<Time, N_PRIO> m_pausedUntil;     //!< peer's pause per class
-    Time m_pausedUntilMax;                      //!< at or after every m_pausedUntil
-    std::array<Time, N_PRIO> m_pauseSince;      //!< start of the current pause interval
+    ClassSteps m_pausedUntil{};         //!< peer's pause per class
+    int64_t m_pausedUntilMax = 0;       //!< at or after every m_pausedUntil
+    ClassSteps m_pauseSince{};          //!< start of the current pause interval
     std::array<bool, N_PRIO> m_pauseOpen{};     //!< a pause interval is being accounted
-    std::array<Time, N_PRIO> m_pausedTotal;     //!< closed pause time per class
+    ClassSteps m_pausedTotal{};                 //!< closed pause time per class
     std::array<EventId, N_PRIO> m_wakeEvent;    //!< resume transmission at pause expiry
     std::array<bool, N_PRIO> m_pausingPeer{};   //!< we want the peer paused
     std::array<EventId, N_PRIO> m_refreshEvent; //!< PAUSE refresh timers

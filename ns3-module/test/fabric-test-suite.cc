@@ -15,6 +15,9 @@
 
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace ns3;
 
@@ -1047,6 +1050,166 @@ class WireConstantsTestCase : public TestCase
     }
 };
 
+/// Every attribute of `obj` as text (GetAttribute with a StringValue), by name.
+std::map<std::string, std::string>
+AttributesOf(const Ptr<Object>& obj)
+{
+    std::map<std::string, std::string> out;
+    for (TypeId tid = obj->GetInstanceTypeId(); tid != Object::GetTypeId(); tid = tid.GetParent())
+    {
+        for (uint32_t i = 0; i < tid.GetAttributeN(); i++)
+        {
+            const TypeId::AttributeInformation info = tid.GetAttribute(i);
+            if (!(info.flags & TypeId::ATTR_GET) || !info.accessor->HasGetter())
+            {
+                continue;
+            }
+            StringValue v;
+            obj->GetAttribute(info.name, v);
+            out[info.name] = v.Get();
+        }
+    }
+    return out;
+}
+
+/// Sets defaults with Config::SetDefault and puts the old ones back when it goes.
+class DefaultsSet
+{
+  public:
+    /// \param tid the type
+    /// \param values name, value text
+    DefaultsSet(TypeId tid, const std::vector<std::pair<std::string, std::string>>& values) :
+        m_tid(tid)
+    {
+        for (const auto& [name, value] : values)
+        {
+            TypeId::AttributeInformation info;
+            NS_ABORT_MSG_UNLESS(tid.LookupAttributeByName(name, &info), name);
+            m_saved.emplace_back(name, info.initialValue);
+            Config::SetDefault(tid.GetName() + "::" + name, StringValue(value));
+        }
+    }
+
+    ~DefaultsSet()
+    {
+        for (const auto& [name, value] : m_saved)
+        {
+            Config::SetDefault(m_tid.GetName() + "::" + name, *value);
+        }
+    }
+
+    DefaultsSet(const DefaultsSet&) = delete;
+    DefaultsSet& operator=(const DefaultsSet&) = delete;
+
+  private:
+    TypeId m_tid;                                                           //!< the type
+    std::vector<std::pair<std::string, Ptr<const AttributeValue>>> m_saved; //!< the old defaults
+};
+
+/// QbbNetDevice::CreateLike, and FabricHelper's topologies that build their devices so.
+class CreateLikeTestCase : public TestCase
+{
+  public:
+    CreateLikeTestCase() :
+        TestCase("QbbNetDevice::CreateLike: a copy holds every attribute as the device it copies "
+                 "and CreateObject's (Config::SetDefault's values included) and is its own; "
+                 "FabricHelper's topologies give every device the factory's attributes")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        const TypeId tid = QbbNetDevice::GetTypeId();
+        const auto plain = AttributesOf(CreateObject<QbbNetDevice>());
+        NS_TEST_ASSERT_MSG_EQ(plain.size(), 6, "the device's six attributes");
+        {
+            const DefaultsSet set(tid,
+                                  {{"DataRate", "40Gbps"},
+                                   {"Mtu", "4000"},
+                                   {"PfcEnabled", "15"},
+                                   {"PauseQuanta", "1000"},
+                                   {"PauseRefreshFraction", "0.25"},
+                                   {"DataScheduler", "strict"}});
+            const auto one = AttributesOf(CreateObject<QbbNetDevice>());
+            for (const auto& [name, text] : one)
+            {
+                NS_TEST_ASSERT_MSG_NE(text, plain.at(name), name << ": Config::SetDefault applies");
+            }
+            Ptr<QbbNetDevice> built = CreateObject<QbbNetDevice>();
+            std::vector<Ptr<QbbNetDevice>> copies;
+            for (int i = 0; i < 3; i++)
+            {
+                copies.push_back(QbbNetDevice::CreateLike(i == 0 ? *built : *copies.back()));
+            }
+            for (std::size_t i = 0; i < copies.size(); i++)
+            {
+                NS_TEST_ASSERT_MSG_EQ(copies[i]->GetInstanceTypeId(), tid, "copy " << i);
+                NS_TEST_ASSERT_MSG_EQ((AttributesOf(copies[i]) == one),
+                                      true,
+                                      "copy " << i << " holds every attribute as CreateObject's");
+            }
+            NS_TEST_ASSERT_MSG_EQ(copies[1]->GetDataRate(), DataRate("40Gbps"), "its rate");
+            NS_TEST_ASSERT_MSG_EQ(copies[1]->WireTime(1000), built->WireTime(1000), "wire time");
+            // SetAttribute changes one device, not the one it was copied from nor another copy
+            copies[1]->SetAttribute("PauseQuanta", UintegerValue(77));
+            copies[1]->SetAttribute("DataScheduler", StringValue("rr"));
+            auto changed = one;
+            changed["PauseQuanta"] = "77";
+            changed["DataScheduler"] = "rr";
+            NS_TEST_ASSERT_MSG_EQ((AttributesOf(copies[1]) == changed), true, "SetAttribute");
+            NS_TEST_ASSERT_MSG_EQ((AttributesOf(copies[0]) == one), true, "the source is its own");
+            NS_TEST_ASSERT_MSG_EQ((AttributesOf(copies[2]) == one), true, "another is its own");
+            NS_TEST_ASSERT_MSG_EQ((AttributesOf(built) == one), true, "the first is its own");
+            // a copy of a changed device holds its values
+            NS_TEST_ASSERT_MSG_EQ((AttributesOf(QbbNetDevice::CreateLike(*copies[1])) == changed),
+                                  true,
+                                  "a copy holds the values its source holds");
+
+            // a topology: every device as the helper's factory builds it, with the link's rate
+            FabricHelper fh;
+            fh.SetPrintWarnings(false);
+            fh.SetDeviceAttribute("Mtu", UintegerValue(2000));
+            fh.SetChannelAttribute("Delay", TimeValue(NanoSeconds(700)));
+            ObjectFactory f;
+            f.SetTypeId(tid);
+            f.Set("Mtu", UintegerValue(2000));
+            const auto expected = AttributesOf(f.Create<QbbNetDevice>());
+            NS_TEST_ASSERT_MSG_EQ(expected.at("Mtu"), "2000", "the helper's attribute");
+            const Fabric fab = fh.Dumbbell(2, 3, DataRate("10Gbps"));
+            NS_TEST_ASSERT_MSG_EQ(fab.links.size(), 6, "six links");
+            uint32_t devices = 0;
+            for (const auto& l : fab.links)
+            {
+                const bool bottleneck = l.a == fab.switches[0]->GetId();
+                for (const auto& [node, port] : {std::make_pair(l.a, l.aPort), {l.b, l.bPort}})
+                {
+                    Ptr<QbbNetDevice> d =
+                        DynamicCast<QbbNetDevice>(NodeList::GetNode(node)->GetDevice(port));
+                    NS_TEST_ASSERT_MSG_NE(d, nullptr, "a device");
+                    auto want = expected;
+                    if (bottleneck)
+                    {
+                        want["DataRate"] = DataRateValue(DataRate("10Gbps"))
+                                               .SerializeToString(MakeDataRateChecker());
+                    }
+                    NS_TEST_ASSERT_MSG_EQ(
+                        (AttributesOf(d) == want), true, "node " << node << " port " << port);
+                    NS_TEST_ASSERT_MSG_EQ(d->GetDelay(), NanoSeconds(700), "the channel's delay");
+                    devices++;
+                }
+            }
+            NS_TEST_ASSERT_MSG_EQ(devices, 12, "every device");
+        }
+        // the defaults back: a copy holds them again
+        NS_TEST_ASSERT_MSG_EQ(
+            (AttributesOf(QbbNetDevice::CreateLike(*CreateObject<QbbNetDevice>())) == plain),
+            true,
+            "a copy of a device built with the defaults holds the defaults");
+    }
+};
+
 /// The suite.
 class FabricTestSuite : public TestSuite
 {
@@ -1072,6 +1235,7 @@ class FabricTestSuite : public TestSuite
         AddTestCase(new EcnSpeedMapTestCase);
         AddTestCase(new WrittenHeaderTestCase);
         AddTestCase(new WireConstantsTestCase);
+        AddTestCase(new CreateLikeTestCase);
     }
 };
 

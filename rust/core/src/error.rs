@@ -41,6 +41,22 @@ impl ConfigError {
             Err(Self::new(field, value, requirement))
         }
     }
+
+    /// [`Self::check`] whose requirement is written only when `ok` fails: for a requirement
+    /// that quotes a value (`format!`), checked where it is called often (per port and
+    /// priority at set-up), so a value that passes costs no formatting nor allocation.
+    pub fn check_with(
+        ok: bool,
+        field: &str,
+        value: impl fmt::Display,
+        requirement: impl FnOnce() -> String,
+    ) -> Result<(), ConfigError> {
+        if ok {
+            Ok(())
+        } else {
+            Err(Self::new(field, value, requirement()))
+        }
+    }
 }
 
 impl fmt::Display for ConfigError {
@@ -74,5 +90,18 @@ mod tests {
         let e = ConfigError::check(false, "x", -1, "must be positive").unwrap_err();
         assert_eq!(e.field, "x");
         assert_eq!(e.value, "-1");
+    }
+
+    #[test]
+    fn check_with_writes_the_requirement_only_when_the_check_fails() {
+        let mut written = 0;
+        assert!(ConfigError::check_with(true, "x", 1, || {
+            written += 1;
+            "positive".to_owned()
+        })
+        .is_ok());
+        assert_eq!(written, 0);
+        let e = ConfigError::check_with(false, "x", -1, || format!("must be > {}", 0)).unwrap_err();
+        assert_eq!(e, ConfigError::new("x", -1, "must be > 0"));
     }
 }

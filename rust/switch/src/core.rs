@@ -478,12 +478,9 @@ impl<M: Mechanism> SwitchCore<M> {
         mut cfg: RedEcnConfig,
     ) -> Result<(), ConfigError> {
         let ports = self.mmu.ports();
-        ConfigError::check(
-            (port as usize) < ports,
-            "port",
-            port,
-            &format!("must be < {ports}"),
-        )?;
+        ConfigError::check_with((port as usize) < ports, "port", port, || {
+            format!("must be < {ports}")
+        })?;
         ConfigError::check(
             (prio as usize) < PRIORITIES,
             "priority",
@@ -492,11 +489,11 @@ impl<M: Mechanism> SwitchCore<M> {
         )?;
         if self.mmu.config().lossless[prio as usize] {
             let lossless = Self::lossless_queue_policy(cfg);
-            ConfigError::check(
+            ConfigError::check_with(
                 cfg.not_ect == lossless.not_ect,
                 "NotEctMode",
                 cfg.not_ect.name(),
-                &format!("priority {prio} is lossless (PFC): Not-ECT packets must be accepted"),
+                || format!("priority {prio} is lossless (PFC): Not-ECT packets must be accepted"),
             )?;
             cfg = lossless;
         }

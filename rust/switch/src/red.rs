@@ -95,12 +95,9 @@ pub struct EcnThresholds {
 impl EcnThresholds {
     /// Checks `k_min ≤ k_max` and `p_max ∈ [0, 1]`, naming the field otherwise.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        ConfigError::check(
-            self.k_min <= self.k_max,
-            "KMin",
-            self.k_min,
-            &format!("must be <= KMax ({})", self.k_max),
-        )?;
+        ConfigError::check_with(self.k_min <= self.k_max, "KMin", self.k_min, || {
+            format!("must be <= KMax ({})", self.k_max)
+        })?;
         ConfigError::check(
             self.p_max.is_finite() && (0.0..=1.0).contains(&self.p_max),
             "PMax",
@@ -263,12 +260,9 @@ impl RedEcnConfig {
         self.validate_all()?;
         self.ecn.validate()?;
         if self.not_ect == NotEct::ThresholdDrop {
-            ConfigError::check(
-                self.k_fs <= self.buf_max,
-                "KFs",
-                self.k_fs,
-                &format!("must be <= BufMax ({})", self.buf_max),
-            )?;
+            ConfigError::check_with(self.k_fs <= self.buf_max, "KFs", self.k_fs, || {
+                format!("must be <= BufMax ({})", self.buf_max)
+            })?;
         }
         Ok(())
     }
