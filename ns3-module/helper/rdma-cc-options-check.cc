@@ -126,6 +126,73 @@ SplitPath(const std::string& path)
 
 } // namespace detail
 
+namespace
+{
+
+/**
+ * \param objects the run's objects
+ * \param type a TypeId's name
+ * \param attr one of its attributes
+ * \param value the value the command line set it to
+ * \param otherValue called with the value an object of `type` holds instead of `value`
+ * \return how many of `objects` are of `type` (or a child of it); what each type makes of the
+ *         attribute is found once per type, not per object (257 NICs)
+ */
+template <typename F>
+uint32_t
+CountHolders(const std::vector<Ptr<Object>>& objects,
+             const std::string& type,
+             const std::string& attr,
+             const std::string& value,
+             F otherValue)
+{
+    const TypeId tid = TypeId::LookupByName(type);
+    struct Holder
+    {
+        bool holds = false;     //!< the type is `type` or a child of it
+        bool readable = false;  //!< its attribute `attr` is plain (detail::PlainAttribute)
+        std::string normalised; //!< then `value` as that attribute writes it back
+    };
+
+    std::map<uint16_t, Holder> byType;
+    uint32_t holders = 0;
+    for (const auto& o : objects)
+    {
+        const TypeId own = o->GetInstanceTypeId();
+        auto known = byType.find(own.GetUid());
+        if (known == byType.end())
+        {
+            Holder h;
+            h.holds = own == tid || own.IsChildOf(tid);
+            if (h.holds)
+            {
+                TypeId::AttributeInformation info;
+                own.LookupAttributeByName(attr, &info);
+                h.readable = detail::PlainAttribute(info);
+                if (h.readable)
+                {
+                    h.normalised = detail::Normalised(info, value);
+                }
+            }
+            known = byType.emplace(own.GetUid(), std::move(h)).first;
+        }
+        const Holder& h = known->second;
+        if (!h.holds)
+        {
+            continue;
+        }
+        holders++;
+        StringValue held;
+        if (h.readable && o->GetAttributeFailSafe(attr, held) && held.Get() != h.normalised)
+        {
+            otherValue(held.Get());
+        }
+    }
+    return holders;
+}
+
+} // namespace
+
 void
 Options::CheckBeforeRun() const
 {
@@ -157,58 +224,18 @@ Options::CheckBeforeRun() const
     for (const auto& [path, value] : set)
     {
         const auto [type, attr] = detail::SplitPath(path);
-        const TypeId tid = TypeId::LookupByName(type);
-        uint32_t holders = 0;
-        // what each type of the run's objects makes of the path, found once per type (not per
-        // object: 257 NICs)
-        struct Holder
-        {
-            bool holds = false;     //!< the type is `type` or a child of it
-            bool readable = false;  //!< its attribute `attr` is plain (detail::PlainAttribute)
-            std::string normalised; //!< then `value` as that attribute writes it back
-        };
-
-        std::map<uint16_t, Holder> byType;
-        for (const auto& o : objects)
-        {
-            const TypeId own = o->GetInstanceTypeId();
-            auto known = byType.find(own.GetUid());
-            if (known == byType.end())
-            {
-                Holder h;
-                h.holds = own == tid || own.IsChildOf(tid);
-                if (h.holds)
-                {
-                    TypeId::AttributeInformation info;
-                    own.LookupAttributeByName(attr, &info);
-                    h.readable = detail::PlainAttribute(info);
-                    if (h.readable)
-                    {
-                        h.normalised = detail::Normalised(info, value);
-                    }
-                }
-                known = byType.emplace(own.GetUid(), std::move(h)).first;
-            }
-            const Holder& h = known->second;
-            if (!h.holds)
-            {
-                continue;
-            }
-            StringValue held;
-            if (!h.readable || !o->GetAttributeFailSafe(attr, held))
-            {
-                holders++; // not readable back: trust ns-3's default mechanism
-                continue;
-            }
-            if (held.Get() != h.normalised)
-            {
-                ConfigFatal("command line",
-                            written[path] + " changed nothing: " + m_impl->program + " sets " +
-                                path + " itself (to " + held.Get() +
-                                " here); use its options (see --help)");
-            }
-            holders++;
-        }
+        const uint32_t holders =
+            CountHolders(objects,
+                         type,
+                         attr,
+                         value,
+                         [&](const std::string& held)
+                         {
+                             ConfigFatal("command line",
+                                         written[path] + " changed nothing: " + m_impl->program +
+                                             " sets " + path + " itself (to " + held +
+                                             " here); use its options (see --help)");
+                         });
         if (holders == 0)
         {
             ConfigFatal("command line",

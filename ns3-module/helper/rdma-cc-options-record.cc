@@ -195,6 +195,72 @@ ReadAttribute(const Ptr<Object>& o, const TypeId::AttributeInformation& info, st
     return true;
 }
 
+/// Adds the values of `o`'s attributes to its type's record `r`.
+void
+RecordObject(TypeRecord& r, const Ptr<Object>& o)
+{
+    // an object whose Rust parameters are the previous one's reads as it did: its values are
+    // recorded already (257 NICs with ~60 parameters each, mostly the same)
+    const auto* owner = dynamic_cast<const RustParamOwner*>(PeekPointer(o));
+    const bool sameRust =
+        owner != nullptr && r.lastOwner != nullptr && owner->SameRustParams(*r.lastOwner);
+    if (owner != nullptr)
+    {
+        r.lastOwner = owner;
+    }
+    for (std::size_t k = 0; k < r.infos.size(); k++)
+    {
+        if (sameRust && r.rust[k])
+        {
+            continue;
+        }
+        std::string v;
+        if (!ReadAttribute(o, r.infos[k], v))
+        {
+            continue;
+        }
+        auto& seen = r.seen[k];
+        if (std::find(seen.begin(), seen.end(), v) == seen.end())
+        {
+            seen.push_back(v);
+        }
+    }
+}
+
+/// \return the types' records as config.json's "attributes": per type, each attribute by name
+///         with its one value or its distinct values
+JsonObject
+AttributesJson(const std::vector<TypeRecord>& types)
+{
+    JsonObject attributes;
+    for (const auto& r : types)
+    {
+        // by name, as JSON objects list their keys
+        std::map<std::string, const std::vector<std::string>*> byName;
+        for (std::size_t k = 0; k < r.infos.size(); k++)
+        {
+            if (!r.seen[k].empty())
+            {
+                byName[r.infos[k].name] = &r.seen[k];
+            }
+        }
+        JsonObject t;
+        for (const auto& [name, vals] : byName)
+        {
+            if (vals->size() == 1)
+            {
+                t.Str(name, (*vals)[0]);
+            }
+            else
+            {
+                t.StrList(name, *vals);
+            }
+        }
+        attributes.Obj(r.name, t);
+    }
+    return attributes;
+}
+
 } // namespace
 
 void
@@ -226,61 +292,9 @@ AddRunRecord(JsonObject& c)
         {
             continue;
         }
-        TypeRecord& r = types[known->second];
-        // an object whose Rust parameters are the previous one's reads as it did: its values
-        // are recorded already (257 NICs with ~60 parameters each, mostly the same)
-        const auto* owner = dynamic_cast<const RustParamOwner*>(PeekPointer(o));
-        const bool sameRust =
-            owner != nullptr && r.lastOwner != nullptr && owner->SameRustParams(*r.lastOwner);
-        if (owner != nullptr)
-        {
-            r.lastOwner = owner;
-        }
-        for (std::size_t k = 0; k < r.infos.size(); k++)
-        {
-            if (sameRust && r.rust[k])
-            {
-                continue;
-            }
-            std::string v;
-            if (!ReadAttribute(o, r.infos[k], v))
-            {
-                continue;
-            }
-            auto& seen = r.seen[k];
-            if (std::find(seen.begin(), seen.end(), v) == seen.end())
-            {
-                seen.push_back(v);
-            }
-        }
+        RecordObject(types[known->second], o);
     }
-    JsonObject attributes;
-    for (const auto& r : types)
-    {
-        // by name, as JSON objects list their keys
-        std::map<std::string, const std::vector<std::string>*> byName;
-        for (std::size_t k = 0; k < r.infos.size(); k++)
-        {
-            if (!r.seen[k].empty())
-            {
-                byName[r.infos[k].name] = &r.seen[k];
-            }
-        }
-        JsonObject t;
-        for (const auto& [name, vals] : byName)
-        {
-            if (vals->size() == 1)
-            {
-                t.Str(name, (*vals)[0]);
-            }
-            else
-            {
-                t.StrList(name, *vals);
-            }
-        }
-        attributes.Obj(r.name, t);
-    }
-    c.Obj("attributes", attributes);
+    c.Obj("attributes", AttributesJson(types));
     JsonObject globals;
     for (auto it = GlobalValue::Begin(); it != GlobalValue::End(); ++it)
     {
