@@ -52,44 +52,39 @@ ThePool()
     return *pool;
 }
 
+/// \return a Packet of `size` zero bytes and no tags, with a reference for the caller: one the
+///         pool kept (its reference, handed over without a look at the Packet), else a new one
+Packet*
+Take(uint32_t size)
+{
+    Pool& pool = ThePool();
+    SizeClass* k = pool.Find(size);
+    if (k != nullptr && !k->kept.empty())
+    {
+        Packet* p = k->kept.back();
+        k->kept.pop_back();
+        pool.reused++;
+        return p;
+    }
+    Ptr<Packet> p = Create<Packet>(size);
+    p->SetNixVector(pool.mark);
+    Packet* raw = PeekPointer(p);
+    raw->Ref(); // the caller's, once p's goes
+    return raw;
+}
+
 } // namespace
 
 Ptr<Packet>
 FramePool::Make(uint32_t size)
 {
-    Pool& pool = ThePool();
-    SizeClass* k = pool.Find(size);
-    if (k != nullptr && !k->kept.empty())
-    {
-        Packet* p = k->kept.back();
-        k->kept.pop_back();
-        pool.reused++;
-        return Ptr<Packet>(p, false); // the pool's reference
-    }
-    Ptr<Packet> p = Create<Packet>(size);
-    p->SetNixVector(pool.mark);
-    return p;
+    return Ptr<Packet>(Take(size), false);
 }
 
 Frame
 FramePool::MakeFrame(uint32_t size)
 {
-    Pool& pool = ThePool();
-    SizeClass* k = pool.Find(size);
-    if (k != nullptr && !k->kept.empty())
-    {
-        // the pool's reference, handed over without a look at the Packet
-        Packet* p = k->kept.back();
-        k->kept.pop_back();
-        pool.reused++;
-        return Frame::Adopt(p, size, true);
-    }
-    Ptr<Packet> p = Create<Packet>(size);
-    p->SetNixVector(pool.mark);
-    Packet* raw = PeekPointer(p);
-    raw->Ref(); // the Frame's, once p's goes
-    p = nullptr;
-    return Frame::Adopt(raw, size, true);
+    return Frame::Adopt(Take(size), size, true);
 }
 
 void
