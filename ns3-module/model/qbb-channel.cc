@@ -185,12 +185,6 @@ QbbChannel::TransmitStart(
         ArrivalEvent::Take(PeekPointer(m_dev[d]), std::move(f), h, hdrBytes));
 }
 
-void
-QbbChannel::DoDispose()
-{
-    Channel::DoDispose();
-}
-
 Time
 QbbChannel::GetDelay() const
 {

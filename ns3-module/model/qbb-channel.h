@@ -61,9 +61,6 @@ class QbbChannel : public Channel
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
 
-  protected:
-    void DoDispose() override;
-
   private:
     Time m_delay;               //!< propagation delay
     Ptr<QbbNetDevice> m_dev[2]; //!< the two ends

@@ -1169,7 +1169,7 @@ FeedbackName(uint8_t kind)
 void
 RdmaNic::ReceiveFrame(QbbNetDevice* dev, rdmacc::Frame&& f, const RoceFields& h, uint32_t hdrBytes)
 {
-    NS_LOG_FUNCTION(this << dev << f.operator->());
+    NS_LOG_FUNCTION(this << dev << f.Peek());
     // the fields the frame came with: the frame ends here, only its payload's length and its
     // tags are used
     NS_ABORT_MSG_IF(hdrBytes == 0, "RdmaNic: a frame shorter than a RoCE header");

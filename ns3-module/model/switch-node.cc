@@ -320,7 +320,7 @@ SwitchNode::ReceiveFrame(QbbNetDevice* dev,
                          const RoceFields& fields,
                          uint32_t hdrBytes)
 {
-    NS_LOG_FUNCTION(this << dev << f.operator->());
+    NS_LOG_FUNCTION(this << dev << f.Peek());
     NS_ASSERT_MSG(m_rust->core, "SwitchNode " << GetId() << " received a frame before Setup");
     NS_ABORT_MSG_IF(hdrBytes == 0,
                     "SwitchNode " << GetId() << ": a frame shorter than a RoCE header");
